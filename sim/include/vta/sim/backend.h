@@ -1,0 +1,46 @@
+// Backend: one way of executing a VTA instruction stream held in simulated DRAM. The three
+// implementations are fsim (untimed functional), cycle (SystemC) and rtl (Verilated Verilog);
+// they must agree bit for bit on DRAM contents, and cycle/rtl cycle for cycle.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vta/sim/dram.h"
+#include "vta/sim/hw_config.h"
+#include "vta/sim/stats.h"
+
+namespace vta {
+
+enum class RunStatus {
+  kOk,       // FINISH executed
+  kTimeout,  // wait_cycles elapsed before FINISH (timed backends only)
+};
+
+class Backend {
+ public:
+  Backend(const HwConfig& cfg, Dram& dram) : m_cfg(cfg), m_dram(dram) {}
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual const char* name() const = 0;
+
+  // Executes `insn_count` instructions starting at physical byte address `insn_phys` until
+  // FINISH. Timed backends give up after `wait_cycles` cycles (0 = no limit). Throws
+  // ProgramError naming instruction index, unit and field for an illegal program (bad field,
+  // out-of-range SRAM or DRAM access, deadlock, no FINISH). Statistics accumulate in stats().
+  virtual RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) = 0;
+
+  const HwConfig& config() const { return m_cfg; }
+  Dram& dram() { return m_dram; }
+  const Stats& stats() const { return m_stats; }
+  void clear_stats() { m_stats.clear(); }
+
+ protected:
+  HwConfig m_cfg;
+  Dram& m_dram;
+  Stats m_stats;
+};
+
+}  // namespace vta

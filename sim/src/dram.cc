@@ -1,0 +1,90 @@
+#include "vta/sim/dram.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta {
+
+Dram::Dram() : m_page_used(kPhysBytes >> kPageBits, 0) {
+  void* p = mmap(nullptr, kPhysBytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw Error("cannot reserve 4 GiB of address space for the simulated DRAM");
+  }
+  m_base = static_cast<uint8_t*>(p);
+}
+
+Dram::~Dram() { munmap(m_base, kPhysBytes); }
+
+void* Dram::alloc(size_t bytes) {
+  const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageBytes - 1) >> kPageBits);
+  uint64_t first = 0;
+  auto fit = m_free.find(pages);
+  if (fit != m_free.end()) {
+    first = fit->second;
+    m_free.erase(fit);
+  } else {
+    if (m_next_page + pages > m_page_used.size()) {
+      throw Error(fmt::format(
+          "simulated DRAM exhausted: cannot allocate {} bytes ({} bytes already allocated)", bytes,
+          allocated_bytes()));
+    }
+    first = m_next_page;
+    m_next_page += pages;
+  }
+  std::memset(m_base + (first << kPageBits), 0, pages << kPageBits);
+  std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages, 1);
+  m_allocs[first] = pages;
+  m_allocated_pages += pages;
+  return m_base + (first << kPageBits);
+}
+
+void Dram::free(void* host) {
+  const auto* p = static_cast<uint8_t*>(host);
+  if (p < m_base || p >= m_base + kPhysBytes) {
+    throw Error(fmt::format("free of {} which is not simulated DRAM", host));
+  }
+  const uint64_t offset = p - m_base;
+  auto it = m_allocs.find(offset >> kPageBits);
+  if ((offset & (kPageBytes - 1)) != 0 || it == m_allocs.end()) {
+    throw Error(fmt::format(
+        "free of {} (physical {:#x}) which is not the start of a live allocation (double free?)",
+        host, offset));
+  }
+  const uint64_t first = it->first, pages = it->second;
+  m_allocs.erase(it);
+  std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages, 0);
+  madvise(m_base + (first << kPageBits), pages << kPageBits, MADV_DONTNEED);
+  m_free.emplace(pages, first);
+  m_allocated_pages -= pages;
+}
+
+uint32_t Dram::phys_addr(const void* host) const {
+  const auto* p = static_cast<const uint8_t*>(host);
+  if (p < m_base || p >= m_base + kPhysBytes || !m_page_used[(p - m_base) >> kPageBits]) {
+    throw Error(fmt::format("pointer {} is not inside a simulated DRAM allocation", host));
+  }
+  return static_cast<uint32_t>(p - m_base);
+}
+
+bool Dram::is_allocated(uint64_t phys, uint64_t bytes) const {
+  if (bytes == 0) {
+    return true;
+  }
+  if (phys >= kPhysBytes || bytes > kPhysBytes - phys) {
+    return false;
+  }
+  for (uint64_t page = phys >> kPageBits; page <= (phys + bytes - 1) >> kPageBits; ++page) {
+    if (!m_page_used[page]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace vta

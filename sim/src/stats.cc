@@ -1,0 +1,55 @@
+#include "vta/sim/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include "vta/sim/isa.h"
+
+namespace vta {
+
+void Stats::add(const std::string& name, double value, const std::string& unit,
+                const std::string& description) {
+  for (auto& c : extra) {
+    if (c.name == name) {
+      c.value += value;
+      return;
+    }
+  }
+  extra.push_back({name, value, unit, description});
+}
+
+const NamedCounter* Stats::find(const std::string& name) const {
+  for (const auto& c : extra) {
+    if (c.name == name) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+nlohmann::ordered_json Stats::to_json() const {
+  nlohmann::ordered_json j;
+  j["inp_load_nbytes"] = inp_load_nbytes;
+  j["wgt_load_nbytes"] = wgt_load_nbytes;
+  j["acc_load_nbytes"] = acc_load_nbytes;
+  j["uop_load_nbytes"] = uop_load_nbytes;
+  j["out_store_nbytes"] = out_store_nbytes;
+  j["gemm_counter"] = gemm_counter;
+  j["alu_counter"] = alu_counter;
+  nlohmann::ordered_json insns;
+  for (uint32_t op = 0; op < insn_count.size(); ++op) {
+    if (op <= kOpAlu) {
+      insns[opcode_name(op)] = insn_count[op];
+    }
+  }
+  j["insn_count"] = insns;
+  j["runs"] = runs;
+  if (timed) {
+    j["cycles"] = cycles;
+  }
+  for (const auto& c : extra) {
+    j[c.name] = c.value;
+  }
+  return j;
+}
+
+}  // namespace vta

@@ -1,0 +1,171 @@
+// HwConfig: presets load with the upstream derived constants; every rejection names its key.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "test_paths.h"
+#include "vta/sim/error.h"
+#include "vta/sim/hw_config.h"
+
+using namespace vta;
+
+namespace {
+
+nlohmann::json pynq_json() {
+  return HwConfig::from_file(config_path("pynq")).to_json();
+}
+
+std::string error_of(const nlohmann::json& j) {
+  try {
+    HwConfig::from_json(j, "test.json");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("the default config has the upstream derived constants", "[config]") {
+  const HwConfig& c = HwConfig::default_config();
+  CHECK(c.batch == 1);
+  CHECK(c.block_in == 16);
+  CHECK(c.block_out == 16);
+  CHECK(c.inp_elem_bytes == 16);
+  CHECK(c.wgt_elem_bytes == 256);
+  CHECK(c.acc_elem_bytes == 64);
+  CHECK(c.out_elem_bytes == 16);
+  CHECK(c.uop_buff_depth == 8192);
+  CHECK(c.inp_buff_depth == 2048);
+  CHECK(c.wgt_buff_depth == 1024);
+  CHECK(c.acc_buff_depth == 2048);
+  CHECK(c.out_buff_depth == 2048);
+  CHECK(c.log_uop_buff_depth == 13);
+  CHECK(c.bus_bytes == 8);
+  CHECK(c.inp_beats == 2);
+  CHECK(c.wgt_beats == 32);
+  CHECK(c.acc_beats == 8);
+  CHECK(c.out_beats == 2);
+  CHECK(c.model_name == "1x16_i8w8a32_15_15_18_17");
+}
+
+TEST_CASE("every preset loads", "[config]") {
+  for (const char* name : kPresetConfigs) {
+    INFO(name);
+    CHECK_NOTHROW(HwConfig::from_file(config_path(name)));
+  }
+  CHECK(HwConfig::from_file(config_path("ultra96")).bus_bytes == 16);
+  CHECK(HwConfig::from_file(config_path("block32")).block_in == 32);
+  CHECK(HwConfig::from_file(config_path("batch4")).batch == 4);
+}
+
+TEST_CASE("config rejects an unknown key", "[config]") {
+  auto j = pynq_json();
+  j["LOG_BLOK"] = 4;
+  CHECK(error_of(j) == "test.json: unknown key 'LOG_BLOK'");
+}
+
+TEST_CASE("config rejects a missing key", "[config]") {
+  auto j = pynq_json();
+  j.erase("LOG_ACC_BUFF_SIZE");
+  CHECK(error_of(j) == "test.json: missing key 'LOG_ACC_BUFF_SIZE'");
+}
+
+TEST_CASE("config rejects a non-integer value", "[config]") {
+  auto j = pynq_json();
+  j["LOG_BATCH"] = "0";
+  CHECK(error_of(j) == "test.json: key 'LOG_BATCH' must be an integer, got \"0\"");
+}
+
+TEST_CASE("config rejects an out-of-range value", "[config]") {
+  auto j = pynq_json();
+  j["LOG_INP_WIDTH"] = 4;
+  CHECK(error_of(j) ==
+        "test.json: key 'LOG_INP_WIDTH' = 4 is out of range [3, 3]: the datapath supports int8 "
+        "inputs only");
+  j = pynq_json();
+  j["MAX_BURST_BEATS"] = 512;
+  CHECK(error_of(j) ==
+        "test.json: key 'MAX_BURST_BEATS' = 512 is out of range [1, 256]: AXI4 bursts are 1..256 "
+        "beats");
+}
+
+TEST_CASE("config rejects a wrong HW_VER", "[config]") {
+  auto j = pynq_json();
+  j["HW_VER"] = "0.0.1";
+  CHECK(error_of(j) ==
+        "test.json: key 'HW_VER' = \"0.0.1\" is not supported: this simulator implements ISA "
+        "\"0.0.2\"");
+}
+
+TEST_CASE("config rejects an unknown TARGET", "[config]") {
+  auto j = pynq_json();
+  j["TARGET"] = "vu9p";
+  CHECK(error_of(j) ==
+        "test.json: key 'TARGET' = \"vu9p\" is not one of sim, tsim, pynq, ultra96, zcu104, "
+        "de10nano, intelfocl");
+}
+
+TEST_CASE("config rejects a uop buffer whose GEMM fields overflow 128 bits", "[config]") {
+  auto j = pynq_json();
+  j["LOG_UOP_BUFF_SIZE"] = 16;  // uop_bgn/uop_end of 14/15 bits push GEMM past word 0
+  CHECK(error_of(j) ==
+        "test.json: the GEMM instruction needs 142 bits with LOG_UOP_BUFF_SIZE=16, "
+        "LOG_INP_BUFF_SIZE=15, LOG_WGT_BUFF_SIZE=18, LOG_ACC_BUFF_SIZE=17 (the upstream ISA has "
+        "128)");
+}
+
+TEST_CASE("config rejects an acc buffer whose ALU fields overflow 128 bits", "[config]") {
+  auto j = pynq_json();
+  j["LOG_ACC_BUFF_SIZE"] = 18;  // acc depth 2^12: ALU word 1 needs 4*12+20 = 68 bits
+  j["LOG_INP_BUFF_SIZE"] = 14;  // keeps GEMM word 1 at 2*(12+10+10) = 64 bits
+  CHECK(error_of(j) ==
+        "test.json: the ALU instruction needs 132 bits with LOG_UOP_BUFF_SIZE=15, "
+        "LOG_INP_BUFF_SIZE=14, LOG_WGT_BUFF_SIZE=18, LOG_ACC_BUFF_SIZE=18 (the upstream ISA has "
+        "128)");
+}
+
+TEST_CASE("config rejects micro-op fields wider than 32 bits", "[config]") {
+  auto j = pynq_json();
+  j["LOG_UOP_BUFF_SIZE"] = 10;  // small uop fields keep the GEMM/ALU layouts within 128 bits
+  j["LOG_WGT_BUFF_SIZE"] = 20;  // wgt 12 + src 11 + dst 11 = 34 bits
+  j["LOG_INP_BUFF_SIZE"] = 14;
+  j["LOG_ACC_BUFF_SIZE"] = 17;
+  const std::string e = error_of(j);
+  CHECK(e.find("the micro-op needs 34 bits (dst 11 + src 11 + wgt 12)") != std::string::npos);
+}
+
+TEST_CASE("config rejects a buffer too deep for the 16-bit sram_base", "[config]") {
+  auto j = pynq_json();
+  j["LOG_INP_BUFF_SIZE"] = 21;  // 2^17 input tiles
+  CHECK(error_of(j) ==
+        "test.json: LOG_INP_BUFF_SIZE gives a buffer depth of 2^17 elements; VTA needs 2^1..2^16 "
+        "(sram_base is 16 bits)");
+}
+
+TEST_CASE("config rejects a bad burst boundary", "[config]") {
+  auto j = pynq_json();
+  j["BURST_BOUNDARY_BYTES"] = 1000;
+  CHECK(error_of(j) ==
+        "test.json: BURST_BOUNDARY_BYTES = 1000 must be a power of two of at least one bus beat (8 "
+        "bytes)");
+}
+
+TEST_CASE("config rejects a non-power-of-two burst length", "[config]") {
+  auto j = pynq_json();
+  j["MAX_BURST_BEATS"] = 100;
+  CHECK(error_of(j) == "test.json: key 'MAX_BURST_BEATS' = 100 must be a power of two");
+}
+
+TEST_CASE("config rejects a bad clock", "[config]") {
+  auto j = pynq_json();
+  j["CLOCK_MHZ"] = -5;
+  CHECK(error_of(j) == "test.json: key 'CLOCK_MHZ' = -5 must be a number in (0, 10000]");
+}
+
+TEST_CASE("config rejects invalid JSON and missing files", "[config]") {
+  REQUIRE_THROWS_WITH(HwConfig::from_json_text("{", "x.json"),
+                      Catch::Matchers::StartsWith("x.json: invalid JSON:"));
+  REQUIRE_THROWS_WITH(HwConfig::from_file("/nonexistent.json"),
+                      "cannot open config file '/nonexistent.json'");
+}
