@@ -1,0 +1,31 @@
+#include "vta/backend_factory.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "vta/sim/error.h"
+#include "vta/sim/fsim.h"
+
+namespace vta {
+
+std::vector<std::string> available_backends() { return {"fsim"}; }
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
+  if (name == "fsim") {
+    return std::make_unique<FsimBackend>(cfg, dram);
+  }
+  throw Error(fmt::format("unknown backend '{}' (available: {})", name,
+                          fmt::join(available_backends(), ", ")));
+}
+
+std::string backend_name_from_env() {
+  const char* v = std::getenv("VTA_BACKEND");
+  if (v != nullptr && *v != '\0') {
+    return v;
+  }
+  return available_backends().back();
+}
+
+}  // namespace vta
