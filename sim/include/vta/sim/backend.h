@@ -7,6 +7,7 @@
 #include <string>
 
 #include "vta/sim/dram.h"
+#include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/stats.h"
 
@@ -31,6 +32,17 @@ class Backend {
   // ProgramError naming instruction index, unit and field for an illegal program (bad field,
   // out-of-range SRAM or DRAM access, deadlock, no FINISH). Statistics accumulate in stats().
   virtual RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) = 0;
+
+  // Timed backends write a Perfetto/Chrome JSON trace of later runs to `path`.
+  virtual void enable_trace(const std::string& path) {
+    throw Error(std::string("backend '") + name() + "' has no timing, so no trace: " + path);
+  }
+  // Timed backends dump the main signals of cycles [start, end) of later runs as VCD to `path`.
+  virtual void enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
+    (void)start;
+    (void)end;
+    throw Error(std::string("backend '") + name() + "' has no timing, so no VCD: " + path);
+  }
 
   const HwConfig& config() const { return m_cfg; }
   Dram& dram() { return m_dram; }
