@@ -1,0 +1,63 @@
+// The GEMM datapath of the functional simulator: executes the whole uop loop nest of one GEMM
+// instruction (vta-reference.md 3.5) on fsim's SRAM images. This is where fsim spends its time,
+// so the SRAMs feeding it are kept in a layout the vector units like:
+//   inp tile  int16 [BATCH][BLOCK_IN]                  (int8 data, widened once at LOAD)
+//   wgt tile  int16 [BLOCK_IN/2][BLOCK_OUT][2]         (k pairs of one output channel adjacent)
+//   acc tile  int32 [BATCH][BLOCK_OUT]
+// so one output row is BLOCK_IN/2 steps of "broadcast an input pair, multiply-add a weight row"
+// (x86 pmaddwd). The AVX2 variant is chosen at run time (__builtin_cpu_supports); the generic
+// variant is plain C++ and handles every BATCH (1..16) and BLOCK (2..64).
+#pragma once
+
+#include <cstdint>
+
+#include "vta/sim/isa.h"
+
+namespace vta {
+
+enum class GemmKernelKind {
+  kAuto,     // the fastest variant this CPU supports
+  kGeneric,  // portable C++
+  kAvx2,     // x86 AVX2 (needs BLOCK_OUT a multiple of 8)
+};
+
+struct GemmShape {
+  int batch = 1;
+  int block_in = 16;
+  int block_out = 16;
+};
+
+// One GEMM instruction with reset_reg = 0, its indices already checked against the buffer
+// depths: for it_out, it_in, upc: acc[dst] += inp[src] x wgt[wgt]^T, and the out buffer of dst
+// is marked stale (it holds the low 8 bits of acc, refreshed lazily by the caller).
+struct GemmLoop {
+  const Uop* uops = nullptr;  // uop_bgn .. uop_end, decoded
+  uint32_t n_uops = 0;
+  uint32_t iter_out = 0, iter_in = 0;
+  uint32_t dst_factor_out = 0, dst_factor_in = 0;
+  uint32_t src_factor_out = 0, src_factor_in = 0;
+  uint32_t wgt_factor_out = 0, wgt_factor_in = 0;
+};
+
+struct GemmBuffers {
+  const int16_t* inp = nullptr;  // inp SRAM, layout above
+  const int16_t* wgt = nullptr;  // wgt SRAM, layout above
+  int32_t* acc = nullptr;        // acc SRAM
+  uint8_t* out_stale = nullptr;  // one flag per acc index
+};
+
+using GemmKernelFn = void (*)(const GemmShape&, const GemmLoop&, const GemmBuffers&);
+
+// The kernel for `kind` and `shape`. kAuto picks AVX2 when the CPU has it and the shape allows
+// it, else generic. Throws Error if kAvx2 is requested but unavailable for this CPU or shape.
+GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape);
+// True if the AVX2 kernel can run here for `shape`.
+bool gemm_avx2_available(const GemmShape& shape);
+const char* gemm_kernel_kind_name(GemmKernelKind kind);
+
+// Index of weight element (oc, k) inside one wgt tile of the layout above.
+inline int wgt_tile_offset(int oc, int k, int block_out) {
+  return (k >> 1) * block_out * 2 + oc * 2 + (k & 1);
+}
+
+}  // namespace vta

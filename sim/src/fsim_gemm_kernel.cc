@@ -1,0 +1,163 @@
+#include "vta/sim/fsim_gemm_kernel.h"
+
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define VTA_FSIM_X86 1
+#endif
+
+#include "vta/sim/error.h"
+
+namespace vta {
+namespace {
+
+// Portable kernel: for each output row, a[oc] += x[2j]*w[j][oc][0] + x[2j+1]*w[j][oc][1].
+// Sums are taken in uint32 so the accumulator wraps modulo 2^32 like the hardware.
+void gemm_generic(const GemmShape& s, const GemmLoop& l, const GemmBuffers& b) {
+  const int batch = s.batch, bin = s.block_in, bout = s.block_out;
+  const size_t inp_tile = static_cast<size_t>(batch) * bin;
+  const size_t wgt_tile = static_cast<size_t>(bin) * bout;
+  const size_t acc_tile = static_cast<size_t>(batch) * bout;
+  for (uint32_t io = 0; io < l.iter_out; ++io) {
+    for (uint32_t ii = 0; ii < l.iter_in; ++ii) {
+      const uint32_t dst0 = io * l.dst_factor_out + ii * l.dst_factor_in;
+      const uint32_t src0 = io * l.src_factor_out + ii * l.src_factor_in;
+      const uint32_t wgt0 = io * l.wgt_factor_out + ii * l.wgt_factor_in;
+      for (uint32_t u = 0; u < l.n_uops; ++u) {
+        const uint32_t dst = l.uops[u].dst_idx + dst0;
+        const int16_t* x_tile = b.inp + (l.uops[u].src_idx + src0) * inp_tile;
+        const int16_t* w = b.wgt + (l.uops[u].wgt_idx + wgt0) * wgt_tile;
+        uint32_t* acc = reinterpret_cast<uint32_t*>(b.acc) + dst * acc_tile;
+        for (int r = 0; r < batch; ++r) {
+          const int16_t* x = x_tile + r * bin;
+          uint32_t* a = acc + r * bout;
+          for (int j = 0; j < bin / 2; ++j) {
+            const int32_t x0 = x[2 * j], x1 = x[2 * j + 1];
+            const int16_t* wj = w + j * bout * 2;
+            for (int oc = 0; oc < bout; ++oc) {
+              a[oc] += static_cast<uint32_t>(x0 * wj[2 * oc] + x1 * wj[2 * oc + 1]);
+            }
+          }
+        }
+        b.out_stale[dst] = 1;
+      }
+    }
+  }
+}
+
+#ifdef VTA_FSIM_X86
+// AVX2 kernel: kAcc accumulators of 8 int32 lanes cover BLOCK_OUT = 8*kAcc output channels;
+// each step broadcasts one int16 input pair and multiply-adds it (vpmaddwd) with the matching
+// weight pairs. The int8 x int8 pair sums never saturate int32. kPairs = BLOCK_IN/2 when known at
+// compile time (the BLOCK=16 case), else 0 = taken from the shape.
+template <int kAcc, int kPairs>
+__attribute__((target("avx2"))) void gemm_avx2(const GemmShape& s, const GemmLoop& l,
+                                               const GemmBuffers& b) {
+  const int batch = s.batch;
+  const int pairs = kPairs != 0 ? kPairs : s.block_in / 2;
+  constexpr int bout = 8 * kAcc;
+  const size_t inp_tile = static_cast<size_t>(batch) * pairs * 2;
+  const size_t wgt_tile = static_cast<size_t>(pairs) * 2 * bout;
+  const size_t acc_tile = static_cast<size_t>(batch) * bout;
+  for (uint32_t io = 0; io < l.iter_out; ++io) {
+    for (uint32_t ii = 0; ii < l.iter_in; ++ii) {
+      const uint32_t dst0 = io * l.dst_factor_out + ii * l.dst_factor_in;
+      const uint32_t src0 = io * l.src_factor_out + ii * l.src_factor_in;
+      const uint32_t wgt0 = io * l.wgt_factor_out + ii * l.wgt_factor_in;
+      for (uint32_t u = 0; u < l.n_uops; ++u) {
+        const Uop& uop = l.uops[u];
+        const uint32_t dst = uop.dst_idx + dst0;
+        const int16_t* x_tile = b.inp + (uop.src_idx + src0) * inp_tile;
+        const int16_t* w = b.wgt + (uop.wgt_idx + wgt0) * wgt_tile;
+        int32_t* acc = b.acc + dst * acc_tile;
+        for (int r = 0; r < batch; ++r) {
+          const int16_t* x = x_tile + r * pairs * 2;
+          int32_t* a = acc + r * bout;
+          __m256i sum[kAcc];
+          for (int c = 0; c < kAcc; ++c) {
+            sum[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8 * c));
+          }
+          for (int j = 0; j < pairs; ++j) {
+            int32_t pair;
+            std::memcpy(&pair, x + 2 * j, sizeof(pair));
+            const __m256i xv = _mm256_set1_epi32(pair);
+            const int16_t* wj = w + j * 2 * bout;
+            for (int c = 0; c < kAcc; ++c) {
+              const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wj + 16 * c));
+              sum[c] = _mm256_add_epi32(sum[c], _mm256_madd_epi16(xv, wv));
+            }
+          }
+          for (int c = 0; c < kAcc; ++c) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + 8 * c), sum[c]);
+          }
+        }
+        b.out_stale[dst] = 1;
+      }
+    }
+  }
+}
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
+GemmKernelFn avx2_kernel(const GemmShape& s) {
+  switch (s.block_out) {
+    case 8:
+      return s.block_in == 8 ? gemm_avx2<1, 4> : gemm_avx2<1, 0>;
+    case 16:
+      return s.block_in == 16 ? gemm_avx2<2, 8> : gemm_avx2<2, 0>;
+    case 32:
+      return s.block_in == 32 ? gemm_avx2<4, 16> : gemm_avx2<4, 0>;
+    case 64:
+      return gemm_avx2<8, 0>;
+    default:
+      return nullptr;
+  }
+}
+#else
+bool cpu_has_avx2() {
+  return false;
+}
+GemmKernelFn avx2_kernel(const GemmShape&) {
+  return nullptr;
+}
+#endif
+
+}  // namespace
+
+bool gemm_avx2_available(const GemmShape& shape) {
+  return cpu_has_avx2() && avx2_kernel(shape) != nullptr;
+}
+
+const char* gemm_kernel_kind_name(GemmKernelKind kind) {
+  switch (kind) {
+    case GemmKernelKind::kAuto:
+      return "auto";
+    case GemmKernelKind::kGeneric:
+      return "generic";
+    case GemmKernelKind::kAvx2:
+      return "avx2";
+  }
+  return "?";
+}
+
+GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape) {
+  switch (kind) {
+    case GemmKernelKind::kGeneric:
+      return gemm_generic;
+    case GemmKernelKind::kAvx2:
+      if (!gemm_avx2_available(shape)) {
+        throw Error("the AVX2 GEMM kernel is not available (CPU without AVX2, or BLOCK_OUT " +
+                    std::to_string(shape.block_out) + " not in {8, 16, 32, 64})");
+      }
+      return avx2_kernel(shape);
+    case GemmKernelKind::kAuto:
+      break;
+  }
+  return gemm_avx2_available(shape) ? avx2_kernel(shape) : gemm_generic;
+}
+
+}  // namespace vta
