@@ -1,0 +1,53 @@
+// Micro-op kernels of a tile: the GEMM that accumulates one step, the GEMM reset, and the ALU
+// epilogue operations. A kernel is what the runtime records through VTAUopLoopBegin/VTAUopPush
+// (at most two hardware loops around a list of micro-ops), built here as plain data so that it
+// can be checked (size, upstream dependence rule) before any runtime call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/schedule.h"
+#include "vta/sim/isa.h"
+
+namespace vta::compiler {
+
+struct UopLoop {
+  uint32_t extent = 1;
+  uint32_t dst_factor = 0, src_factor = 0, wgt_factor = 0;
+};
+
+struct MicroKernel {
+  bool gemm = true;    // GEMM (mode 0) or ALU (mode 1)
+  bool reset = false;  // GEMM reset kernel
+  uint32_t alu_opcode = 0;
+  bool use_imm = false;
+  int32_t imm = 0;
+  std::vector<UopLoop> loops;  // outer first; always two (extent 1 when unused)
+  std::vector<Uop> uops;
+  std::string what;  // "gemm 72 uops, loops y(7) x(14)" for dumps and errors
+
+  // Upstream UopKernel::VerifyDep: no uop writes the dst of either of the two preceding uops.
+  bool satisfies_dep_rule() const;
+  // Micro-op executions of one instruction running this kernel.
+  uint64_t executions() const;
+};
+
+// Builds the accumulation kernel of one step: chooses which two of the six loop dimensions
+// (output channel, row, column, input channel, kernel row, kernel column) become the hardware
+// loops so that the kernel obeys the dependence rule and has the fewest micro-ops.
+// Throws Error if no choice fits `uop_limit` micro-ops.
+MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
+                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit);
+// Zeroes the tile's accumulators.
+MicroKernel make_reset_kernel(const TileShape& t, uint32_t acc_base);
+// acc[tile] = acc[tile] op imm.
+MicroKernel make_alu_imm_kernel(const TileShape& t, uint32_t acc_base, uint32_t alu_opcode,
+                                int32_t imm);
+// acc[o][p] += bias[o] for every position p of the tile.
+MicroKernel make_bias_kernel(const TileShape& t, uint32_t acc_base, uint32_t bias_base);
+// acc[o][p] += res[o][p].
+MicroKernel make_residual_kernel(const TileShape& t, uint32_t acc_base, uint32_t res_base);
+
+}  // namespace vta::compiler

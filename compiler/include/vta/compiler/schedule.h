@@ -1,0 +1,79 @@
+// Schedules as data, and the tile plan they imply on a given hardware configuration.
+//
+// A schedule fixes the output tile (rows x cols x output-channel blocks), the number of
+// input-channel blocks loaded per step, and the number of virtual threads (SRAM slots used in
+// rotation so that load, compute and store of different tiles overlap). TilePlan derives every
+// SRAM footprint from it and rejects any schedule that does not fit the configuration, naming
+// the violated limit.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vta/compiler/workload.h"
+#include "vta/sim/hw_config.h"
+
+namespace vta::compiler {
+
+struct ConvSchedule {
+  int tile_h = 1;          // output rows per tile
+  int tile_w = 1;          // output columns per tile
+  int tile_oc_blocks = 1;  // output-channel blocks (of BLOCK_OUT) per tile
+  int tile_ic_blocks = 1;  // input-channel blocks (of BLOCK_IN) loaded and reduced per step
+  int threads = 2;         // virtual threads = SRAM slots in rotation (1..4)
+  std::optional<Epilogue> epilogue;  // a schedule file may carry the epilogue of its layer
+
+  // Keys: tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads, optional epilogue, optional
+  // comment. Unknown keys are an error naming the key.
+  static ConvSchedule from_json(const nlohmann::json& j, const std::string& source);
+  static ConvSchedule from_file(const std::string& path);
+  nlohmann::json to_json() const;
+  std::string describe() const;  // "h7 w14 oc8 ic1 vt2"
+  bool operator==(const ConvSchedule& o) const;
+};
+
+// The convolution in VTA's blocked units.
+struct BlockedConv {
+  Conv2dParams p;
+  int batch = 1, block_in = 16, block_out = 16;
+  int nb = 1;   // batch blocks  = ceil(N / BATCH)
+  int icb = 1;  // input-channel blocks = ceil(C / BLOCK_IN)
+  int ocb = 1;  // output-channel blocks = ceil(K / BLOCK_OUT)
+  int oh = 1, ow = 1;
+  static BlockedConv make(const Conv2dParams& p, const HwConfig& cfg);
+  // GEMM micro-op executions the whole layer needs (the compute lower bound in cycles).
+  uint64_t gemm_uop_count() const;
+};
+
+// Geometry of one step's tile: output extents and the input window they need.
+struct TileShape {
+  int to = 1, ti = 1, th = 1, tw = 1;
+  int ih = 1, iw = 1;  // input rows/cols of the window: (th-1)*stride + KH
+  bool operator<(const TileShape& o) const;
+};
+
+// Everything the code generator needs; make() checks every hardware limit.
+struct TilePlan {
+  BlockedConv g;
+  ConvSchedule s;
+  Epilogue e;
+  // SRAM slot of one virtual thread, in elements of each buffer.
+  uint32_t inp_slot = 0, wgt_slot = 0, acc_slot = 0;
+  // Element offsets inside an accumulator slot.
+  uint32_t acc_out_off = 0, acc_bias_off = 0, acc_res_off = 0;
+  int h_tiles = 1, w_tiles = 1, oc_tiles = 1, ic_chunks = 1;
+
+  static TilePlan make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
+                       const HwConfig& cfg);
+  TileShape shape(int th, int tw, int to, int ti) const;
+  TileShape full_shape() const {
+    return shape(s.tile_h, s.tile_w, s.tile_oc_blocks, s.tile_ic_blocks);
+  }
+  uint64_t tiles() const { return uint64_t(g.nb) * oc_tiles * h_tiles * w_tiles; }
+  uint64_t steps() const { return tiles() * ic_chunks; }
+};
+
+}  // namespace vta::compiler

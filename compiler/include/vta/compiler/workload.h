@@ -1,0 +1,71 @@
+// Workloads the compiler accepts: a quantized conv2d (NCHW int8 input, OIHW int8 weights) or a
+// matmul, each followed by the fused accumulator epilogue that VTA's ALU executes before the
+// int8 store. Also the ResNet-18 layer table of the upstream benchmark (vta-reference.md 7.2).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace vta::compiler {
+
+// One 2D convolution. Input N x C x H x W, weights K x C x KH x KW, output N x K x OH x OW.
+struct Conv2dParams {
+  std::string name;  // for reports ("resnet18.C8", "conv2d")
+  int n = 1, c = 16, h = 14, w = 14;
+  int k = 16;
+  int kh = 3, kw = 3;
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+
+  int out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
+  int out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  // Multiply-accumulates of the real (unpadded) computation.
+  uint64_t macs() const;
+  // Throws vta::Error naming the offending field.
+  void validate() const;
+  // "1x256x14x14 * 256x3x3 s1 p1" style summary.
+  std::string describe() const;
+};
+
+// The fused epilogue, applied to the int32 accumulator in this order:
+//   + bias[k] (int32), >> shift (arithmetic), + residual (int8 of the output's shape),
+//   max(lo), min(hi); then the store keeps the low 8 bits (truncation, no saturation).
+// relu is max(0); when both relu and clip_lo are given the larger bound wins.
+struct Epilogue {
+  bool bias = false;
+  int shift = 0;  // 0..31; 0 = no shift instruction
+  bool residual = false;
+  bool relu = false;
+  std::optional<int> clip_lo, clip_hi;  // must fit the 16-bit ALU immediate
+
+  std::optional<int> lower_bound() const;  // combined relu/clip_lo, if any
+  void validate() const;
+  std::string describe() const;
+  static Epilogue from_json(const nlohmann::json& j, const std::string& source);
+  nlohmann::json to_json() const;
+};
+
+// C (M x N) = A (M x K) * B (K x N), int8 operands, epilogue per output column n.
+struct MatmulParams {
+  std::string name = "matmul";
+  int m = 16, k = 16, n = 16;
+  void validate() const;
+  uint64_t macs() const { return uint64_t(m) * k * n; }
+  std::string describe() const;
+};
+
+// A named layer of the ResNet-18 table (C1..C11) with its upstream-benchmark epilogue.
+struct NamedConvLayer {
+  Conv2dParams params;
+  Epilogue epilogue;
+};
+// C1..C11 with batch 1 (C1 has 3 input channels). Epilogue: >> 8, clip [0, 127].
+const std::vector<NamedConvLayer>& resnet18_conv_layers();
+// Looks up "resnet18.C8" (also "resnet-18.C8", "C8"); throws Error listing the known names.
+NamedConvLayer find_named_layer(const std::string& name);
+
+}  // namespace vta::compiler

@@ -1,0 +1,216 @@
+#include "vta/compiler/schedule.h"
+
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "vta/compiler/layout.h"
+#include "vta/compiler/micro_kernel.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+constexpr int kMaxThreads = 4;
+constexpr uint32_t kMaxDmaField = 65535;  // x_size / y_size / x_stride are 16-bit
+}  // namespace
+
+ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object())
+    throw Error(source + ": a schedule must be a JSON object");
+  ConvSchedule s;
+  bool seen[5] = {};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    try {
+      if (key == "tile_h") {
+        s.tile_h = it->get<int>(), seen[0] = true;
+      } else if (key == "tile_w") {
+        s.tile_w = it->get<int>(), seen[1] = true;
+      } else if (key == "tile_oc_blocks") {
+        s.tile_oc_blocks = it->get<int>(), seen[2] = true;
+      } else if (key == "tile_ic_blocks") {
+        s.tile_ic_blocks = it->get<int>(), seen[3] = true;
+      } else if (key == "threads") {
+        s.threads = it->get<int>(), seen[4] = true;
+      } else if (key == "epilogue") {
+        s.epilogue = Epilogue::from_json(*it, source);
+      } else if (key == "comment" || key == "layer") {
+        // informational
+      } else {
+        throw Error(
+            fmt::format("{}: unknown schedule key '{}' (known: tile_h, tile_w, "
+                        "tile_oc_blocks, tile_ic_blocks, threads, epilogue, comment)",
+                        source, key));
+      }
+    } catch (const nlohmann::json::exception& ex) {
+      throw Error(fmt::format("{}: schedule key '{}': {}", source, key, ex.what()));
+    }
+  }
+  const char* names[] = {"tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks", "threads"};
+  for (int i = 0; i < 5; ++i)
+    if (!seen[i])
+      throw Error(fmt::format("{}: schedule key '{}' is missing", source, names[i]));
+  return s;
+}
+
+ConvSchedule ConvSchedule::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(fmt::format("cannot open schedule file '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& ex) {
+    throw Error(fmt::format("schedule file '{}': invalid JSON: {}", path, ex.what()));
+  }
+  return from_json(j, path);
+}
+
+nlohmann::json ConvSchedule::to_json() const {
+  nlohmann::json j;
+  j["tile_h"] = tile_h;
+  j["tile_w"] = tile_w;
+  j["tile_oc_blocks"] = tile_oc_blocks;
+  j["tile_ic_blocks"] = tile_ic_blocks;
+  j["threads"] = threads;
+  if (epilogue)
+    j["epilogue"] = epilogue->to_json();
+  return j;
+}
+
+std::string ConvSchedule::describe() const {
+  return fmt::format("h{} w{} oc{} ic{} vt{}", tile_h, tile_w, tile_oc_blocks, tile_ic_blocks,
+                     threads);
+}
+
+bool ConvSchedule::operator==(const ConvSchedule& o) const {
+  return std::tie(tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads) ==
+         std::tie(o.tile_h, o.tile_w, o.tile_oc_blocks, o.tile_ic_blocks, o.threads);
+}
+
+BlockedConv BlockedConv::make(const Conv2dParams& p, const HwConfig& cfg) {
+  p.validate();
+  BlockedConv g;
+  g.p = p;
+  g.batch = cfg.batch;
+  g.block_in = cfg.block_in;
+  g.block_out = cfg.block_out;
+  g.nb = ceil_div(p.n, cfg.batch);
+  g.icb = ceil_div(p.c, cfg.block_in);
+  g.ocb = ceil_div(p.k, cfg.block_out);
+  g.oh = p.out_h();
+  g.ow = p.out_w();
+  return g;
+}
+
+uint64_t BlockedConv::gemm_uop_count() const {
+  return uint64_t(nb) * ocb * oh * ow * icb * p.kh * p.kw;
+}
+
+bool TileShape::operator<(const TileShape& o) const {
+  return std::tie(to, ti, th, tw) < std::tie(o.to, o.ti, o.th, o.tw);
+}
+
+TileShape TilePlan::shape(int th, int tw, int to, int ti) const {
+  TileShape t;
+  t.th = th;
+  t.tw = tw;
+  t.to = to;
+  t.ti = ti;
+  t.ih = (th - 1) * g.p.stride_h + g.p.kh;
+  t.iw = (tw - 1) * g.p.stride_w + g.p.kw;
+  return t;
+}
+
+TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
+                        const HwConfig& cfg) {
+  e.validate();
+  TilePlan plan;
+  plan.g = BlockedConv::make(p, cfg);
+  plan.s = s;
+  plan.e = e;
+  const BlockedConv& g = plan.g;
+  const std::string who = fmt::format("schedule {} for {} on config {}", s.describe(),
+                                      p.name.empty() ? "conv2d" : p.name, cfg.model_name);
+  auto fail = [&](const std::string& why) { throw Error(who + ": " + why); };
+
+  auto check_range = [&](const char* key, int v, int hi, const char* limit) {
+    if (v < 1)
+      fail(fmt::format("{} must be >= 1 (got {})", key, v));
+    if (v > hi)
+      fail(fmt::format("{} = {} exceeds {} ({})", key, v, limit, hi));
+  };
+  check_range("tile_h", s.tile_h, g.oh, "the output height");
+  check_range("tile_w", s.tile_w, g.ow, "the output width");
+  check_range("tile_oc_blocks", s.tile_oc_blocks, g.ocb, "the output-channel blocks");
+  check_range("tile_ic_blocks", s.tile_ic_blocks, g.icb, "the input-channel blocks");
+  check_range("threads", s.threads, kMaxThreads, "the supported virtual threads");
+
+  const uint32_t vt = uint32_t(s.threads);
+  plan.inp_slot = cfg.inp_buff_depth / vt;
+  plan.wgt_slot = cfg.wgt_buff_depth / vt;
+  plan.acc_slot = cfg.acc_buff_depth / vt;
+  const TileShape t = plan.full_shape();
+
+  const uint64_t inp_need = uint64_t(t.ti) * t.ih * t.iw;
+  if (inp_need > plan.inp_slot)
+    fail(fmt::format(
+        "input tile needs {} INP buffer entries (ic_blocks {} x {} rows x {} cols) "
+        "but each of the {} virtual threads gets {} (input buffer depth {}, "
+        "LOG_INP_BUFF_SIZE {})",
+        inp_need, t.ti, t.ih, t.iw, vt, plan.inp_slot, cfg.inp_buff_depth, cfg.log_inp_buff_size));
+  const uint64_t wgt_need = uint64_t(t.to) * t.ti * p.kh * p.kw;
+  if (wgt_need > plan.wgt_slot)
+    fail(
+        fmt::format("weight tile needs {} WGT buffer entries (oc_blocks {} x ic_blocks {} x "
+                    "{}x{} kernel) but each of the {} virtual threads gets {} (weight buffer "
+                    "depth {}, LOG_WGT_BUFF_SIZE {})",
+                    wgt_need, t.to, t.ti, p.kh, p.kw, vt, plan.wgt_slot, cfg.wgt_buff_depth,
+                    cfg.log_wgt_buff_size));
+  const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
+  const uint64_t acc_need = out_elems * (e.residual ? 2 : 1) + (e.bias ? t.to : 0);
+  if (acc_need > plan.acc_slot)
+    fail(fmt::format(
+        "accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
+        "cols{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
+        "depth {}, LOG_ACC_BUFF_SIZE {})",
+        acc_need, t.to, t.th, t.tw, e.residual ? ", x2 for the residual" : "",
+        e.bias ? ", + bias" : "", vt, plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
+  plan.acc_out_off = 0;
+  plan.acc_res_off = uint32_t(out_elems);
+  plan.acc_bias_off = uint32_t(out_elems * (e.residual ? 2 : 1));
+
+  // DMA field limits (16-bit sizes and strides).
+  auto dma = [&](const char* what, uint64_t v) {
+    if (v > kMaxDmaField)
+      fail(fmt::format("{} = {} exceeds the 16-bit DMA field (max {})", what, v, kMaxDmaField));
+  };
+  dma("input row stride (W)", uint64_t(p.w));
+  dma("output row stride (OW)", uint64_t(g.ow));
+  dma("weight row stride (ic blocks x KH x KW)", uint64_t(g.icb) * p.kh * p.kw);
+  dma("input rows per load", uint64_t(t.ih));
+
+  plan.h_tiles = ceil_div(g.oh, s.tile_h);
+  plan.w_tiles = ceil_div(g.ow, s.tile_w);
+  plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
+  plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
+
+  // Micro-op budget: the step kernel of a full tile must fit next to the epilogue kernels.
+  const uint32_t alu_kernels = 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0) + 3;
+  if (cfg.uop_buff_depth <= alu_kernels)
+    fail(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
+  try {
+    (void)make_gemm_kernel(plan, t, 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
+  } catch (const Error& ex) {
+    fail(ex.what());
+  }
+  return plan;
+}
+
+}  // namespace vta::compiler
