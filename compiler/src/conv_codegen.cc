@@ -173,9 +173,17 @@ void ConvCodegen::emit(const ConvBuffers& b) {
             VTADepPop(cmd, kLoadQ, kComputeQ);
             const std::string gkey =
                 fmt::format("gemm {}x{}x{}x{} inp{} acc{}", to, ti, th, tw, io_slot, acc_slot);
-            push_kernel(kernel(gkey, [&] {
-              return make_gemm_kernel(P, t, inp_base, wgt_base, out_base, uop_limit);
-            }));
+            auto it = m_steps.find(gkey);
+            if (it == m_steps.end()) {
+              std::vector<KernelSlot*> slots;
+              auto kernels = make_gemm_step(P, t, inp_base, wgt_base, out_base, uop_limit);
+              for (size_t i = 0; i < kernels.size(); ++i)
+                slots.push_back(&kernel(fmt::format("{} part {}", gkey, i),
+                                        [&] { return std::move(kernels[i]); }));
+              it = m_steps.emplace(gkey, std::move(slots)).first;
+            }
+            for (KernelSlot* k : it->second)
+              push_kernel(*k);
             VTADepPush(cmd, kComputeQ, kLoadQ);
             if (ch + 1 < P.ic_chunks)
               continue;

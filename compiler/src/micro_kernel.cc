@@ -91,8 +91,15 @@ uint64_t MicroKernel::executions() const {
 }
 
 MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
-                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit) {
-  const auto d = dim_table(plan, t);
+                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
+                             int only_ic) {
+  auto d = dim_table(plan, t);
+  if (only_ic >= 0) {
+    // One input block of the step: same strides, that block's offsets.
+    inp_base += uint32_t(only_ic) * d[kDimI].src;
+    wgt_base += uint32_t(only_ic) * d[kDimI].wgt;
+    d[kDimI].extent = 1;
+  }
   // Micro-op nest order: reduction dims outside, output dims inside, so consecutive micro-ops
   // write different accumulators whenever the tile has at least three of them.
   const Dim order[] = {kDimI, kDimKh, kDimKw, kDimO, kDimY, kDimX};
@@ -167,6 +174,23 @@ MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t 
         "least {} micro-ops but the uop buffer allows {} (LOG_UOP_BUFF_SIZE); use a smaller tile",
         t.to, t.th, t.tw, t.ti, plan.g.p.kh, plan.g.p.kw, smallest_seen, uop_limit));
   return best;
+}
+
+std::vector<MicroKernel> make_gemm_step(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
+                                        uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit) {
+  try {
+    return {make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit)};
+  } catch (const Error&) {
+    // A tile with one or two accumulators and three reduction dimensions cannot keep the
+    // dependence rule in one kernel: issue one GEMM per input-channel block instead, each
+    // with the kernel taps in the hardware loops.
+    if (t.ti == 1 || uint64_t(t.to) * t.th * t.tw > 2)
+      throw;
+    std::vector<MicroKernel> out;
+    for (int i = 0; i < t.ti; ++i)
+      out.push_back(make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit, i));
+    return out;
+  }
 }
 
 MicroKernel make_reset_kernel(const TileShape& t, uint32_t acc_base) {

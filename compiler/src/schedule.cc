@@ -206,7 +206,7 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   if (cfg.uop_buff_depth <= alu_kernels)
     fail(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
   try {
-    (void)make_gemm_kernel(plan, t, 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
+    (void)make_gemm_step(plan, t, 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
   } catch (const Error& ex) {
     fail(ex.what());
   }

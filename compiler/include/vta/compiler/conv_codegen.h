@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "vta/compiler/micro_kernel.h"
 #include "vta/compiler/schedule.h"
@@ -60,6 +61,7 @@ class ConvCodegen {
   HwConfig m_cfg;
   size_t m_zero_elems = 0;
   std::map<std::string, std::unique_ptr<KernelSlot>> m_kernels;
+  std::map<std::string, std::vector<KernelSlot*>> m_steps;  // GEMM kernels of each step shape
 };
 
 }  // namespace vta::compiler

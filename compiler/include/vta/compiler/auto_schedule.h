@@ -1,0 +1,50 @@
+// Automatic schedule choice and tuning.
+//
+// rank_schedules() enumerates tile sizes and thread counts that fit the configuration's SRAMs
+// and scores each with an analytic cycle model of the pipeline (GEMM one micro-op per cycle,
+// ALU one per cycle with an immediate and two without, DMA one bus beat per cycle plus the DRAM
+// latency per instruction; with two or more virtual threads load, compute and store overlap, so
+// the slowest stage dominates). tune_conv2d() runs the best candidates on the active backend and
+// keeps the fastest: measured cycles on a timed backend, and on fsim a byte/op cost
+// (GEMM + ALU micro-ops + bytes moved / bus bytes) computed from the counters.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/schedule.h"
+#include "vta/sim/hw_config.h"
+
+namespace vta::compiler {
+
+struct ScheduleCandidate {
+  ConvSchedule schedule;
+  double est_cycles = 0;
+};
+
+// Analytic estimate (cycles) of a plan; see the file comment.
+double estimate_cycles(const TilePlan& plan, const HwConfig& cfg);
+// Up to max_count fitting schedules, best estimate first. Throws Error if none fits.
+std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
+                                              const HwConfig& cfg, size_t max_count);
+ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg);
+
+// Cost of a finished run as the tuner sees it (cycles, or the fsim byte/op cost).
+double run_cost(const LayerRun& r, const HwConfig& cfg);
+
+struct TuneTrial {
+  ConvSchedule schedule;
+  double est_cycles = 0;
+  LayerRun run;
+  double cost = 0;
+};
+struct TuneResult {
+  std::vector<TuneTrial> trials;  // in the order tried
+  size_t best = 0;
+};
+// Runs the `candidates` best-estimated schedules on the runtime's active backend.
+TuneResult tune_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvData& data,
+                       size_t candidates, bool check);
+
+}  // namespace vta::compiler

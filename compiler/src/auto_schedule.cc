@@ -1,0 +1,187 @@
+#include "vta/compiler/auto_schedule.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "vta/compiler/layout.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+// Tile-size candidates for a dimension of `n`: everything up to 32, otherwise divisors,
+// powers of two and n/k splits.
+std::vector<int> size_candidates(int n) {
+  std::set<int> s;
+  if (n <= 32) {
+    for (int i = 1; i <= n; ++i)
+      s.insert(i);
+  } else {
+    for (int i = 1; i <= n; i *= 2)
+      s.insert(i);
+    for (int k = 1; k <= 32; ++k)
+      s.insert(ceil_div(n, k));
+    for (int d = 1; d * d <= n; ++d)
+      if (n % d == 0)
+        s.insert(d), s.insert(n / d);
+  }
+  return {s.begin(), s.end()};
+}
+
+struct Model {
+  double bus, rd_lat, wr_lat;
+  double inp_e, wgt_e, acc_e, out_e;
+};
+
+}  // namespace
+
+double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
+  const BlockedConv& g = P.g;
+  const Conv2dParams& p = g.p;
+  const Epilogue& e = P.e;
+  const Model m{double(cfg.bus_bytes),
+                double(cfg.dram_read_latency_cycles),
+                double(cfg.dram_write_latency_cycles),
+                double(cfg.inp_elem_bytes),
+                double(cfg.wgt_elem_bytes),
+                double(cfg.acc_elem_bytes),
+                double(cfg.out_elem_bytes)};
+  const double insn = 8;  // fixed cost of issuing one instruction
+  const TileShape t = P.full_shape();
+  const double tiles = double(P.tiles()), steps = double(P.steps());
+  const double kk = double(p.kh) * p.kw;
+  const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
+
+  // Compute stage (GEMM + reset + epilogue ALU; residual/bias loads run on compute too).
+  const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
+  const int vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
+  double compute = double(g.gemm_uop_count()) + steps * insn +
+                   out_total * (1 + imm_ops + 2 * vec_ops) + tiles * insn * (1 + imm_ops + vec_ops);
+  if (e.residual)
+    compute += out_total * m.out_e / m.bus + tiles * t.to * (m.rd_lat + insn);
+  if (e.bias)
+    compute += tiles * (m.rd_lat + insn);
+  // Micro-op kernels that do not stay resident are reloaded every step.
+  const double kernel_uops = double(t.ti) * kk * t.to;
+  const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
+  if (kernel_uops * combos + 16 > cfg.uop_buff_depth)
+    compute += steps * (kernel_uops * 4 / m.bus + m.rd_lat);
+
+  // Load stage: input windows every step, weights unless reused (single chunk).
+  const double inp_step = t.ti * (t.ih * t.iw * m.inp_e / m.bus + m.rd_lat + insn);
+  const double wgt_load = t.to * t.ti * kk * m.wgt_e / m.bus + m.rd_lat + insn;
+  const double wgt_loads = P.ic_chunks == 1 ? double(g.nb) * P.oc_tiles *
+                                                  std::min<double>(P.s.threads, tiles / P.oc_tiles)
+                                            : steps;
+  const double load = steps * inp_step + wgt_loads * wgt_load;
+
+  // Store stage: 16-byte tiles at about 1.5 beats each plus the write response per row burst.
+  const double store =
+      out_total * (m.out_e / m.bus) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
+
+  if (P.s.threads == 1)
+    return compute + load + store;
+  // Overlapped: the slowest stage, plus filling (first load) and draining (last store).
+  const double fill = inp_step + wgt_load;
+  const double drain = store / tiles + out_total / tiles * (1 + imm_ops + 2 * vec_ops);
+  return std::max({compute, load, store}) + fill + drain;
+}
+
+std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
+                                              const HwConfig& cfg, size_t max_count) {
+  const BlockedConv g = BlockedConv::make(p, cfg);
+  e.validate();
+  std::vector<ScheduleCandidate> all;
+  const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
+  const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
+  const uint64_t kk = uint64_t(p.kh) * p.kw;
+  for (int vt : {2, 1}) {
+    const uint64_t inp_slot = cfg.inp_buff_depth / vt, wgt_slot = cfg.wgt_buff_depth / vt,
+                   acc_slot = cfg.acc_buff_depth / vt;
+    for (int to : os)
+      for (int ti : is) {
+        if (uint64_t(to) * ti * kk > wgt_slot)
+          continue;
+        // Rough micro-op count of the step kernel (exact when to >= 3).
+        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2)
+          continue;
+        for (int th : hs) {
+          const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
+          for (int tw : ws) {
+            const uint64_t iw = uint64_t(tw - 1) * p.stride_w + p.kw;
+            if (ti * ih * iw > inp_slot)
+              break;  // wider tiles only need more
+            const uint64_t out = uint64_t(to) * th * tw;
+            if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot)
+              break;
+            if (uint64_t(th) * tw > 16383)
+              break;
+            ConvSchedule s;
+            s.tile_h = th, s.tile_w = tw, s.tile_oc_blocks = to, s.tile_ic_blocks = ti;
+            s.threads = vt;
+            TilePlan plan;  // light-weight plan for the estimate (no kernel construction)
+            plan.g = g;
+            plan.s = s;
+            plan.e = e;
+            plan.h_tiles = ceil_div(g.oh, th);
+            plan.w_tiles = ceil_div(g.ow, tw);
+            plan.oc_tiles = ceil_div(g.ocb, to);
+            plan.ic_chunks = ceil_div(g.icb, ti);
+            all.push_back({s, estimate_cycles(plan, cfg)});
+          }
+        }
+      }
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.est_cycles < b.est_cycles; });
+  std::vector<ScheduleCandidate> out;
+  for (const auto& c : all) {
+    if (out.size() >= max_count)
+      break;
+    try {
+      (void)TilePlan::make(p, e, c.schedule, cfg);  // full check incl. the micro-op kernel
+      out.push_back(c);
+    } catch (const Error&) {
+    }
+  }
+  if (out.empty())
+    throw Error(
+        fmt::format("no schedule of {} fits config {} (smallest tiles do not fit the "
+                    "SRAMs or the uop buffer)",
+                    p.describe(), cfg.model_name));
+  return out;
+}
+
+ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg) {
+  return rank_schedules(p, e, cfg, 1).front().schedule;
+}
+
+double run_cost(const LayerRun& r, const HwConfig& cfg) {
+  if (r.stats.timed)
+    return double(r.stats.cycles);
+  return double(r.stats.gemm_counter + r.stats.alu_counter) +
+         double(r.moved_bytes()) / double(cfg.bus_bytes);
+}
+
+TuneResult tune_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvData& data,
+                       size_t candidates, bool check) {
+  const HwConfig& cfg = runtime_config();
+  TuneResult res;
+  for (const ScheduleCandidate& c : rank_schedules(p, e, cfg, candidates)) {
+    TuneTrial t;
+    t.schedule = c.schedule;
+    t.est_cycles = c.est_cycles;
+    t.run = run_conv2d(p, e, c.schedule, data, check);
+    t.cost = run_cost(t.run, cfg);
+    res.trials.push_back(std::move(t));
+    if (res.trials.back().cost < res.trials[res.best].cost)
+      res.best = res.trials.size() - 1;
+  }
+  return res;
+}
+
+}  // namespace vta::compiler
