@@ -108,11 +108,21 @@ DeviceBuffer ProgramBuilder::alloc_uops(const std::vector<Uop>& uops) {
   return b;
 }
 
+void ProgramBuilder::push_raw(const InsnWords& words) {
+  m_raw.emplace_back(m_insns.size(), words);
+  m_insns.push_back(IsaCodec(m_cfg).decode(words));
+}
+
 DeviceBuffer ProgramBuilder::emit() {
   IsaCodec codec(m_cfg);
   DeviceBuffer b = alloc(std::max<size_t>(1, m_insns.size()) * kInsnBytes);
+  size_t raw = 0;
   for (size_t k = 0; k < m_insns.size(); ++k) {
-    IsaCodec::store_words(codec.encode(m_insns[k]), b.host + k * kInsnBytes);
+    if (raw < m_raw.size() && m_raw[raw].first == k) {
+      IsaCodec::store_words(m_raw[raw++].second, b.host + k * kInsnBytes);
+    } else {
+      IsaCodec::store_words(codec.encode(m_insns[k]), b.host + k * kInsnBytes);
+    }
   }
   return b;
 }

@@ -73,6 +73,9 @@ class ProgramBuilder {
   // A buffer holding `uops` encoded for this config.
   DeviceBuffer alloc_uops(const std::vector<Uop>& uops);
   void push(const Insn& insn) { m_insns.push_back(insn); }
+  // Appends an instruction given as raw words (e.g. an opcode the encoder refuses); it is
+  // recorded in insns() as its decoded form for the counter rules.
+  void push_raw(const InsnWords& words);
   const std::vector<Insn>& insns() const { return m_insns; }
   std::vector<Insn>& insns() { return m_insns; }
 
@@ -85,6 +88,7 @@ class ProgramBuilder {
   HwConfig m_cfg;
   Dram& m_dram;
   std::vector<Insn> m_insns;
+  std::vector<std::pair<size_t, InsnWords>> m_raw;  // instruction index -> raw words
   std::vector<void*> m_allocs;
 };
 

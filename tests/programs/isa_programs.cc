@@ -1,0 +1,1310 @@
+#include "isa_programs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <random>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "program_builder.h"
+#include "test_paths.h"
+#include "vta/sim/error.h"
+
+namespace vta::testprog {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Plain C++ reference of the datapath (written from vta-reference.md 3.5/3.6 and DESIGN.md 4).
+
+size_t acc_lanes(const HwConfig& c) {
+  return static_cast<size_t>(c.batch) * c.block_out;
+}
+
+// acc tile += inp tile x wgt tile^T, wrapping modulo 2^32.
+void ref_gemm_tile(const HwConfig& c, int32_t* acc, const int8_t* inp, const int8_t* wgt) {
+  for (int b = 0; b < c.batch; ++b) {
+    for (int oc = 0; oc < c.block_out; ++oc) {
+      int64_t dot = 0;
+      for (int k = 0; k < c.block_in; ++k) {
+        dot += inp[b * c.block_in + k] * wgt[oc * c.block_in + k];
+      }
+      int32_t& a = acc[b * c.block_out + oc];
+      a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(dot));
+    }
+  }
+}
+
+// One ALU lane. SHR: b >= 0 arithmetic right shift (b >= 32 acts as 31), b < 0 left shift by
+// -b (-b >= 32 gives 0).
+int32_t ref_alu(uint32_t op, int32_t a, int32_t b) {
+  switch (op) {
+    case kAluMin:
+      return a < b ? a : b;
+    case kAluMax:
+      return a > b ? a : b;
+    case kAluAdd:
+      return static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(a) + b));
+    case kAluMul:
+      return static_cast<int32_t>(static_cast<uint64_t>(static_cast<int64_t>(a) * b));
+    case kAluShr:
+      if (b >= 32)
+        return a < 0 ? -1 : 0;
+      if (b >= 0)
+        return a >> b;
+      if (b <= -32)
+        return 0;
+      return static_cast<int32_t>(static_cast<uint32_t>(a) << -b);
+    default:
+      return a;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking helpers
+
+// Clears stats, runs, and compares the counters with the upstream rules.
+std::string run_checked(ProgramBuilder& pb, Backend& be) {
+  be.clear_stats();
+  pb.run(be);
+  const std::string d = compare_counters(expected_counters(pb.cfg(), pb.insns()), be.stats());
+  return d.empty() ? "" : "counters differ: " + d;
+}
+
+// First differing byte of two int8 images of `tile_bytes`-byte tiles.
+std::string compare_i8(const int8_t* expected, const int8_t* actual, size_t n, size_t tile_bytes,
+                       const std::string& what) {
+  for (size_t k = 0; k < n; ++k) {
+    if (expected[k] != actual[k]) {
+      return fmt::format("{}: tile {} lane {} expected {} got {}", what, k / tile_bytes,
+                         k % tile_bytes, expected[k], actual[k]);
+    }
+  }
+  return "";
+}
+
+std::string with_seed(const std::string& r, uint32_t seed) {
+  return r.empty() ? r : fmt::format("{} (seed {})", r, seed);
+}
+
+const char* alu_lower(uint32_t op) {
+  switch (op) {
+    case kAluMin:
+      return "min";
+    case kAluMax:
+      return "max";
+    case kAluAdd:
+      return "add";
+    case kAluShr:
+      return "shr";
+    default:
+      return "mul";
+  }
+}
+
+// True if `dsts` (one per uop execution, in order) never repeats an index within distance 2:
+// the runtime's VerifyDep rule that the hardware pipelines rely on.
+bool hazard_free(const std::vector<uint32_t>& dsts, const std::vector<uint32_t>& srcs) {
+  for (size_t k = 0; k < dsts.size(); ++k) {
+    for (size_t d = 1; d <= 2 && d <= k; ++d) {
+      if (dsts[k] == dsts[k - d] || (!srcs.empty() && srcs[k] == dsts[k - d])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Padded loads: every combination of the four pads, read back through GEMM/ALU and STORE.
+
+struct PadCombo {
+  uint32_t y0, y1, x0, x1;
+  std::string str() const { return fmt::format("pads y=({},{}) x=({},{})", y0, y1, x0, x1); }
+};
+
+PadCombo pad_combo(int mask) {
+  return PadCombo{mask & 1 ? 1u : 0u, mask & 2 ? 2u : 0u, mask & 4 ? 2u : 0u, mask & 8 ? 1u : 0u};
+}
+
+constexpr uint32_t kPadYs = 2, kPadXs = 3, kPadStride = 4;
+
+IsaTestCase load_pad_case(const HwConfig& cfg, uint32_t type) {
+  const std::string name = std::string("load_pad_") + (type == kMemInp   ? "inp"
+                                                       : type == kMemWgt ? "wgt"
+                                                       : type == kMemAcc ? "acc"
+                                                                         : "acc8");
+  return {name, [cfg, type](Backend& be) -> std::string {
+            const uint32_t seed = 100 + type;
+            std::mt19937 rng(seed);
+            const size_t lanes = acc_lanes(cfg);
+            for (int mask = 0; mask < 16; ++mask) {
+              const PadCombo p = pad_combo(mask);
+              const uint32_t w = p.x0 + kPadXs + p.x1, h = p.y0 + kPadYs + p.y1, t_count = w * h;
+              ProgramBuilder pb(cfg, be.dram());
+              const uint32_t src_type = type == kMemAcc8 ? kMemAcc8 : type;
+              const size_t e = cfg.elem_bytes(static_cast<int>(src_type));
+              const size_t ge = cfg.elem_bytes(static_cast<int>(type == kMemAcc8 ? kMemAcc : type));
+              DeviceBuffer src = pb.alloc(kPadYs * kPadStride * e);
+              DeviceBuffer garbage = pb.alloc(t_count * ge);
+              fill_random_i8(reinterpret_cast<int8_t*>(src.host), src.bytes, -128, 128, rng);
+              fill_random_i8(reinterpret_cast<int8_t*>(garbage.host), garbage.bytes, 1, 100, rng);
+              const uint32_t garbage_type = type == kMemAcc8 ? kMemAcc : type;
+              // Expected SRAM tile t (row r, column c) as int8 lanes after readout.
+              uint32_t out_tiles = t_count;
+              size_t out_bytes_per_tile = cfg.out_elem_bytes;
+              std::vector<int8_t> expect;
+              const auto data_tile = [&](uint32_t t) -> const uint8_t* {
+                const uint32_t r = t / w, c = t % w;
+                if (r < p.y0 || r >= p.y0 + kPadYs || c < p.x0 || c >= p.x0 + kPadXs) {
+                  return nullptr;
+                }
+                return src.host + ((r - p.y0) * kPadStride + (c - p.x0)) * e;
+              };
+              const Insn padded = make_load_store(kOpLoad, type, 0, src.elem(cfg, src_type), kPadYs,
+                                                  kPadXs, kPadStride, {}, p.y0, p.y1, p.x0, p.x1);
+              const Insn dirty =
+                  make_load_1d(garbage_type, 0, garbage.elem(cfg, garbage_type), t_count);
+              if (type == kMemInp) {
+                // acc = inp x identity, so out = inp.
+                DeviceBuffer ident = pb.alloc(cfg.wgt_elem_bytes);
+                for (int oc = 0; oc < cfg.block_out; ++oc) {
+                  ident.host[oc * cfg.block_in + oc] = 1;
+                }
+                DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+                pb.push(dirty);
+                pb.push(padded);
+                pb.push(make_load_1d(kMemWgt, 0, ident.elem(cfg, kMemWgt), 1, Deps{0, 0, 0, 1}));
+                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
+                UopLoop l;
+                l.iter_in = t_count;
+                l.dst_factor_in = 1;
+                pb.push(make_gemm(l, true));
+                l.src_factor_in = 1;
+                pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+                for (uint32_t t = 0; t < t_count; ++t) {
+                  const uint8_t* d = data_tile(t);
+                  for (size_t k = 0; k < lanes; ++k) {
+                    expect.push_back(d ? static_cast<int8_t>(d[k]) : 0);
+                  }
+                }
+              } else if (type == kMemWgt) {
+                // One-hot inputs e_k read column k of every weight tile: out (t, k) = wgt_t[:, k].
+                const uint32_t bin = cfg.block_in;
+                DeviceBuffer onehot = pb.alloc(bin * cfg.inp_elem_bytes);
+                for (uint32_t k = 0; k < bin; ++k) {
+                  for (int b = 0; b < cfg.batch; ++b) {
+                    onehot.host[k * cfg.inp_elem_bytes + b * bin + k] = 1;
+                  }
+                }
+                std::vector<Uop> kernel;
+                for (uint32_t k = 0; k < bin; ++k) {
+                  kernel.push_back(Uop{k, k, 0});
+                }
+                DeviceBuffer uops = pb.alloc_uops(kernel);
+                pb.push(make_load_1d(kMemInp, 0, onehot.elem(cfg, kMemInp), bin));
+                pb.push(dirty);
+                Insn last = padded;
+                last.push_next_dep = true;
+                pb.push(last);
+                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, bin));
+                UopLoop l;
+                l.uop_end = bin;
+                l.iter_in = t_count;
+                l.dst_factor_in = bin;
+                pb.push(make_gemm(l, true));
+                l.wgt_factor_in = 1;
+                pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+                out_tiles = t_count * bin;
+                for (uint32_t t = 0; t < t_count; ++t) {
+                  const uint8_t* d = data_tile(t);
+                  for (uint32_t k = 0; k < bin; ++k) {
+                    for (int b = 0; b < cfg.batch; ++b) {
+                      for (int oc = 0; oc < cfg.block_out; ++oc) {
+                        expect.push_back(d ? static_cast<int8_t>(d[oc * bin + k]) : 0);
+                      }
+                    }
+                  }
+                }
+              } else {
+                // ACC / ACC_8BIT: copy (ACC: >> 0) or halve (ACC_8BIT: >> 1, shows sign extension).
+                const int32_t shift = type == kMemAcc ? 0 : 1;
+                DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
+                pb.push(dirty);
+                pb.push(padded);
+                UopLoop l;
+                l.iter_in = t_count;
+                l.dst_factor_in = 1;
+                l.src_factor_in = 1;
+                pb.push(make_alu(kAluShr, l, true, shift, Deps{0, 0, 0, 1}));
+                for (uint32_t t = 0; t < t_count; ++t) {
+                  const uint8_t* d = data_tile(t);
+                  for (size_t k = 0; k < lanes; ++k) {
+                    int32_t v = 0;
+                    if (d != nullptr && type == kMemAcc) {
+                      std::memcpy(&v, d + 4 * k, 4);
+                    } else if (d != nullptr) {
+                      v = static_cast<int8_t>(d[k]);
+                    }
+                    expect.push_back(static_cast<int8_t>(v >> shift));
+                  }
+                }
+              }
+              DeviceBuffer out = pb.alloc(out_tiles * out_bytes_per_tile);
+              pb.push(make_store_1d(0, out.elem(cfg, kMemOut), out_tiles, Deps{1, 0, 1, 0}));
+              pb.push(make_finish(false, true));
+              std::string r = run_checked(pb, be);
+              if (r.empty()) {
+                r = compare_i8(expect.data(), reinterpret_cast<const int8_t*>(out.host),
+                               expect.size(), out_bytes_per_tile, "out");
+              }
+              if (!r.empty()) {
+                return with_seed(p.str() + ": " + r, seed);
+              }
+            }
+            return "";
+          }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Store narrowing with 2D strides on both sides; gaps of the destination stay untouched.
+
+IsaTestCase store_narrowing_case(const HwConfig& cfg) {
+  return {"store_narrowing_2d", [cfg](Backend& be) -> std::string {
+            const uint32_t seed = 7;
+            std::mt19937 rng(seed);
+            const uint32_t rows = 3, cols = 5, src_stride = 7, dst_stride = 6;
+            const size_t lanes = acc_lanes(cfg);
+            ProgramBuilder pb(cfg, be.dram());
+            DeviceBuffer src = pb.alloc(rows * src_stride * cfg.acc_elem_bytes);
+            DeviceBuffer out = pb.alloc(rows * dst_stride * cfg.out_elem_bytes);
+            fill_random_i32(reinterpret_cast<int32_t*>(src.host), src.bytes / 4, INT32_MIN,
+                            INT32_MAX, rng);
+            std::memset(out.host, 0x5A, out.bytes);
+            DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
+            pb.push(make_load_store(kOpLoad, kMemAcc, 0, src.elem(cfg, kMemAcc), rows, cols,
+                                    src_stride));
+            UopLoop l;
+            l.iter_in = rows * cols;
+            l.dst_factor_in = 1;
+            l.src_factor_in = 1;
+            pb.push(make_alu(kAluShr, l, true, 0, Deps{0, 0, 0, 1}));
+            pb.push(make_load_store(kOpStore, kMemOut, 0, out.elem(cfg, kMemOut), rows, cols,
+                                    dst_stride, Deps{1, 0, 1, 0}));
+            pb.push(make_finish(false, true));
+            std::vector<int8_t> expect(out.bytes, 0x5A);
+            const int32_t* s = reinterpret_cast<const int32_t*>(src.host);
+            for (uint32_t y = 0; y < rows; ++y) {
+              for (uint32_t x = 0; x < cols; ++x) {
+                for (size_t k = 0; k < lanes; ++k) {
+                  expect[(y * dst_stride + x) * lanes + k] =
+                      static_cast<int8_t>(s[(y * src_stride + x) * lanes + k]);
+                }
+              }
+            }
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
+                             cfg.out_elem_bytes, "out");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// DESIGN.md 4: STORE reads the out buffer, written by GEMM and ALU (reset writes 0), not LOAD ACC.
+
+IsaTestCase out_buffer_rule_case(const HwConfig& cfg) {
+  return {"out_buffer_rule", [cfg](Backend& be) -> std::string {
+            const uint32_t seed = 11;
+            std::mt19937 rng(seed);
+            const uint32_t n = 4;
+            const size_t lanes = acc_lanes(cfg);
+            ProgramBuilder pb(cfg, be.dram());
+            DeviceBuffer a = pb.alloc(n * cfg.acc_elem_bytes), b = pb.alloc(n * cfg.acc_elem_bytes);
+            DeviceBuffer out1 = pb.alloc(n * cfg.out_elem_bytes);
+            DeviceBuffer out2 = pb.alloc(n * cfg.out_elem_bytes);
+            fill_random_i32(reinterpret_cast<int32_t*>(a.host), n * lanes, -100000, 100000, rng);
+            fill_random_i32(reinterpret_cast<int32_t*>(b.host), n * lanes, -100000, 100000, rng);
+            // uop 0 addresses tile 0 (and loops from it), uop 1 addresses tile 3.
+            DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}, Uop{3, 3, 0}});
+            UopLoop all;
+            all.iter_in = n;
+            all.dst_factor_in = 1;
+            all.src_factor_in = 1;
+            UopLoop first2 = all;
+            first2.iter_in = 2;
+            UopLoop tile0;
+            UopLoop tile3;
+            tile3.uop_bgn = 1;
+            tile3.uop_end = 2;
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 2));
+            pb.push(make_load_1d(kMemAcc, 0, a.elem(cfg, kMemAcc), n));
+            pb.push(make_alu(kAluAdd, all, true, 1));                    // acc = out = A + 1
+            pb.push(make_load_1d(kMemAcc, 0, b.elem(cfg, kMemAcc), n));  // acc = B, out kept
+            pb.push(make_gemm(first2, true, Deps{0, 0, 0, 1}));  // tiles 0, 1: acc = out = 0
+            pb.push(make_store_1d(0, out1.elem(cfg, kMemOut), n, Deps{1, 0, 1, 0}));
+            pb.push(make_alu(kAluAdd, tile0, true, 5, Deps{0, 1, 0, 0}));  // tile 0: 0 + 5
+            pb.push(make_alu(kAluShr, tile3, true, 0, Deps{0, 0, 0, 1}));  // tile 3: B >> 0
+            pb.push(make_store_1d(0, out2.elem(cfg, kMemOut), n, Deps{1, 0, 1, 0}));
+            pb.push(make_finish(false, true));
+            const int32_t* av = reinterpret_cast<const int32_t*>(a.host);
+            const int32_t* bv = reinterpret_cast<const int32_t*>(b.host);
+            std::vector<int8_t> e1(n * lanes), e2(n * lanes);
+            for (uint32_t t = 0; t < n; ++t) {
+              for (size_t k = 0; k < lanes; ++k) {
+                const size_t i = t * lanes + k;
+                e1[i] = t < 2 ? 0 : static_cast<int8_t>(av[i] + 1);
+                e2[i] = t == 0   ? 5
+                        : t == 1 ? 0
+                        : t == 2 ? static_cast<int8_t>(av[i] + 1)
+                                 : static_cast<int8_t>(bv[i]);
+              }
+            }
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(e1.data(), reinterpret_cast<int8_t*>(out1.host), e1.size(),
+                             cfg.out_elem_bytes, "first store");
+            }
+            if (r.empty()) {
+              r = compare_i8(e2.data(), reinterpret_cast<int8_t*>(out2.host), e2.size(),
+                             cfg.out_elem_bytes, "second store");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upstream alu_test(opcode, use_imm, rows, vector of 128 lanes, uop compression).
+
+IsaTestCase alu_test_case(const HwConfig& cfg, uint32_t op, bool use_imm, bool compressed) {
+  const std::string name = fmt::format("alu_{}_{}_{}", alu_lower(op), use_imm ? "imm" : "vec",
+                                       compressed ? "comp" : "uncomp");
+  return {name, [cfg, op, use_imm, compressed](Backend& be) -> std::string {
+            const uint32_t seed = 1000 + op * 4 + use_imm * 2 + compressed;
+            std::mt19937 rng(seed);
+            const uint32_t rows = 4, tx = std::max(1, 128 / cfg.block_out);
+            const size_t lanes = acc_lanes(cfg);
+            const uint32_t in_tiles = tx * (use_imm ? 1 : 2);
+            int32_t a_lo = -64, a_hi = 64, b_lo = -64, b_hi = 64, i_lo = -(1 << 14), i_hi = 1 << 14;
+            if (op == kAluAdd) {
+              a_lo = b_lo = -32;
+              a_hi = b_hi = 32;
+            } else if (op == kAluShr) {
+              a_lo = -(1 << 20);
+              a_hi = 1 << 20;
+              b_lo = i_lo = -8;
+              b_hi = i_hi = 8;
+            } else if (op == kAluMul) {
+              a_lo = b_lo = -(1 << 12);
+              a_hi = b_hi = 1 << 12;
+              i_lo = -(1 << 15);
+              i_hi = 1 << 15;
+            }
+            ProgramBuilder pb(cfg, be.dram());
+            DeviceBuffer acc = pb.alloc(rows * in_tiles * cfg.acc_elem_bytes);
+            DeviceBuffer out = pb.alloc(rows * tx * cfg.out_elem_bytes);
+            int32_t* av = reinterpret_cast<int32_t*>(acc.host);
+            for (uint32_t r = 0; r < rows; ++r) {
+              fill_random_i32(av + r * in_tiles * lanes, tx * lanes, a_lo, a_hi, rng);
+              if (!use_imm) {
+                fill_random_i32(av + (r * in_tiles + tx) * lanes, tx * lanes, b_lo, b_hi, rng);
+              }
+            }
+            const int32_t imm = std::uniform_int_distribution<int32_t>(i_lo, i_hi - 1)(rng);
+            std::vector<Uop> kernel;
+            UopLoop l;
+            if (compressed) {
+              kernel.push_back(Uop{0, tx, 0});
+              l.iter_in = tx;
+              l.dst_factor_in = 1;
+              l.src_factor_in = 1;
+            } else {
+              for (uint32_t i = 0; i < tx; ++i) {
+                kernel.push_back(Uop{i, tx + i, 0});
+              }
+              l.uop_end = tx;
+            }
+            DeviceBuffer uops = pb.alloc_uops(kernel);
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, static_cast<uint32_t>(kernel.size())));
+            for (uint32_t r = 0; r < rows; ++r) {
+              pb.push(make_load_1d(kMemAcc, 0, acc.elem(cfg, kMemAcc) + r * in_tiles, in_tiles,
+                                   Deps{0, r > 0, 0, 0}));
+              pb.push(make_alu(op, l, use_imm, imm, Deps{0, 0, 0, 1}));
+              pb.push(make_store_1d(0, out.elem(cfg, kMemOut) + r * tx, tx, Deps{1, 0, 1, 0}));
+            }
+            pb.push(make_finish(false, true));
+            std::vector<int8_t> expect(rows * tx * lanes);
+            for (uint32_t r = 0; r < rows; ++r) {
+              for (uint32_t t = 0; t < tx; ++t) {
+                for (size_t k = 0; k < lanes; ++k) {
+                  const int32_t a = av[(r * in_tiles + t) * lanes + k];
+                  const int32_t b = use_imm ? imm : av[(r * in_tiles + tx + t) * lanes + k];
+                  expect[(r * tx + t) * lanes + k] = static_cast<int8_t>(ref_alu(op, a, b));
+                }
+              }
+            }
+            std::string res = run_checked(pb, be);
+            if (res.empty()) {
+              res = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
+                               cfg.out_elem_bytes, "out");
+            }
+            return with_seed(res, seed);
+          }};
+}
+
+// Shift amounts at and beyond the lane width, from registers and immediates.
+IsaTestCase alu_shift_extremes_case(const HwConfig& cfg) {
+  return {"alu_shift_extremes", [cfg](Backend& be) -> std::string {
+            const int32_t amounts[] = {0,   1,   15,  16,  31,  32,   33,        100,      -1,
+                                       -15, -16, -31, -32, -33, -100, INT32_MIN, INT32_MAX};
+            const int32_t values[] = {1, -1, 0x12345678, -0x12345678, 255, -129};
+            const uint32_t n = std::size(amounts);
+            const size_t lanes = acc_lanes(cfg);
+            ProgramBuilder pb(cfg, be.dram());
+            // Tiles [0, n): values; tiles [n, 2n): amounts (vector operand).
+            DeviceBuffer acc = pb.alloc(2 * n * cfg.acc_elem_bytes);
+            int32_t* av = reinterpret_cast<int32_t*>(acc.host);
+            for (uint32_t t = 0; t < n; ++t) {
+              for (size_t k = 0; k < lanes; ++k) {
+                av[t * lanes + k] = values[k % std::size(values)];
+                av[(n + t) * lanes + k] = amounts[t];
+              }
+            }
+            const int32_t imms[] = {31, 32, 40, -31, -32, -40};
+            const uint32_t ni = std::size(imms);
+            DeviceBuffer out_vec = pb.alloc(n * cfg.out_elem_bytes);
+            DeviceBuffer out_imm = pb.alloc(ni * cfg.out_elem_bytes);
+            // uop 0: vector shifts of tile t by tile n + t; uop 1 + k: tile k in place.
+            std::vector<Uop> kernel{Uop{0, n, 0}};
+            for (uint32_t k = 0; k < ni; ++k) {
+              kernel.push_back(Uop{k, k, 0});
+            }
+            DeviceBuffer uops = pb.alloc_uops(kernel);
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1 + ni));
+            pb.push(make_load_1d(kMemAcc, 0, acc.elem(cfg, kMemAcc), 2 * n));
+            UopLoop l;
+            l.iter_in = n;
+            l.dst_factor_in = 1;
+            l.src_factor_in = 1;
+            pb.push(make_alu(kAluShr, l, false, 0, Deps{0, 0, 0, 1}));
+            pb.push(make_store_1d(0, out_vec.elem(cfg, kMemOut), n, Deps{1, 0, 1, 0}));
+            // Then each immediate on its own copy of the value tile 0.
+            for (uint32_t k = 0; k < ni; ++k) {
+              pb.push(make_load_1d(kMemAcc, k, acc.elem(cfg, kMemAcc), 1, Deps{0, k == 0, 0, 0}));
+            }
+            for (uint32_t k = 0; k < ni; ++k) {
+              UopLoop u;
+              u.uop_bgn = 1 + k;
+              u.uop_end = 2 + k;
+              pb.push(make_alu(kAluShr, u, true, imms[k], Deps{0, 0, 0, k + 1 == ni}));
+            }
+            pb.push(make_store_1d(0, out_imm.elem(cfg, kMemOut), ni, Deps{1, 0, 1, 0}));
+            pb.push(make_finish(false, true));
+            std::vector<int8_t> ev(n * lanes), ei(ni * lanes);
+            for (uint32_t t = 0; t < n; ++t) {
+              for (size_t k = 0; k < lanes; ++k) {
+                ev[t * lanes + k] = static_cast<int8_t>(
+                    ref_alu(kAluShr, values[k % std::size(values)], amounts[t]));
+              }
+            }
+            for (uint32_t t = 0; t < ni; ++t) {
+              for (size_t k = 0; k < lanes; ++k) {
+                ei[t * lanes + k] =
+                    static_cast<int8_t>(ref_alu(kAluShr, values[k % std::size(values)], imms[t]));
+              }
+            }
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(ev.data(), reinterpret_cast<int8_t*>(out_vec.host), ev.size(),
+                             cfg.out_elem_bytes, "register shifts (tile = amount index)");
+            }
+            if (r.empty()) {
+              r = compare_i8(ei.data(), reinterpret_cast<int8_t*>(out_imm.host), ei.size(),
+                             cfg.out_elem_bytes, "immediate shifts (tile = imm index)");
+            }
+            return r;
+          }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random loop nests (both levels) of ALU and GEMM against a plain C++ loop-nest reference.
+
+struct RandomLoop {
+  UopLoop loop;
+  std::vector<Uop> uops;
+};
+
+// Draws a loop nest whose indices stay below the given depths and that obeys the hazard rule.
+RandomLoop draw_loop(std::mt19937& rng, uint32_t acc_n, uint32_t src_n, uint32_t wgt_n, bool alu,
+                     bool use_imm) {
+  auto u = [&](uint32_t lo, uint32_t hi) {
+    return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+  };
+  for (;;) {
+    RandomLoop r;
+    UopLoop& l = r.loop;
+    l.iter_out = u(1, 3);
+    l.iter_in = u(1, 4);
+    l.dst_factor_out = u(0, 8);
+    l.dst_factor_in = u(0, 3);
+    l.src_factor_out = u(0, 8);
+    l.src_factor_in = u(0, 3);
+    l.wgt_factor_out = alu ? 0 : u(0, 4);
+    l.wgt_factor_in = alu ? 0 : u(0, 2);
+    const uint32_t reach_d =
+        (l.iter_out - 1) * l.dst_factor_out + (l.iter_in - 1) * l.dst_factor_in;
+    const uint32_t reach_s =
+        (l.iter_out - 1) * l.src_factor_out + (l.iter_in - 1) * l.src_factor_in;
+    const uint32_t reach_w =
+        (l.iter_out - 1) * l.wgt_factor_out + (l.iter_in - 1) * l.wgt_factor_in;
+    if (reach_d >= acc_n || reach_s >= src_n || reach_w >= wgt_n) {
+      continue;
+    }
+    const uint32_t n = u(1, 5);
+    for (uint32_t k = 0; k < n; ++k) {
+      r.uops.push_back(Uop{u(0, acc_n - 1 - reach_d), u(0, src_n - 1 - reach_s),
+                           alu ? 0 : u(0, wgt_n - 1 - reach_w)});
+    }
+    std::vector<uint32_t> dsts, srcs;
+    for (uint32_t io = 0; io < l.iter_out; ++io) {
+      for (uint32_t ii = 0; ii < l.iter_in; ++ii) {
+        for (const Uop& x : r.uops) {
+          dsts.push_back(x.dst_idx + io * l.dst_factor_out + ii * l.dst_factor_in);
+          srcs.push_back(x.src_idx + io * l.src_factor_out + ii * l.src_factor_in);
+        }
+      }
+    }
+    if (!hazard_free(dsts, alu && !use_imm ? srcs : std::vector<uint32_t>{})) {
+      continue;
+    }
+    return r;
+  }
+}
+
+template <typename Fn>
+void for_each_index(const UopLoop& l, const std::vector<Uop>& uops, Fn fn) {
+  for (uint32_t io = 0; io < l.iter_out; ++io) {
+    for (uint32_t ii = 0; ii < l.iter_in; ++ii) {
+      for (const Uop& x : uops) {
+        fn(x.dst_idx + io * l.dst_factor_out + ii * l.dst_factor_in,
+           x.src_idx + io * l.src_factor_out + ii * l.src_factor_in,
+           x.wgt_idx + io * l.wgt_factor_out + ii * l.wgt_factor_in);
+      }
+    }
+  }
+}
+
+IsaTestCase gemm_loops_random_case(const HwConfig& cfg, uint32_t seed) {
+  return {fmt::format("gemm_loops_random_{}", seed), [cfg, seed](Backend& be) -> std::string {
+            std::mt19937 rng(seed);
+            const uint32_t n_acc = 48, n_inp = 40, n_wgt = 12;
+            const size_t lanes = acc_lanes(cfg);
+            ProgramBuilder pb(cfg, be.dram());
+            DeviceBuffer inp = pb.alloc(n_inp * cfg.inp_elem_bytes);
+            DeviceBuffer wgt = pb.alloc(n_wgt * cfg.wgt_elem_bytes);
+            DeviceBuffer acc = pb.alloc(n_acc * cfg.acc_elem_bytes);
+            DeviceBuffer out = pb.alloc(n_acc * cfg.out_elem_bytes);
+            fill_random_i8(reinterpret_cast<int8_t*>(inp.host), inp.bytes, -128, 128, rng);
+            fill_random_i8(reinterpret_cast<int8_t*>(wgt.host), wgt.bytes, -128, 128, rng);
+            fill_random_i32(reinterpret_cast<int32_t*>(acc.host), n_acc * lanes, INT32_MIN,
+                            INT32_MAX, rng);
+            std::vector<int32_t> ref(reinterpret_cast<int32_t*>(acc.host),
+                                     reinterpret_cast<int32_t*>(acc.host) + n_acc * lanes);
+            std::vector<Uop> all_uops;
+            std::vector<Insn> gemms;
+            for (int g = 0; g < 5; ++g) {
+              const bool reset = g == 2;
+              RandomLoop r = draw_loop(rng, n_acc, n_inp, n_wgt, false, false);
+              r.loop.uop_bgn = static_cast<uint32_t>(all_uops.size());
+              r.loop.uop_end = r.loop.uop_bgn + static_cast<uint32_t>(r.uops.size());
+              all_uops.insert(all_uops.end(), r.uops.begin(), r.uops.end());
+              gemms.push_back(make_gemm(r.loop, reset));
+              for_each_index(r.loop, r.uops, [&](uint32_t d, uint32_t s, uint32_t w) {
+                if (reset) {
+                  std::fill_n(&ref[d * lanes], lanes, 0);
+                } else {
+                  ref_gemm_tile(cfg, &ref[d * lanes],
+                                reinterpret_cast<int8_t*>(inp.host) + s * cfg.inp_elem_bytes,
+                                reinterpret_cast<int8_t*>(wgt.host) + w * cfg.wgt_elem_bytes);
+                }
+              });
+            }
+            pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), n_inp));
+            pb.push(make_load_1d(kMemWgt, 0, wgt.elem(cfg, kMemWgt), n_wgt, Deps{0, 0, 0, 1}));
+            pb.push(Insn{});  // LOAD UOP, filled in once the copy uop is appended
+            pb.push(make_load_1d(kMemAcc, 0, acc.elem(cfg, kMemAcc), n_acc));
+            gemms.front().pop_prev_dep = true;
+            // Tiles no GEMM wrote still hold the LOAD ACC data, which STORE does not see: copy
+            // every tile with an ALU >> 0 at the end so the whole acc becomes observable.
+            for (const Insn& g : gemms) {
+              pb.push(g);
+            }
+            UopLoop copy;
+            copy.uop_bgn = static_cast<uint32_t>(all_uops.size());
+            copy.uop_end = copy.uop_bgn + 1;
+            copy.iter_in = n_acc;
+            copy.dst_factor_in = 1;
+            copy.src_factor_in = 1;
+            all_uops.push_back(Uop{0, 0, 0});
+            DeviceBuffer uops_all = pb.alloc_uops(all_uops);
+            pb.insns()[2] =
+                make_load_1d(kMemUop, 0, uops_all.phys / 4, static_cast<uint32_t>(all_uops.size()));
+            pb.push(make_alu(kAluShr, copy, true, 0, Deps{0, 0, 0, 1}));
+            pb.push(make_store_1d(0, out.elem(cfg, kMemOut), n_acc, Deps{1, 0, 1, 0}));
+            pb.push(make_finish(false, true));
+            std::vector<int8_t> expect(n_acc * lanes);
+            for (size_t k = 0; k < expect.size(); ++k) {
+              expect[k] = static_cast<int8_t>(ref[k]);
+            }
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
+                             cfg.out_elem_bytes, "out");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
+  return {
+      fmt::format("alu_loops_random_{}", seed), [cfg, seed](Backend& be) -> std::string {
+        std::mt19937 rng(seed);
+        const uint32_t n_acc = 48;
+        const size_t lanes = acc_lanes(cfg);
+        ProgramBuilder pb(cfg, be.dram());
+        DeviceBuffer acc = pb.alloc(n_acc * cfg.acc_elem_bytes);
+        DeviceBuffer out = pb.alloc(n_acc * cfg.out_elem_bytes);
+        fill_random_i32(reinterpret_cast<int32_t*>(acc.host), n_acc * lanes, -(1 << 20), 1 << 20,
+                        rng);
+        std::vector<int32_t> ref(reinterpret_cast<int32_t*>(acc.host),
+                                 reinterpret_cast<int32_t*>(acc.host) + n_acc * lanes);
+        std::vector<Uop> all_uops;
+        std::vector<Insn> alus;
+        for (int g = 0; g < 12; ++g) {
+          const uint32_t op = g % 5;
+          const bool use_imm = (g / 5) % 2 == 1 || g == 11;
+          int32_t imm = std::uniform_int_distribution<int32_t>(-40, 40)(rng);
+          if (op == kAluMul)
+            imm = std::uniform_int_distribution<int32_t>(-3, 3)(rng);
+          RandomLoop r = draw_loop(rng, n_acc, n_acc, 1, true, use_imm);
+          r.loop.uop_bgn = static_cast<uint32_t>(all_uops.size());
+          r.loop.uop_end = r.loop.uop_bgn + static_cast<uint32_t>(r.uops.size());
+          all_uops.insert(all_uops.end(), r.uops.begin(), r.uops.end());
+          alus.push_back(make_alu(op, r.loop, use_imm, imm));
+          for_each_index(r.loop, r.uops, [&](uint32_t d, uint32_t s, uint32_t) {
+            for (size_t k = 0; k < lanes; ++k) {
+              const int32_t b = use_imm ? imm : ref[s * lanes + k];
+              ref[d * lanes + k] = ref_alu(op, ref[d * lanes + k], b);
+            }
+          });
+        }
+        // Final copy so every tile is observable through the out buffer.
+        UopLoop copy;
+        copy.uop_bgn = static_cast<uint32_t>(all_uops.size());
+        copy.uop_end = copy.uop_bgn + 1;
+        copy.iter_in = n_acc;
+        copy.dst_factor_in = 1;
+        copy.src_factor_in = 1;
+        all_uops.push_back(Uop{0, 0, 0});
+        DeviceBuffer uops = pb.alloc_uops(all_uops);
+        pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, static_cast<uint32_t>(all_uops.size())));
+        pb.push(make_load_1d(kMemAcc, 0, acc.elem(cfg, kMemAcc), n_acc));
+        for (const Insn& a : alus) {
+          pb.push(a);
+        }
+        pb.push(make_alu(kAluShr, copy, true, 0, Deps{0, 0, 0, 1}));
+        pb.push(make_store_1d(0, out.elem(cfg, kMemOut), n_acc, Deps{1, 0, 1, 0}));
+        pb.push(make_finish(false, true));
+        std::vector<int8_t> expect(n_acc * lanes);
+        for (size_t k = 0; k < expect.size(); ++k) {
+          expect[k] = static_cast<int8_t>(ref[k]);
+        }
+        std::string r = run_checked(pb, be);
+        if (r.empty()) {
+          r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
+                         cfg.out_elem_bytes, "out");
+        }
+        return with_seed(r, seed);
+      }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upstream gemm_test and blocked_gemm_test.
+
+struct GemmData {
+  DeviceBuffer inp, wgt, bias, out;
+};
+
+// out[b][o] = int8(bias[b][o] + sum_j inp[b][j] . wgt[o][j]) over tiles.
+std::vector<int8_t> ref_blocked_out(const HwConfig& cfg, const GemmData& d, uint32_t bt,
+                                    uint32_t it, uint32_t ot) {
+  const size_t lanes = acc_lanes(cfg);
+  std::vector<int8_t> out(bt * ot * lanes);
+  for (uint32_t b = 0; b < bt; ++b) {
+    for (uint32_t o = 0; o < ot; ++o) {
+      std::vector<int32_t> acc(reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes,
+                               reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o + 1) * lanes);
+      for (uint32_t j = 0; j < it; ++j) {
+        ref_gemm_tile(cfg, acc.data(),
+                      reinterpret_cast<int8_t*>(d.inp.host) + (b * it + j) * cfg.inp_elem_bytes,
+                      reinterpret_cast<int8_t*>(d.wgt.host) + (o * it + j) * cfg.wgt_elem_bytes);
+      }
+      for (size_t k = 0; k < lanes; ++k) {
+        out[(b * ot + o) * lanes + k] = static_cast<int8_t>(acc[k]);
+      }
+    }
+  }
+  return out;
+}
+
+GemmData alloc_gemm_data(ProgramBuilder& pb, std::mt19937& rng, uint32_t bt, uint32_t it,
+                         uint32_t ot) {
+  const HwConfig& cfg = pb.cfg();
+  GemmData d;
+  d.inp = pb.alloc(bt * it * cfg.inp_elem_bytes);
+  d.wgt = pb.alloc(ot * it * cfg.wgt_elem_bytes);
+  d.bias = pb.alloc(bt * ot * cfg.acc_elem_bytes);
+  d.out = pb.alloc(bt * ot * cfg.out_elem_bytes);
+  fill_random_i8(reinterpret_cast<int8_t*>(d.inp.host), d.inp.bytes, -128, 128, rng);
+  fill_random_i8(reinterpret_cast<int8_t*>(d.wgt.host), d.wgt.bytes, -128, 128, rng);
+  fill_random_i32(reinterpret_cast<int32_t*>(d.bias.host), bt * ot * acc_lanes(cfg), -(1 << 14),
+                  1 << 14, rng);
+  return d;
+}
+
+IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
+  return {compressed ? "gemm_test_comp" : "gemm_test_uncomp", [cfg, compressed](Backend& be) {
+            const uint32_t seed = 21 + compressed;
+            std::mt19937 rng(seed);
+            const uint32_t bt = 4, it = std::max(1, 64 / cfg.block_in),
+                           ot = std::max(1, 64 / cfg.block_out);
+            ProgramBuilder pb(cfg, be.dram());
+            const GemmData d = alloc_gemm_data(pb, rng, bt, it, ot);
+            std::vector<Uop> kernel;
+            UopLoop l;
+            if (compressed) {
+              for (uint32_t i = 0; i < bt; ++i) {
+                kernel.push_back(Uop{i * ot, i * it, 0});
+              }
+              l.uop_end = bt;
+              l.iter_out = it;
+              l.src_factor_out = 1;
+              l.wgt_factor_out = 1;
+              l.iter_in = ot;
+              l.dst_factor_in = 1;
+              l.wgt_factor_in = it;
+            } else {
+              for (uint32_t j = 0; j < it; ++j) {
+                for (uint32_t i = 0; i < bt; ++i) {
+                  for (uint32_t k = 0; k < ot; ++k) {
+                    kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
+                  }
+                }
+              }
+              l.uop_end = static_cast<uint32_t>(kernel.size());
+            }
+            DeviceBuffer uops = pb.alloc_uops(kernel);
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, static_cast<uint32_t>(kernel.size())));
+            pb.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot, Deps{0, 0, 1, 0}));
+            pb.push(make_load_1d(kMemWgt, 0, d.wgt.elem(cfg, kMemWgt), ot * it, Deps{0, 1, 0, 0}));
+            pb.push(make_load_1d(kMemInp, 0, d.inp.elem(cfg, kMemInp), bt * it, Deps{0, 0, 0, 1}));
+            pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+            pb.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot, Deps{1, 0, 1, 0}));
+            pb.push(make_finish(false, true));
+            const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
+                             cfg.out_elem_bytes, "out");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+// Blocked GEMM with `vt` virtual threads: output blocks alternate between vt acc slots and
+// loads between vt inp/wgt slots, synchronised by the token protocol (load runs ahead by up to
+// vt steps; compute reuses an acc slot only after the store of the block that used it).
+IsaTestCase blocked_gemm_case(const HwConfig& cfg, uint32_t vt, bool compressed) {
+  const std::string name = fmt::format("blocked_gemm_vt{}_{}", vt, compressed ? "comp" : "uncomp");
+  return {
+      name, [cfg, vt, compressed](Backend& be) {
+        const uint32_t seed = 31 + vt * 2 + compressed;
+        std::mt19937 rng(seed);
+        const uint32_t B = 4, I = 8, O = 8, bb = 2, ib = 4, ob = 4;
+        const uint32_t nb = B / bb, no = O / ob, nm = I / ib, n_blocks = nb * no;
+        ProgramBuilder pb(cfg, be.dram());
+        const GemmData d = alloc_gemm_data(pb, rng, B, I, O);
+        // Uop kernels per (load slot s, acc slot t).
+        const auto inp_slot = [&](uint32_t s) { return s * bb * ib; };
+        const auto wgt_slot = [&](uint32_t s) { return s * ob * ib; };
+        const auto acc_slot = [&](uint32_t t) { return t * bb * ob; };
+        std::vector<Uop> uops;
+        std::vector<UopLoop> kernels(vt * vt);
+        for (uint32_t s = 0; s < vt; ++s) {
+          for (uint32_t t = 0; t < vt; ++t) {
+            UopLoop& l = kernels[s * vt + t];
+            l.uop_bgn = static_cast<uint32_t>(uops.size());
+            if (compressed) {
+              for (uint32_t i = 0; i < bb; ++i) {
+                uops.push_back(Uop{acc_slot(t) + i * ob, inp_slot(s) + i * ib, wgt_slot(s)});
+              }
+              l.iter_out = ib;
+              l.src_factor_out = 1;
+              l.wgt_factor_out = 1;
+              l.iter_in = ob;
+              l.dst_factor_in = 1;
+              l.wgt_factor_in = ib;
+            } else {
+              for (uint32_t j = 0; j < ib; ++j) {
+                for (uint32_t i = 0; i < bb; ++i) {
+                  for (uint32_t k = 0; k < ob; ++k) {
+                    uops.push_back(Uop{acc_slot(t) + i * ob + k, inp_slot(s) + i * ib + j,
+                                       wgt_slot(s) + k * ib + j});
+                  }
+                }
+              }
+            }
+            l.uop_end = static_cast<uint32_t>(uops.size());
+          }
+        }
+        DeviceBuffer ub = pb.alloc_uops(uops);
+        pb.push(make_load_1d(kMemUop, 0, ub.phys / 4, static_cast<uint32_t>(uops.size())));
+        // Steps in order: blocks in groups of vt, their in-blocks interleaved.
+        struct Step {
+          uint32_t block, m;
+        };
+        std::vector<Step> steps;
+        for (uint32_t g = 0; g < n_blocks; g += vt) {
+          for (uint32_t m = 0; m < nm; ++m) {
+            for (uint32_t n = g; n < std::min(n_blocks, g + vt); ++n) {
+              steps.push_back({n, m});
+            }
+          }
+        }
+        const uint32_t n_steps = static_cast<uint32_t>(steps.size());
+        for (uint32_t l = 0; l < n_steps; ++l) {
+          const uint32_t n = steps[l].block, m = steps[l].m, t = n % vt, s = l % vt;
+          const uint32_t bi = n / no, oi = n % no;
+          if (m == 0) {
+            pb.push(make_load_store(kOpLoad, kMemAcc, acc_slot(t),
+                                    d.bias.elem(cfg, kMemAcc) + bi * bb * O + oi * ob, bb, ob, O,
+                                    Deps{0, n >= vt, 0, 0}));
+          }
+          pb.push(make_load_store(kOpLoad, kMemWgt, wgt_slot(s),
+                                  d.wgt.elem(cfg, kMemWgt) + oi * ob * I + m * ib, ob, ib, I,
+                                  Deps{0, l >= vt, 0, 0}));
+          pb.push(make_load_store(kOpLoad, kMemInp, inp_slot(s),
+                                  d.inp.elem(cfg, kMemInp) + bi * bb * I + m * ib, bb, ib, I,
+                                  Deps{0, 0, 0, 1}));
+          pb.push(make_gemm(kernels[s * vt + t], false, Deps{1, 0, l + vt < n_steps, m + 1 == nm}));
+          if (m + 1 == nm) {
+            const bool push = n + vt < n_blocks || n + 1 == n_blocks;
+            pb.push(make_load_store(kOpStore, kMemOut, acc_slot(t),
+                                    d.out.elem(cfg, kMemOut) + bi * bb * O + oi * ob, bb, ob, O,
+                                    Deps{1, 0, push, 0}));
+          }
+        }
+        pb.push(make_finish(false, true));
+        const std::vector<int8_t> expect = ref_blocked_out(cfg, d, B, I, O);
+        std::string r = run_checked(pb, be);
+        if (r.empty()) {
+          r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
+                         cfg.out_elem_bytes, "out");
+        }
+        return with_seed(r, seed);
+      }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runtime-style synchronisation through NOPs (x_size 0) and SRAM persistence across runs.
+
+IsaTestCase nop_sync_case(const HwConfig& cfg) {
+  return {"nop_sync_runtime_style", [cfg](Backend& be) {
+            const uint32_t seed = 41;
+            std::mt19937 rng(seed);
+            const uint32_t bt = 2, it = 2, ot = 2;
+            ProgramBuilder pb(cfg, be.dram());
+            const GemmData d = alloc_gemm_data(pb, rng, bt, it, ot);
+            std::vector<Uop> kernel;
+            for (uint32_t j = 0; j < it; ++j) {
+              for (uint32_t i = 0; i < bt; ++i) {
+                for (uint32_t k = 0; k < ot; ++k) {
+                  kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
+                }
+              }
+            }
+            UopLoop l;
+            l.uop_end = static_cast<uint32_t>(kernel.size());
+            DeviceBuffer uops = pb.alloc_uops(kernel);
+            const Insn load_nop = make_load_store(kOpLoad, kMemInp, 0, 0, 0, 0, 0);
+            const Insn compute_nop = make_load_store(kOpLoad, kMemUop, 0, 0, 0, 0, 0);
+            const Insn store_nop = make_load_store(kOpStore, kMemUop, 0, 0, 0, 0, 0);
+            Insn n;
+            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
+            pb.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot));
+            n = compute_nop;
+            n.push_prev_dep = true;  // acc ready: load may start (nothing to protect, as runtime)
+            pb.push(n);
+            n = load_nop;
+            n.pop_next_dep = true;
+            pb.push(n);
+            pb.push(make_load_1d(kMemWgt, 0, d.wgt.elem(cfg, kMemWgt), ot * it));
+            pb.push(make_load_1d(kMemInp, 0, d.inp.elem(cfg, kMemInp), bt * it));
+            n = load_nop;
+            n.push_next_dep = true;
+            pb.push(n);
+            n = compute_nop;
+            n.pop_prev_dep = true;
+            pb.push(n);
+            pb.push(make_gemm(l, false));
+            n = compute_nop;
+            n.push_next_dep = true;
+            pb.push(n);
+            n = store_nop;
+            n.pop_prev_dep = true;
+            pb.push(n);
+            pb.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot));
+            n = store_nop;
+            n.push_prev_dep = true;
+            pb.push(n);
+            n = compute_nop;
+            n.pop_next_dep = true;
+            pb.push(n);
+            pb.push(make_finish());
+            const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
+            std::string r = run_checked(pb, be);
+            if (r.empty()) {
+              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
+                             cfg.out_elem_bytes, "out");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+IsaTestCase sram_persistence_case(const HwConfig& cfg) {
+  return {"sram_persistence_two_runs", [cfg](Backend& be) {
+            const uint32_t seed = 51;
+            std::mt19937 rng(seed);
+            const uint32_t bt = 2, it = 2, ot = 2;
+            ProgramBuilder pb1(cfg, be.dram());
+            const GemmData d = alloc_gemm_data(pb1, rng, bt, it, ot);
+            DeviceBuffer out2 = pb1.alloc(d.out.bytes);
+            std::vector<Uop> kernel;
+            for (uint32_t j = 0; j < it; ++j) {
+              for (uint32_t i = 0; i < bt; ++i) {
+                for (uint32_t k = 0; k < ot; ++k) {
+                  kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
+                }
+              }
+            }
+            UopLoop l;
+            l.uop_end = static_cast<uint32_t>(kernel.size());
+            DeviceBuffer uops = pb1.alloc_uops(kernel);
+            pb1.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
+            pb1.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot));
+            pb1.push(make_load_1d(kMemWgt, 0, d.wgt.elem(cfg, kMemWgt), ot * it));
+            pb1.push(make_load_1d(kMemInp, 0, d.inp.elem(cfg, kMemInp), bt * it, Deps{0, 0, 0, 1}));
+            pb1.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+            pb1.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot, Deps{1, 0, 1, 0}));
+            pb1.push(make_finish(false, true));
+            std::string r = run_checked(pb1, be);
+            // Second run: no loads at all; the GEMM accumulates once more on the kept SRAMs.
+            ProgramBuilder pb2(cfg, be.dram());
+            pb2.push(make_gemm(l, false, Deps{0, 0, 0, 1}));
+            pb2.push(make_store_1d(0, out2.elem(cfg, kMemOut), bt * ot, Deps{1, 0, 1, 0}));
+            pb2.push(make_finish(false, true));
+            if (r.empty()) {
+              r = run_checked(pb2, be);
+            }
+            // Reference: bias + 2 * products.
+            const size_t lanes = acc_lanes(cfg);
+            std::vector<int8_t> e1 = ref_blocked_out(cfg, d, bt, it, ot), e2(e1.size());
+            for (uint32_t b = 0; b < bt; ++b) {
+              for (uint32_t o = 0; o < ot; ++o) {
+                std::vector<int32_t> acc(lanes, 0);
+                for (uint32_t j = 0; j < it; ++j) {
+                  ref_gemm_tile(
+                      cfg, acc.data(),
+                      reinterpret_cast<int8_t*>(d.inp.host) + (b * it + j) * cfg.inp_elem_bytes,
+                      reinterpret_cast<int8_t*>(d.wgt.host) + (o * it + j) * cfg.wgt_elem_bytes);
+                }
+                const int32_t* bias =
+                    reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes;
+                for (size_t k = 0; k < lanes; ++k) {
+                  e2[(b * ot + o) * lanes + k] = static_cast<int8_t>(
+                      static_cast<uint32_t>(bias[k]) + 2u * static_cast<uint32_t>(acc[k]));
+                }
+              }
+            }
+            if (r.empty()) {
+              r = compare_i8(e1.data(), reinterpret_cast<int8_t*>(d.out.host), e1.size(),
+                             cfg.out_elem_bytes, "first run");
+            }
+            if (r.empty()) {
+              r = compare_i8(e2.data(), reinterpret_cast<int8_t*>(out2.host), e2.size(),
+                             cfg.out_elem_bytes, "second run");
+            }
+            return with_seed(r, seed);
+          }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Illegal programs.
+
+IsaTestCase error_case(const HwConfig& cfg, const std::string& name,
+                       std::vector<std::string> expected,
+                       std::function<void(ProgramBuilder&)> build) {
+  return {"error_" + name, [cfg, expected, build](Backend& be) -> std::string {
+            ProgramBuilder pb(cfg, be.dram());
+            build(pb);
+            try {
+              pb.run(be);
+            } catch (const ProgramError& e) {
+              const std::string msg = e.what();
+              for (const std::string& part : expected) {
+                if (msg.find(part) == std::string::npos) {
+                  return fmt::format("error message \"{}\" lacks \"{}\"", msg, part);
+                }
+              }
+              return "";
+            }
+            return "no ProgramError was thrown";
+          }};
+}
+
+}  // namespace
+
+std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg) {
+  std::vector<IsaTestCase> v;
+  for (uint32_t type : {kMemInp, kMemWgt, kMemAcc, kMemAcc8}) {
+    v.push_back(load_pad_case(cfg, type));
+  }
+  v.push_back(store_narrowing_case(cfg));
+  v.push_back(out_buffer_rule_case(cfg));
+  for (uint32_t op = kAluMin; op <= kAluMul; ++op) {
+    for (bool imm : {true, false}) {
+      for (bool comp : {false, true}) {
+        v.push_back(alu_test_case(cfg, op, imm, comp));
+      }
+    }
+  }
+  v.push_back(alu_shift_extremes_case(cfg));
+  v.push_back(alu_loops_random_case(cfg, 1));
+  v.push_back(alu_loops_random_case(cfg, 2));
+  v.push_back(gemm_loops_random_case(cfg, 1));
+  v.push_back(gemm_loops_random_case(cfg, 2));
+  v.push_back(gemm_test_case(cfg, false));
+  v.push_back(gemm_test_case(cfg, true));
+  for (uint32_t vt : {1u, 2u}) {
+    for (bool comp : {false, true}) {
+      v.push_back(blocked_gemm_case(cfg, vt, comp));
+    }
+  }
+  v.push_back(nop_sync_case(cfg));
+  v.push_back(sram_persistence_case(cfg));
+  return v;
+}
+
+std::vector<IsaTestCase> isa_error_cases(const HwConfig& cfg) {
+  std::vector<IsaTestCase> v;
+  const HwConfig c = cfg;
+  const auto finish = [](ProgramBuilder& pb) { pb.push(make_finish()); };
+  v.push_back(error_case(cfg, "unknown_opcode",
+                         {"instruction 1 (OPCODE?, fetch unit): field 'opcode' = 5"},
+                         [c](ProgramBuilder& pb) {
+                           pb.push(make_load_store(kOpLoad, kMemInp, 0, 0, 0, 0, 0));
+                           pb.push_raw(InsnWords{5, 0});
+                         }));
+  v.push_back(error_case(cfg, "load_unknown_memory_type",
+                         {"instruction 0 (LOAD", "field 'memory_type' = 6"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_load_1d(6, 0, 0, 1));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(cfg, "load_out", {"instruction 0 (LOAD OUT", "field 'memory_type' = 4"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_load_1d(kMemOut, 0, 0, 1));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(cfg, "store_not_out",
+                         {"instruction 0 (STORE INP, store unit): field 'memory_type' = 2"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_load_store(kOpStore, kMemInp, 0, 0, 1, 1, 1));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(
+      cfg, "store_padding", {"instruction 0 (STORE OUT, store unit): field 'x_pad_0' = 1"},
+      [=](ProgramBuilder& pb) {
+        pb.push(make_load_store(kOpStore, kMemOut, 0, 0, 1, 1, 1, {}, 0, 0, 1, 0));
+        finish(pb);
+      }));
+  v.push_back(error_case(cfg, "load_unit_pop_prev",
+                         {"instruction 0 (LOAD INP, load unit): field 'pop_prev_dep' = 1"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_load_1d(kMemInp, 0, 0, 1, Deps{1, 0, 0, 0}));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(cfg, "alu_unknown_opcode",
+                         {"instruction 0 (ALU, compute unit): field 'alu_opcode' = 6"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_alu(6, UopLoop{}, true, 0));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(cfg, "load_sram_overflow_with_padding",
+                         {"instruction 0 (LOAD INP, load unit): field 'sram_base' = " +
+                          std::to_string(cfg.inp_buff_depth - 4)},
+                         [=](ProgramBuilder& pb) {
+                           DeviceBuffer b = pb.alloc(4 * c.inp_elem_bytes);
+                           pb.push(make_load_store(kOpLoad, kMemInp, c.inp_buff_depth - 4,
+                                                   b.elem(c, kMemInp), 2, 2, 2, {}, 0, 1, 0, 0));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(
+      cfg, "store_sram_overflow",
+      {"instruction 0 (STORE OUT, store unit): field 'sram_base' = " +
+       std::to_string(cfg.acc_buff_depth - 1)},
+      [=](ProgramBuilder& pb) {
+        DeviceBuffer b = pb.alloc(2 * c.out_elem_bytes);
+        pb.push(make_store_1d(c.acc_buff_depth - 1, b.elem(c, kMemOut), 2, Deps{0, 0, 1, 0}));
+        pb.push(make_finish(false, true));
+      }));
+  v.push_back(error_case(cfg, "uop_end_beyond_buffer",
+                         {"instruction 0 (GEMM, compute unit): field 'uop_end' = " +
+                          std::to_string(cfg.uop_buff_depth + 1)},
+                         [=](ProgramBuilder& pb) {
+                           UopLoop l;
+                           l.uop_end = c.uop_buff_depth + 1;
+                           pb.push(make_gemm(l, false));
+                           finish(pb);
+                         }));
+  v.push_back(error_case(cfg, "uop_bgn_after_end",
+                         {"instruction 0 (ALU, compute unit): field 'uop_bgn' = 5"},
+                         [=](ProgramBuilder& pb) {
+                           UopLoop l;
+                           l.uop_bgn = 5;
+                           l.uop_end = 3;
+                           pb.push(make_alu(kAluAdd, l, true, 1));
+                           finish(pb);
+                         }));
+  // Index errors: a uop at the last entry plus one loop step.
+  const auto index_error = [&](const std::string& name, const std::string& field, bool alu,
+                               uint32_t depth) {
+    v.push_back(error_case(cfg, name,
+                           {fmt::format("instruction 1 ({}, compute unit): {} index {}",
+                                        alu ? "ALU" : "GEMM", field, depth)},
+                           [=](ProgramBuilder& pb) {
+                             Uop u{0, 0, 0};
+                             UopLoop l;
+                             l.iter_in = 2;
+                             if (field == "dst") {
+                               u.dst_idx = depth - 1;
+                               l.dst_factor_in = 1;
+                             } else if (field == "src") {
+                               u.src_idx = depth - 1;
+                               l.src_factor_in = 1;
+                               l.dst_factor_in = 1;
+                             } else {
+                               u.wgt_idx = depth - 1;
+                               l.wgt_factor_in = 1;
+                               l.dst_factor_in = 1;
+                             }
+                             DeviceBuffer ub = pb.alloc_uops({u});
+                             pb.push(make_load_1d(kMemUop, 0, ub.phys / 4, 1));
+                             pb.push(alu ? make_alu(kAluAdd, l, false, 0) : make_gemm(l, false));
+                             finish(pb);
+                           }));
+  };
+  index_error("gemm_acc_index", "dst", false, cfg.acc_buff_depth);
+  index_error("gemm_inp_index", "src", false, cfg.inp_buff_depth);
+  index_error("gemm_wgt_index", "wgt", false, cfg.wgt_buff_depth);
+  index_error("alu_src_index", "src", true, cfg.acc_buff_depth);
+  v.push_back(error_case(cfg, "load_dram_outside",
+                         {"instruction 0 (LOAD INP, load unit): DRAM range", "outside allocated"},
+                         [=](ProgramBuilder& pb) {
+                           pb.push(make_load_1d(kMemInp, 0, 0xF0000000u / c.inp_elem_bytes, 1));
+                           finish(pb);
+                         }));
+  v.push_back(
+      error_case(cfg, "store_dram_outside",
+                 {"instruction 0 (STORE OUT, store unit): DRAM range", "outside allocated"},
+                 [=](ProgramBuilder& pb) {
+                   pb.push(make_store_1d(0, 0xF0000000u / c.out_elem_bytes, 1, Deps{0, 0, 1, 0}));
+                   pb.push(make_finish(false, true));
+                 }));
+  v.push_back(
+      error_case(cfg, "deadlock", {"deadlock", "instruction 0", "l2g"}, [=](ProgramBuilder& pb) {
+        pb.push(make_gemm(UopLoop{}, true, Deps{1, 0, 0, 0}));
+        finish(pb);
+      }));
+  v.push_back(
+      error_case(cfg, "no_finish", {"no FINISH", "insn_count = 2"}, [=](ProgramBuilder& pb) {
+        pb.push(make_load_1d(kMemInp, 0, 0, 0));
+        pb.push(make_load_1d(kMemUop, 0, 0, 0));
+      }));
+  v.push_back({"error_insn_stream_outside_dram", [](Backend& be) -> std::string {
+                 try {
+                   be.run(0xFFFF0000u, 4, 0);
+                 } catch (const ProgramError& e) {
+                   return std::string(e.what()).find("outside allocated DRAM") == std::string::npos
+                              ? std::string("unexpected message: ") + e.what()
+                              : "";
+                 }
+                 return "no ProgramError was thrown";
+               }});
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catch registration.
+
+namespace {
+
+class SuiteInvoker : public Catch::ITestInvoker {
+ public:
+  SuiteInvoker(std::string config, size_t index, bool error, BackendMaker maker)
+      : m_config(std::move(config)), m_index(index), m_error(error), m_maker(std::move(maker)) {}
+  void invoke() const override {
+    const HwConfig cfg = HwConfig::from_file(config_path(m_config));
+    const auto cases = m_error ? isa_error_cases(cfg) : isa_test_cases(cfg);
+    Dram dram;
+    std::unique_ptr<Backend> be = m_maker(cfg, dram);
+    const std::string r = cases.at(m_index).run_and_check(*be);
+    if (!r.empty()) {
+      FAIL(m_config << " " << cases.at(m_index).name << ": " << r);
+    }
+  }
+
+ private:
+  std::string m_config;
+  size_t m_index;
+  bool m_error;
+  BackendMaker m_maker;
+};
+
+}  // namespace
+
+bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags) {
+  static std::deque<std::string> names;  // Catch keeps references to the strings
+  for (const char* config : kIsaSuiteConfigs) {
+    const HwConfig cfg = HwConfig::from_file(config_path(config));
+    for (bool error : {false, true}) {
+      const auto cases = error ? isa_error_cases(cfg) : isa_test_cases(cfg);
+      for (size_t k = 0; k < cases.size(); ++k) {
+        names.push_back(prefix + " " + config + " " + cases[k].name);
+        const std::string& name = names.back();
+        names.push_back(tags);
+        const std::string& tag = names.back();
+        Catch::AutoReg(new SuiteInvoker(config, k, error, maker), CATCH_INTERNAL_LINEINFO,
+                       Catch::StringRef(), Catch::NameAndTags{name.c_str(), tag.c_str()});
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace vta::testprog

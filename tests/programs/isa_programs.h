@@ -1,0 +1,53 @@
+// The ISA test-program suite shared by every backend: VTA programs built directly as instruction
+// streams (upstream hardware-test style), each checked against a plain C++ reference of its
+// outputs and against the upstream counter rules. The cycle and rtl backends run the same list.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vta/sim/backend.h"
+#include "vta/sim/hw_config.h"
+
+namespace vta::testprog {
+
+struct IsaTestCase {
+  std::string name;
+  // Builds the program(s) in backend.dram(), runs them on `backend` and checks DRAM outputs,
+  // counters (stats are cleared before each run) or the expected ProgramError. Returns "" on
+  // success, else a description of the first difference (including the random seed).
+  std::function<std::string(Backend& backend)> run_and_check;
+};
+
+// Legal programs: padded loads (INP, WGT, ACC, ACC_8BIT, every padding combination), store
+// narrowing and strides, the output-buffer rule, GEMM loop nests and reset, every ALU op with
+// immediate and vector operands (incl. shifts beyond 31), the upstream alu_test, gemm_test and
+// blocked_gemm_test scenarios (1 and 2 virtual threads, compressed and uncompressed uops),
+// runtime-style NOP synchronisation and SRAM persistence across runs.
+std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg);
+// Illegal programs, each expecting a ProgramError whose message contains a pinned text naming
+// instruction index, unit and field.
+std::vector<IsaTestCase> isa_error_cases(const HwConfig& cfg);
+
+// Configs every backend runs the suite on.
+inline const char* const kIsaSuiteConfigs[] = {"pynq", "block32", "batch4", "small"};
+
+using BackendMaker = std::function<std::unique_ptr<Backend>(const HwConfig&, Dram&)>;
+
+// Registers one Catch TEST_CASE per (config, program) named "<prefix> <config> <program>" with
+// `tags`; each builds a fresh Dram and backend with `maker`. Call at static-initialisation time
+// through VTA_REGISTER_ISA_SUITE in a test file linked with Catch2WithMain.
+bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags);
+
+}  // namespace vta::testprog
+
+#define VTA_ISA_SUITE_CAT2(a, b) a##b
+#define VTA_ISA_SUITE_CAT(a, b) VTA_ISA_SUITE_CAT2(a, b)
+// One line per backend, e.g. in tests/cycle/test_cycle_isa.cc:
+//   VTA_REGISTER_ISA_SUITE("cycle", [](const HwConfig& c, Dram& d) {
+//     return vta::make_backend("cycle", c, d); }, "[cycle]");
+#define VTA_REGISTER_ISA_SUITE(prefix, maker, tags)                                           \
+  static const bool VTA_ISA_SUITE_CAT(vta_isa_suite_registered_, __LINE__) [[maybe_unused]] = \
+      ::vta::testprog::register_isa_suite(prefix, maker, tags)
