@@ -10,7 +10,9 @@
 
 namespace vta {
 
-std::vector<std::string> available_backends() { return {"fsim"}; }
+std::vector<std::string> available_backends() {
+  return {"fsim"};
+}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
   if (name == "fsim") {

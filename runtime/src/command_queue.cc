@@ -1,0 +1,516 @@
+#include "command_queue.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "device_memory.h"
+#include "vta/runtime.h"
+#include "vta/sim/error.h"
+
+namespace vta {
+
+namespace {
+
+constexpr uint32_t kAutoSyncWaitCycles = 1u << 31;  // upstream AutoSync
+
+void check_stages(const char* who, int from, int to) {
+  for (int q : {from, to}) {
+    if (q < kStageLoad || q > kStageStore) {
+      throw Error(
+          fmt::format("{}({}, {}): queue id {} out of range (1 = load, 2 = compute, "
+                      "3 = store)",
+                      who, from, to, q));
+    }
+  }
+  if (from == to) {
+    throw Error(fmt::format("{}({}, {}): a stage cannot depend on itself", who, from, to));
+  }
+  if (from + to == kStageLoad + kStageStore) {
+    throw Error(
+        fmt::format("{}({}, {}): there is no dependency queue between load and store "
+                    "(only l2g, g2l, s2g, g2s)",
+                    who, from, to));
+  }
+}
+
+// Resets the queue when a synchronisation ends, normally or by an exception.
+template <class F>
+struct ScopeExit {
+  F f;
+  ~ScopeExit() { f(); }
+};
+template <class F>
+ScopeExit(F) -> ScopeExit<F>;
+
+}  // namespace
+
+CommandQueue::CommandQueue(const HwConfig& cfg, DeviceMemory& mem, Backend& device,
+                           const SyncHooks& hooks, size_t max_xfer)
+    : m_cfg(cfg),
+      m_mem(mem),
+      m_device(device),
+      m_hooks(hooks),
+      m_max_xfer(max_xfer),
+      m_insns(cfg),
+      m_uops(m_insns.codec(), cfg.uop_buff_depth, max_xfer / kUopBytes) {
+  if (max_xfer < 16 * kInsnBytes) {
+    throw Error(fmt::format("instruction buffer of {} bytes is too small", max_xfer));
+  }
+  m_insn_buf = m_mem.alloc(max_xfer);
+  m_uop_buf = m_mem.alloc(max_xfer);
+  m_insn_phys = m_mem.phys_addr(m_insn_buf, "CommandQueue");
+  m_uop_phys = m_mem.phys_addr(m_uop_buf, "CommandQueue");
+}
+
+CommandQueue::~CommandQueue() {
+  try {
+    m_mem.free(m_insn_buf, "CommandQueue");
+    m_mem.free(m_uop_buf, "CommandQueue");
+  } catch (const std::exception&) {
+    // DRAM bookkeeping already gone at process exit: nothing to release.
+  }
+}
+
+void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t x_size,
+                                  uint32_t y_size, uint32_t x_stride, uint32_t x_pad_before,
+                                  uint32_t y_pad_before, uint32_t x_pad_after, uint32_t y_pad_after,
+                                  uint32_t dst_sram_index, uint32_t dst_memory_type) {
+  const char* who = "VTALoadBuffer2D";
+  if (m_recording != nullptr) {
+    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
+  }
+  switch (dst_memory_type) {
+    case kMemInp:
+    case kMemWgt:
+    case kMemAcc:
+    case kMemAcc8:
+    case kMemUop:
+      break;
+    default:
+      throw Error(
+          fmt::format("{}: memory type {} ({}) cannot be loaded (UOP 0, WGT 1, INP 2, "
+                      "ACC 3, ACC_8BIT 5)",
+                      who, dst_memory_type, mem_type_name(dst_memory_type)));
+  }
+  const uint32_t phys = m_mem.phys_addr(src, who);
+  const uint64_t elem = m_cfg.elem_bytes(static_cast<int>(dst_memory_type));
+  if (phys % elem != 0) {
+    throw Error(
+        fmt::format("{}: source {} (physical 0x{:x}) is not aligned to the {} element "
+                    "size ({} bytes)",
+                    who, src, phys, mem_type_name(dst_memory_type), elem));
+  }
+  const uint64_t base = phys / elem + src_elem_offset;
+  if (x_size > 0 && y_size > 0) {
+    const uint64_t first = base * elem;
+    const uint64_t end = (base + uint64_t(y_size - 1) * x_stride + x_size) * elem;
+    if (end > Dram::kPhysBytes || !m_mem.dram().is_allocated(first, end - first)) {
+      throw Error(
+          fmt::format("{}: {} tile of {}x{} elements (stride {}, element offset {}) reads "
+                      "DRAM [0x{:x}, 0x{:x}) outside the source buffer's memory",
+                      who, mem_type_name(dst_memory_type), y_size, x_size, x_stride,
+                      src_elem_offset, first, end));
+    }
+    const uint64_t rows = uint64_t(y_pad_before) + y_size + y_pad_after;
+    const uint64_t cols = uint64_t(x_pad_before) + x_size + x_pad_after;
+    const uint64_t depth = m_cfg.buff_depth(static_cast<int>(dst_memory_type));
+    if (dst_sram_index + rows * cols > depth) {
+      throw Error(
+          fmt::format("{}: {} tile of {}x{} elements with padding at SRAM index {} ends "
+                      "at {}, beyond the buffer depth {}",
+                      who, mem_type_name(dst_memory_type), rows, cols, dst_sram_index,
+                      dst_sram_index + rows * cols, depth));
+    }
+  }
+  if (base > 0xFFFFFFFFull) {
+    throw Error(fmt::format("{}: dram_base {} does not fit 32 bits", who, base));
+  }
+  Insn insn;
+  insn.opcode = kOpLoad;
+  insn.memory_type = dst_memory_type;
+  insn.sram_base = dst_sram_index;
+  insn.dram_base = static_cast<uint32_t>(base);
+  insn.y_size = y_size;
+  insn.x_size = x_size;
+  insn.x_stride = x_stride;
+  insn.y_pad_0 = y_pad_before;
+  insn.y_pad_1 = y_pad_after;
+  insn.x_pad_0 = x_pad_before;
+  insn.x_pad_1 = x_pad_after;
+  try {
+    m_insns.push(insn);
+  } catch (const ProgramError& e) {
+    throw ProgramError(fmt::format("{}: {}", who, e.what()));
+  }
+  ++m_user_insns;
+  check_insn_overflow();
+}
+
+void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_type, void* dst,
+                                   uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size,
+                                   uint32_t x_stride) {
+  const char* who = "VTAStoreBuffer2D";
+  if (m_recording != nullptr) {
+    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
+  }
+  if (src_memory_type != kMemOut) {
+    throw Error(fmt::format("{}: memory type {} ({}) cannot be stored (only OUT = 4)", who,
+                            src_memory_type, mem_type_name(src_memory_type)));
+  }
+  const uint32_t phys = m_mem.phys_addr(dst, who);
+  const uint64_t elem = m_cfg.out_elem_bytes;
+  if (phys % elem != 0) {
+    throw Error(
+        fmt::format("{}: destination {} (physical 0x{:x}) is not aligned to the OUT "
+                    "element size ({} bytes)",
+                    who, dst, phys, elem));
+  }
+  const uint64_t base = phys / elem + dst_elem_offset;
+  if (x_size > 0 && y_size > 0) {
+    const uint64_t first = base * elem;
+    const uint64_t end = (base + uint64_t(y_size - 1) * x_stride + x_size) * elem;
+    if (end > Dram::kPhysBytes || !m_mem.dram().is_allocated(first, end - first)) {
+      throw Error(
+          fmt::format("{}: OUT tile of {}x{} elements (stride {}, element offset {}) "
+                      "writes DRAM [0x{:x}, 0x{:x}) outside the destination buffer's "
+                      "memory",
+                      who, y_size, x_size, x_stride, dst_elem_offset, first, end));
+    }
+    const uint64_t last = uint64_t(src_sram_index) + uint64_t(x_size) * y_size;
+    if (last > m_cfg.out_buff_depth) {
+      throw Error(
+          fmt::format("{}: OUT tile of {}x{} elements at SRAM index {} ends at {}, beyond "
+                      "the buffer depth {}",
+                      who, y_size, x_size, src_sram_index, last, m_cfg.out_buff_depth));
+    }
+  }
+  if (base > 0xFFFFFFFFull) {
+    throw Error(fmt::format("{}: dram_base {} does not fit 32 bits", who, base));
+  }
+  Insn insn;
+  insn.opcode = kOpStore;
+  insn.memory_type = src_memory_type;
+  insn.sram_base = src_sram_index;
+  insn.dram_base = static_cast<uint32_t>(base);
+  insn.y_size = y_size;
+  insn.x_size = x_size;
+  insn.x_stride = x_stride;
+  try {
+    m_insns.push(insn);
+  } catch (const ProgramError& e) {
+    throw ProgramError(fmt::format("{}: {}", who, e.what()));
+  }
+  ++m_user_insns;
+  check_insn_overflow();
+}
+
+UopKernel& CommandQueue::recording(const char* who) {
+  if (m_recording == nullptr) {
+    throw Error(
+        fmt::format("{} outside a micro-op kernel recording (only the finit callback of "
+                    "VTAPushGEMMOp/VTAPushALUOp may call it)",
+                    who));
+  }
+  return *m_recording;
+}
+
+void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)(void*),
+                                  void* signature, int nbytes) {
+  const char* who = mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp";
+  if (m_recording != nullptr) {
+    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
+  }
+  std::unique_ptr<UopKernel>& slot = UopKernelMap::from_handle(uop_handle).slot(signature, nbytes);
+  if (!slot) {
+    if (finit == nullptr) {
+      throw Error(fmt::format("{}: finit is a null pointer", who));
+    }
+    auto kernel = std::make_unique<UopKernel>();
+    m_recording = kernel.get();
+    ScopeExit stop{[this] { m_recording = nullptr; }};
+    const int rc = finit(signature);
+    if (rc != 0) {
+      throw Error(fmt::format("{}: finit returned {}", who, rc));
+    }
+    kernel->finish_recording(mode);
+    if (m_debug & VTA_DEBUG_DUMP_UOP) {
+      std::fprintf(stderr, "vta: micro-op kernel (%s, %zu uops, %zu loops)\n",
+                   mode == 0 ? "GEMM" : "ALU", kernel->size(), kernel->loops().size());
+      for (const UopLoop& l : kernel->loops()) {
+        std::fprintf(stderr, "  loop extent=%u dst_factor=%u src_factor=%u wgt_factor=%u\n",
+                     l.extent, l.dst_factor, l.src_factor, l.wgt_factor);
+      }
+      for (size_t i = 0; i < kernel->size(); ++i) {
+        std::fprintf(stderr, "  [%zu] %s\n", i, disassemble(kernel->uops()[i]).c_str());
+      }
+    }
+    slot = std::move(kernel);
+  }
+  UopKernel& k = *slot;
+  if (k.mode() != mode) {
+    throw Error(fmt::format("{}: the kernel of this handle and signature was recorded as {}", who,
+                            k.mode() == 0 ? "GEMM" : "ALU"));
+  }
+  if (!m_uops.resident(k)) {
+    if (m_uops.image_full_for(k)) {
+      synchronize(kAutoSyncWaitCycles);
+    }
+    load_uop(m_uops.place(k));
+  }
+  emit_kernel(k, mode);
+  ++m_user_insns;
+  check_insn_overflow();
+}
+
+void CommandQueue::load_uop(const UopPlacement& p) {
+  Insn insn;
+  insn.opcode = kOpLoad;
+  insn.memory_type = kMemUop;
+  insn.sram_base = p.sram_base;
+  insn.dram_base = m_uop_phys / kUopBytes + p.image_index;
+  insn.y_size = 1;
+  insn.x_size = p.count;
+  insn.x_stride = p.count;
+  m_insns.push(insn);
+}
+
+void CommandQueue::emit_kernel(const UopKernel& k, uint32_t mode) {
+  Insn insn;
+  insn.opcode = mode == 0 ? kOpGemm : kOpAlu;
+  insn.reset_reg = k.reset();
+  insn.uop_bgn = k.sram_begin;
+  insn.uop_end = k.sram_end;
+  insn.iter_out = 1;
+  insn.iter_in = 1;
+  const auto& loops = k.loops();
+  // GEMM: loop 0 is the outer loop; ALU: a single loop is the inner one (upstream mapping).
+  const UopLoop* outer = nullptr;
+  const UopLoop* inner = nullptr;
+  if (loops.size() == 2) {
+    outer = &loops[0];
+    inner = &loops[1];
+  } else if (loops.size() == 1) {
+    (mode == 0 ? outer : inner) = &loops[0];
+  }
+  if (outer != nullptr) {
+    insn.iter_out = outer->extent;
+    insn.dst_factor_out = outer->dst_factor;
+    insn.src_factor_out = outer->src_factor;
+    insn.wgt_factor_out = mode == 0 ? outer->wgt_factor : 0;
+  }
+  if (inner != nullptr) {
+    insn.iter_in = inner->extent;
+    insn.dst_factor_in = inner->dst_factor;
+    insn.src_factor_in = inner->src_factor;
+    insn.wgt_factor_in = mode == 0 ? inner->wgt_factor : 0;
+  }
+  if (mode == 1) {
+    insn.alu_opcode = k.alu_opcode();
+    insn.use_imm = k.use_imm();
+    insn.imm = k.imm();
+  }
+  try {
+    m_insns.push(insn);
+  } catch (const ProgramError& e) {
+    throw ProgramError(
+        fmt::format("{}: {}", mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp", e.what()));
+  }
+}
+
+void CommandQueue::dep_push(int from, int to) {
+  check_stages("VTADepPush", from, to);
+  if (m_recording != nullptr) {
+    throw Error("VTADepPush inside a micro-op kernel's finit");
+  }
+  m_insns.dep_push(from, to);
+}
+
+void CommandQueue::dep_pop(int from, int to) {
+  check_stages("VTADepPop", from, to);
+  if (m_recording != nullptr) {
+    throw Error("VTADepPop inside a micro-op kernel's finit");
+  }
+  m_insns.dep_pop(from, to);
+}
+
+void CommandQueue::check_insn_overflow() {
+  // Room for what one more call and the final syncs can add (FORCE_SERIAL may double it).
+  const size_t count = m_insns.size() * ((m_debug & VTA_DEBUG_FORCE_SERIAL) ? 2 : 1);
+  if ((count + 6) * kInsnBytes > m_max_xfer) {
+    synchronize(kAutoSyncWaitCycles);
+  }
+}
+
+void CommandQueue::begin_program() {
+  for (uint64_t i = 0; i < m_carry[kL2G]; ++i) {
+    m_insns.push_noop(kStageLoad, false, true, false, false);
+  }
+  for (uint64_t i = 0; i < m_carry[kS2G]; ++i) {
+    m_insns.push_noop(kStageStore, true, false, false, false);
+  }
+  for (uint64_t i = 0; i < std::max(m_carry[kG2L], m_carry[kG2S]); ++i) {
+    m_insns.push_noop(kStageCompute, i < m_carry[kG2L], i < m_carry[kG2S], false, false);
+  }
+}
+
+void CommandQueue::end_program() {
+  m_insns.clear();
+  m_uops.reset();
+  m_user_insns = 0;
+  begin_program();
+}
+
+void CommandQueue::synchronize(uint32_t wait_cycles) {
+  const char* who = "VTASynchronize";
+  if (m_recording != nullptr) {
+    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
+  }
+  if (m_user_insns == 0 && !m_insns.pending_pop()) {
+    return;  // nothing new since the last run
+  }
+  TokenCounts carry{};  // dropped if anything below fails
+  ScopeExit reset{[&] {
+    m_carry = carry;
+    end_program();
+  }};
+  const bool serial = (m_debug & VTA_DEBUG_FORCE_SERIAL) != 0;
+  if (serial) {
+    m_insns.rewrite_force_serial();
+  } else {
+    // The final compute NOP waits for the last store and the last load.
+    m_insns.dep_push(kStageStore, kStageCompute);
+    m_insns.dep_push(kStageLoad, kStageCompute);
+    m_insns.dep_pop(kStageStore, kStageCompute);
+    m_insns.dep_pop(kStageLoad, kStageCompute);
+    m_insns.commit_pending_pop(kStageCompute);
+  }
+  TokenCounts left;
+  try {
+    left = m_insns.check_tokens();
+  } catch (const ProgramError& e) {
+    throw ProgramError(fmt::format("{}: {}", who, e.what()));
+  }
+  if (!serial) {
+    // Tokens nobody popped would let FINISH overtake the last load/store: drain them here and
+    // re-create them at the start of the next program.
+    for (uint64_t a = left[kL2G], b = left[kS2G]; a > 0 || b > 0;) {
+      m_insns.push_noop(kStageCompute, false, false, a > 0, b > 0);
+      a -= a > 0 ? 1 : 0;
+      b -= b > 0 ? 1 : 0;
+    }
+  }
+  Insn finish;
+  finish.opcode = kOpFinish;
+  m_insns.push(finish);
+  if (m_insns.size() * kInsnBytes > m_max_xfer) {
+    throw Error(fmt::format("{}: {} instructions exceed the instruction buffer ({} bytes)", who,
+                            m_insns.size(), m_max_xfer));
+  }
+
+  // Copy the stream and the uop image into their DRAM buffers.
+  const auto& words = m_insns.words();
+  auto* insn_dst = static_cast<uint8_t*>(m_insn_buf);
+  for (size_t i = 0; i < words.size(); ++i) {
+    IsaCodec::store_words(words[i], insn_dst + i * kInsnBytes);
+  }
+  const auto& uops = m_uops.image();
+  auto* uop_dst = static_cast<uint8_t*>(m_uop_buf);
+  for (size_t i = 0; i < uops.size(); ++i) {
+    for (int b = 0; b < kUopBytes; ++b) {
+      uop_dst[i * kUopBytes + b] = static_cast<uint8_t>(uops[i] >> (8 * b));
+    }
+  }
+
+  if (m_debug & VTA_DEBUG_DUMP_INSN) {
+    std::fprintf(stderr, "vta: program of %zu instructions, %zu micro-ops\n", words.size(),
+                 uops.size());
+    for (size_t i = 0; i < words.size(); ++i) {
+      std::fprintf(stderr, "  [%zu] %s\n", i, disassemble(m_insns.decode(i)).c_str());
+    }
+  }
+  const bool log_only = (m_debug & VTA_DEBUG_LOG_INSN) != 0;
+  if (log_only) {
+    write_log_insn(words);
+  }
+  const bool run = !log_only && !m_hooks.skip_execution;
+  if (m_hooks.observer) {
+    SyncedProgram p;
+    p.insns = words;
+    p.uops = uops;
+    p.insn_phys = m_insn_phys;
+    p.uop_phys = m_uop_phys;
+    p.executed = run;
+    m_hooks.observer(p);
+  }
+  if (run) {
+    const RunStatus st =
+        m_device.run(m_insn_phys, static_cast<uint32_t>(words.size()), wait_cycles);
+    if (st == RunStatus::kTimeout) {
+      throw Error(fmt::format("{}: the {} backend did not reach FINISH within {} cycles", who,
+                              m_device.name(), wait_cycles));
+    }
+  }
+  carry = left;
+  if (serial) {
+    carry = TokenCounts{};
+  }
+}
+
+void CommandQueue::write_log_insn(const std::vector<InsnWords>& insns) const {
+  const char* env = std::getenv("TVM_INSN_DUMP_FILE");
+  const std::string path = (env != nullptr && *env != '\0') ? env : "insn.json";
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& w : insns) {
+    const Insn in = m_insns.codec().decode(w);
+    nlohmann::ordered_json j;
+    j["name"] = opcode_name(in.opcode);
+    j["pop_prev"] = in.pop_prev_dep;
+    j["pop_next"] = in.pop_next_dep;
+    j["push_prev"] = in.push_prev_dep;
+    j["push_next"] = in.push_next_dep;
+    if (in.opcode == kOpLoad || in.opcode == kOpStore) {
+      j["memory_type"] = mem_type_name(in.memory_type);
+      j["sram_base"] = in.sram_base;
+      j["dram_base"] = in.dram_base;
+      j["y_size"] = in.y_size;
+      j["x_size"] = in.x_size;
+      j["x_stride"] = in.x_stride;
+      j["y_pad_0"] = in.y_pad_0;
+      j["y_pad_1"] = in.y_pad_1;
+      j["x_pad_0"] = in.x_pad_0;
+      j["x_pad_1"] = in.x_pad_1;
+    } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
+      j["reset_reg"] = in.reset_reg;
+      j["uop_bgn"] = in.uop_bgn;
+      j["uop_end"] = in.uop_end;
+      j["iter_out"] = in.iter_out;
+      j["iter_in"] = in.iter_in;
+      j["dst_factor_out"] = in.dst_factor_out;
+      j["dst_factor_in"] = in.dst_factor_in;
+      j["src_factor_out"] = in.src_factor_out;
+      j["src_factor_in"] = in.src_factor_in;
+      if (in.opcode == kOpGemm) {
+        j["wgt_factor_out"] = in.wgt_factor_out;
+        j["wgt_factor_in"] = in.wgt_factor_in;
+      } else {
+        j["alu_opcode"] = alu_op_name(in.alu_opcode);
+        j["use_imm"] = in.use_imm;
+        j["imm"] = in.imm;
+      }
+    }
+    arr.push_back(std::move(j));
+  }
+  std::ofstream out(path);
+  if (!out) {
+    throw Error(fmt::format("VTA_DEBUG_LOG_INSN: cannot write {}", path));
+  }
+  out << arr.dump(2) << "\n";
+}
+
+}  // namespace vta

@@ -1,0 +1,92 @@
+// CommandQueue: the runtime's command queue behind VTATLSCommandHandle (upstream CommandQueue in
+// vta/runtime/runtime.cc). Every API call appends instructions to one stream; VTASynchronize (or
+// an automatic sync when the stream or the uop image would overflow its DRAM buffer) closes it
+// with the final dependency syncs and FINISH, copies the stream and the uop image into their
+// DRAM buffers and runs it on the device. Uop residency is forgotten after every run.
+//
+// Our addition: dependency tokens left in a queue at the end of a program (pushed but not
+// popped) are drained by the final compute NOPs, so FINISH always waits for the last load and
+// store, and re-created by NOPs at the start of the next program, so programs that pass tokens
+// across a synchronisation keep working on backends whose token queues start empty.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "insn_queue.h"
+#include "uop_kernel.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/backend.h"
+#include "vta/sim/hw_config.h"
+
+namespace vta {
+
+class DeviceMemory;
+
+// Hooks owned by the runtime context; the queue reads them at each synchronisation.
+struct SyncHooks {
+  ProgramObserver observer;
+  bool skip_execution = false;
+  std::string dump_path;  // program image file, empty = off
+};
+
+class CommandQueue {
+ public:
+  CommandQueue(const HwConfig& cfg, DeviceMemory& mem, Backend& device, const SyncHooks& hooks,
+               size_t max_xfer);
+  ~CommandQueue();
+  CommandQueue(const CommandQueue&) = delete;
+  CommandQueue& operator=(const CommandQueue&) = delete;
+
+  void set_debug_flags(int flags) { m_debug = flags; }
+  int debug_flags() const { return m_debug; }
+
+  void load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t x_size, uint32_t y_size,
+                      uint32_t x_stride, uint32_t x_pad_before, uint32_t y_pad_before,
+                      uint32_t x_pad_after, uint32_t y_pad_after, uint32_t dst_sram_index,
+                      uint32_t dst_memory_type);
+  void store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_type, void* dst,
+                       uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size,
+                       uint32_t x_stride);
+
+  // mode 0 = GEMM (VTAPushGEMMOp), 1 = ALU (VTAPushALUOp).
+  void push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)(void*), void* signature,
+                      int nbytes);
+  // Valid only while a kernel is being recorded (inside finit).
+  UopKernel& recording(const char* who);
+
+  void dep_push(int from, int to);
+  void dep_pop(int from, int to);
+  void synchronize(uint32_t wait_cycles);
+
+  std::vector<Insn> pending_insns() const { return m_insns.decoded(); }
+  const HwConfig& config() const { return m_cfg; }
+
+ private:
+  void check_insn_overflow();
+  void emit_kernel(const UopKernel& k, uint32_t mode);
+  void load_uop(const UopPlacement& p);
+  void begin_program();
+  void end_program();
+  void write_log_insn(const std::vector<InsnWords>& insns) const;
+
+  HwConfig m_cfg;
+  DeviceMemory& m_mem;
+  Backend& m_device;
+  const SyncHooks& m_hooks;
+  size_t m_max_xfer;
+  int m_debug = 0;
+  InsnQueue m_insns;
+  UopCache m_uops;
+  void* m_insn_buf = nullptr;  // VTA_MAX_XFER bytes of DRAM for the instruction stream
+  void* m_uop_buf = nullptr;   // VTA_MAX_XFER bytes of DRAM for the uop image
+  uint32_t m_insn_phys = 0;
+  uint32_t m_uop_phys = 0;
+  UopKernel* m_recording = nullptr;
+  size_t m_user_insns = 0;  // instructions appended by API calls since the last sync
+  TokenCounts m_carry{};    // tokens to re-create at the start of the next program
+};
+
+}  // namespace vta

@@ -1,0 +1,76 @@
+#include "device_memory.h"
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta {
+
+namespace {
+
+// Physical address of `host` if it lies inside the 4 GiB DRAM mapping.
+bool dram_offset(const Dram& dram, const void* host, uint64_t* phys) {
+  const auto base = reinterpret_cast<uintptr_t>(dram.host_ptr(0));
+  const auto p = reinterpret_cast<uintptr_t>(host);
+  if (host == nullptr || p < base || p - base >= Dram::kPhysBytes) {
+    return false;
+  }
+  *phys = p - base;
+  return true;
+}
+
+}  // namespace
+
+void* DeviceMemory::alloc(size_t bytes) {
+  void* p = m_dram.alloc(bytes == 0 ? 1 : bytes);
+  m_sizes[reinterpret_cast<uintptr_t>(p)] = bytes;
+  return p;
+}
+
+void DeviceMemory::free(void* host, const char* who) {
+  auto it = m_sizes.find(reinterpret_cast<uintptr_t>(host));
+  if (it == m_sizes.end()) {
+    throw Error(
+        fmt::format("{}: {} is not a live device allocation (freed twice, or not the "
+                    "pointer returned by the allocator)",
+                    who, host));
+  }
+  m_dram.free(host);
+  m_sizes.erase(it);
+}
+
+uint32_t DeviceMemory::phys_addr(const void* host, const char* who) const {
+  uint64_t phys = 0;
+  if (!dram_offset(m_dram, host, &phys) || !m_dram.is_allocated(phys, 1)) {
+    throw Error(fmt::format("{}: {} is not a pointer into device memory", who, host));
+  }
+  return static_cast<uint32_t>(phys);
+}
+
+void DeviceMemory::check_range(const void* host, size_t bytes, const char* who,
+                               const char* what) const {
+  const auto p = reinterpret_cast<uintptr_t>(host);
+  auto it = m_sizes.upper_bound(p);
+  if (it != m_sizes.begin()) {
+    --it;
+    const uintptr_t start = it->first;
+    const size_t size = it->second;
+    if (p >= start && p - start <= size) {
+      if (bytes > size - (p - start)) {
+        throw Error(
+            fmt::format("{}: {} range [{}, +{}) exceeds its buffer ({} bytes at {}, "
+                        "offset {})",
+                        who, what, host, bytes, size, reinterpret_cast<void*>(start), p - start));
+      }
+      return;
+    }
+  }
+  // Memory allocated directly through Dram (not the C API): page-granular check only.
+  uint64_t phys = 0;
+  if (!dram_offset(m_dram, host, &phys) || !m_dram.is_allocated(phys, bytes)) {
+    throw Error(fmt::format("{}: {} range [{}, +{}) is not inside a device allocation", who, what,
+                            host, bytes));
+  }
+}
+
+}  // namespace vta

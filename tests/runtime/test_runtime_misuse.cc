@@ -1,0 +1,234 @@
+// Misuse of the API gives a clear error naming the call and the offending value, never an
+// abort deep inside. One test per error, message pinned. (The default policy of the C API,
+// message on stderr and exit status 1, is tested by the runtime.c_api_* ctests.)
+#include <string>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "runtime_test_util.h"
+
+using namespace vta;
+using namespace vta::rt_test;
+using Catch::Matchers::Equals;
+using Catch::Matchers::Message;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+int one_alu_uop(void*) {
+  VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("misuse: a pop without a matching push is reported at synchronisation", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTADepPop(cmd, 1, 2);  // nothing on the load stage ever pushes
+  VTAPushALUOp(&h, one_alu_uop, nullptr, 0);
+  REQUIRE_THROWS_MATCHES(
+      VTASynchronize(cmd, 1u << 31), ProgramError,
+      Message("VTASynchronize: dependency deadlock (a pop without a matching push): the compute "
+              "stage waits forever at instruction 4 (LOAD UOP NOP) for a token on l2g "
+              "(load->compute)"));
+  // The queue was reset: the next program runs.
+  VTAPushALUOp(&h, one_alu_uop, nullptr, 0);
+  VTASynchronize(cmd, 1u << 31);
+  CHECK(runtime_stats().alu_counter == 1);
+}
+
+TEST_CASE("misuse: a micro-op kernel that mixes modes", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  REQUIRE_THROWS_WITH(VTAPushALUOp(
+                          &h,
+                          [](void*) {
+                            VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+                            VTAUopPush(1, 0, 1, 0, 0, kAluAdd, 1, 1);
+                            return 0;
+                          },
+                          nullptr, 0),
+                      Equals("VTAPushALUOp: VTAUopPush: a kernel mixes modes (GEMM then ALU; 0 = "
+                             "GEMM, 1 = ALU)"));
+}
+
+TEST_CASE("misuse: a GEMM kernel pushed with VTAPushALUOp", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  REQUIRE_THROWS_WITH(VTAPushALUOp(
+                          &h,
+                          [](void*) {
+                            VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+                            return 0;
+                          },
+                          nullptr, 0),
+                      Equals("VTAPushALUOp: a GEMM kernel was pushed with VTAPushALUOp"));
+}
+
+TEST_CASE("misuse: more than two micro-op loops", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  REQUIRE_THROWS_WITH(VTAPushGEMMOp(
+                          &h,
+                          [](void*) {
+                            VTAUopLoopBegin(2, 1, 0, 0);
+                            VTAUopLoopBegin(2, 2, 0, 0);
+                            VTAUopLoopBegin(2, 4, 0, 0);
+                            return 0;
+                          },
+                          nullptr, 0),
+                      Equals("VTAPushGEMMOp: VTAUopLoopBegin: a micro-op kernel has at most 2 "
+                             "loops"));
+}
+
+TEST_CASE("misuse: the same dst index within a distance of two micro-ops", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  REQUIRE_THROWS_WITH(VTAPushALUOp(
+                          &h,
+                          [](void*) {
+                            VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+                            VTAUopPush(1, 0, 1, 1, 0, kAluAdd, 1, 1);
+                            VTAUopPush(1, 0, 0, 2, 0, kAluAdd, 1, 1);
+                            return 0;
+                          },
+                          nullptr, 0),
+                      Equals("VTAPushALUOp: VTAUopPush: micro-op 2 writes accumulator index 0 "
+                             "like micro-op 0 (the same dst index needs a distance of at least "
+                             "3)"));
+}
+
+TEST_CASE("misuse: VTAUopPush outside a kernel recording", "[runtime]") {
+  Session s;
+  VTATLSCommandHandle();
+  REQUIRE_THROWS_WITH(VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0),
+                      Equals("VTAUopPush outside a micro-op kernel recording (only the finit "
+                             "callback of VTAPushGEMMOp/VTAPushALUOp may call it)"));
+}
+
+TEST_CASE("misuse: a kernel signature that is not 0 or 4 bytes", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  int64_t sig = 3;
+  REQUIRE_THROWS_WITH(VTAPushGEMMOp(&h, one_alu_uop, &sig, 8),
+                      Equals("VTAPushGEMMOp: micro-op kernel signature of 8 bytes (only 0 or 4 "
+                             "are supported)"));
+}
+
+TEST_CASE("misuse: an ALU immediate that does not fit 16 bits", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  REQUIRE_THROWS_WITH(VTAPushALUOp(
+                          &h,
+                          [](void*) {
+                            VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 40000);
+                            return 0;
+                          },
+                          nullptr, 0),
+                      Equals("VTAPushALUOp: VTAUopPush: ALU immediate 40000 does not fit 16 "
+                             "signed bits"));
+}
+
+TEST_CASE("misuse: a buffer freed twice", "[runtime]") {
+  Session s;
+  void* p = VTABufferAlloc(64);
+  VTABufferFree(p);
+  REQUIRE_THROWS_WITH(VTABufferFree(p),
+                      Equals(fmt::format("VTABufferFree: {} is not a live device allocation "
+                                         "(freed twice, or not the pointer returned by the "
+                                         "allocator)",
+                                         p)));
+}
+
+TEST_CASE("misuse: a copy out of bounds", "[runtime]") {
+  Session s;
+  Buffer b(100);
+  std::vector<uint8_t> host(200);
+  REQUIRE_THROWS_WITH(
+      VTABufferCopy(host.data(), 0, b.get(), 10, 100, VTA_MEMCPY_H2D),
+      Equals(fmt::format("VTABufferCopy: destination range [{}, +100) exceeds its buffer (100 "
+                         "bytes at {}, offset 10)",
+                         static_cast<void*>(static_cast<char*>(b.get()) + 10), b.get())));
+  REQUIRE_THROWS_WITH(VTAMemCopyToHost(host.data(), static_cast<char*>(b.get()) + 1, 100),
+                      StartsWith("VTAMemCopyToHost: source range ["));
+}
+
+TEST_CASE("misuse: an unknown backend", "[runtime]") {
+  Session s;
+  REQUIRE_THROWS_MATCHES(runtime_configure("warp9", s.cfg), ConfigError,
+                         Catch::Matchers::Predicate<ConfigError>([](const ConfigError& e) {
+                           return std::string(e.what()).rfind(
+                                      "unknown backend 'warp9' (available: ", 0) == 0;
+                         }));
+}
+
+TEST_CASE("misuse: an unknown config path", "[runtime]") {
+  REQUIRE_THROWS_AS(HwConfig::from_file("/nonexistent/vta.json"), ConfigError);
+}
+
+TEST_CASE("misuse: dependency queue ids out of range", "[runtime]") {
+  Session s;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  REQUIRE_THROWS_WITH(VTADepPush(cmd, 0, 2),
+                      Equals("VTADepPush(0, 2): queue id 0 out of range (1 = load, 2 = compute, 3 "
+                             "= store)"));
+  REQUIRE_THROWS_WITH(VTADepPop(cmd, 2, 4),
+                      Equals("VTADepPop(2, 4): queue id 4 out of range (1 = load, 2 = compute, 3 "
+                             "= store)"));
+}
+
+TEST_CASE("misuse: a load<->store dependency", "[runtime]") {
+  Session s;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  REQUIRE_THROWS_WITH(VTADepPop(cmd, 1, 3),
+                      Equals("VTADepPop(1, 3): there is no dependency queue between load and "
+                             "store (only l2g, g2l, s2g, g2s)"));
+  REQUIRE_THROWS_WITH(VTADepPush(cmd, 3, 1),
+                      Equals("VTADepPush(3, 1): there is no dependency queue between load and "
+                             "store (only l2g, g2l, s2g, g2s)"));
+}
+
+TEST_CASE("misuse: a load that overflows the SRAM", "[runtime]") {
+  Session s;
+  Buffer b(3000 * s.cfg.inp_elem_bytes);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  REQUIRE_THROWS_WITH(
+      VTALoadBuffer2D(cmd, b.get(), 0, 3000, 1, 3000, 0, 0, 0, 0, 0, kMemInp),
+      Equals(fmt::format("VTALoadBuffer2D: INP tile of 1x3000 elements with padding at SRAM "
+                         "index 0 ends at 3000, beyond the buffer depth {}",
+                         s.cfg.inp_buff_depth)));
+}
+
+TEST_CASE("misuse: a stale command handle", "[runtime]") {
+  Session s;
+  Buffer b(s.cfg.inp_elem_bytes);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTARuntimeShutdown();
+  REQUIRE_THROWS_WITH(VTALoadBuffer2D(cmd, b.get(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemInp),
+                      Equals(fmt::format("VTALoadBuffer2D: {} is not the live command handle "
+                                         "(use VTATLSCommandHandle())",
+                                         cmd)));
+}
+
+TEST_CASE("misuse: a program the backend rejects raises ProgramError", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  // 3000 iterations of dst += 1 run past the accumulator depth.
+  VTAPushALUOp(
+      &h,
+      [](void*) {
+        VTAUopLoopBegin(3000, 1, 1, 0);
+        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+        VTAUopLoopEnd();
+        return 0;
+      },
+      nullptr, 0);
+  REQUIRE_THROWS_MATCHES(VTASynchronize(cmd, 1u << 31), ProgramError,
+                         Catch::Matchers::Predicate<ProgramError>([](const ProgramError& e) {
+                           return std::string(e.what()).rfind("VTASynchronize: ", 0) == 0;
+                         }));
+}
