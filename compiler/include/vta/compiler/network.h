@@ -1,0 +1,74 @@
+// Networks: a JSON sequence of layers over named tensors. conv2d and dense layers run on VTA
+// (with their fused epilogue, including residual adds by the ALU when the residual tensor has
+// the output's shape); maxpool and global_avgpool run on the host, as in TVM's VTA ResNet-18
+// deployment. Weights are random int8 from the network seed; every VTA layer is checked
+// against the C++ reference on the actual input it received.
+//
+// Format:
+//   {"name": "...", "seed": 1, "input": {"name": "data", "n": 1, "c": 3, "h": 224, "w": 224},
+//    "layers": [
+//      {"name": "c1", "op": "conv2d", "input": "data", "k": 64, "kernel": 7, "stride": 2,
+//       "pad": 3, "epilogue": {"shift": 11, "relu": true, "clip_hi": 127},
+//       "residual": "x", "schedule": {...}},
+//      {"name": "p1", "op": "maxpool", "input": "c1", "kernel": 3, "stride": 2, "pad": 1},
+//      {"name": "gap", "op": "global_avgpool", "input": "..."},
+//      {"name": "fc", "op": "dense", "input": "gap", "units": 1000, "epilogue": {...}}]}
+// "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/schedule.h"
+#include "vta/compiler/workload.h"
+
+namespace vta::compiler {
+
+struct NetworkLayer {
+  std::string name, op, input, residual;
+  int k = 0, units = 0;
+  int kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  Epilogue epilogue;
+  std::optional<ConvSchedule> schedule;
+};
+
+struct Network {
+  std::string name;
+  uint64_t seed = 1;
+  std::string input_name = "data";
+  int n = 1, c = 3, h = 224, w = 224;
+  std::vector<NetworkLayer> layers;
+
+  static Network from_json(const nlohmann::json& j, const std::string& source);
+  static Network from_file(const std::string& path);
+  // ResNet-18 (224x224x3 input, batch n): C1 + maxpool, 8 basic blocks (layers C2..C11 of the
+  // benchmark table, 1x1 shortcuts C4/C7/C10, residual adds on VTA), global average pool,
+  // dense 512 -> 1000. Shifts are chosen from each layer's fan-in.
+  static Network resnet18(int n = 1);
+  // "resnet18" (built in) or a path to a JSON file.
+  static Network load(const std::string& name_or_path);
+};
+
+struct NetworkOptions {
+  bool check = true;
+  size_t tune_candidates = 0;  // 0: automatic schedule; otherwise tune each layer
+  // Called after each VTA layer (for progress output).
+  std::function<void(const LayerRun&)> on_layer;
+};
+
+struct NetworkRun {
+  std::vector<LayerRun> runs;         // VTA layers, in order
+  std::vector<std::string> host_ops;  // host layers, "p1: maxpool 3x3 s2"
+  std::vector<int8_t> output;         // the last layer's output
+};
+
+NetworkRun run_network(const Network& net, const NetworkOptions& opt);
+
+}  // namespace vta::compiler

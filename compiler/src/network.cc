@@ -1,0 +1,319 @@
+#include "vta/compiler/network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "vta/compiler/auto_schedule.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+struct Tensor {
+  int n = 0, c = 0, h = 0, w = 0;
+  std::vector<int8_t> data;
+  std::string shape() const { return fmt::format("{}x{}x{}x{}", n, c, h, w); }
+};
+
+// Reads an int or [a, b] pair.
+void read_pair(const nlohmann::json& v, int& a, int& b) {
+  if (v.is_array() && v.size() == 2) {
+    a = v[0].get<int>(), b = v[1].get<int>();
+  } else {
+    a = b = v.get<int>();
+  }
+}
+
+void read_pad(const nlohmann::json& v, NetworkLayer& l) {
+  if (v.is_array() && v.size() == 4) {
+    l.pad_top = v[0].get<int>(), l.pad_left = v[1].get<int>();
+    l.pad_bottom = v[2].get<int>(), l.pad_right = v[3].get<int>();
+  } else if (v.is_array() && v.size() == 2) {
+    l.pad_top = l.pad_bottom = v[0].get<int>();
+    l.pad_left = l.pad_right = v[1].get<int>();
+  } else {
+    l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = v.get<int>();
+  }
+}
+
+int shift_for_fan_in(int fan_in) {
+  // Keeps the shifted accumulator of random int8 weights around +-40 (see network.h).
+  return std::clamp(int(std::lround(std::log2(std::sqrt(double(fan_in)) * 83.0))), 0, 31);
+}
+
+std::vector<int8_t> random_int8(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v)
+    x = int8_t(d(rng));
+  return v;
+}
+
+Tensor host_maxpool(const Tensor& in, const NetworkLayer& l) {
+  Tensor out;
+  out.n = in.n, out.c = in.c;
+  out.h = (in.h + l.pad_top + l.pad_bottom - l.kh) / l.stride_h + 1;
+  out.w = (in.w + l.pad_left + l.pad_right - l.kw) / l.stride_w + 1;
+  out.data.resize(size_t(out.n) * out.c * out.h * out.w);
+  for (int n = 0; n < out.n; ++n)
+    for (int c = 0; c < out.c; ++c)
+      for (int y = 0; y < out.h; ++y)
+        for (int x = 0; x < out.w; ++x) {
+          int best = -128;  // padding never wins
+          for (int ky = 0; ky < l.kh; ++ky)
+            for (int kx = 0; kx < l.kw; ++kx) {
+              int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
+              if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w)
+                continue;
+              best = std::max(best, int(in.data[((size_t(n) * in.c + c) * in.h + iy) * in.w + ix]));
+            }
+          out.data[((size_t(n) * out.c + c) * out.h + y) * out.w + x] = int8_t(best);
+        }
+  return out;
+}
+
+Tensor host_global_avgpool(const Tensor& in) {
+  Tensor out;
+  out.n = in.n, out.c = in.c, out.h = out.w = 1;
+  out.data.resize(size_t(in.n) * in.c);
+  const int count = in.h * in.w;
+  for (int n = 0; n < in.n; ++n)
+    for (int c = 0; c < in.c; ++c) {
+      int sum = 0;
+      for (int i = 0; i < count; ++i)
+        sum += in.data[(size_t(n) * in.c + c) * count + i];
+      out.data[size_t(n) * in.c + c] = int8_t(sum / count);  // truncation toward zero
+    }
+  return out;
+}
+
+}  // namespace
+
+Network Network::from_json(const nlohmann::json& j, const std::string& source) {
+  Network net;
+  try {
+    net.name = j.value("name", std::string("network"));
+    net.seed = j.value("seed", uint64_t(1));
+    const auto& in = j.at("input");
+    net.input_name = in.value("name", std::string("data"));
+    net.n = in.value("n", 1);
+    net.c = in.at("c").get<int>();
+    net.h = in.at("h").get<int>();
+    net.w = in.at("w").get<int>();
+    for (const auto& lj : j.at("layers")) {
+      NetworkLayer l;
+      l.name = lj.at("name").get<std::string>();
+      l.op = lj.at("op").get<std::string>();
+      l.input = lj.at("input").get<std::string>();
+      l.residual = lj.value("residual", std::string());
+      if (lj.contains("kernel"))
+        read_pair(lj["kernel"], l.kh, l.kw);
+      if (lj.contains("stride"))
+        read_pair(lj["stride"], l.stride_h, l.stride_w);
+      if (lj.contains("pad"))
+        read_pad(lj["pad"], l);
+      l.k = lj.value("k", 0);
+      l.units = lj.value("units", 0);
+      if (lj.contains("epilogue"))
+        l.epilogue = Epilogue::from_json(lj["epilogue"], source + ": layer " + l.name);
+      if (lj.contains("schedule"))
+        l.schedule = ConvSchedule::from_json(lj["schedule"], source + ": layer " + l.name);
+      if (l.op != "conv2d" && l.op != "dense" && l.op != "maxpool" && l.op != "global_avgpool")
+        throw Error(
+            fmt::format("{}: layer '{}' has unknown op '{}' (known: conv2d, dense, "
+                        "maxpool, global_avgpool)",
+                        source, l.name, l.op));
+      if (l.op == "conv2d" && l.k < 1)
+        throw Error(fmt::format("{}: conv2d layer '{}' needs \"k\" >= 1", source, l.name));
+      if (l.op == "dense" && l.units < 1)
+        throw Error(fmt::format("{}: dense layer '{}' needs \"units\" >= 1", source, l.name));
+      l.epilogue.residual = !l.residual.empty();
+      net.layers.push_back(std::move(l));
+    }
+  } catch (const nlohmann::json::exception& ex) {
+    throw Error(fmt::format("{}: invalid network description: {}", source, ex.what()));
+  }
+  return net;
+}
+
+Network Network::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(fmt::format("cannot open network file '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::exception& ex) {
+    throw Error(fmt::format("network file '{}': invalid JSON: {}", path, ex.what()));
+  }
+  return from_json(j, path);
+}
+
+Network Network::load(const std::string& name_or_path) {
+  if (name_or_path == "resnet18" || name_or_path == "resnet-18")
+    return resnet18();
+  return from_file(name_or_path);
+}
+
+Network Network::resnet18(int n) {
+  Network net;
+  net.name = "resnet18";
+  net.seed = 18;
+  net.n = n, net.c = 3, net.h = net.w = 224;
+  auto conv = [&](const std::string& name, const std::string& input, int cin, int k, int kernel,
+                  int stride, bool relu, const std::string& residual = "") {
+    NetworkLayer l;
+    l.name = name, l.op = "conv2d", l.input = input, l.residual = residual, l.k = k;
+    l.kh = l.kw = kernel, l.stride_h = l.stride_w = stride;
+    l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = kernel / 2;
+    l.epilogue.shift = shift_for_fan_in(cin * kernel * kernel);
+    l.epilogue.residual = !residual.empty();
+    if (relu)
+      l.epilogue.relu = true;
+    else
+      l.epilogue.clip_lo = -128;
+    l.epilogue.clip_hi = 127;
+    net.layers.push_back(l);
+  };
+  conv("C1", "data", 3, 64, 7, 2, true);
+  NetworkLayer pool;
+  pool.name = "pool1", pool.op = "maxpool", pool.input = "C1";
+  pool.kh = pool.kw = 3, pool.stride_h = pool.stride_w = 2;
+  pool.pad_top = pool.pad_left = pool.pad_bottom = pool.pad_right = 1;
+  net.layers.push_back(pool);
+  std::string x = "pool1";
+  int cin = 64;
+  const int widths[] = {64, 128, 256, 512};
+  for (int stage = 0; stage < 4; ++stage) {
+    const int cout = widths[stage];
+    for (int block = 0; block < 2; ++block) {
+      const std::string p = fmt::format("layer{}.{}", stage + 1, block);
+      const int stride = (stage > 0 && block == 0) ? 2 : 1;
+      std::string shortcut = x;
+      if (stride != 1 || cin != cout) {
+        conv(p + ".down", x, cin, cout, 1, stride, false);
+        shortcut = p + ".down";
+      }
+      conv(p + ".conv1", x, cin, cout, 3, stride, true);
+      conv(p + ".conv2", p + ".conv1", cout, cout, 3, 1, true, shortcut);
+      x = p + ".conv2";
+      cin = cout;
+    }
+  }
+  NetworkLayer gap;
+  gap.name = "avgpool", gap.op = "global_avgpool", gap.input = x;
+  net.layers.push_back(gap);
+  NetworkLayer fc;
+  fc.name = "fc", fc.op = "dense", fc.input = "avgpool", fc.units = 1000;
+  fc.epilogue.shift = shift_for_fan_in(512);
+  fc.epilogue.clip_lo = -128;
+  fc.epilogue.clip_hi = 127;
+  net.layers.push_back(fc);
+  return net;
+}
+
+NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
+  const HwConfig& cfg = runtime_config();
+  std::map<std::string, Tensor> tensors;
+  Tensor input{net.n, net.c, net.h, net.w, {}};
+  input.data = random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed);
+  tensors[net.input_name] = std::move(input);
+  NetworkRun result;
+  const std::string& last = net.layers.empty() ? net.input_name : net.layers.back().name;
+
+  uint64_t layer_index = 0;
+  for (const NetworkLayer& l : net.layers) {
+    ++layer_index;
+    auto it = tensors.find(l.input);
+    if (it == tensors.end())
+      throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name,
+                              l.input));
+    if (tensors.count(l.name))
+      throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
+    const Tensor& in = it->second;
+    const uint64_t seed = net.seed * 1000003u + layer_index;
+
+    if (l.op == "maxpool") {
+      tensors[l.name] = host_maxpool(in, l);
+      result.host_ops.push_back(
+          fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
+      continue;
+    }
+    if (l.op == "global_avgpool") {
+      tensors[l.name] = host_global_avgpool(in);
+      result.host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
+      continue;
+    }
+
+    LayerRun run;
+    Tensor out;
+    if (l.op == "conv2d") {
+      Conv2dParams p;
+      p.name = l.name;
+      p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w, p.k = l.k, p.kh = l.kh, p.kw = l.kw;
+      p.stride_h = l.stride_h, p.stride_w = l.stride_w;
+      p.pad_top = l.pad_top, p.pad_left = l.pad_left, p.pad_bottom = l.pad_bottom;
+      p.pad_right = l.pad_right;
+      p.validate();
+      ConvData d = random_conv_data(p, l.epilogue, seed);
+      d.x = in.data;
+      if (l.epilogue.residual) {
+        auto r = tensors.find(l.residual);
+        if (r == tensors.end())
+          throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'",
+                                  net.name, l.name, l.residual));
+        const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
+        if (r->second.shape() != want)
+          throw Error(
+              fmt::format("network {}: residual '{}' of layer '{}' has shape {} but the "
+                          "layer's output is {}",
+                          net.name, l.residual, l.name, r->second.shape(), want));
+        d.residual = r->second.data;
+      }
+      ConvSchedule s;
+      if (l.schedule) {
+        s = *l.schedule;
+      } else if (opt.tune_candidates) {
+        TuneResult t = tune_conv2d(p, l.epilogue, d, opt.tune_candidates, false);
+        s = t.trials[t.best].schedule;
+      } else {
+        s = auto_schedule(p, l.epilogue, cfg);
+      }
+      run = run_conv2d(p, l.epilogue, s, d, opt.check);
+      out = Tensor{p.n, p.k, p.out_h(), p.out_w(), run.out};
+    } else {  // dense
+      if (!l.residual.empty())
+        throw Error(
+            fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
+      MatmulParams p;
+      p.name = l.name;
+      p.m = in.n, p.k = in.c * in.h * in.w, p.n = l.units;
+      MatmulData d = random_matmul_data(p, l.epilogue, seed);
+      d.a = in.data;  // NCHW flattened per sample = row of A
+      const ConvSchedule s =
+          l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg.batch), l.epilogue, cfg);
+      run = run_matmul(p, l.epilogue, s, d, opt.check);
+      out = Tensor{p.m, p.n, 1, 1, run.out};
+    }
+    if (opt.on_layer)
+      opt.on_layer(run);
+    tensors[l.name] = std::move(out);
+    result.runs.push_back(std::move(run));
+  }
+  result.output = tensors[last].data;
+  return result;
+}
+
+}  // namespace vta::compiler

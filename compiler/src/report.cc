@@ -1,0 +1,174 @@
+#include "vta/compiler/report.h"
+
+#include <fmt/format.h>
+
+namespace vta::compiler {
+
+namespace {
+
+std::string kib(uint64_t bytes) {
+  return fmt::format("{:.1f}", double(bytes) / 1024.0);
+}
+
+std::string si(double v) {
+  if (v >= 1e9)
+    return fmt::format("{:.2f}G", v / 1e9);
+  if (v >= 1e6)
+    return fmt::format("{:.2f}M", v / 1e6);
+  if (v >= 1e4)
+    return fmt::format("{:.1f}K", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+LayerRun total_of(const std::vector<LayerRun>& runs) {
+  LayerRun t;
+  t.name = "total";
+  bool timed = !runs.empty();
+  for (const LayerRun& r : runs) {
+    t.stats.inp_load_nbytes += r.stats.inp_load_nbytes;
+    t.stats.wgt_load_nbytes += r.stats.wgt_load_nbytes;
+    t.stats.acc_load_nbytes += r.stats.acc_load_nbytes;
+    t.stats.uop_load_nbytes += r.stats.uop_load_nbytes;
+    t.stats.out_store_nbytes += r.stats.out_store_nbytes;
+    t.stats.gemm_counter += r.stats.gemm_counter;
+    t.stats.alu_counter += r.stats.alu_counter;
+    t.stats.cycles += r.stats.cycles;
+    timed = timed && r.stats.timed;
+    t.wall_seconds += r.wall_seconds;
+    t.macs += r.macs;
+    t.gemm_bound += r.gemm_bound;
+    t.min_bytes += r.min_bytes;
+    t.peak_macs_per_cycle = r.peak_macs_per_cycle;
+    t.checked = t.checked || r.checked;
+    t.mismatches += r.mismatches;
+  }
+  t.stats.timed = timed;
+  return t;
+}
+
+}  // namespace
+
+LayerMetrics metrics_of(const LayerRun& r) {
+  LayerMetrics m;
+  if (r.stats.timed && r.stats.cycles) {
+    m.gemm_utilization = double(r.stats.gemm_counter) / double(r.stats.cycles);
+    m.macs_per_cycle = double(r.macs) / double(r.stats.cycles);
+    m.bound_ratio = r.gemm_bound ? double(r.stats.cycles) / double(r.gemm_bound) : 0;
+  }
+  if (r.min_bytes)
+    m.bytes_ratio = double(r.moved_bytes()) / double(r.min_bytes);
+  return m;
+}
+
+std::string format_report(const std::vector<LayerRun>& runs) {
+  std::string out;
+  if (runs.empty())
+    return out;
+  const LayerRun& first = runs.front();
+  out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
+                     first.peak_macs_per_cycle);
+  const char* hdr =
+      "{:<16} {:<36} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>6} "
+      "{:>7} {:>5}\n";
+  out +=
+      fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
+                  "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bnd", "B/min", "check");
+  auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
+    const LayerMetrics m = metrics_of(r);
+    const bool timed = r.stats.timed;
+    std::string check =
+        !r.checked ? "-" : (r.mismatches ? fmt::format("{} BAD", r.mismatches) : "ok");
+    out += fmt::format(
+        hdr, r.name, shape, sched, kib(r.stats.inp_load_nbytes), kib(r.stats.wgt_load_nbytes),
+        kib(r.stats.acc_load_nbytes), kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
+        si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)),
+        timed ? si(double(r.stats.cycles)) : "-",
+        timed ? fmt::format("{:.1f}%", 100 * m.gemm_utilization) : "-",
+        timed ? fmt::format("{:.1f}/{}", m.macs_per_cycle, r.peak_macs_per_cycle) : "-",
+        timed ? fmt::format("{:.2f}", m.bound_ratio) : "-", fmt::format("{:.2f}", m.bytes_ratio),
+        check);
+  };
+  for (const LayerRun& r : runs)
+    row(r, r.shape, r.schedule.describe());
+  const LayerRun t = total_of(runs);
+  if (runs.size() > 1)
+    row(t, fmt::format("{} layers", runs.size()), "");
+  const LayerMetrics m = metrics_of(t);
+  out += fmt::format(
+      "summary: {} layer(s), {} MACs, {} GEMM micro-ops (lower bound {}), {} bytes moved "
+      "({:.2f}x minimum), ",
+      runs.size(), si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
+      si(double(t.moved_bytes())), m.bytes_ratio);
+  if (t.stats.timed)
+    out += fmt::format("{} cycles ({:.2f}x bound, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
+                       si(double(t.stats.cycles)), m.bound_ratio, 100 * m.gemm_utilization,
+                       m.macs_per_cycle);
+  else
+    out += "no cycles (untimed backend), ";
+  out += fmt::format("wall {:.3f} s, check {}\n", t.wall_seconds,
+                     !t.checked ? "skipped" : (t.mismatches ? "FAILED" : "passed"));
+  return out;
+}
+
+nlohmann::ordered_json run_to_json(const LayerRun& r) {
+  const LayerMetrics m = metrics_of(r);
+  nlohmann::ordered_json j;
+  j["name"] = r.name;
+  j["kind"] = r.kind;
+  j["shape"] = r.shape;
+  j["schedule"] = r.schedule.to_json();
+  j["epilogue"] = r.epilogue.to_json();
+  j["backend"] = r.backend;
+  j["config"] = r.config;
+  j["stats"] = r.stats.to_json();
+  j["wall_seconds"] = r.wall_seconds;
+  j["macs"] = r.macs;
+  j["gemm_lower_bound"] = r.gemm_bound;
+  j["peak_macs_per_cycle"] = r.peak_macs_per_cycle;
+  if (r.stats.timed) {
+    j["cycles"] = r.stats.cycles;
+    j["gemm_utilization"] = m.gemm_utilization;
+    j["macs_per_cycle"] = m.macs_per_cycle;
+    j["cycles_over_bound"] = m.bound_ratio;
+  }
+  j["bytes_moved"] = r.moved_bytes();
+  j["bytes_minimum"] = r.min_bytes;
+  j["bytes_over_minimum"] = m.bytes_ratio;
+  j["uop_kernels"] = r.kernels;
+  j["uop_kernel_entries"] = r.kernel_uops;
+  j["checked"] = r.checked;
+  if (r.checked) {
+    j["mismatches"] = r.mismatches;
+    if (r.mismatches)
+      j["first_mismatch"] = r.first_mismatch;
+  }
+  return j;
+}
+
+nlohmann::ordered_json report_to_json(const std::vector<LayerRun>& runs) {
+  nlohmann::ordered_json j;
+  j["layers"] = nlohmann::ordered_json::array();
+  for (const LayerRun& r : runs)
+    j["layers"].push_back(run_to_json(r));
+  const LayerRun t = total_of(runs);
+  const LayerMetrics m = metrics_of(t);
+  nlohmann::ordered_json s;
+  s["layers"] = runs.size();
+  s["macs"] = t.macs;
+  s["gemm_counter"] = t.stats.gemm_counter;
+  s["alu_counter"] = t.stats.alu_counter;
+  s["gemm_lower_bound"] = t.gemm_bound;
+  s["bytes_moved"] = t.moved_bytes();
+  s["bytes_minimum"] = t.min_bytes;
+  if (t.stats.timed) {
+    s["cycles"] = t.stats.cycles;
+    s["cycles_over_bound"] = m.bound_ratio;
+    s["gemm_utilization"] = m.gemm_utilization;
+  }
+  s["wall_seconds"] = t.wall_seconds;
+  s["check"] = !t.checked ? "skipped" : (t.mismatches ? "failed" : "passed");
+  j["summary"] = s;
+  return j;
+}
+
+}  // namespace vta::compiler
