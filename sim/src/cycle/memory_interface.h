@@ -1,0 +1,89 @@
+// MemoryInterface: VTA's single memory port (the "VME" of the Chisel design). Read clients
+// post their bursts; an arbiter grants at most one eligible burst per cycle, lowest client
+// number first (fixed priority, burst granular), and forwards it to the DRAM model through a
+// TLM-2.0 initiator socket. The store unit is the only write client. sim/README.md section 2.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/cycle/dram_timing.h"
+
+namespace vta::cycle {
+
+// Read clients in priority order (lowest wins), as the upstream VME.
+enum ReadClient : int { kClientFetch = 0, kClientUop, kClientInp, kClientWgt, kClientAcc };
+constexpr int kNumReadClients = 5;
+extern const char* const kReadClientName[kNumReadClients];
+
+struct ReadRequest {
+  Burst burst;
+  uint8_t* dst = nullptr;  // where the burst's bytes go
+};
+
+// Per-client memory statistics of one run or more.
+struct MemClientStats {
+  uint64_t bytes = 0;   // bytes, exact ranges
+  uint64_t bursts = 0;  // bursts granted
+  uint64_t beats = 0;   // bus beats
+};
+
+class MemoryInterface : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<MemoryInterface> socket;
+
+  // Called in the grant cycle of each burst, after its data has moved.
+  using GrantFn = std::function<void(const ReadRequest&, const ReadBeats&)>;
+
+  explicit MemoryInterface(sc_core::sc_module_name name);
+
+  // Drops all pending requests (start of a run).
+  void reset();
+
+  // Queues `reqs` (in order) for `client`; the first one is eligible in absolute cycle
+  // `eligible`, each next one the cycle after the previous grant. When the last one has been
+  // granted, done(client) fires and last_beat(client) holds the cycle of its last data beat.
+  void post_reads(int client, std::vector<ReadRequest> reqs, uint64_t eligible);
+  void set_grant_callback(int client, GrantFn fn) { m_clients[client].on_grant = std::move(fn); }
+  const sc_core::sc_event& done(int client) const { return m_clients[client].done; }
+  uint64_t last_beat(int client) const { return m_clients[client].last_beat; }
+  bool idle(int client) const { return m_clients[client].pending.empty(); }
+
+  // The store's write bursts: burst k is granted in cycle first_grant + k. `data[k]` holds its
+  // bytes. Returns the cycle of the last write response.
+  uint64_t write_bursts(const std::vector<Burst>& bursts, const std::vector<uint8_t*>& data,
+                        uint64_t first_grant);
+
+  const MemClientStats& read_stats(int client) const { return m_clients[client].stats; }
+  const MemClientStats& write_stats() const { return m_write_stats; }
+  void clear_stats();
+
+ private:
+  struct Client {
+    std::deque<ReadRequest> pending;
+    uint64_t eligible = 0;
+    uint64_t last_beat = 0;
+    GrantFn on_grant;
+    sc_core::sc_event done;
+    MemClientStats stats;
+  };
+
+  void arbiter();
+  MemTimingExt transport(tlm::tlm_command cmd, const Burst& b, uint8_t* data, uint64_t at);
+
+  std::array<Client, kNumReadClients> m_clients;
+  MemClientStats m_write_stats;
+  sc_core::sc_event m_kick;
+  tlm::tlm_generic_payload m_payload;
+  MemTimingExt m_ext;
+};
+
+}  // namespace vta::cycle

@@ -1,0 +1,74 @@
+// PipelineUnit: what the load, compute and store units of VTA have in common: an in-order
+// instruction queue fed by fetch, the start rule of the timing contract (instruction visible,
+// tokens to pop available, queues to push not full; sim/README.md section 1), the token pushes
+// in the end cycle, and the per-unit cycle accounting (busy / idle / stalled on each queue).
+// Subclasses say how long an instruction takes (execute()).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "core_shared.h"
+
+namespace vta::cycle {
+
+struct UnitStats {
+  uint64_t busy_cycles = 0;                      // cycles inside an instruction [S, E]
+  uint64_t idle_cycles = 0;                      // no instruction visible
+  std::array<uint64_t, 4> stall_token_cycles{};  // waiting for a token, per queue
+  std::array<uint64_t, 4> stall_full_cycles{};   // waiting for room in a queue, per queue
+  uint64_t mem_stall_cycles = 0;  // part of busy: waiting on memory (DMA instructions)
+  uint64_t insns = 0;             // instructions executed
+};
+
+class PipelineUnit : public sc_core::sc_module {
+ public:
+  PipelineUnit(sc_core::sc_module_name name, CoreShared& core, Stage stage);
+
+  const UnitStats& stats() const { return m_stats; }
+  void clear_stats() { m_stats = UnitStats{}; }
+  Stage stage() const { return m_stage; }
+  // One line for deadlock reports: what the unit is doing or waiting for.
+  std::string describe() const;
+  // True if the unit is blocked on a token or a full queue (not idle, not busy).
+  bool blocked() const { return m_wait_kind >= kWaitToken0; }
+
+ protected:
+  // Executes instruction `index` that started in absolute cycle S = now; returns its end cycle
+  // E (the unit may wait inside, e.g. for memory). Functional effects happen inside.
+  virtual uint64_t execute(uint32_t index, const Insn& insn, uint64_t s) = 0;
+
+  // Loads of this unit (INP/WGT for load, UOP/ACC for compute): the DMA timing of section 4.
+  uint64_t execute_load(int client, uint32_t index, const Insn& insn, uint64_t s);
+
+  CoreShared& m_core;
+  UnitStats m_stats;
+  uint64_t m_gen = 0;
+
+ private:
+  enum WaitKind : int {
+    kWaitNone = -1,
+    kWaitIdle = 0,
+    kWaitToken0 = 1,  // + queue id
+    kWaitFull0 = 5,   // + queue id
+  };
+
+  void thread();
+  void run_loop();
+  void begin_wait(int kind, uint64_t c);
+  void end_wait(uint64_t c);
+  void set_state(uint32_t state, uint64_t c);
+
+  Stage m_stage;
+  int m_wait_kind = kWaitNone;
+  uint64_t m_wait_from = 0;
+  uint64_t m_busy_from = 0;
+  bool m_busy = false;
+  uint32_t m_head_index = 0;      // instruction at the head (or executing)
+  std::vector<uint8_t> m_staged;  // DMA staging buffer
+};
+
+}  // namespace vta::cycle

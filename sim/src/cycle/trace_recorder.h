@@ -1,0 +1,96 @@
+// TraceRecorder: the cycle model's optional outputs.
+//  * Perfetto / Chrome JSON trace: one track per unit (fetch, load, compute, store), one span
+//    per instruction named by its disassembly, dependency tokens as flow arrows from the pushing
+//    instruction to the popping one. Time stamps are microseconds at CLOCK_MHZ.
+//  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
+//    indices) for a window of cycles; one VCD time unit = one clock cycle.
+// Time is the backend's cumulative cycle count (runs laid end to end, as Stats::cycles).
+// Files are rewritten after every run, so they are complete whenever run() returns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vta/sim/isa.h"
+
+namespace vta::cycle {
+
+// Signals of the VCD, in declaration order.
+enum VcdSignal : int {
+  kSigFetchDispatched = 0,  // instructions dispatched in this run
+  kSigQueueLoad,            // instruction-queue occupancy
+  kSigQueueCompute,
+  kSigQueueStore,
+  kSigTokL2G,  // dependency-queue occupancy
+  kSigTokG2L,
+  kSigTokS2G,
+  kSigTokG2S,
+  kSigStateLoad,  // unit state (UnitState)
+  kSigStateCompute,
+  kSigStateStore,
+  kSigInsnLoad,  // index of the unit's current or next instruction
+  kSigInsnCompute,
+  kSigInsnStore,
+  kNumVcdSignals
+};
+
+// Unit states shown in the VCD.
+enum UnitState : uint32_t {
+  kStateIdle = 0,        // no instruction visible
+  kStateBusy = 1,        // executing
+  kStateStallToken = 2,  // waiting for a dependency token
+  kStateStallFull = 3,   // waiting for room in a dependency queue
+};
+
+class TraceRecorder {
+ public:
+  TraceRecorder();
+
+  void enable_trace(const std::string& path, double clock_mhz);
+  void enable_vcd(const std::string& path, uint64_t start, uint64_t end);
+  bool tracing() const { return !m_trace_path.empty(); }
+  bool vcd_on() const { return !m_vcd_path.empty(); }
+
+  // Maps absolute SystemC cycles to trace cycles for the current run.
+  void set_run_offset(uint64_t run_base_abs, uint64_t cycles_before) {
+    m_base = run_base_abs;
+    m_before = cycles_before;
+  }
+  uint64_t trace_cycle(uint64_t abs) const { return abs - m_base + m_before; }
+
+  // Track ids: 0 fetch, 1 load, 2 compute, 3 store.
+  void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn);
+  void flow_start(uint64_t id, int track, uint64_t abs, const char* queue);
+  void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
+  void change(int sig, uint64_t abs, uint64_t value);
+
+  // Writes both files (if enabled). Throws Error if a file cannot be written.
+  void flush();
+
+ private:
+  struct Event {
+    char ph;  // 'X' span, 's' flow start, 'f' flow end
+    int track;
+    uint64_t ts;   // trace cycle
+    uint64_t dur;  // cycles (spans)
+    uint64_t id;   // flow id or instruction index
+    std::string name;
+  };
+  struct Change {
+    uint64_t t;
+    int sig;
+    uint64_t value;
+  };
+
+  std::string m_trace_path, m_vcd_path;
+  double m_mhz = 100;
+  uint64_t m_vcd_start = 0, m_vcd_end = 0;
+  uint64_t m_base = 0, m_before = 0;
+  std::vector<Event> m_events;
+  std::vector<Change> m_changes;
+  std::vector<uint64_t> m_value;     // current value per signal
+  std::vector<uint64_t> m_at_start;  // value at the window start
+};
+
+}  // namespace vta::cycle

@@ -1,0 +1,41 @@
+// VtaCore: the SystemC top of the cycle model: fetch, load, compute and store units, their
+// queues, the memory interface and the DRAM target behind its TLM-2.0 socket.
+#pragma once
+
+#include <systemc>
+
+#include "compute_unit.h"
+#include "core_shared.h"
+#include "fetch_unit.h"
+#include "load_unit.h"
+#include "memory_interface.h"
+#include "store_unit.h"
+#include "vta/sim/cycle/dram_target.h"
+
+namespace vta::cycle {
+
+class VtaCore : public sc_core::sc_module {
+ public:
+  VtaCore(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, Stats& stats)
+      : sc_core::sc_module(name),
+        shared(cfg, dram, stats),
+        dram_target("dram", cfg, dram),
+        mem("mem"),
+        fetch("fetch", shared),
+        load("load", shared),
+        compute("compute", shared),
+        store("store", shared) {
+    shared.mem = &mem;
+    mem.socket.bind(dram_target.socket);
+  }
+
+  CoreShared shared;
+  DramTarget dram_target;
+  MemoryInterface mem;
+  FetchUnit fetch;
+  LoadUnit load;
+  ComputeUnit compute;
+  StoreUnit store;
+};
+
+}  // namespace vta::cycle

@@ -1,0 +1,269 @@
+// Behaviour of the cycle backend as a component: values equal to fsim, reuse across runs,
+// several backends per process, deadlock / missing FINISH reports, timeouts, traces.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_programs.h"
+#include "cycle_test_util.h"
+#include "program_builder.h"
+#include "vta/sim/cycle/cycle_backend.h"
+#include "vta/sim/fsim.h"
+
+using namespace vta;
+using namespace vta::testprog;
+using namespace vta::cycletest;
+
+namespace {
+
+// The worked example of sim/README.md with a real uop and data: returns the stored tile.
+struct Example {
+  DeviceBuffer inp, out;
+};
+Example build_example(ProgramBuilder& pb, int8_t value) {
+  const HwConfig& cfg = pb.cfg();
+  Example ex;
+  const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+  const DeviceBuffer wgt = pb.alloc(4096);
+  ex.inp = pb.alloc(4096);
+  ex.out = pb.alloc(4096);
+  for (int k = 0; k < cfg.block_in * cfg.batch; ++k) {
+    reinterpret_cast<int8_t*>(ex.inp.host)[k] = value;
+  }
+  for (int k = 0; k < cfg.block_in * cfg.block_out; ++k) {
+    reinterpret_cast<int8_t*>(wgt.host)[k] = 1;
+  }
+  pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
+  pb.push(make_gemm(UopLoop{}, true));
+  pb.push(make_load_1d(kMemWgt, 0, wgt.elem(cfg, kMemWgt), 1));
+  pb.push(make_load_1d(kMemInp, 0, ex.inp.elem(cfg, kMemInp), 1, Deps{false, false, false, true}));
+  pb.push(make_gemm(UopLoop{}, false, Deps{true, false, false, true}));
+  pb.push(make_store_1d(0, ex.out.elem(cfg, kMemOut), 1, Deps{true, false, true, false}));
+  pb.push(make_finish(false, true));
+  return ex;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("cycle backend: repeated runs give the same cycles and accumulate stats", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  const Example ex = build_example(pb, 3);
+  const DeviceBuffer stream = pb.emit();
+  uint64_t first = 0;
+  for (int r = 0; r < 5; ++r) {
+    reinterpret_cast<int8_t*>(ex.inp.host)[0] = static_cast<int8_t>(r);
+    REQUIRE(be.run(stream.phys, static_cast<uint32_t>(pb.insns().size()), 0) == RunStatus::kOk);
+    if (r == 0) {
+      first = be.last_run_cycles();
+    }
+    CHECK(be.last_run_cycles() == first);
+    // out[oc] = sum_k inp[k] * 1 = r + 3 * (BLOCK_IN - 1)
+    const int expect = r + 3 * (cfg.block_in - 1);
+    for (int oc = 0; oc < cfg.block_out; ++oc) {
+      CHECK(reinterpret_cast<int8_t*>(ex.out.host)[oc] == static_cast<int8_t>(expect));
+    }
+  }
+  CHECK(be.stats().runs == 5);
+  CHECK(be.stats().cycles == 5 * first);
+  CHECK(be.stats().gemm_counter == 5);
+  be.clear_stats();
+  REQUIRE(be.run(stream.phys, static_cast<uint32_t>(pb.insns().size()), 0) == RunStatus::kOk);
+  CHECK(be.stats().cycles == first);
+}
+
+TEST_CASE("cycle backend: several backends in one process, side by side and in turn", "[cycle]") {
+  const HwConfig pynq = HwConfig::from_file(config_path("pynq"));
+  const HwConfig small = HwConfig::from_file(config_path("small"));
+  Dram d1, d2;
+  auto a = std::make_unique<CycleBackend>(pynq, d1);
+  auto b = std::make_unique<CycleBackend>(small, d2);
+  ProgramBuilder pa(pynq, d1), pbb(small, d2);
+  const Example ea = build_example(pa, 2), eb = build_example(pbb, 5);
+  const DeviceBuffer sa = pa.emit(), sb = pbb.emit();
+  for (int r = 0; r < 3; ++r) {
+    REQUIRE(a->run(sa.phys, 7, 0) == RunStatus::kOk);
+    REQUIRE(b->run(sb.phys, 7, 0) == RunStatus::kOk);
+  }
+  CHECK(a->stats().cycles == 3 * a->last_run_cycles());
+  CHECK(b->stats().cycles == 3 * b->last_run_cycles());
+  // out[oc] = sum_k value * 1
+  CHECK(reinterpret_cast<int8_t*>(ea.out.host)[0] == 2 * pynq.block_in);
+  CHECK(reinterpret_cast<int8_t*>(eb.out.host)[0] == 5 * small.block_in);
+  const uint64_t cycles_a = a->last_run_cycles();
+  a.reset();
+  b.reset();
+  // Create and destroy more, one after the other.
+  for (int k = 0; k < 3; ++k) {
+    Dram d;
+    CycleBackend c(pynq, d);
+    ProgramBuilder p(pynq, d);
+    build_example(p, 1);
+    REQUIRE(p.run(c) == RunStatus::kOk);
+    CHECK(c.last_run_cycles() == cycles_a);
+  }
+}
+
+TEST_CASE("cycle backend: values and counters equal fsim on a small convolution", "[cycle]") {
+  for (const char* preset : {"pynq", "small", "batch4"}) {
+    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const uint32_t seed = 1234;
+    INFO(preset << " seed " << seed);
+    std::vector<int8_t> outs[2];
+    Stats stats[2];
+    for (int which = 0; which < 2; ++which) {
+      Dram dram;
+      std::unique_ptr<Backend> be;
+      if (which == 0) {
+        be = std::make_unique<FsimBackend>(cfg, dram);
+      } else {
+        be = std::make_unique<CycleBackend>(cfg, dram);
+      }
+      ProgramBuilder pb(cfg, dram);
+      std::mt19937 rng(seed);
+      ConvSpec spec;
+      spec.h = spec.w = 6;
+      spec.ic = spec.oc = static_cast<uint32_t>(cfg.block_in * 2);
+      const ConvProgram prog = build_conv3x3_program(pb, spec, rng);
+      REQUIRE(pb.run(*be) == RunStatus::kOk);
+      outs[which].assign(reinterpret_cast<int8_t*>(prog.out.host),
+                         reinterpret_cast<int8_t*>(prog.out.host) + prog.out.bytes);
+      if (which == 1) {
+        CHECK(reference_conv3x3(cfg, prog) ==
+              std::vector<int8_t>(outs[1].begin(),
+                                  outs[1].begin() + reference_conv3x3(cfg, prog).size()));
+      }
+      stats[which] = be->stats();
+    }
+    CHECK(outs[0] == outs[1]);
+    CHECK(compare_counters(stats[0], stats[1]) == "");
+    CHECK(stats[1].timed);
+    CHECK(stats[1].cycles > 0);
+  }
+}
+
+TEST_CASE("cycle backend: deadlock is reported with every unit's state", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  pb.push(make_gemm(UopLoop{}, false));
+  pb.push(make_gemm(UopLoop{}, false, Deps{true, false, false, false}));  // no load ever pushes
+  pb.push(make_finish());
+  try {
+    pb.run(be);
+    FAIL("no error");
+  } catch (const ProgramError& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("deadlock") != std::string::npos);
+    CHECK(msg.find("compute unit is blocked at instruction 1: pop_prev_dep waits on queue l2g") !=
+          std::string::npos);
+    CHECK(msg.find("load unit has no instructions left") != std::string::npos);
+    CHECK(msg.find("instruction queues load=0 compute=2 store=0") != std::string::npos);
+    CHECK(msg.find("tokens l2g=0 g2l=0 s2g=0 g2s=0") != std::string::npos);
+  }
+  // The backend recovers: a good program runs next.
+  ProgramBuilder ok(cfg, dram);
+  build_example(ok, 1);
+  CHECK(ok.run(be) == RunStatus::kOk);
+  CHECK(be.last_run_cycles() > 0);
+}
+
+TEST_CASE("cycle backend: a stream without FINISH is an error", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  pb.push(make_gemm(UopLoop{}, false));
+  pb.push(make_alu(kAluAdd, UopLoop{}, true, 1));
+  try {
+    pb.run(be);
+    FAIL("no error");
+  } catch (const ProgramError& e) {
+    CHECK(std::string(e.what()).find("no FINISH executed within insn_count = 2") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("cycle backend: wait_cycles gives a timeout, and the next run starts clean", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  pb.push(make_gemm(UopLoop{0, 1, 100, 100}, false));
+  pb.push(make_finish());
+  const DeviceBuffer s = pb.emit();
+  // GEMM: S = 20, E = 20 + 10000 + 4; FINISH in 10025 -> 10026 cycles.
+  CHECK(be.run(s.phys, 2, 500) == RunStatus::kTimeout);
+  CHECK(be.last_run_cycles() == 500);
+  CHECK(be.run(s.phys, 2, 10025) == RunStatus::kTimeout);
+  CHECK(be.run(s.phys, 2, 10026) == RunStatus::kOk);
+  CHECK(be.last_run_cycles() == 10026);
+  CHECK(be.run(s.phys, 2, 0) == RunStatus::kOk);
+  CHECK(be.last_run_cycles() == 10026);
+  CHECK(be.stats().cycles == 500 + 10025 + 10026 + 10026);
+}
+
+TEST_CASE("cycle backend: illegal instructions give fsim's errors", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  pb.push(make_load_1d(kMemInp, cfg.inp_buff_depth - 1, 0, 2));  // beyond the inp buffer
+  pb.push(make_finish());
+  try {
+    pb.run(be);
+    FAIL("no error");
+  } catch (const ProgramError& e) {
+    CHECK(std::string(e.what()).find("instruction 0 (LOAD INP, load unit): field 'sram_base'") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  CycleBackend be(cfg, dram);
+  const std::string trace = "cycle_test_trace.json", vcd = "cycle_test_trace.vcd";
+  be.enable_trace(trace);
+  be.enable_vcd(vcd, 0, 1000);
+  ProgramBuilder pb(cfg, dram);
+  build_example(pb, 1);
+  REQUIRE(pb.run(be) == RunStatus::kOk);
+  const nlohmann::json j = nlohmann::json::parse(read_file(trace));
+  int spans = 0, starts = 0, ends = 0;
+  for (const auto& e : j["traceEvents"]) {
+    const std::string ph = e["ph"];
+    spans += ph == "X";
+    starts += ph == "s";
+    ends += ph == "f";
+    if (ph == "X") {
+      CHECK(e["dur"].get<double>() > 0);
+    }
+  }
+  CHECK(spans == 7);   // one per instruction
+  CHECK(starts == 3);  // l2g, g2s, s2g
+  CHECK(ends == 3);
+  const std::string v = read_file(vcd);
+  CHECK(v.find("$enddefinitions") != std::string::npos);
+  CHECK(v.find("queue_compute") != std::string::npos);
+  CHECK(v.find("tok_l2g") != std::string::npos);
+  CHECK(v.find("#1") != std::string::npos);
+  std::remove(trace.c_str());
+  std::remove(vcd.c_str());
+}
