@@ -64,7 +64,7 @@ struct FsimBackend::Impl {
         out(c.out_buff_depth * acc_lanes, 0),
         out_stale(c.out_buff_depth, 0) {
     gemm = select_gemm_kernel(GemmKernelKind::kAuto, shape);
-    gemm_name = gemm_avx2_available(shape) ? "avx2" : "generic";
+    gemm_name = gemm_kernel_kind_name(resolve_gemm_kernel(GemmKernelKind::kAuto, shape));
   }
 
   const HwConfig& cfg;
@@ -141,9 +141,7 @@ uint32_t FsimBackend::stage_order_seed() const {
 
 void FsimBackend::set_gemm_kernel(GemmKernelKind kind) {
   m_impl->gemm = select_gemm_kernel(kind, m_impl->shape);
-  const bool avx2 = kind == GemmKernelKind::kAvx2 ||
-                    (kind == GemmKernelKind::kAuto && gemm_avx2_available(m_impl->shape));
-  m_impl->gemm_name = avx2 ? "avx2" : "generic";
+  m_impl->gemm_name = gemm_kernel_kind_name(resolve_gemm_kernel(kind, m_impl->shape));
 }
 
 const char* FsimBackend::gemm_kernel_name() const {
@@ -376,53 +374,65 @@ void FsimBackend::Impl::exec_load(uint64_t index, const Insn& i) {
       break;  // ACC and ACC_8BIT
   }
 
-  // Writes one SRAM tile from `src` (DRAM bytes of one element), or zeros when src is null.
-  const auto write_tile = [&](uint32_t t, const uint8_t* src) {
+  // Writes `n` consecutive SRAM tiles from `n` consecutive DRAM elements at `src`, or zeros
+  // when src is null (padding). Whole rows at a time so the conversions vectorise.
+  const auto write_tiles = [&](uint32_t t, uint64_t n, const uint8_t* src) {
     switch (type) {
-      case kMemUop: {
-        uint32_t word = 0;
-        if (src != nullptr) {
-          std::memcpy(&word, src, sizeof(word));  // little-endian host
+      case kMemUop:
+        for (uint64_t k = 0; k < n; ++k) {
+          uint32_t word = 0;
+          if (src != nullptr) {
+            std::memcpy(&word, src + k * kUopBytes, sizeof(word));  // little-endian host
+          }
+          uop[t + k] = codec.decode_uop(word);
         }
-        uop[t] = codec.decode_uop(word);
         break;
-      }
       case kMemInp: {
         int16_t* d = &inp[t * inp_lanes];
-        for (size_t k = 0; k < inp_lanes; ++k) {
-          d[k] = src != nullptr ? static_cast<int8_t>(src[k]) : 0;
-        }
-        break;
-      }
-      case kMemWgt: {
-        int16_t* d = &wgt[t * wgt_lanes];
+        const uint64_t lanes = n * inp_lanes;
         if (src == nullptr) {
-          std::fill(d, d + wgt_lanes, 0);
-          break;
-        }
-        for (int oc = 0; oc < cfg.block_out; ++oc) {
-          for (int k = 0; k < cfg.block_in; ++k) {
-            d[wgt_tile_offset(oc, k, cfg.block_out)] =
-                static_cast<int8_t>(src[oc * cfg.block_in + k]);
+          std::fill_n(d, lanes, 0);
+        } else {
+          const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+          for (uint64_t k = 0; k < lanes; ++k) {
+            d[k] = s8[k];
           }
         }
         break;
       }
-      case kMemAcc: {
-        refresh_out(t);
-        int32_t* d = &acc[t * acc_lanes];
+      case kMemWgt:
         if (src == nullptr) {
-          std::fill(d, d + acc_lanes, 0);
-        } else {
-          std::memcpy(d, src, acc_lanes * sizeof(int32_t));  // little-endian host
+          std::fill_n(&wgt[t * wgt_lanes], n * wgt_lanes, 0);
+          break;
+        }
+        for (uint64_t k = 0; k < n; ++k) {
+          int16_t* d = &wgt[(t + k) * wgt_lanes];
+          const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
+          const int bin = cfg.block_in, bout = cfg.block_out;
+          for (int j = 0; j < bin / 2; ++j) {
+            for (int oc = 0; oc < bout; ++oc) {
+              d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
+              d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
+            }
+          }
         }
         break;
-      }
+      case kMemAcc:
       case kMemAcc8: {
-        refresh_out(t);
+        for (uint64_t k = 0; k < n; ++k) {
+          refresh_out(static_cast<uint32_t>(t + k));  // LOAD ACC does not write the out buffer
+        }
         int32_t* d = &acc[t * acc_lanes];
-        for (size_t k = 0; k < acc_lanes; ++k) {
-          d[k] = src != nullptr ? static_cast<int8_t>(src[k]) : 0;
+        const uint64_t lanes = n * acc_lanes;
+        if (src == nullptr) {
+          std::fill_n(d, lanes, 0);
+        } else if (type == kMemAcc) {
+          std::memcpy(d, src, lanes * sizeof(int32_t));  // little-endian host
+        } else {
+          const int8_t* s8 = reinterpret_cast<const int8_t*>(src);  // ACC_8BIT: sign-extend
+          for (uint64_t k = 0; k < lanes; ++k) {
+            d[k] = s8[k];
+          }
         }
         break;
       }
@@ -432,17 +442,16 @@ void FsimBackend::Impl::exec_load(uint64_t index, const Insn& i) {
   };
 
   uint32_t t = i.sram_base;
-  for (uint64_t r = 0; r < height; ++r) {
-    const bool pad_row = r < i.y_pad_0 || r >= i.y_pad_0 + i.y_size;
-    const uint8_t* row = nullptr;
-    if (!pad_row) {
-      const uint64_t y = r - i.y_pad_0;
-      row = dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+  for (uint64_t r = 0; r < height; ++r, t += static_cast<uint32_t>(width)) {
+    if (r < i.y_pad_0 || r >= i.y_pad_0 + i.y_size) {
+      write_tiles(t, width, nullptr);
+      continue;
     }
-    for (uint64_t c = 0; c < width; ++c, ++t) {
-      const bool pad = pad_row || c < i.x_pad_0 || c >= i.x_pad_0 + i.x_size;
-      write_tile(t, pad ? nullptr : row + (c - i.x_pad_0) * e);
-    }
+    const uint64_t y = r - i.y_pad_0;
+    const uint8_t* row = dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+    write_tiles(t, i.x_pad_0, nullptr);
+    write_tiles(t + i.x_pad_0, i.x_size, row);
+    write_tiles(t + i.x_pad_0 + i.x_size, i.x_pad_1, nullptr);
   }
 }
 

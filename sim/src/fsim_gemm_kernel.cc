@@ -98,8 +98,78 @@ __attribute__((target("avx2"))) void gemm_avx2(const GemmShape& s, const GemmLoo
   }
 }
 
+// AVX-512 VNNI kernel: one zmm holds 16 output channels; vpdpwssd multiplies a broadcast int16
+// input pair with the weight pairs and accumulates in one instruction. Two accumulator sets
+// (even and odd pairs) halve the dependency chain.
+template <int kAcc, int kPairs>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_avx512(const GemmShape& s,
+                                                                        const GemmLoop& l,
+                                                                        const GemmBuffers& b) {
+  const int batch = s.batch;
+  const int pairs = kPairs != 0 ? kPairs : s.block_in / 2;
+  constexpr int bout = 16 * kAcc;
+  const size_t inp_tile = static_cast<size_t>(batch) * pairs * 2;
+  const size_t wgt_tile = static_cast<size_t>(pairs) * 2 * bout;
+  const size_t acc_tile = static_cast<size_t>(batch) * bout;
+  for (uint32_t io = 0; io < l.iter_out; ++io) {
+    for (uint32_t ii = 0; ii < l.iter_in; ++ii) {
+      const uint32_t dst0 = io * l.dst_factor_out + ii * l.dst_factor_in;
+      const uint32_t src0 = io * l.src_factor_out + ii * l.src_factor_in;
+      const uint32_t wgt0 = io * l.wgt_factor_out + ii * l.wgt_factor_in;
+      for (uint32_t u = 0; u < l.n_uops; ++u) {
+        const Uop& uop = l.uops[u];
+        const uint32_t dst = uop.dst_idx + dst0;
+        const int16_t* x_tile = b.inp + (uop.src_idx + src0) * inp_tile;
+        const int16_t* w = b.wgt + (uop.wgt_idx + wgt0) * wgt_tile;
+        int32_t* acc = b.acc + dst * acc_tile;
+        for (int r = 0; r < batch; ++r) {
+          const int16_t* x = x_tile + r * pairs * 2;
+          int32_t* a = acc + r * bout;
+          __m512i even[kAcc], odd[kAcc];
+          for (int c = 0; c < kAcc; ++c) {
+            even[c] = _mm512_loadu_si512(a + 16 * c);
+            odd[c] = _mm512_setzero_si512();
+          }
+          int j = 0;
+          for (; j + 1 < pairs; j += 2) {
+            int32_t p0, p1;
+            std::memcpy(&p0, x + 2 * j, sizeof(p0));
+            std::memcpy(&p1, x + 2 * j + 2, sizeof(p1));
+            const __m512i x0 = _mm512_set1_epi32(p0), x1 = _mm512_set1_epi32(p1);
+            const int16_t* w0 = w + j * 2 * bout;
+            const int16_t* w1 = w0 + 2 * bout;
+            for (int c = 0; c < kAcc; ++c) {
+              even[c] = _mm512_dpwssd_epi32(even[c], x0, _mm512_loadu_si512(w0 + 32 * c));
+              odd[c] = _mm512_dpwssd_epi32(odd[c], x1, _mm512_loadu_si512(w1 + 32 * c));
+            }
+          }
+          if (j < pairs) {
+            int32_t p0;
+            std::memcpy(&p0, x + 2 * j, sizeof(p0));
+            const __m512i x0 = _mm512_set1_epi32(p0);
+            for (int c = 0; c < kAcc; ++c) {
+              even[c] =
+                  _mm512_dpwssd_epi32(even[c], x0, _mm512_loadu_si512(w + j * 2 * bout + 32 * c));
+            }
+          }
+          for (int c = 0; c < kAcc; ++c) {
+            _mm512_storeu_si512(a + 16 * c, _mm512_add_epi32(even[c], odd[c]));
+          }
+        }
+        b.out_stale[dst] = 1;
+      }
+    }
+  }
+}
+
 bool cpu_has_avx2() {
   static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
+bool cpu_has_avx512_vnni() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vnni");
   return has;
 }
 
@@ -113,6 +183,19 @@ GemmKernelFn avx2_kernel(const GemmShape& s) {
       return s.block_in == 32 ? gemm_avx2<4, 16> : gemm_avx2<4, 0>;
     case 64:
       return gemm_avx2<8, 0>;
+    default:
+      return nullptr;
+  }
+}
+
+GemmKernelFn avx512_kernel(const GemmShape& s) {
+  switch (s.block_out) {
+    case 16:
+      return s.block_in == 16 ? gemm_avx512<1, 8> : gemm_avx512<1, 0>;
+    case 32:
+      return s.block_in == 32 ? gemm_avx512<2, 16> : gemm_avx512<2, 0>;
+    case 64:
+      return gemm_avx512<4, 0>;
     default:
       return nullptr;
   }
@@ -132,6 +215,10 @@ bool gemm_avx2_available(const GemmShape& shape) {
   return cpu_has_avx2() && avx2_kernel(shape) != nullptr;
 }
 
+bool gemm_avx512_available(const GemmShape& shape) {
+  return cpu_has_avx512_vnni() && avx512_kernel(shape) != nullptr;
+}
+
 const char* gemm_kernel_kind_name(GemmKernelKind kind) {
   switch (kind) {
     case GemmKernelKind::kAuto:
@@ -140,24 +227,40 @@ const char* gemm_kernel_kind_name(GemmKernelKind kind) {
       return "generic";
     case GemmKernelKind::kAvx2:
       return "avx2";
+    case GemmKernelKind::kAvx512:
+      return "avx512";
   }
   return "?";
 }
 
+GemmKernelKind resolve_gemm_kernel(GemmKernelKind kind, const GemmShape& shape) {
+  if (kind == GemmKernelKind::kAuto) {
+    return gemm_avx512_available(shape) ? GemmKernelKind::kAvx512
+           : gemm_avx2_available(shape) ? GemmKernelKind::kAvx2
+                                        : GemmKernelKind::kGeneric;
+  }
+  return kind;
+}
+
 GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape) {
-  switch (kind) {
-    case GemmKernelKind::kGeneric:
-      return gemm_generic;
+  switch (resolve_gemm_kernel(kind, shape)) {
     case GemmKernelKind::kAvx2:
       if (!gemm_avx2_available(shape)) {
         throw Error("the AVX2 GEMM kernel is not available (CPU without AVX2, or BLOCK_OUT " +
                     std::to_string(shape.block_out) + " not in {8, 16, 32, 64})");
       }
       return avx2_kernel(shape);
-    case GemmKernelKind::kAuto:
-      break;
+    case GemmKernelKind::kAvx512:
+      if (!gemm_avx512_available(shape)) {
+        throw Error(
+            "the AVX-512 VNNI GEMM kernel is not available (CPU without AVX-512 VNNI, or "
+            "BLOCK_OUT " +
+            std::to_string(shape.block_out) + " not in {16, 32, 64})");
+      }
+      return avx512_kernel(shape);
+    default:
+      return gemm_generic;
   }
-  return gemm_avx2_available(shape) ? avx2_kernel(shape) : gemm_generic;
 }
 
 }  // namespace vta

@@ -37,7 +37,7 @@ class FsimBackend : public Backend {
 
   // GEMM datapath variant (default kAuto). Throws Error if unavailable.
   void set_gemm_kernel(GemmKernelKind kind);
-  // "generic" or "avx2": the variant actually in use.
+  // "generic", "avx2" or "avx512": the variant actually in use.
   const char* gemm_kernel_name() const;
 
   // Architectural state, for tests and debugging (index = SRAM element, lane = batch*BLOCK + i).

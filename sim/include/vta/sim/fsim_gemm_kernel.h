@@ -5,8 +5,9 @@
 //   wgt tile  int16 [BLOCK_IN/2][BLOCK_OUT][2]         (k pairs of one output channel adjacent)
 //   acc tile  int32 [BATCH][BLOCK_OUT]
 // so one output row is BLOCK_IN/2 steps of "broadcast an input pair, multiply-add a weight row"
-// (x86 pmaddwd). The AVX2 variant is chosen at run time (__builtin_cpu_supports); the generic
-// variant is plain C++ and handles every BATCH (1..16) and BLOCK (2..64).
+// (x86 pmaddwd / vpdpwssd). The variant is chosen at run time with __builtin_cpu_supports
+// (AVX-512 VNNI, else AVX2); the generic variant is plain C++ and handles every BATCH (1..16)
+// and BLOCK (2..64). No -march flags are needed: only these functions are compiled for the ISA.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ namespace vta {
 enum class GemmKernelKind {
   kAuto,     // the fastest variant this CPU supports
   kGeneric,  // portable C++
-  kAvx2,     // x86 AVX2 (needs BLOCK_OUT a multiple of 8)
+  kAvx2,     // x86 AVX2 (BLOCK_OUT 8, 16, 32 or 64)
+  kAvx512,   // x86 AVX-512 VNNI (BLOCK_OUT 16, 32 or 64)
 };
 
 struct GemmShape {
@@ -48,11 +50,14 @@ struct GemmBuffers {
 
 using GemmKernelFn = void (*)(const GemmShape&, const GemmLoop&, const GemmBuffers&);
 
-// The kernel for `kind` and `shape`. kAuto picks AVX2 when the CPU has it and the shape allows
-// it, else generic. Throws Error if kAvx2 is requested but unavailable for this CPU or shape.
+// The kernel for `kind` and `shape`. kAuto picks the widest variant the CPU and the shape allow
+// (AVX-512 VNNI, AVX2, generic). Throws Error if a requested variant is unavailable.
 GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape);
-// True if the AVX2 kernel can run here for `shape`.
+// kAuto resolved to the variant select_gemm_kernel would use; other kinds unchanged.
+GemmKernelKind resolve_gemm_kernel(GemmKernelKind kind, const GemmShape& shape);
+// True if the AVX2 / AVX-512 VNNI kernel can run here for `shape`.
 bool gemm_avx2_available(const GemmShape& shape);
+bool gemm_avx512_available(const GemmShape& shape);
 const char* gemm_kernel_kind_name(GemmKernelKind kind);
 
 // Index of weight element (oc, k) inside one wgt tile of the layout above.
