@@ -5,18 +5,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
 #include "vta/sim/fsim.h"
 
 namespace vta {
 
 std::vector<std::string> available_backends() {
-  return {"fsim"};
+  return {"fsim", "cycle"};  // the last one is the default
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
   if (name == "fsim") {
     return std::make_unique<FsimBackend>(cfg, dram);
+  }
+  if (name == "cycle") {
+    return std::make_unique<CycleBackend>(cfg, dram);
   }
   throw Error(fmt::format("unknown backend '{}' (available: {})", name,
                           fmt::join(available_backends(), ", ")));
