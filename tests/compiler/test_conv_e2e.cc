@@ -1,0 +1,187 @@
+// End to end: conv2d and matmul compiled, run through the runtime on a backend, and compared
+// bit for bit with the plain C++ reference (layer_runner does the comparison).
+#include <algorithm>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "test_paths.h"
+#include "vta/backend_factory.h"
+#include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/layer_runner.h"
+#include "vta/runtime_cpp.h"
+
+using namespace vta::compiler;
+using vta::HwConfig;
+
+namespace {
+
+HwConfig use(const std::string& backend, const char* config) {
+  vta::set_error_mode(vta::ErrorMode::kThrow);
+  HwConfig cfg = HwConfig::from_file(config_path(config));
+  vta::runtime_configure(backend, cfg);
+  return cfg;
+}
+
+Conv2dParams random_conv(std::mt19937& rng) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Conv2dParams p;
+  p.name = "random";
+  p.n = uni(1, 3);
+  p.c = uni(1, 40);
+  p.k = uni(1, 40);
+  const int kernels[] = {1, 3, 7};
+  p.kh = p.kw = kernels[uni(0, 2)];
+  if (uni(0, 4) == 0)
+    p.kw = kernels[uni(0, 1)];  // non-square now and then
+  p.stride_h = p.stride_w = uni(1, 2);
+  p.pad_top = uni(0, 3);
+  p.pad_left = uni(0, 3);
+  const bool symmetric = uni(0, 1);
+  p.pad_bottom = symmetric ? p.pad_top : uni(0, 3);
+  p.pad_right = symmetric ? p.pad_left : uni(0, 3);
+  p.h = std::max(uni(1, 14), p.kh - p.pad_top - p.pad_bottom);
+  p.w = std::max(uni(1, 14), p.kw - p.pad_left - p.pad_right);
+  return p;
+}
+
+Epilogue random_epilogue(std::mt19937& rng) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Epilogue e;
+  e.bias = uni(0, 1);
+  e.shift = uni(0, 1) ? uni(1, 10) : 0;
+  e.residual = uni(0, 3) == 0;
+  e.relu = uni(0, 1);
+  if (uni(0, 1))
+    e.clip_hi = uni(0, 127);
+  if (uni(0, 2) == 0)
+    e.clip_lo = -uni(0, 128);
+  return e;
+}
+
+// A schedule from the ranked list (not always the best), sometimes with 3 virtual threads.
+ConvSchedule random_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg,
+                             std::mt19937& rng) {
+  auto ranked = rank_schedules(p, e, cfg, 40);
+  ConvSchedule s =
+      ranked[std::uniform_int_distribution<size_t>(0, ranked.size() - 1)(rng)].schedule;
+  if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
+    ConvSchedule t = s;
+    t.threads = 3;
+    try {
+      (void)TilePlan::make(p, e, t, cfg);
+      s = t;
+    } catch (const vta::Error&) {
+    }
+  }
+  return s;
+}
+
+void random_convs(const std::string& backend, const char* config, uint32_t seed, int trials) {
+  const HwConfig cfg = use(backend, config);
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < trials; ++trial) {
+    const Conv2dParams p = random_conv(rng);
+    const Epilogue e = random_epilogue(rng);
+    const ConvSchedule s = random_schedule(p, e, cfg, rng);
+    INFO("seed " << seed << " trial " << trial << " config " << config << ": " << p.describe()
+                 << " epilogue " << e.describe() << " schedule " << s.describe());
+    const LayerRun r = run_conv2d(p, e, s, random_conv_data(p, e, seed * 1000u + trial), true);
+    INFO("first mismatch: " << r.first_mismatch);
+    REQUIRE(r.mismatches == 0);
+    // fsim counting rule: every GEMM micro-op with reset 0 counts once; the plan executes each
+    // (output element, input block, tap) exactly once.
+    const BlockedConv g = BlockedConv::make(p, cfg);
+    REQUIRE(r.stats.gemm_counter == g.gemm_uop_count());
+    REQUIRE(r.stats.out_store_nbytes == uint64_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random conv2d on fsim with pynq", "[e2e]") {
+  random_convs("fsim", "pynq", 101, 25);
+}
+TEST_CASE("random conv2d on fsim with small", "[e2e]") {
+  random_convs("fsim", "small", 202, 25);
+}
+TEST_CASE("random conv2d on fsim with block32", "[e2e]") {
+  random_convs("fsim", "block32", 303, 15);
+}
+TEST_CASE("random conv2d on fsim with batch4", "[e2e]") {
+  random_convs("fsim", "batch4", 404, 15);
+}
+
+TEST_CASE("random matmul on fsim with three configs", "[e2e]") {
+  for (const char* config : {"pynq", "batch4", "small"}) {
+    const HwConfig cfg = use("fsim", config);
+    const uint32_t seed = 505;
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < 10; ++trial) {
+      auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      MatmulParams p;
+      p.m = uni(1, 70), p.k = uni(1, 100), p.n = uni(1, 70);
+      Epilogue e = random_epilogue(rng);
+      e.residual = false;
+      const ConvSchedule s = auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);
+      INFO("seed " << seed << " trial " << trial << " " << config << ": " << p.describe()
+                   << " epilogue " << e.describe() << " schedule " << s.describe());
+      const LayerRun r = run_matmul(p, e, s, random_matmul_data(p, e, seed + trial), true);
+      INFO("first mismatch: " << r.first_mismatch);
+      REQUIRE(r.mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("every ResNet-18 layer on the default config (fsim, auto schedule)", "[e2e]") {
+  const HwConfig cfg = use("fsim", "pynq");
+  for (const auto& layer : resnet18_conv_layers()) {
+    INFO(layer.params.name);
+    Epilogue e = layer.epilogue;
+    e.bias = true;
+    const ConvSchedule s = auto_schedule(layer.params, e, cfg);
+    const LayerRun r = run_conv2d(layer.params, e, s, random_conv_data(layer.params, e, 7), true);
+    INFO("schedule " << s.describe() << " first mismatch: " << r.first_mismatch);
+    REQUIRE(r.mismatches == 0);
+    REQUIRE(r.stats.gemm_counter == r.gemm_bound);
+  }
+}
+
+TEST_CASE("tutorial schedule of resnet18.C8 on fsim", "[e2e]") {
+  use("fsim", "pynq");
+  const auto layer = find_named_layer("resnet18.C8");
+  const ConvSchedule s =
+      ConvSchedule::from_file(std::string(VTA_SOURCE_DIR) + "/compiler/schedules/tutorial_c8.json");
+  const LayerRun r = run_conv2d(layer.params, *s.epilogue, s,
+                                random_conv_data(layer.params, *s.epilogue, 8), true);
+  REQUIRE(r.mismatches == 0);
+  // Upstream counting rules, hand-derived for this schedule: 14*14*16 output tiles x 16 input
+  // blocks x 9 taps GEMM micro-ops; 3 ALU ops (>>, max, min) per output tile; weights loaded
+  // once per (oc tile, ic chunk, spatial tile) = 2*16*2 loads of 8*9 tiles of 256 bytes.
+  CHECK(r.stats.gemm_counter == 14ull * 14 * 16 * 16 * 9);
+  CHECK(r.stats.alu_counter == 3ull * 14 * 14 * 16);
+  CHECK(r.stats.wgt_load_nbytes == 2ull * 16 * 2 * 8 * 9 * 256);
+  CHECK(r.stats.out_store_nbytes == 14ull * 14 * 16 * 16);
+}
+
+TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
+  const auto names = vta::available_backends();
+  if (std::find(names.begin(), names.end(), "cycle") == names.end()) {
+    WARN("cycle backend not built; skipped");
+    return;
+  }
+  const HwConfig cfg = use("cycle", "pynq");
+  const uint32_t seed = 606;
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 3; ++trial) {
+    Conv2dParams p = random_conv(rng);
+    const Epilogue e = random_epilogue(rng);
+    const ConvSchedule s = random_schedule(p, e, cfg, rng);
+    INFO("seed " << seed << " trial " << trial << ": " << p.describe() << " " << s.describe());
+    const LayerRun r = run_conv2d(p, e, s, random_conv_data(p, e, seed + trial), true);
+    REQUIRE(r.mismatches == 0);
+    REQUIRE(r.stats.timed);
+    // Every GEMM micro-op takes at least one cycle.
+    REQUIRE(r.stats.cycles >= r.stats.gemm_counter);
+  }
+}
