@@ -44,6 +44,44 @@ void* Dram::alloc(size_t bytes) {
   return m_base + (first << kPageBits);
 }
 
+void* Dram::alloc_at(uint64_t phys, size_t bytes) {
+  const uint64_t first = phys >> kPageBits;
+  const uint64_t last = (phys + std::max<uint64_t>(bytes, 1) - 1) >> kPageBits;
+  if (first == 0 || last >= m_page_used.size()) {
+    throw Error(fmt::format("cannot allocate [{:#x}, {:#x}): outside the simulated DRAM", phys,
+                            phys + bytes));
+  }
+  for (uint64_t page = first; page <= last; ++page) {
+    if (m_page_used[page]) {
+      throw Error(fmt::format("cannot allocate [{:#x}, {:#x}): page {:#x} is already allocated",
+                              phys, phys + bytes, page << kPageBits));
+    }
+  }
+  const uint64_t pages = last - first + 1;
+  // Free ranges that overlap are dropped from reuse; pages skipped by the bump pointer stay free.
+  for (auto it = m_free.begin(); it != m_free.end();) {
+    const bool overlap = it->second <= last && it->second + it->first > first;
+    it = overlap ? m_free.erase(it) : std::next(it);
+  }
+  if (first > m_next_page) {
+    m_free.emplace(first - m_next_page, m_next_page);
+  }
+  m_next_page = std::max(m_next_page, last + 1);
+  std::memset(m_base + (first << kPageBits), 0, pages << kPageBits);
+  std::fill(m_page_used.begin() + first, m_page_used.begin() + last + 1, 1);
+  m_allocs[first] = pages;
+  m_allocated_pages += pages;
+  return m_base + phys;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> Dram::allocations() const {
+  std::vector<std::pair<uint32_t, uint64_t>> v;
+  for (const auto& [first, pages] : m_allocs) {
+    v.emplace_back(static_cast<uint32_t>(first << kPageBits), pages << kPageBits);
+  }
+  return v;
+}
+
 void Dram::free(void* host) {
   const auto* p = static_cast<uint8_t*>(host);
   if (p < m_base || p >= m_base + kPhysBytes) {

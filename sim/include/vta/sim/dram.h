@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace vta {
@@ -26,6 +27,12 @@ class Dram {
   // Allocates `bytes` (rounded up to pages, zero-filled); returns the host pointer.
   // Throws Error when the 4 GiB physical space is exhausted.
   void* alloc(size_t bytes);
+  // Allocates the pages covering [phys, phys + bytes) at exactly that physical address (to
+  // replay a saved program image); returns the host pointer of `phys`. Throws Error naming the
+  // range if any of those pages is already allocated or outside the physical space.
+  void* alloc_at(uint64_t phys, size_t bytes);
+  // Live allocations as (physical address, bytes), in address order.
+  std::vector<std::pair<uint32_t, uint64_t>> allocations() const;
   // Frees an allocation by its host pointer (the start, not an interior pointer).
   // Throws Error naming the pointer on a double free or an unknown pointer.
   void free(void* host);
