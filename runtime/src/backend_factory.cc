@@ -8,11 +8,18 @@
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
 #include "vta/sim/fsim.h"
+#ifdef VTA_HAVE_RTL
+#include "vta/hw/rtl_backend.h"
+#endif
 
 namespace vta {
 
 std::vector<std::string> available_backends() {
-  return {"fsim", "cycle"};  // the last one is the default
+  std::vector<std::string> names = {"fsim", "cycle"};  // the last one is the default
+#ifdef VTA_HAVE_RTL
+  names.insert(names.begin(), "rtl");  // never last: the last entry is the default
+#endif
+  return names;
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
@@ -22,6 +29,11 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& c
   if (name == "cycle") {
     return std::make_unique<CycleBackend>(cfg, dram);
   }
+#ifdef VTA_HAVE_RTL
+  if (name == "rtl") {
+    return std::make_unique<RtlBackend>(cfg, dram);
+  }
+#endif
   throw Error(fmt::format("unknown backend '{}' (available: {})", name,
                           fmt::join(available_backends(), ", ")));
 }

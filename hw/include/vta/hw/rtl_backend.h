@@ -1,0 +1,37 @@
+// RtlBackend: the `rtl` backend. The synthesizable Verilog core of hw/rtl, compiled by
+// Verilator (one model per config listed in the CMake option VTA_RTL_CONFIGS), clocked cycle
+// by cycle from an SC_THREAD of a SystemC top that also holds the cycle model's DRAM target
+// (vta::cycle::DramTarget / DramTiming): same memory timing, same simulated DRAM. The values
+// must equal fsim's bit for bit and the cycle counts the cycle backend's (sim/README.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vta/sim/backend.h"
+
+namespace vta {
+
+class RtlBackend : public Backend {
+ public:
+  // Throws Error "no RTL model built for config ..." when this binary has no model of `cfg`.
+  RtlBackend(const HwConfig& cfg, Dram& dram);
+  ~RtlBackend() override;
+
+  const char* name() const override { return "rtl"; }
+  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override;
+  // VCD of cycles [start, end) counted over all runs of this backend (needs VTA_RTL_TRACE).
+  void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
+
+  // Names of the configs with a model in this binary, e.g. {"pynq", "small"}.
+  static std::vector<std::string> built_configs();
+  // The config whose model serves this backend.
+  const std::string& model_config() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace vta

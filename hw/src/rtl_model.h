@@ -1,0 +1,75 @@
+// RtlModel: one Verilated vta_core (hw/rtl/vta_core.v) of one configuration, behind a small
+// per-cycle interface so the backend glue is written once for every model class. A model is
+// clocked by cycle(): inputs are applied with the clock low, the combinational outputs of the
+// cycle are sampled, then the rising edge is evaluated.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vta::rtl {
+
+// Inputs of the memory side for one cycle.
+struct MemIn {
+  bool rd_data_valid = false;        // a read beat is on the bus
+  uint8_t rd_data_tag = 0;           // its client (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc)
+  const uint8_t* rd_data = nullptr;  // bus_bytes of data
+  bool wr_data_take = false;         // the memory takes the store's next beat this cycle
+  bool wr_resp = false;              // a write response arrives
+};
+
+// Outputs of one cycle (sampled before the rising edge).
+struct MemOut {
+  bool rd_req = false;  // a read burst is granted this cycle
+  uint32_t rd_addr = 0;
+  uint32_t rd_beats = 0;
+  uint8_t rd_tag = 0;
+  bool wr_req = false;  // a write burst is granted this cycle
+  uint32_t wr_addr = 0;
+  uint32_t wr_beats = 0;
+  bool wr_data_valid = false;
+  uint8_t wr_data[128] = {};  // bus_bytes of data
+  bool stuck = false;         // nothing can move any more (deadlock watch)
+  bool error = false;         // compute hit an out-of-range index
+  bool finish = false;        // FINISH ended in this cycle (sampled after the rising edge)
+};
+
+// Status and event counters after a run.
+struct CoreStatus {
+  bool done = false;
+  uint64_t cycles = 0;
+  uint32_t err_code = 0, err_value = 0, err_compute_insn = 0;
+  uint32_t token_counts = 0;   // l2g | g2l << 8 | s2g << 16 | g2s << 24
+  uint32_t units_waiting = 0;  // bit 0 load, 1 compute, 2 store
+  uint64_t inp_load_nbytes = 0, wgt_load_nbytes = 0, acc_load_nbytes = 0, uop_load_nbytes = 0,
+           out_store_nbytes = 0, gemm_counter = 0, alu_counter = 0, alu_active_cycles = 0;
+  uint32_t unit_insns[3] = {};  // load, compute, store
+  uint64_t unit_busy[3] = {}, unit_idle[3] = {}, unit_stall[3] = {};
+  uint64_t fetch_busy = 0, fetch_stall = 0;
+};
+
+class RtlModel {
+ public:
+  virtual ~RtlModel() = default;
+  // One reset cycle (the model's first use) or a start cycle loading the control registers.
+  virtual void reset() = 0;
+  virtual void start(uint32_t insn_addr, uint32_t insn_count) = 0;
+  virtual void cycle(const MemIn& in, MemOut& out) = 0;
+  virtual CoreStatus status() const = 0;
+  // VCD of later cycles to `path` (false if the model was built without tracing).
+  virtual bool open_vcd(const std::string& path) = 0;
+  virtual void set_vcd_active(bool on) = 0;
+  virtual void close_vcd() = 0;
+};
+
+// Models built into this binary (CMake option VTA_RTL_CONFIGS), with their config JSON.
+struct BuiltModel {
+  const char* name;         // config file name without .json, e.g. "pynq"
+  const char* config_json;  // its contents
+  std::unique_ptr<RtlModel> (*make)(int bus_bytes);
+};
+const std::vector<BuiltModel>& built_models();
+
+}  // namespace vta::rtl
