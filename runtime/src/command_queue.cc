@@ -12,6 +12,7 @@
 #include "device_memory.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
+#include "vta/sim/program_image.h"
 
 namespace vta {
 
@@ -427,6 +428,9 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     }
   }
 
+  if (!m_hooks.dump_path.empty()) {
+    write_program_image(words.size(), uops.size());
+  }
   if (m_debug & VTA_DEBUG_DUMP_INSN) {
     std::fprintf(stderr, "vta: program of %zu instructions, %zu micro-ops\n", words.size(),
                  uops.size());
@@ -456,10 +460,35 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
                               m_device.name(), wait_cycles));
     }
   }
+  ++m_programs;
   carry = left;
   if (serial) {
     carry = TokenCounts{};
   }
+}
+
+void CommandQueue::write_program_image(size_t insn_count, size_t uop_count) {
+  // The stream, the uop image and every data allocation, as `vtasim run` replays them.
+  Dram& dram = m_mem.dram();
+  ProgramImage img;
+  img.config_json = m_cfg.to_json().dump();
+  img.insn_phys = m_insn_phys;
+  img.insn_count = static_cast<uint32_t>(insn_count);
+  img.add_segment(dram, m_insn_phys, static_cast<uint32_t>(insn_count * kInsnBytes));
+  if (uop_count > 0) {
+    img.add_segment(dram, m_uop_phys, static_cast<uint32_t>(uop_count * kUopBytes));
+  }
+  for (const auto& [phys, bytes] : dram.allocations()) {
+    if (phys != m_insn_phys && phys != m_uop_phys) {
+      img.add_segment(dram, phys, static_cast<uint32_t>(bytes));
+    }
+  }
+  std::string path = m_hooks.dump_path;
+  const size_t at = path.find("%d");
+  if (at != std::string::npos) {
+    path.replace(at, 2, std::to_string(m_programs));
+  }
+  img.save(path);
 }
 
 void CommandQueue::write_log_insn(const std::vector<InsnWords>& insns) const {

@@ -71,6 +71,7 @@ class CommandQueue {
   void begin_program();
   void end_program();
   void write_log_insn(const std::vector<InsnWords>& insns) const;
+  void write_program_image(size_t insn_count, size_t uop_count);
 
   HwConfig m_cfg;
   DeviceMemory& m_mem;
@@ -87,6 +88,7 @@ class CommandQueue {
   UopKernel* m_recording = nullptr;
   size_t m_user_insns = 0;  // instructions appended by API calls since the last sync
   TokenCounts m_carry{};    // tokens to re-create at the start of the next program
+  uint64_t m_programs = 0;  // programs synchronised by this queue (program image "%d")
 };
 
 }  // namespace vta

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime_test_util.h"
+#include "vta/sim/fsim.h"
+#include "vta/sim/program_image.h"
 
 using namespace vta;
 using namespace vta::rt_test;
@@ -445,4 +447,50 @@ TEST_CASE("VTASimProfilerStatus reports the upstream counters and clears", "[run
   // A synchronisation with nothing new runs nothing.
   VTASynchronize(cmd, kSync);
   CHECK(runtime_stats().runs == 0);
+}
+
+TEST_CASE("program dump: a synchronised program replays from its image", "[runtime]") {
+  Session s;
+  const std::string path = "runtime_program_dump_test_%d.vtaimg";
+  const size_t lanes = s.cfg.batch * s.cfg.block_out;
+  std::vector<int32_t> a(4 * lanes);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<int32_t>(i) - 20;
+  Buffer ab(a.size() * 4), yb(4 * lanes);
+  ab.upload(a);
+  runtime_set_program_dump(path);
+  void* handle = nullptr;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTALoadBuffer2D(cmd, ab.get(), 0, 4, 1, 4, 0, 0, 0, 0, 0, kMemAcc);
+  VTAPushALUOp(
+      &handle,
+      [](void*) {
+        VTAUopLoopBegin(4, 1, 1, 0);
+        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 3);
+        VTAUopLoopEnd();
+        return 0;
+      },
+      nullptr, 0);
+  VTADepPush(cmd, 2, 3);
+  VTADepPop(cmd, 2, 3);
+  VTAStoreBuffer2D(cmd, 0, kMemOut, yb.get(), 0, 4, 1, 4);
+  VTASynchronize(cmd, kSync);
+  runtime_set_program_dump("");
+  const std::string file = "runtime_program_dump_test_0.vtaimg";
+  REQUIRE(ProgramImage::is_image_file(file));
+  const ProgramImage img = ProgramImage::load(file);
+  std::remove(file.c_str());
+  // Replay on a fresh DRAM with the functional simulator: same output bytes as the live run.
+  Dram dram;
+  img.load_into(dram);
+  const HwConfig cfg = HwConfig::from_json_text(img.config_json, "image");
+  FsimBackend replay(cfg, dram);
+  REQUIRE(replay.run(img.insn_phys, img.insn_count, 0) == RunStatus::kOk);
+  const auto live = yb.download<int8_t>(4 * lanes);
+  const auto* replayed = reinterpret_cast<const int8_t*>(dram.host_ptr(VTAMemGetPhyAddr(yb.get())));
+  for (size_t i = 0; i < live.size(); ++i) {
+    INFO("lane " << i);
+    CHECK(live[i] == static_cast<int8_t>(a[i] + 3));
+    CHECK(replayed[i] == live[i]);
+  }
 }

@@ -77,8 +77,11 @@ void runtime_set_skip_execution(bool skip);
 // Decoded instructions appended since the last synchronisation (no final syncs, no FINISH).
 std::vector<Insn> runtime_pending_insns();
 
-// Writes every synchronised program to `path` as a program image for `vtasim run` (empty path:
-// off). Same as $VTA_DUMP_PROGRAM. Each new program overwrites the file.
+// Writes every synchronised program to `path` as a program image (vta/sim/program_image.h) for
+// `vtasim run`: the instruction stream, the uop image and every live data allocation, taken
+// before the program runs (empty path: off). Same as $VTA_DUMP_PROGRAM. "%d" in the path is
+// replaced by the program's index in this command queue; otherwise each program overwrites the
+// file.
 void runtime_set_program_dump(const std::string& path);
 
 // Size of the instruction and uop DRAM buffers (default VTA_MAX_XFER); a smaller value makes
