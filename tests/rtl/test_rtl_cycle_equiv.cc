@@ -1,6 +1,6 @@
 // Cycle equivalence of the rtl and cycle backends: every program of the shared ISA suite runs
 // on both (each with its own DRAM) and every run must take the same number of cycles, with the
-// same per-unit busy and idle cycle counts. Any difference is a bug in one of the two; the
+// same per-unit busy, idle and stall cycle counts. Any difference is a bug in one of the two; the
 // message lists the per-run cycles of both.
 #include <catch2/catch.hpp>
 
@@ -39,6 +39,18 @@ class RecordingBackend : public Backend {
       const NamedCounter* b = before.find(name);
       c.counters.push_back((a ? a->value : 0) - (b ? b->value : 0));
     }
+    // stall cycles per unit: rtl counts them in one counter per unit, the cycle model per
+    // token queue (<unit>.stall_<q>_cycles, <unit>.stall_<q>_full_cycles): compare the sums
+    for (const std::string unit : {"load.stall_", "compute.stall_", "store.stall_"}) {
+      double sum = 0;
+      for (const auto& n : after.extra) {
+        if (n.name.rfind(unit, 0) == 0) {
+          const NamedCounter* b = before.find(n.name);
+          sum += n.value - (b ? b->value : 0);
+        }
+      }
+      c.counters.push_back(sum);
+    }
     costs.push_back(c);
     // mirror the upstream counters for the suite's checks
     m_stats.inp_load_nbytes += after.inp_load_nbytes - before.inp_load_nbytes;
@@ -59,7 +71,7 @@ class RecordingBackend : public Backend {
 
   struct RunCost {
     uint64_t cycles = 0;
-    std::vector<double> counters;  // busy and idle cycles of load, compute, store
+    std::vector<double> counters;  // busy, idle and stall cycles of load, compute, store
   };
   std::vector<RunCost> costs;
 
@@ -70,7 +82,7 @@ class RecordingBackend : public Backend {
 std::string describe(const std::vector<RecordingBackend::RunCost>& costs) {
   std::ostringstream o;
   for (const auto& c : costs) {
-    o << " [cycles " << c.cycles << " busy/idle l,c,s:";
+    o << " [cycles " << c.cycles << " busy/idle/stall l,c,s:";
     for (double v : c.counters) {
       o << " " << v;
     }
