@@ -334,3 +334,54 @@ TEST_CASE("cycle timing: two-burst ping-pong fetch of a long stream", "[cycle]")
   }
   CHECK(measured == e[n - 1] + 1);
 }
+
+TEST_CASE("cycle timing: upstream gemm_test chain (load, compute, store with tokens)", "[cycle]") {
+  for (const char* preset : {"pynq", "de10nano", "block32"}) {
+    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    Dram dram;
+    CycleBackend be(cfg, dram);
+    ProgramBuilder pb(cfg, dram);
+    // gemm_test(batch 1, in 4 blocks, out 4 blocks): 16 uncompressed uops.
+    const uint32_t in = 4, out = 4;
+    std::vector<Uop> uops;
+    for (uint32_t k = 0; k < out; ++k) {
+      for (uint32_t j = 0; j < in; ++j) {
+        uops.push_back(Uop{k, j, k * in + j});
+      }
+    }
+    const DeviceBuffer ub = pb.alloc_uops(uops);
+    const DeviceBuffer acc = pb.alloc(out * cfg.acc_elem_bytes + 4096);
+    const DeviceBuffer wgt = pb.alloc(in * out * cfg.wgt_elem_bytes + 4096);
+    const DeviceBuffer inp = pb.alloc(in * cfg.inp_elem_bytes + 4096);
+    const DeviceBuffer res = pb.alloc(out * cfg.out_elem_bytes + 4096);
+    const uint32_t nu = static_cast<uint32_t>(uops.size());
+    const std::vector<Insn> prog = {
+        make_load_1d(kMemUop, 0, ub.elem(cfg, kMemUop), nu),
+        make_load_1d(kMemAcc, 0, acc.elem(cfg, kMemAcc), out, Deps{false, false, true, false}),
+        make_load_1d(kMemWgt, 0, wgt.elem(cfg, kMemWgt), in * out, Deps{false, true, false, false}),
+        make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), in, Deps{false, false, false, true}),
+        make_gemm(UopLoop{0, nu, 1, 1}, false, Deps{true, false, false, true}),
+        make_store_1d(0, res.elem(cfg, kMemOut), out, Deps{true, false, true, false}),
+        make_finish(false, true)};
+    for (const Insn& i : prog) {
+      pb.push(i);
+    }
+    const uint64_t measured = run_cycles(be, pb);
+
+    // The loads are strictly ordered by their tokens, so they use memory one after the other.
+    const RefFetch f = ref_fetch_one_burst(cfg, 7);
+    RefReadChannel ch{cfg, f.read_free};
+    const auto& v = f.visible;
+    const uint64_t e0 = ref_load_end(cfg, prog[0], v[0], ch);
+    const uint64_t e1 = ref_load_end(cfg, prog[1], std::max(v[1], e0 + 1), ch);  // g2l push
+    const uint64_t e2 = ref_load_end(cfg, prog[2], std::max(v[2], e1 + 1), ch);  // pops g2l
+    const uint64_t e3 = ref_load_end(cfg, prog[3], std::max(v[3], e2 + 1), ch);  // l2g push
+    const uint64_t s4 = std::max({v[4], e1 + 1, e3 + 1});
+    const uint64_t e4 = ref_compute_end(prog[4], s4);
+    const uint64_t e5 = ref_store_end(cfg, prog[5], std::max(v[5], e4 + 1));
+    const uint64_t s6 = std::max({v[6], e4 + 1, e5 + 1});
+    INFO(preset);
+    CHECK(measured == s6 + 1);
+    CHECK(be.stats().gemm_counter == nu);
+  }
+}

@@ -42,6 +42,15 @@ CoreDatapath::CoreDatapath(const HwConfig& cfg, Dram& dram)
       m_out(cfg.out_buff_depth * m_acc_lanes, 0),
       m_out_stale(cfg.out_buff_depth, 0) {}
 
+void CoreDatapath::release_storage() {
+  std::vector<Uop>().swap(m_uop);
+  std::vector<int16_t>().swap(m_inp);
+  std::vector<int16_t>().swap(m_wgt);
+  std::vector<int32_t>().swap(m_acc);
+  std::vector<int8_t>().swap(m_out);
+  std::vector<uint8_t>().swap(m_out_stale);
+}
+
 uint64_t CoreDatapath::dram_elem_bytes(uint32_t memory_type) const {
   return static_cast<uint64_t>(m_cfg.elem_bytes(static_cast<int>(memory_type)));
 }

@@ -41,6 +41,9 @@ class CoreDatapath {
   void exec_gemm(uint64_t index, const Insn& i, Stats& stats);
   void exec_alu(uint64_t index, const Insn& i, Stats& stats);
 
+  // Frees the SRAM images (the backend is going away but SystemC keeps its modules).
+  void release_storage();
+
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
   int8_t out_lane(uint32_t index, uint32_t lane) const;
 

@@ -55,9 +55,13 @@ CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram)
 
 CycleBackend::~CycleBackend() {
   m_impl->ctx.activate();
-  // The kernel itself is never deleted (SimContext); the modules are left to it as well,
-  // since SystemC cannot destroy processes of an elaborated design.
-  m_impl->core.release();
+  // The kernel itself is never deleted (SimContext); the modules are left to it as well, since
+  // SystemC cannot destroy a module with processes (it aborts). Free what is big.
+  m_impl->core->shared.datapath.release_storage();
+  std::vector<uint8_t>().swap(m_impl->core->shared.fetched);
+  std::vector<Insn>().swap(m_impl->core->shared.insns_decoded);
+  m_impl->core->shared.trace = TraceRecorder();
+  (void)m_impl->core.release();
 }
 
 RunStatus CycleBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) {
