@@ -1,0 +1,191 @@
+#include "cli_common.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "vta/backend_factory.h"
+#include "vta/sim/error.h"
+#include "vta/sim/isa.h"
+
+namespace vta::cli {
+
+void add_common_options(po::options_description& desc, CommonOptions& o) {
+  desc.add_options()("help,h", "show this help")(
+      "config,c", po::value(&o.config),
+      "hardware config: preset name (pynq, ultra96, zcu104, de10nano, block32, batch4, small) or "
+      "JSON file; default $VTA_CONFIG, else pynq")(
+      "backend,b", po::value(&o.backend),
+      "backend: fsim, cycle or rtl; default $VTA_BACKEND, else the build's default")(
+      "json", po::value(&o.json_path), "write a machine-readable report (JSON) to this file")(
+      "trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)")(
+      "vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)")(
+      "vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+}
+
+bool parse_args(int argc, char** argv, const std::string& usage,
+                const po::options_description& desc, const po::positional_options_description& pos,
+                po::variables_map& vm) {
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage << "\n\n" << desc << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (usage: " + usage + ")");
+  }
+  return true;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(VTA_CONFIG_DIR, ec)) {
+    if (e.path().extension() == ".json") {
+      names.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+HwConfig resolve_config(const std::string& v) {
+  if (v.empty()) {
+    return HwConfig::from_env();
+  }
+  if (v.find('/') != std::string::npos || v.find(".json") != std::string::npos ||
+      std::filesystem::exists(v)) {
+    return HwConfig::from_file(v);
+  }
+  const std::string preset = std::string(VTA_CONFIG_DIR) + "/" + v + ".json";
+  if (std::filesystem::exists(preset)) {
+    return HwConfig::from_file(preset);
+  }
+  if (v == "pynq" || v == "default") {
+    return HwConfig::default_config();
+  }
+  std::string known;
+  for (const std::string& n : preset_names()) {
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw UsageError(fmt::format("unknown config '{}': not a file and not a preset ({})", v,
+                               known.empty() ? "pynq" : known));
+}
+
+std::unique_ptr<Backend> create_backend(const CommonOptions& o, const HwConfig& cfg, Dram& dram) {
+  const std::string name = o.backend.empty() ? backend_name_from_env() : o.backend;
+  std::unique_ptr<Backend> be = make_backend(name, cfg, dram);
+  if (!o.trace_path.empty()) {
+    be->enable_trace(o.trace_path);
+  }
+  if (!o.vcd_window.empty() && o.vcd_path.empty()) {
+    throw UsageError("--vcd-window needs --vcd FILE");
+  }
+  if (!o.vcd_path.empty()) {
+    uint64_t start = 0, end = UINT64_MAX;
+    if (!o.vcd_window.empty()) {
+      const size_t colon = o.vcd_window.find(':');
+      try {
+        if (colon == std::string::npos)
+          throw std::invalid_argument("no colon");
+        size_t used = 0;
+        start = std::stoull(o.vcd_window.substr(0, colon), &used);
+        if (used != colon)
+          throw std::invalid_argument("junk");
+        const std::string b = o.vcd_window.substr(colon + 1);
+        end = std::stoull(b, &used);
+        if (used != b.size() || end <= start)
+          throw std::invalid_argument("range");
+      } catch (const std::exception&) {
+        throw UsageError("--vcd-window '" + o.vcd_window +
+                         "' must be A:B with cycle numbers A < B");
+      }
+    }
+    be->enable_vcd(o.vcd_path, start, end);
+  }
+  return be;
+}
+
+void print_report(std::ostream& os, const RunReport& r) {
+  const Stats& s = r.stats;
+  os << fmt::format("vtasim {}: {} on backend {} (config {})\n", r.command, r.program, r.backend,
+                    r.config);
+  const auto row = [&](const std::string& name, const std::string& value, const std::string& unit) {
+    os << fmt::format("  {:<34} {:>16} {}\n", name, value, unit);
+  };
+  row("inp_load_nbytes", std::to_string(s.inp_load_nbytes), "bytes");
+  row("wgt_load_nbytes", std::to_string(s.wgt_load_nbytes), "bytes");
+  row("acc_load_nbytes", std::to_string(s.acc_load_nbytes), "bytes");
+  row("uop_load_nbytes", std::to_string(s.uop_load_nbytes), "bytes");
+  row("out_store_nbytes", std::to_string(s.out_store_nbytes), "bytes");
+  row("gemm_counter", std::to_string(s.gemm_counter), "GEMM micro-ops");
+  row("alu_counter", std::to_string(s.alu_counter), "ALU micro-ops");
+  std::string insns;
+  uint64_t total = 0;
+  for (uint32_t op = 0; op <= kOpAlu; ++op) {
+    insns += fmt::format("{}{} {}", insns.empty() ? "" : ", ", opcode_name(op), s.insn_count[op]);
+    total += s.insn_count[op];
+  }
+  row("instructions", std::to_string(total), "(" + insns + ")");
+  row("runs", std::to_string(s.runs), "");
+  if (s.timed) {
+    row("cycles", std::to_string(s.cycles), "cycles");
+  }
+  for (const NamedCounter& c : s.extra) {
+    row(c.name, fmt::format("{:.6g}", c.value), c.unit);
+  }
+  for (const auto& [key, value] : r.extra.items()) {
+    row(key, value.is_string() ? value.get<std::string>() : value.dump(), "");
+  }
+  row("wall time", fmt::format("{:.6f}", r.wall_seconds), "s");
+}
+
+nlohmann::ordered_json report_json(const RunReport& r) {
+  nlohmann::ordered_json j;
+  j["command"] = r.command;
+  j["program"] = r.program;
+  j["backend"] = r.backend;
+  j["config"] = r.config;
+  j["wall_seconds"] = r.wall_seconds;
+  const nlohmann::ordered_json stats = r.stats.to_json();  // items() must not outlive it
+  for (const auto& [key, value] : stats.items()) {
+    j[key] = value;
+  }
+  for (const auto& [key, value] : r.extra.items()) {
+    j[key] = value;
+  }
+  return j;
+}
+
+void write_json_report(const CommonOptions& o, const RunReport& r) {
+  if (o.json_path.empty()) {
+    return;
+  }
+  std::ofstream f(o.json_path);
+  f << report_json(r).dump(2) << "\n";
+  if (!f) {
+    throw Error("cannot write JSON report '" + o.json_path + "'");
+  }
+}
+
+int guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "vtasim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const po::error& e) {
+    std::cerr << "vtasim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vtasim: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace vta::cli

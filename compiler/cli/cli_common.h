@@ -1,0 +1,80 @@
+// Shared pieces of the vtasim subcommands: the common options (--config, --backend, --json,
+// --trace, --vcd, --vcd-window) parsed with Boost.program_options, config and backend
+// resolution, the run report (text table on stdout, JSON file) and error handling.
+// Exit status: 0 success, 1 simulator/program error ("vtasim: error: ..."), 2 bad usage.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "vta/sim/backend.h"
+#include "vta/sim/dram.h"
+#include "vta/sim/hw_config.h"
+#include "vta/sim/stats.h"
+
+namespace vta::cli {
+
+namespace po = boost::program_options;
+
+// A bad command line; reported with exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& what) : std::runtime_error(what) {}
+};
+
+struct CommonOptions {
+  std::string config;      // preset name or JSON path; "" = $VTA_CONFIG, else built-in default
+  std::string backend;     // fsim | cycle | rtl; "" = $VTA_BACKEND, else the default
+  std::string json_path;   // machine-readable report ("" = none)
+  std::string trace_path;  // Perfetto/Chrome trace (timed backends)
+  std::string vcd_path;    // VCD of the main signals (timed backends)
+  std::string vcd_window;  // "A:B": cycles [A, B) of the VCD
+};
+
+// Adds the common options (and --help) to `desc`, storing into `opts`.
+void add_common_options(po::options_description& desc, CommonOptions& opts);
+
+// Parses argv (argv[0] is the subcommand name). Prints "usage: ..." and `desc` and returns false
+// on --help. Throws UsageError on unknown options or missing/extra arguments.
+bool parse_args(int argc, char** argv, const std::string& usage,
+                const po::options_description& desc, const po::positional_options_description& pos,
+                po::variables_map& vm);
+
+// A preset name (configs/<name>.json), a path to a JSON file, or "" for $VTA_CONFIG / default.
+HwConfig resolve_config(const std::string& name_or_path);
+// Preset names available.
+std::vector<std::string> preset_names();
+
+// Creates the backend (opts.backend or the default) and applies --trace / --vcd.
+std::unique_ptr<Backend> create_backend(const CommonOptions& opts, const HwConfig& cfg, Dram& dram);
+
+// What a subcommand ran, for the report.
+struct RunReport {
+  std::string command;  // "run", "demo", ...
+  std::string program;  // what ran (file name, workload)
+  std::string backend;
+  std::string config;  // model name of the config
+  double wall_seconds = 0;
+  Stats stats;
+  nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // subcommand-specific
+};
+
+// Text table: the seven upstream counters, instruction counts, cycles (timed backends), the
+// backend's extra counters and the wall time.
+void print_report(std::ostream& os, const RunReport& r);
+// {"command", "program", "backend", "config", "wall_seconds", <Stats::to_json keys>, extra...}
+nlohmann::ordered_json report_json(const RunReport& r);
+// Writes the report if opts.json_path is set; throws Error if the file cannot be written.
+void write_json_report(const CommonOptions& opts, const RunReport& r);
+
+// Runs `body`, printing "vtasim: error: <message>" on stderr and returning 1 for vta::Error
+// (and other std::exception), 2 for UsageError / option errors.
+int guarded(const std::function<int()>& body);
+
+}  // namespace vta::cli

@@ -1,0 +1,109 @@
+// vtasim disasm: one line per instruction (index and every field) of a raw instruction stream
+// (16-byte little-endian instructions) or of a program image, whose LOAD UOP instructions also
+// get the micro-ops they load listed underneath.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "vta/sim/error.h"
+#include "vta/sim/isa.h"
+#include "vta/sim/program_image.h"
+
+namespace vta::cli {
+
+int cmd_disasm(int argc, char** argv) {
+  return guarded([&]() {
+    CommonOptions opts;
+    std::string file;
+    bool no_uops = false;
+    po::options_description desc("disasm options");
+    desc.add_options()("help,h", "show this help")(
+        "config,c", po::value(&opts.config),
+        "field layout of this config (preset or JSON); default: the image's, else $VTA_CONFIG "
+        "or pynq")("file", po::value(&file), "raw instruction stream or program image")(
+        "no-uops", po::bool_switch(&no_uops), "do not list the micro-ops of LOAD UOP (images)");
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    const std::string usage = "vtasim disasm FILE [--config C]";
+    if (!parse_args(argc, argv, usage, desc, pos, vm)) {
+      return 0;
+    }
+    if (file.empty()) {
+      throw UsageError("missing FILE (usage: " + usage + ")");
+    }
+    Dram dram;
+    uint32_t insn_phys = 0, insn_count = 0;
+    HwConfig cfg;
+    bool image = false;
+    if (ProgramImage::is_image_file(file)) {
+      const ProgramImage img = ProgramImage::load(file);
+      cfg = !opts.config.empty() || img.config_json.empty()
+                ? resolve_config(opts.config)
+                : HwConfig::from_json_text(img.config_json, file + " (embedded config)");
+      img.load_into(dram);
+      insn_phys = img.insn_phys;
+      insn_count = img.insn_count;
+      image = true;
+    } else {
+      std::ifstream f(file, std::ios::binary);
+      if (!f) {
+        throw Error("cannot open '" + file + "'");
+      }
+      const std::vector<uint8_t> data((std::istreambuf_iterator<char>(f)),
+                                      std::istreambuf_iterator<char>());
+      if (data.size() % kInsnBytes != 0) {
+        throw Error(fmt::format("'{}' has {} bytes, not a multiple of the 16-byte instruction",
+                                file, data.size()));
+      }
+      cfg = resolve_config(opts.config);
+      insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
+      if (insn_count > 0) {
+        void* p = dram.alloc(data.size());
+        std::copy(data.begin(), data.end(), static_cast<uint8_t*>(p));
+        insn_phys = dram.phys_addr(p);
+      }
+    }
+    const uint8_t* insns =
+        dram.checked_ptr(insn_phys, static_cast<uint64_t>(insn_count) * kInsnBytes);
+    if (insn_count > 0 && insns == nullptr) {
+      throw Error(
+          fmt::format("{}: the instruction stream at {:#x} ({} instructions) is not in "
+                      "the image's segments",
+                      file, insn_phys, insn_count));
+    }
+    const IsaCodec codec(cfg);
+    for (uint32_t k = 0; k < insn_count; ++k) {
+      const Insn i =
+          codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
+      std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
+      if (image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
+        for (uint32_t y = 0; y < i.y_size; ++y) {
+          const uint64_t row = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * kUopBytes;
+          const uint8_t* p = dram.checked_ptr(row, static_cast<uint64_t>(i.x_size) * kUopBytes);
+          for (uint32_t x = 0; x < i.x_size; ++x) {
+            const uint32_t sram =
+                i.sram_base + (i.y_pad_0 + y) * (i.x_pad_0 + i.x_size + i.x_pad_1) + i.x_pad_0 + x;
+            if (p == nullptr) {
+              std::cout << fmt::format("        uop[{}] = <DRAM {:#x} not in the image>\n", sram,
+                                       row + x * kUopBytes);
+              continue;
+            }
+            uint32_t word = 0;
+            for (int b = 0; b < kUopBytes; ++b) {
+              word |= static_cast<uint32_t>(p[x * kUopBytes + b]) << (8 * b);
+            }
+            std::cout << fmt::format("        uop[{}] = {}\n", sram,
+                                     disassemble(codec.decode_uop(word)));
+          }
+        }
+      }
+    }
+    return 0;
+  });
+}
+
+}  // namespace vta::cli

@@ -1,0 +1,69 @@
+// vtasim matmul: C (M x N) = A (M x K) * B (K x N) with int8 operands and the fused epilogue,
+// compiled as a 1x1 convolution, run through the runtime and checked against the C++ reference.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/layer_runner.h"
+#include "vta/runtime_cpp.h"
+
+namespace vta::cli {
+
+using namespace vta::compiler;
+
+// Shared with cmd_conv2d.cc.
+struct EpilogueFlags {
+  bool bias = false, relu = false, no_epilogue = false;
+  int shift = 0, clip_lo = 0, clip_hi = 0;
+};
+void add_epilogue_options(po::options_description& desc, EpilogueFlags& f);
+Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::variables_map& vm);
+HwConfig setup_runtime(const CommonOptions& o);
+int finish_compiler_command(const CommonOptions& o, const std::string& command,
+                            const std::string& program, const std::vector<LayerRun>& runs,
+                            nlohmann::ordered_json extra);
+
+int cmd_matmul(int argc, char** argv) {
+  return guarded([&] {
+    CommonOptions common;
+    EpilogueFlags ef;
+    MatmulParams p;
+    std::string schedule_path;
+    uint64_t seed = 1;
+    bool no_check = false;
+    po::options_description desc("matmul options");
+    add_common_options(desc, common);
+    desc.add_options()("m", po::value(&p.m)->default_value(64), "rows of A and C")(
+        "k", po::value(&p.k)->default_value(256), "columns of A = rows of B")(
+        "n", po::value(&p.n)->default_value(256), "columns of B and C")(
+        "schedule", po::value(&schedule_path),
+        "schedule JSON of the 1x1 convolution (tile_h 1, tile_w = rows/BATCH per tile, "
+        "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)")(
+        "seed", po::value(&seed)->default_value(1), "seed of the random operands")(
+        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
+    add_epilogue_options(desc, ef);
+    po::variables_map vm;
+    if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm))
+      return 0;
+    p.validate();
+    Epilogue e;
+    std::optional<ConvSchedule> sched;
+    if (!schedule_path.empty()) {
+      sched = ConvSchedule::from_file(schedule_path);
+      if (sched->epilogue)
+        e = *sched->epilogue;
+    }
+    e = apply_epilogue_flags(e, ef, vm);
+    const HwConfig cfg = setup_runtime(common);
+    const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);
+    const LayerRun run = run_matmul(p, e, s, random_matmul_data(p, e, seed), !no_check);
+    std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
+                             e.describe(), s.describe(), sched ? schedule_path : "automatic");
+    return finish_compiler_command(common, "matmul", p.describe(), {run},
+                                   nlohmann::ordered_json::object());
+  });
+}
+
+}  // namespace vta::cli

@@ -1,0 +1,68 @@
+// vtasim network: run a network (the built-in resnet18 or a JSON description) layer by layer
+// through the runtime, every VTA layer checked against the C++ reference, and print one report
+// row per layer plus the totals.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli_common.h"
+#include "vta/compiler/network.h"
+#include "vta/compiler/report.h"
+#include "vta/runtime_cpp.h"
+
+namespace vta::cli {
+
+using namespace vta::compiler;
+
+// Shared with cmd_conv2d.cc.
+HwConfig setup_runtime(const CommonOptions& o);
+int finish_compiler_command(const CommonOptions& o, const std::string& command,
+                            const std::string& program, const std::vector<LayerRun>& runs,
+                            nlohmann::ordered_json extra);
+
+int cmd_network(int argc, char** argv) {
+  return guarded([&] {
+    CommonOptions common;
+    std::string name;
+    size_t tune = 0;
+    bool no_check = false, quiet = false;
+    int batch = 1;
+    po::options_description desc("network options");
+    add_common_options(desc, common);
+    desc.add_options()("network", po::value(&name), "resnet18 or a network JSON file")(
+        "batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18")(
+        "tune", po::value(&tune)->implicit_value(4),
+        "tune every convolution with the N best-estimated schedules (default 4)")(
+        "no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference")(
+        "quiet", po::bool_switch(&quiet), "no progress lines");
+    po::positional_options_description pos;
+    pos.add("network", 1);
+    po::variables_map vm;
+    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm))
+      return 0;
+    if (name.empty())
+      throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
+    const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
+                                                                    : Network::from_file(name);
+    setup_runtime(common);
+    NetworkOptions opt;
+    opt.check = !no_check;
+    opt.tune_candidates = tune;
+    if (!quiet)
+      opt.on_layer = [](const LayerRun& r) {
+        std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
+                                 !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
+      };
+    std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
+                             net.h, net.w, net.layers.size());
+    const NetworkRun r = run_network(net, opt);
+    for (const std::string& h : r.host_ops)
+      std::cout << "  host: " << h << "\n";
+    nlohmann::ordered_json extra;
+    extra["network"] = net.name;
+    extra["host_ops"] = r.host_ops;
+    return finish_compiler_command(common, "network", net.name, r.runs, extra);
+  });
+}
+
+}  // namespace vta::cli
