@@ -413,3 +413,106 @@ TEST_CASE("GEMM, two virtual threads", "[runtime]") {
 TEST_CASE("GEMM, two virtual threads, FORCE_SERIAL", "[runtime]") {
   gemm_case(true, VTA_DEBUG_FORCE_SERIAL);
 }
+
+TEST_CASE("ACC_8BIT load: int8 DRAM data sign-extended into the accumulator", "[runtime]") {
+  Session s;
+  std::mt19937 rng(test_seed());
+  INFO("seed " << test_seed());
+  const uint32_t n = 12;
+  const size_t lanes = s.cfg.batch * s.cfg.block_out;
+  const auto x = random_vector<int8_t>(rng, n * lanes, -128, 128);
+  Buffer xb(x.size()), yb(n * lanes);
+  xb.upload(x);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  // Rows of 4 elements with stride 4 from element offset 0: all 12, as 3 x 4.
+  VTALoadBuffer2D(cmd, xb.get(), 0, 4, 3, 4, 0, 0, 0, 0, 0, kMemAcc8);
+  push_alu({n, 0, 0, kAluAdd, 1, -1});
+  store_tiles(cmd, yb, 0, 0, n);
+  VTASynchronize(cmd, kSync);
+  std::vector<int8_t> expect(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    expect[i] = static_cast<int8_t>(int32_t(x[i]) - 1);
+  }
+  CHECK(yb.download<int8_t>(n * lanes) == expect);
+  Counters e;
+  e.acc = n * uint64_t(s.cfg.acc_elem_bytes);  // ACC_8BIT counts full accumulator elements
+  e.uop = kUopBytes;
+  e.alu = n;
+  e.out = n * uint64_t(s.cfg.out_elem_bytes);
+  check_counters(e);
+}
+
+TEST_CASE("driver API: a hand-encoded program through VTADeviceRun", "[runtime]") {
+  Session s;
+  const HwConfig& c = s.cfg;
+  const IsaCodec codec(c);
+  const size_t lanes = c.batch * c.block_out;
+  const uint32_t n = 2;
+  std::vector<int32_t> acc(n * lanes);
+  for (size_t i = 0; i < acc.size(); ++i)
+    acc[i] = static_cast<int32_t>(3 * i) - 7;
+  void* acc_buf = VTAMemAlloc(acc.size() * 4, VTA_CACHED);
+  void* out_buf = VTAMemAlloc(n * lanes, VTA_CACHED);
+  void* uop_buf = VTAMemAlloc(kUopBytes, VTA_CACHED);
+  void* insn_buf = VTAMemAlloc(8 * kInsnBytes, VTA_CACHED);
+  VTAMemCopyFromHost(acc_buf, acc.data(), acc.size() * 4);
+  const uint32_t uop = codec.encode_uop(Uop{0, 0, 0});
+  VTAMemCopyFromHost(uop_buf, &uop, sizeof(uop));
+
+  std::vector<Insn> prog(5);
+  prog[0].opcode = kOpLoad;  // LOAD UOP
+  prog[0].memory_type = kMemUop;
+  prog[0].dram_base = VTAMemGetPhyAddr(uop_buf) / kUopBytes;
+  prog[0].y_size = 1;
+  prog[0].x_size = prog[0].x_stride = 1;
+  prog[1] = prog[0];  // LOAD ACC
+  prog[1].memory_type = kMemAcc;
+  prog[1].dram_base = VTAMemGetPhyAddr(acc_buf) / c.acc_elem_bytes;
+  prog[1].x_size = prog[1].x_stride = n;
+  prog[2].opcode = kOpAlu;  // acc[i] = max(acc[i], 0)
+  prog[2].uop_bgn = 0;
+  prog[2].uop_end = 1;
+  prog[2].iter_out = 1;
+  prog[2].iter_in = n;
+  prog[2].dst_factor_in = prog[2].src_factor_in = 1;
+  prog[2].alu_opcode = kAluMax;
+  prog[2].use_imm = true;
+  prog[2].push_next_dep = true;
+  prog[3].opcode = kOpStore;
+  prog[3].memory_type = kMemOut;
+  prog[3].dram_base = VTAMemGetPhyAddr(out_buf) / c.out_elem_bytes;
+  prog[3].y_size = 1;
+  prog[3].x_size = prog[3].x_stride = n;
+  prog[3].pop_prev_dep = prog[3].push_prev_dep = true;
+  prog[4].opcode = kOpFinish;
+  prog[4].pop_next_dep = true;
+  std::vector<uint8_t> bytes(prog.size() * kInsnBytes);
+  for (size_t i = 0; i < prog.size(); ++i) {
+    IsaCodec::store_words(codec.encode(prog[i]), bytes.data() + i * kInsnBytes);
+  }
+  VTAMemCopyFromHost(insn_buf, bytes.data(), bytes.size());
+  VTAFlushCache(insn_buf, VTAMemGetPhyAddr(insn_buf), static_cast<int>(bytes.size()));
+
+  VTADeviceHandle dev = VTADeviceAlloc();
+  REQUIRE(VTADeviceRun(dev, VTAMemGetPhyAddr(insn_buf), 5, 1u << 31) == 0);
+  std::vector<int8_t> out(n * lanes);
+  VTAInvalidateCache(out_buf, VTAMemGetPhyAddr(out_buf), static_cast<int>(out.size()));
+  VTAMemCopyToHost(out.data(), out_buf, out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    INFO("lane " << i);
+    CHECK(out[i] == static_cast<int8_t>(std::max(acc[i], 0)));
+  }
+  // The driver shares the runtime's device, so the profiler sees this run.
+  CHECK(runtime_stats().alu_counter == n);
+  CHECK(runtime_stats().out_store_nbytes == n * uint64_t(c.out_elem_bytes));
+  if (runtime_backend_name() != "fsim") {
+    // Timed backends give up after wait_cycles and report it as upstream does: return 1.
+    CHECK(VTADeviceRun(dev, VTAMemGetPhyAddr(insn_buf), 5, 3) == 1);
+  }
+  VTADeviceFree(dev);
+  REQUIRE_THROWS_WITH(VTADeviceRun(dev, 0, 0, 0),
+                      Catch::Matchers::Contains("is not a live device handle from VTADeviceAlloc"));
+  for (void* p : {acc_buf, out_buf, uop_buf, insn_buf}) {
+    VTAMemFree(p);
+  }
+}

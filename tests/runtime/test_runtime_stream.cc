@@ -442,6 +442,13 @@ TEST_CASE("VTASimProfilerStatus reports the upstream counters and clears", "[run
   VTASynchronize(cmd, kSync);
   CHECK(nlohmann::json::parse(VTASimProfilerStatus())["acc_load_nbytes"] ==
         6 * s.cfg.acc_elem_bytes);
+  // The device (and its counters) outlive the command queue.
+  VTARuntimeShutdown();
+  cmd = VTATLSCommandHandle();
+  VTALoadBuffer2D(cmd, ab.get(), 0, 3, 1, 3, 0, 0, 0, 0, 0, kMemAcc);
+  VTASynchronize(cmd, kSync);
+  CHECK(nlohmann::json::parse(VTASimProfilerStatus())["acc_load_nbytes"] ==
+        9 * s.cfg.acc_elem_bytes);
   VTASimProfilerClear();
   CHECK(nlohmann::json::parse(VTASimProfilerStatus())["acc_load_nbytes"] == 0);
   // A synchronisation with nothing new runs nothing.
