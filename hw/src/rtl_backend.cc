@@ -155,6 +155,7 @@ class RtlTop : public sc_core::sc_module {
         m_resps.pop_front();
       }
       const uint64_t total = total_cycles + c;
+      in.trace_cycle = total;
       if (vcd_on) {
         m_model.set_vcd_active(total >= vcd_start && total < vcd_end);
       }

@@ -18,6 +18,7 @@ struct MemIn {
   const uint8_t* rd_data = nullptr;  // bus_bytes of data
   bool wr_data_take = false;         // the memory takes the store's next beat this cycle
   bool wr_resp = false;              // a write response arrives
+  uint64_t trace_cycle = 0;          // VCD time of this cycle: 2c (clock low), 2c + 1 (high)
 };
 
 // Outputs of one cycle (sampled before the rising edge).

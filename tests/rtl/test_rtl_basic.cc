@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "program_builder.h"
 #include "test_paths.h"
@@ -135,4 +138,29 @@ TEST_CASE("rtl: wait_cycles stops a run that never finishes", "[rtl]") {
   const DeviceBuffer prog = pb.emit();
   CHECK(be.run(prog.phys, 2, 100) == RunStatus::kTimeout);
   CHECK(be.stats().cycles == 100);
+}
+
+TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "vta_rtl_test_window.vcd").string();
+  {
+    Dram dram;
+    RtlBackend be(cfg, dram);
+    be.enable_vcd(path, 40, 50);
+    ProgramBuilder pb(cfg, dram);
+    build_worked_example(pb, cfg, false);
+    REQUIRE(pb.run(be) == RunStatus::kOk);
+  }
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string vcd = ss.str();
+  std::filesystem::remove(path);
+  CHECK(vcd.find("$enddefinitions") != std::string::npos);
+  CHECK(vcd.find("mem_rd_req_valid") != std::string::npos);
+  CHECK(vcd.find("\n#80\n") != std::string::npos);  // cycle 40, clock low
+  CHECK(vcd.find("\n#99\n") != std::string::npos);  // cycle 49, after the edge
+  CHECK(vcd.find("\n#79\n") == std::string::npos);
+  CHECK(vcd.find("\n#100\n") == std::string::npos);
 }

@@ -21,7 +21,9 @@ class RtlBackend : public Backend {
 
   const char* name() const override { return "rtl"; }
   RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override;
-  // VCD of cycles [start, end) counted over all runs of this backend (needs VTA_RTL_TRACE).
+  // VCD of every RTL signal in cycles [start, end), counted over all runs of this backend
+  // (needs the CMake option VTA_RTL_TRACE). VCD time 2c is cycle c with the clock low, 2c + 1
+  // the same cycle after its rising edge. The file is complete when the backend is destroyed.
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
 
   // Names of the configs with a model in this binary, e.g. {"pynq", "small"}.
