@@ -12,6 +12,7 @@
 #include "program_builder.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
+#include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
 
 using namespace vta;
@@ -163,4 +164,57 @@ TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   CHECK(vcd.find("\n#99\n") != std::string::npos);  // cycle 49, after the edge
   CHECK(vcd.find("\n#79\n") == std::string::npos);
   CHECK(vcd.find("\n#100\n") == std::string::npos);
+}
+
+// Corner cases the contract covers by its general rules: each program runs on rtl and cycle
+// and must take the same cycles.
+TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const auto build = [&](ProgramBuilder& pb, int which) {
+    const DeviceBuffer buf = pb.alloc(4096);
+    const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}, Uop{1, 1, 1}});
+    switch (which) {
+      case 0:  // STORE with y_size 0 (nothing moves) and LOAD with y_size 0 but padding
+        pb.push(make_load_store(kOpStore, kMemOut, 0, buf.elem(cfg, kMemOut), 0, 2, 2));
+        pb.push(
+            make_load_store(kOpLoad, kMemInp, 0, buf.elem(cfg, kMemInp), 0, 3, 3, {}, 1, 2, 1, 1));
+        break;
+      case 1:  // GEMM / ALU with empty loops (N = 0), then a one-iteration ALU
+        pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 2));
+        pb.push(make_gemm(UopLoop{0, 2, 0, 3}, false));
+        pb.push(make_alu(kAluAdd, UopLoop{1, 1, 2, 2}, false, 0));
+        pb.push(make_alu(kAluAdd, UopLoop{0, 1, 1, 1}, false, 0));
+        break;
+      case 2:  // uop load of an odd count at an odd SRAM index from an odd DRAM element
+        pb.push(make_load_store(kOpLoad, kMemUop, 3, uops.elem(cfg, kMemUop) + 1, 1, 1, 1));
+        pb.push(
+            make_load_store(kOpLoad, kMemUop, 8, uops.elem(cfg, kMemUop), 2, 1, 1, {}, 1, 0, 1, 2));
+        break;
+      default:  // a padded ACC_8BIT load next to a weight load (two read clients)
+        pb.push(
+            make_load_store(kOpLoad, kMemWgt, 0, buf.elem(cfg, kMemWgt), 2, 3, 4, {}, 1, 0, 0, 1));
+        pb.push(make_load_store(kOpLoad, kMemAcc8, 0, buf.elem(cfg, kMemAcc8), 3, 2, 5, {}, 0, 1, 2,
+                                0));
+        break;
+    }
+    pb.push(make_finish());
+  };
+  for (int which = 0; which < 4; ++which) {
+    uint64_t cycles[2] = {0, 0};
+    for (int b = 0; b < 2; ++b) {
+      Dram dram;
+      std::unique_ptr<Backend> be;
+      if (b == 0) {
+        be = std::make_unique<RtlBackend>(cfg, dram);
+      } else {
+        be = std::make_unique<CycleBackend>(cfg, dram);
+      }
+      ProgramBuilder pb(cfg, dram);
+      build(pb, which);
+      REQUIRE(pb.run(*be) == RunStatus::kOk);
+      cycles[b] = be->stats().cycles;
+    }
+    INFO("program " << which);
+    CHECK(cycles[0] == cycles[1]);
+  }
 }
