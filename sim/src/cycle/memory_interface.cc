@@ -83,7 +83,18 @@ void MemoryInterface::arbiter() {
       }
       const ReadRequest req = cl.pending.front();
       cl.pending.pop_front();
-      const MemTimingExt t = transport(tlm::TLM_READ_COMMAND, req.burst, req.dst, c);
+      MemTimingExt t;
+      try {
+        t = transport(tlm::TLM_READ_COMMAND, req.burst, req.dst, c);
+      } catch (...) {
+        for (Client& other : m_clients) {
+          other.pending.clear();
+        }
+        if (m_on_error) {
+          m_on_error(std::current_exception());
+        }
+        break;
+      }
       ReadBeats rb;
       rb.first = t.first;
       rb.last = t.last;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <vector>
 
@@ -53,6 +54,8 @@ class MemoryInterface : public sc_core::sc_module {
   // granted, done(client) fires and last_beat(client) holds the cycle of its last data beat.
   void post_reads(int client, std::vector<ReadRequest> reqs, uint64_t eligible);
   void set_grant_callback(int client, GrantFn fn) { m_clients[client].on_grant = std::move(fn); }
+  // Called (in the arbiter's thread) when the memory model rejects a read burst.
+  void set_error_handler(std::function<void(std::exception_ptr)> fn) { m_on_error = std::move(fn); }
   const sc_core::sc_event& done(int client) const { return m_clients[client].done; }
   uint64_t last_beat(int client) const { return m_clients[client].last_beat; }
   bool idle(int client) const { return m_clients[client].pending.empty(); }
@@ -81,6 +84,7 @@ class MemoryInterface : public sc_core::sc_module {
 
   std::array<Client, kNumReadClients> m_clients;
   MemClientStats m_write_stats;
+  std::function<void(std::exception_ptr)> m_on_error;
   sc_core::sc_event m_kick;
   tlm::tlm_generic_payload m_payload;
   MemTimingExt m_ext;
