@@ -18,13 +18,15 @@
 
 namespace vta::rt_test {
 
-// Chooses $VTA_BACKEND (ctest sets it) and a preset config; restores defaults on exit.
+// Chooses $VTA_BACKEND (ctest sets it) and a config: the named preset, or by default $VTA_CONFIG
+// (the built-in pynq config when unset), so the suite can run on any config. Restores the
+// runtime's defaults on exit.
 class Session {
  public:
-  explicit Session(const std::string& preset = "pynq") {
+  explicit Session(const std::string& preset = "") {
     set_error_mode(ErrorMode::kThrow);
     runtime_set_max_xfer(VTA_MAX_XFER);
-    cfg = HwConfig::from_file(config_path(preset));
+    cfg = preset.empty() ? HwConfig::from_env() : HwConfig::from_file(config_path(preset));
     runtime_configure(backend_name_from_env(), cfg);
   }
   ~Session() {
