@@ -296,6 +296,26 @@ std::vector<std::string> RtlBackend::built_configs() {
 }
 
 RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : Backend(cfg, dram) {
+  // Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
+  // tensor elements other than micro-ops are written one per cycle.
+  if (cfg.bus_bytes > kInsnBytes) {
+    throw Error(
+        fmt::format("rtl backend: config {} has a {}-byte bus; the RTL supports at most "
+                    "{} bytes (LOG_BUS_WIDTH <= 7)",
+                    cfg.model_name, cfg.bus_bytes, kInsnBytes));
+  }
+  for (const auto& [what, bytes] : {std::pair<const char*, int>{"INP", cfg.inp_elem_bytes},
+                                    {"WGT", cfg.wgt_elem_bytes},
+                                    {"ACC", cfg.acc_elem_bytes},
+                                    {"OUT", cfg.out_elem_bytes},
+                                    {"ACC_8BIT", cfg.elem_bytes(kMemAcc8)}}) {
+    if (bytes < cfg.bus_bytes) {
+      throw Error(
+          fmt::format("rtl backend: config {}: {} elements of {} bytes are narrower than "
+                      "the {}-byte bus; the RTL needs at least one beat per element",
+                      cfg.model_name, what, bytes, cfg.bus_bytes));
+    }
+  }
   m_impl = std::make_unique<Impl>(cfg);
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =

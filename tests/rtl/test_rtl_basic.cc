@@ -9,6 +9,8 @@
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "program_builder.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
@@ -174,8 +176,9 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
     const DeviceBuffer buf = pb.alloc(4096);
     const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}, Uop{1, 1, 1}});
     switch (which) {
-      case 0:  // STORE with y_size 0 (nothing moves) and LOAD with y_size 0 but padding
+      case 0:  // STORE / LOAD with y_size 0 (nothing moves), LOAD with y_size 0 but padding
         pb.push(make_load_store(kOpStore, kMemOut, 0, buf.elem(cfg, kMemOut), 0, 2, 2));
+        pb.push(make_load_store(kOpLoad, kMemWgt, 0, buf.elem(cfg, kMemWgt), 0, 2, 2));
         pb.push(
             make_load_store(kOpLoad, kMemInp, 0, buf.elem(cfg, kMemInp), 0, 3, 3, {}, 1, 2, 1, 1));
         break;
@@ -217,4 +220,20 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
     INFO("program " << which);
     CHECK(cycles[0] == cycles[1]);
   }
+}
+
+TEST_CASE("rtl: configs beyond the RTL limits are refused by name", "[rtl]") {
+  Dram dram;
+  nlohmann::json wide = HwConfig::from_file(config_path("pynq")).to_json();
+  wide["LOG_BUS_WIDTH"] = 8;  // 32-byte bus
+  CHECK_THROWS_WITH(RtlBackend(HwConfig::from_json(wide, "wide"), dram),
+                    Catch::Contains("32-byte bus"));
+  nlohmann::json tiny = HwConfig::from_file(config_path("pynq")).to_json();
+  tiny["LOG_BLOCK"] = 2;  // 4-byte input tiles on an 8-byte bus
+  tiny["LOG_UOP_BUFF_SIZE"] = 10;
+  tiny["LOG_INP_BUFF_SIZE"] = 12;
+  tiny["LOG_WGT_BUFF_SIZE"] = 14;
+  tiny["LOG_ACC_BUFF_SIZE"] = 14;
+  CHECK_THROWS_WITH(RtlBackend(HwConfig::from_json(tiny, "tiny"), dram),
+                    Catch::Contains("INP elements of 4 bytes"));
 }
