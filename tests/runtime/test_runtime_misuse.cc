@@ -232,3 +232,19 @@ TEST_CASE("misuse: a program the backend rejects raises ProgramError", "[runtime
                            return std::string(e.what()).rfind("VTASynchronize: ", 0) == 0;
                          }));
 }
+
+TEST_CASE("misuse: a synchronisation that exceeds wait_cycles on a timed backend", "[runtime]") {
+  Session s;
+  void* h = nullptr;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTAPushALUOp(&h, one_alu_uop, nullptr, 0);
+  if (runtime_backend_name() == "fsim") {
+    VTASynchronize(cmd, 2);  // untimed: wait_cycles is ignored
+    CHECK(runtime_stats().alu_counter == 1);
+  } else {
+    REQUIRE_THROWS_WITH(VTASynchronize(cmd, 2),
+                        Equals(fmt::format("VTASynchronize: the {} backend did not reach FINISH "
+                                           "within 2 cycles",
+                                           runtime_backend_name())));
+  }
+}
