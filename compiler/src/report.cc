@@ -68,11 +68,11 @@ std::string format_report(const std::vector<LayerRun>& runs) {
   out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
                      first.peak_macs_per_cycle);
   const char* hdr =
-      "{:<16} {:<36} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>6} "
+      "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>7} "
       "{:>7} {:>5}\n";
-  out +=
-      fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
-                  "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bnd", "B/min", "check");
+  out += fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
+                     "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bound", "B/min",
+                     "check");
   auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
     const LayerMetrics m = metrics_of(r);
     const bool timed = r.stats.timed;
