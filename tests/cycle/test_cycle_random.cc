@@ -171,6 +171,17 @@ TEST_CASE("cycle random: skip-ahead model equals the cycle-stepped contract", "[
         const RefRun rr = ref.run(10'000'000);
         REQUIRE(rr.finished);
         CHECK(static_cast<CycleBackend&>(*be).last_run_cycles() == rr.cycles);
+        // Per unit, busy + idle + stalls partition the run.
+        for (const std::string unit : {"load", "compute", "store"}) {
+          double sum = 0;
+          for (const NamedCounter& c : be->stats().extra) {
+            if (c.name.rfind(unit + ".", 0) == 0 && c.name != unit + ".mem_stall_cycles") {
+              sum += c.value;
+            }
+          }
+          INFO(unit);
+          CHECK(sum == static_cast<double>(rr.cycles));
+        }
         ++runs;
       }
     }
