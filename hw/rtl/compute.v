@@ -63,7 +63,8 @@ module compute (
     output reg  [                                  63:0] alu_count,
     output reg  [                                  63:0] busy_cycles,   // sum of E - S + 1
     output reg  [                                  63:0] idle_cycles,   // no visible instruction
-    output reg  [                                  63:0] stall_cycles,  // head waits on tokens/room
+    output reg  [                                 255:0] stall_cycles,  // l2g, s2g, g2l_full, g2s_full
+    output reg  [                                  63:0] mem_stall_cycles,  // DMA cycles waiting
     output reg  [                                  63:0] alu_active,    // ALU issue cycles
     output wire                                          idle
 );
@@ -126,7 +127,7 @@ module compute (
   wire instant = issue && !start_uop && !start_acc && !start_acc8 && !start_loop;
 
   // ---- DMA engines ----
-  wire uop_busy, uop_fin, acc_busy, acc_fin, a8_busy, a8_fin;
+  wire uop_busy, uop_fin, acc_busy, acc_fin, a8_busy, a8_fin, uop_ms, acc_ms, a8_ms;
   wire acc_rq_v, a8_rq_v;
   wire [31:0] acc_rq_a, a8_rq_a;
   wire [8:0] acc_rq_b, a8_rq_b;
@@ -146,25 +147,25 @@ module compute (
   assign req_addr[63:32] = acc_rq_v ? acc_rq_a : a8_rq_a;
   assign req_beats[17:9] = acc_rq_v ? acc_rq_b : a8_rq_b;
 
-`define VTA_COMPUTE_TL(NAME, EB, LEB, LD, DWIDTH, START, BUSY, FIN, RQV, RQG, RQA, RQB, DV, WE, WI, WC, WD) \
+`define VTA_COMPUTE_TL(NAME, EB, LEB, LD, DWIDTH, START, BUSY, FIN, MS, RQV, RQG, RQA, RQB, DV, WE, WI, WC, WD) \
   tensor_load #(.ELEM_BYTES(EB), .LOG_ELEM_BYTES(LEB), .LOG_DEPTH(LD), .DW(DWIDTH)) NAME ( \
       .clk(clk), .rst(rst), .start(START), \
       .sram_base(q_insn[`VTA_MEM_SRAM_BASE_LO+:16]), .dram_base(q_insn[`VTA_MEM_DRAM_BASE_LO+:32]), \
       .y_size(h_y_size), .x_size(h_x_size), .x_stride(q_insn[`VTA_MEM_X_STRIDE_LO+:16]), \
       .y_pad_0(q_insn[`VTA_MEM_Y_PAD_0_LO+:4]), .y_pad_1(q_insn[`VTA_MEM_Y_PAD_1_LO+:4]), \
       .x_pad_0(q_insn[`VTA_MEM_X_PAD_0_LO+:4]), .x_pad_1(q_insn[`VTA_MEM_X_PAD_1_LO+:4]), \
-      .busy(BUSY), .finish(FIN), .req_valid(RQV), .req_grant(RQG), .req_addr(RQA), \
+      .busy(BUSY), .finish(FIN), .mem_stall(MS), .req_valid(RQV), .req_grant(RQG), .req_addr(RQA), \
       .req_beats(RQB), .data_valid(DV), .data(data), \
       .wr_en(WE), .wr_idx(WI), .wr_count(WC), .wr_data(WD));
 
-  `VTA_COMPUTE_TL(u_uop_load, 4, 2, LOG_UOP, kUopDW, start_uop, uop_busy, uop_fin, req_valid[0],
+  `VTA_COMPUTE_TL(u_uop_load, 4, 2, LOG_UOP, kUopDW, start_uop, uop_busy, uop_fin, uop_ms, req_valid[0],
                   req_grant[0], req_addr[31:0], req_beats[8:0], data_valid[0], uop_we, uop_wi,
                   uop_wcnt, uop_wd)
   `VTA_COMPUTE_TL(u_acc_load, `VTA_ACC_ELEM_BYTES, kLogAccE, LOG_ACC, ACC_W, start_acc, acc_busy,
-                  acc_fin, acc_rq_v, req_grant[1], acc_rq_a, acc_rq_b, data_valid[1] && acc_busy,
+                  acc_fin, acc_ms, acc_rq_v, req_grant[1], acc_rq_a, acc_rq_b, data_valid[1] && acc_busy,
                   acc_dma_we, acc_dma_wi, acc_wcnt, acc_dma_wd)
   `VTA_COMPUTE_TL(u_acc8_load, `VTA_ACC8_ELEM_BYTES, kLogAcc8E, LOG_ACC,
-                  `VTA_ACC8_ELEM_BYTES * 8, start_acc8, a8_busy, a8_fin, a8_rq_v, req_grant[1],
+                  `VTA_ACC8_ELEM_BYTES * 8, start_acc8, a8_busy, a8_fin, a8_ms, a8_rq_v, req_grant[1],
                   a8_rq_a, a8_rq_b, data_valid[1] && a8_busy, a8_we, a8_wi, a8_wcnt, a8_wd)
 `undef VTA_COMPUTE_TL
 
@@ -399,6 +400,7 @@ module compute (
       busy_cycles <= 0;
       idle_cycles <= 0;
       stall_cycles <= 0;
+      mem_stall_cycles <= 0;
       alu_active <= 0;
     end else begin
       s1_valid <= s0_fire;
@@ -406,7 +408,11 @@ module compute (
       s3_valid <= s2_valid && l_vec;
       if (running || issue) busy_cycles <= busy_cycles + 1'b1;
       else if (!q_valid) idle_cycles <= idle_cycles + 1'b1;
-      else stall_cycles <= stall_cycles + 1'b1;
+      else if (h_pop_prev && !l2g_avail) stall_cycles[0+:64] <= stall_cycles[0+:64] + 1'b1;
+      else if (h_pop_next && !s2g_avail) stall_cycles[64+:64] <= stall_cycles[64+:64] + 1'b1;
+      else if (h_push_prev && g2l_full) stall_cycles[128+:64] <= stall_cycles[128+:64] + 1'b1;
+      else stall_cycles[192+:64] <= stall_cycles[192+:64] + 1'b1;
+      if (uop_ms || acc_ms || a8_ms) mem_stall_cycles <= mem_stall_cycles + 1'b1;
       if (running && mode == M_LOOP) countdown <= countdown - 1'b1;
       running <= (running || issue) && !end_now;
 

@@ -30,7 +30,7 @@ module fetch (
     output wire                      store_push,
     input  wire                      store_full,
     output wire [             127:0] insn,
-    output reg  [              63:0] busy_cycles,   // cycles with an instruction buffered
+    output reg  [              63:0] active_cycles,  // run start to the last dispatch, inclusive
     output reg  [              63:0] stall_cycles   // cycles the head waited for queue room
 );
   localparam integer B = `VTA_BUS_BYTES;
@@ -47,6 +47,7 @@ module fetch (
   reg [31:0] beats_left;  // beats of the burst in flight not yet received
   reg [31:0] end_cur, end_prev;  // instructions completed by the last / previous burst
   reg [31:0] disp_count;  // instructions dispatched
+  reg [63:0] cyc;  // cycles since the run started
 
   // next burst by the contract rule (the stream is beat-aligned as B <= 16)
   wire [32:0] lim_max = next_addr + kMaxBytes;
@@ -128,7 +129,7 @@ module fetch (
     if (rst) begin
       active <= 1'b0;
       req_valid <= 1'b0;
-      busy_cycles <= 0;
+      active_cycles <= 0;
       stall_cycles <= 0;
     end else if (start) begin
       active <= 1'b1;
@@ -140,9 +141,12 @@ module fetch (
       end_cur <= 0;
       end_prev <= 0;
       disp_count <= 0;
-      busy_cycles <= 0;
+      cyc <= 0;
+      active_cycles <= 0;
       stall_cycles <= 0;
     end else begin
+      cyc <= cyc + 1'b1;
+      if (dispatch) active_cycles <= cyc + 1'b1;
       if (req_valid && req_grant) req_valid <= 1'b0;
       if (data_valid) beats_left <= beats_left - 1'b1;
       if (post) begin
@@ -155,7 +159,6 @@ module fetch (
         end_cur <= b_insns[31:0];
       end
       if (dispatch) disp_count <= disp_count + 1'b1;
-      if (active && !buf_empty) busy_cycles <= busy_cycles + 1'b1;
       if (active && !buf_empty && blocked) stall_cycles <= stall_cycles + 1'b1;
     end
   end

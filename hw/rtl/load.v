@@ -39,7 +39,9 @@ module load (
     output reg  [                        31:0] insn_done,
     output reg  [                        63:0] busy_cycles,   // sum of E - S + 1
     output reg  [                        63:0] idle_cycles,   // no visible instruction
-    output reg  [                        63:0] stall_cycles,  // head waits on g2l / l2g room
+    output reg  [                        63:0] stall_g2l,      // head waits for a g2l token
+    output reg  [                        63:0] stall_l2g_full, // head waits for room in l2g
+    output reg  [                        63:0] mem_stall_cycles,  // DMA cycles waiting on memory
     output wire                                idle
 );
   localparam integer kLogInpE = $clog2(`VTA_INP_ELEM_BYTES);
@@ -64,7 +66,7 @@ module load (
   assign g2l_pop = issue && h_pop_next;
   assign idle = !running && !issue;
 
-  wire inp_busy, wgt_busy, inp_fin, wgt_fin;
+  wire inp_busy, wgt_busy, inp_fin, wgt_fin, inp_ms, wgt_ms;
   /* verilator lint_off UNUSEDSIGNAL */
   wire [7:0] inp_cnt, wgt_cnt;  // always 1: the rtl backend requires elements >= a beat
   /* verilator lint_on UNUSEDSIGNAL */
@@ -80,7 +82,7 @@ module load (
       .y_size(h_ys), .x_size(h_xs), .x_stride(q_insn[`VTA_MEM_X_STRIDE_LO+:16]),
       .y_pad_0(q_insn[`VTA_MEM_Y_PAD_0_LO+:4]), .y_pad_1(q_insn[`VTA_MEM_Y_PAD_1_LO+:4]),
       .x_pad_0(q_insn[`VTA_MEM_X_PAD_0_LO+:4]), .x_pad_1(q_insn[`VTA_MEM_X_PAD_1_LO+:4]),
-      .busy(inp_busy), .finish(inp_fin),
+      .busy(inp_busy), .finish(inp_fin), .mem_stall(inp_ms),
       .req_valid(req_valid[0]), .req_grant(req_grant[0]), .req_addr(req_addr[31:0]),
       .req_beats(req_beats[8:0]), .data_valid(data_valid[0]), .data(data),
       .wr_en(inp_wr_en), .wr_idx(inp_wr_idx), .wr_count(inp_cnt), .wr_data(inp_wr_data));
@@ -96,7 +98,7 @@ module load (
       .y_size(h_ys), .x_size(h_xs), .x_stride(q_insn[`VTA_MEM_X_STRIDE_LO+:16]),
       .y_pad_0(q_insn[`VTA_MEM_Y_PAD_0_LO+:4]), .y_pad_1(q_insn[`VTA_MEM_Y_PAD_1_LO+:4]),
       .x_pad_0(q_insn[`VTA_MEM_X_PAD_0_LO+:4]), .x_pad_1(q_insn[`VTA_MEM_X_PAD_1_LO+:4]),
-      .busy(wgt_busy), .finish(wgt_fin),
+      .busy(wgt_busy), .finish(wgt_fin), .mem_stall(wgt_ms),
       .req_valid(req_valid[1]), .req_grant(req_grant[1]), .req_addr(req_addr[63:32]),
       .req_beats(req_beats[17:9]), .data_valid(data_valid[1]), .data(data),
       .wr_en(wgt_wr_en), .wr_idx(wgt_wr_idx), .wr_count(wgt_cnt), .wr_data(wgt_wr_data));
@@ -115,7 +117,9 @@ module load (
       insn_done <= 0;
       busy_cycles <= 0;
       idle_cycles <= 0;
-      stall_cycles <= 0;
+      stall_g2l <= 0;
+      stall_l2g_full <= 0;
+      mem_stall_cycles <= 0;
     end else begin
       if (issue) begin
         push_q <= h_push_next;
@@ -126,7 +130,9 @@ module load (
       if (end_now) insn_done <= insn_done + 1'b1;
       if (running || issue) busy_cycles <= busy_cycles + 1'b1;
       else if (!q_valid) idle_cycles <= idle_cycles + 1'b1;
-      else stall_cycles <= stall_cycles + 1'b1;
+      else if (h_pop_next && !g2l_avail) stall_g2l <= stall_g2l + 1'b1;
+      else stall_l2g_full <= stall_l2g_full + 1'b1;
+      if (inp_ms || wgt_ms) mem_stall_cycles <= mem_stall_cycles + 1'b1;
     end
   end
 

@@ -38,7 +38,9 @@ module store (
     output reg  [                        31:0] insn_done,
     output reg  [                        63:0] busy_cycles,   // sum of E - S + 1
     output reg  [                        63:0] idle_cycles,   // no visible instruction
-    output reg  [                        63:0] stall_cycles,  // head waits on g2s / s2g room
+    output reg  [                        63:0] stall_g2s,      // head waits for a g2s token
+    output reg  [                        63:0] stall_s2g_full, // head waits for room in s2g
+    output reg  [                        63:0] mem_stall_cycles,  // busy, no beat sent
     output wire                                idle
 );
   localparam integer E = `VTA_OUT_ELEM_BYTES;
@@ -142,12 +144,17 @@ module store (
       insn_done <= 0;
       busy_cycles <= 0;
       idle_cycles <= 0;
-      stall_cycles <= 0;
+      stall_g2s <= 0;
+      stall_s2g_full <= 0;
+      mem_stall_cycles <= 0;
     end else begin
       rd_inflight <= out_rd_en;
       if (running || issue) busy_cycles <= busy_cycles + 1'b1;
       else if (!q_valid) idle_cycles <= idle_cycles + 1'b1;
-      else stall_cycles <= stall_cycles + 1'b1;
+      else if (h_pop_prev && !g2s_avail) stall_g2s <= stall_g2s + 1'b1;
+      else stall_s2g_full <= stall_s2g_full + 1'b1;
+      // E - S - beats: the cycles S+1..E without a data beat
+      if (running && !beat_fire) mem_stall_cycles <= mem_stall_cycles + 1'b1;
       running <= (running || issue) && !end_now;
       if (end_now) insn_done <= insn_done + 1'b1;
       if (issue) begin

@@ -36,6 +36,7 @@ module tensor_load #(
     input  wire [               3:0] x_pad_1,
     output reg                       busy,
     output wire                      finish,     // this cycle is the end cycle E
+    output wire                      mem_stall,  // busy, no padding write, no beat arriving
     // read requests: the posted burst (eligible while valid), granted by the arbiter
     output wire                      req_valid,
     input  wire                      req_grant,
@@ -170,6 +171,7 @@ module tensor_load #(
   endgenerate
   wire row_end_now = stage && n == dx_left;
 
+  assign mem_stall = busy && !pad_write && !data_valid;
   assign wr_en = wq_valid || pad_write;
   assign wr_idx = pad_write ? pad_idx_full[LOG_DEPTH-1:0] : wq_idx;
   assign wr_count = pad_write ? 8'd1 : wq_count;

@@ -40,8 +40,11 @@ module vta_core (
     output wire [              95:0] unit_insns,        // load, compute, store: instructions
     output wire [             191:0] unit_busy_cycles,  // load, compute, store
     output wire [             191:0] unit_idle_cycles,  // load, compute, store
-    output wire [             191:0] unit_stall_cycles, // load, compute, store
-    output wire [             127:0] fetch_cycles,      // busy, stall_queue_full
+    // stall cycles by queue: load g2l, l2g_full; compute l2g, s2g, g2l_full, g2s_full; store
+    // g2s, s2g_full (64 bits each, in this order from bit 0)
+    output wire [             511:0] stall_cycles,
+    output wire [             191:0] unit_mem_stall_cycles,  // load, compute, store
+    output wire [             127:0] fetch_cycles,      // active, stall_queue_full
     // memory read channel: the granted burst of this cycle, and data beats with their tag
     output wire                      mem_rd_req_valid,
     input  wire                      mem_rd_req_ready,
@@ -74,7 +77,7 @@ module vta_core (
   wire [4:0] rq_valid, rq_grant, rd_valid;
   wire [159:0] rq_addr;
   wire [44:0] rq_beats;
-  wire [63:0] f_busy, f_stall;
+  wire [63:0] f_active, f_stall;
 
   fetch u_fetch (
       .clk(clk), .rst(rst), .start(start), .insn_addr(insn_addr), .insn_count(insn_count),
@@ -83,8 +86,8 @@ module vta_core (
       .req_beats(rq_beats[8:0]), .data_valid(rd_valid[0]), .data(mem_rd_data),
       .load_push(f_load_push), .load_full(lq_full), .compute_push(f_compute_push),
       .compute_full(cq_full), .store_push(f_store_push), .store_full(sq_full), .insn(f_insn),
-      .busy_cycles(f_busy), .stall_cycles(f_stall));
-  assign fetch_cycles = {f_stall, f_busy};
+      .active_cycles(f_active), .stall_cycles(f_stall));
+  assign fetch_cycles = {f_stall, f_active};
 
 `define VTA_INSN_QUEUE(NAME, PUSH, POP, HEAD, COUNT, FULL, EMPTY) \
   vta_fifo #(.WIDTH(128), .DEPTH(QD), .LOG_DEPTH(QL), .COUNT_BITS(QL + 1)) NAME ( \
@@ -136,7 +139,9 @@ module vta_core (
 
   // ---- units ----
   wire l_idle, c_idle, s_idle, c_finish;
-  wire [63:0] l_busy, c_busy, s_busy, l_idlec, c_idlec, s_idlec, l_stall, c_stall, s_stall;
+  wire [63:0] l_busy, c_busy, s_busy, l_idlec, c_idlec, s_idlec;
+  wire [63:0] l_stall_tok, l_stall_full, s_stall_tok, s_stall_full, l_ms, c_ms, s_ms;
+  wire [255:0] c_stall;
   wire [31:0] l_insns, c_insns, s_insns, c_started;
   wire [63:0] c_req_addr;
   wire [17:0] c_req_beats;
@@ -150,7 +155,8 @@ module vta_core (
       .inp_wr_en(inp_we), .inp_wr_idx(inp_wi), .inp_wr_data(inp_wd),
       .wgt_wr_en(wgt_we), .wgt_wr_idx(wgt_wi), .wgt_wr_data(wgt_wd),
       .inp_bytes(inp_load_nbytes), .wgt_bytes(wgt_load_nbytes), .insn_done(l_insns),
-      .busy_cycles(l_busy), .idle_cycles(l_idlec), .stall_cycles(l_stall), .idle(l_idle));
+      .busy_cycles(l_busy), .idle_cycles(l_idlec), .stall_g2l(l_stall_tok),
+      .stall_l2g_full(l_stall_full), .mem_stall_cycles(l_ms), .idle(l_idle));
 
   compute u_compute (
       .clk(clk), .rst(urst),
@@ -167,7 +173,8 @@ module vta_core (
       .insn_done(c_insns), .insn_started(c_started),
       .uop_bytes(uop_load_nbytes), .acc_bytes(acc_load_nbytes), .gemm_count(gemm_counter),
       .alu_count(alu_counter), .busy_cycles(c_busy), .idle_cycles(c_idlec),
-      .stall_cycles(c_stall), .alu_active(alu_active_cycles), .idle(c_idle));
+      .stall_cycles(c_stall), .mem_stall_cycles(c_ms), .alu_active(alu_active_cycles),
+      .idle(c_idle));
   assign rq_addr[63:32] = c_req_addr[31:0];
   assign rq_addr[159:128] = c_req_addr[63:32];
   assign rq_beats[17:9] = c_req_beats[8:0];
@@ -184,7 +191,8 @@ module vta_core (
       .wr_data_valid(mem_wr_data_valid), .wr_data_ready(mem_wr_data_ready),
       .wr_data(mem_wr_data), .wr_resp_valid(mem_wr_resp_valid),
       .out_bytes(out_store_nbytes), .insn_done(s_insns), .busy_cycles(s_busy),
-      .idle_cycles(s_idlec), .stall_cycles(s_stall), .idle(s_idle));
+      .idle_cycles(s_idlec), .stall_g2s(s_stall_tok), .stall_s2g_full(s_stall_full),
+      .mem_stall_cycles(s_ms), .idle(s_idle));
 
   mem_arbiter u_arbiter (
       .req_valid(rq_valid), .req_grant(rq_grant), .req_addr(rq_addr), .req_beats(rq_beats),
@@ -197,7 +205,8 @@ module vta_core (
   assign unit_insns = {s_insns, c_insns, l_insns};
   assign unit_busy_cycles = {s_busy, c_busy, l_busy};
   assign unit_idle_cycles = {s_idlec, c_idlec, l_idlec};
-  assign unit_stall_cycles = {s_stall, c_stall, l_stall};
+  assign stall_cycles = {s_stall_full, s_stall_tok, c_stall, l_stall_full, l_stall_tok};
+  assign unit_mem_stall_cycles = {s_ms, c_ms, l_ms};
   assign units_waiting = {!sq_empty, !cq_empty, !lq_empty};
 
   // Stuck: no unit has an instruction in flight or starting, no token push is on its way

@@ -96,6 +96,7 @@ class RtlTop : public sc_core::sc_module {
   // results
   bool finished = false, timed_out = false, stuck = false, rtl_error = false;
   uint64_t run_cycles = 0;
+  uint64_t read_bursts[5] = {}, write_bursts = 0, read_beats = 0, write_beats = 0;  // this run
   std::exception_ptr error;
   sc_core::sc_event go;
 
@@ -117,6 +118,8 @@ class RtlTop : public sc_core::sc_module {
   void run_loop() {
     finished = timed_out = stuck = rtl_error = false;
     run_cycles = 0;
+    read_bursts[0] = read_bursts[1] = read_bursts[2] = read_bursts[3] = read_bursts[4] = 0;
+    write_bursts = read_beats = write_beats = 0;
     m_local = 0;
     m_reads.clear();
     m_writes.clear();
@@ -170,6 +173,8 @@ class RtlTop : public sc_core::sc_module {
       }
       if (out.rd_req) {
         grant_read(abs, out);
+        ++read_bursts[out.rd_tag % 5];
+        read_beats += out.rd_beats;
       }
       if (in.wr_data_take) {
         if (!out.wr_data_valid) {
@@ -191,6 +196,8 @@ class RtlTop : public sc_core::sc_module {
         }
       }
       if (out.wr_req) {
+        ++write_bursts;
+        write_beats += out.wr_beats;
         const cycle::WriteBeats wt = dram_target.timing().write(abs, out.wr_beats);
         WriteBurst w;
         w.addr = out.wr_addr;
@@ -549,21 +556,38 @@ RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait
     }
     const std::string unit = kUnitName[u];
     s.add(unit + ".busy_cycles", static_cast<double>(st.unit_busy[u]), "cycles",
-          "cycles with an instruction between its start and end (E - S + 1 each)");
+          "cycles executing instructions (E - S + 1 each)");
     s.add(unit + ".idle_cycles", static_cast<double>(st.unit_idle[u]), "cycles",
-          "cycles with no visible instruction outside busy periods");
-    s.add(unit + ".stall_cycles", static_cast<double>(st.unit_stall[u]), "cycles",
-          "cycles a visible instruction waited for a token or for room in a token queue");
+          "cycles with no instruction in the queue");
+    s.add(unit + ".mem_stall_cycles", static_cast<double>(st.unit_mem_stall[u]), "cycles",
+          "busy cycles of DMA instructions spent waiting on memory");
   }
-  // FINISH ends compute's last instruction in its start cycle; count it too.
-  s.add("fetch.busy_cycles", static_cast<double>(st.fetch_busy), "cycles",
-        "cycles with an instruction buffered in fetch");
+  // the same names as the cycle model (sim/README.md section 6)
+  static const char* const kStallName[8] = {
+      "load.stall_g2l_cycles",    "load.stall_l2g_full_cycles",    "compute.stall_l2g_cycles",
+      "compute.stall_s2g_cycles", "compute.stall_g2l_full_cycles", "compute.stall_g2s_full_cycles",
+      "store.stall_g2s_cycles",   "store.stall_s2g_full_cycles"};
+  static const bool kTokenWait[8] = {true, false, true, true, false, false, true, false};
+  for (int k = 0; k < 8; ++k) {
+    s.add(kStallName[k], static_cast<double>(st.stall[k]), "cycles",
+          kTokenWait[k] ? "cycles waiting for a token" : "cycles waiting for room in a full queue");
+  }
+  s.add("fetch.active_cycles", static_cast<double>(st.fetch_active), "cycles",
+        "cycles from run start to the last instruction dispatch");
   s.add("fetch.stall_queue_full_cycles", static_cast<double>(st.fetch_stall), "cycles",
-        "cycles the fetch head was blocked by a full instruction queue");
+        "cycles an instruction waited for room in its unit's instruction queue");
   s.add("gemm.active_cycles", static_cast<double>(st.gemm_counter), "cycles",
         "uop iterations issued by non-reset GEMMs");
   s.add("alu.active_cycles", static_cast<double>(st.alu_active_cycles), "cycles",
-        "ALU issue cycles (N, or 2N for vector operands)");
+        "ALU issue cycles");
+  static const char* const kClient[5] = {"fetch", "uop", "inp", "wgt", "acc"};
+  for (int c = 0; c < 5; ++c) {
+    s.add(fmt::format("mem.{}.bursts", kClient[c]), static_cast<double>(top.read_bursts[c]),
+          "bursts", fmt::format("read bursts granted to the {} client", kClient[c]));
+  }
+  s.add("mem.store.bursts", static_cast<double>(top.write_bursts), "bursts", "write bursts");
+  s.add("mem.read_beats", static_cast<double>(top.read_beats), "beats", "read data beats");
+  s.add("mem.write_beats", static_cast<double>(top.write_beats), "beats", "write data beats");
   if (top.timed_out) {
     return RunStatus::kTimeout;
   }

@@ -47,8 +47,11 @@ struct CoreStatus {
   uint64_t inp_load_nbytes = 0, wgt_load_nbytes = 0, acc_load_nbytes = 0, uop_load_nbytes = 0,
            out_store_nbytes = 0, gemm_counter = 0, alu_counter = 0, alu_active_cycles = 0;
   uint32_t unit_insns[3] = {};  // load, compute, store
-  uint64_t unit_busy[3] = {}, unit_idle[3] = {}, unit_stall[3] = {};
-  uint64_t fetch_busy = 0, fetch_stall = 0;
+  uint64_t unit_busy[3] = {}, unit_idle[3] = {}, unit_mem_stall[3] = {};
+  // stall cycles by queue: load g2l, l2g_full; compute l2g, s2g, g2l_full, g2s_full; store g2s,
+  // s2g_full
+  uint64_t stall[8] = {};
+  uint64_t fetch_active = 0, fetch_stall = 0;
 };
 
 class RtlModel {

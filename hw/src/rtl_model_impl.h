@@ -141,9 +141,12 @@ class RtlModelImpl final : public RtlModel {
       s.unit_insns[u] = t.unit_insns[u];
       s.unit_busy[u] = word64(t.unit_busy_cycles, u);
       s.unit_idle[u] = word64(t.unit_idle_cycles, u);
-      s.unit_stall[u] = word64(t.unit_stall_cycles, u);
+      s.unit_mem_stall[u] = word64(t.unit_mem_stall_cycles, u);
     }
-    s.fetch_busy = word64(t.fetch_cycles, 0);
+    for (int k = 0; k < 8; ++k) {
+      s.stall[k] = word64(t.stall_cycles, k);
+    }
+    s.fetch_active = word64(t.fetch_cycles, 0);
     s.fetch_stall = word64(t.fetch_cycles, 1);
     return s;
   }
