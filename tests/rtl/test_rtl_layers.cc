@@ -4,6 +4,7 @@
 // cycles and count the same upstream statistics. Three layers on two configs.
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <string>
 
 #include "test_paths.h"
@@ -107,5 +108,32 @@ TEST_CASE("rtl layers: matmul equals cycle on pynq and small", "[rtl][e2e]") {
       const ConvSchedule s = auto_schedule(matmul_as_conv(m, cfg.batch), e, cfg);
       return run_matmul(m, e, s, random_matmul_data(m, e, 15), true);
     }));
+  }
+}
+
+TEST_CASE("rtl layers: seeded random conv2d layers equal cycle on pynq and small", "[rtl][e2e]") {
+  const uint32_t seed = 2026;
+  std::mt19937 rng(seed);
+  const auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 4; ++trial) {
+    const char* config = trial % 2 == 0 ? "pynq" : "small";
+    Conv2dParams p;
+    p.name = "random";
+    p.n = uni(1, 2);
+    p.c = uni(1, 40);
+    p.k = uni(1, 40);
+    p.kh = p.kw = uni(0, 1) ? 3 : 1;
+    p.stride_h = p.stride_w = uni(1, 2);
+    const int pad = p.kh == 3 ? uni(0, 1) : 0;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = pad;
+    p.h = uni(p.kh, 12);
+    p.w = uni(p.kw, 12);
+    Epilogue e;
+    e.bias = uni(0, 1);
+    e.shift = uni(0, 1) ? uni(1, 9) : 0;
+    e.relu = uni(0, 1);
+    INFO("seed " << seed << " trial " << trial << " " << config << ": " << p.describe() << " "
+                 << e.describe());
+    conv_layer(config, p, e, seed + static_cast<uint32_t>(trial));
   }
 }
