@@ -17,7 +17,7 @@ namespace vta {
 std::vector<std::string> available_backends() {
   std::vector<std::string> names = {"fsim", "cycle"};  // the last one is the default
 #ifdef VTA_HAVE_RTL
-  names.insert(names.begin(), "rtl");  // never last: the last entry is the default
+  names.insert(names.end() - 1, "rtl");  // before the last entry, which is the default
 #endif
   return names;
 }
