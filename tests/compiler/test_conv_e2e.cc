@@ -185,3 +185,21 @@ TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
     REQUIRE(r.stats.cycles >= r.stats.gemm_counter);
   }
 }
+
+TEST_CASE("tuning runs the ranked candidates and keeps the cheapest", "[e2e]") {
+  const HwConfig cfg = use("fsim", "pynq");
+  const auto layer = find_named_layer("resnet18.C11");
+  const ConvData data = random_conv_data(layer.params, layer.epilogue, 11);
+  const TuneResult t = tune_conv2d(layer.params, layer.epilogue, data, 5, true);
+  REQUIRE(t.trials.size() == 5);
+  for (const TuneTrial& trial : t.trials) {
+    INFO(trial.schedule.describe());
+    REQUIRE(trial.run.mismatches == 0);
+    // fsim cost: GEMM + ALU micro-ops + bytes moved / bus bytes, from the upstream counters.
+    const auto& s = trial.run.stats;
+    const double bytes = double(s.inp_load_nbytes + s.wgt_load_nbytes + s.acc_load_nbytes +
+                                s.uop_load_nbytes + s.out_store_nbytes);
+    REQUIRE(trial.cost == Approx(double(s.gemm_counter + s.alu_counter) + bytes / cfg.bus_bytes));
+    REQUIRE(t.trials[t.best].cost <= trial.cost);
+  }
+}
