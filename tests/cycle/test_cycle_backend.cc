@@ -246,18 +246,23 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   build_example(pb, 1);
   REQUIRE(pb.run(be) == RunStatus::kOk);
   const nlohmann::json j = nlohmann::json::parse(read_file(trace));
-  int spans = 0, starts = 0, ends = 0;
+  int spans[6] = {0, 0, 0, 0, 0, 0}, starts = 0, ends = 0;
   for (const auto& e : j["traceEvents"]) {
     const std::string ph = e["ph"];
-    spans += ph == "X";
-    starts += ph == "s";
-    ends += ph == "f";
     if (ph == "X") {
+      ++spans[e["tid"].get<int>()];
       CHECK(e["dur"].get<double>() > 0);
     }
+    starts += ph == "s";
+    ends += ph == "f";
   }
-  CHECK(spans == 7);   // one per instruction
-  CHECK(starts == 3);  // l2g, g2s, s2g
+  CHECK(spans[0] == 1);                        // one fetch burst
+  CHECK(spans[1] + spans[2] + spans[3] == 7);  // one span per instruction
+  CHECK(spans[1] == 2);                        // LOAD WGT, LOAD INP
+  CHECK(spans[3] == 1);                        // STORE
+  CHECK(spans[4] == 4);                        // read bursts: fetch, uop, wgt, inp
+  CHECK(spans[5] == 1);                        // write burst
+  CHECK(starts == 3);                          // l2g, g2s, s2g
   CHECK(ends == 3);
   const std::string v = read_file(vcd);
   CHECK(v.find("$enddefinitions") != std::string::npos);

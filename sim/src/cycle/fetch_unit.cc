@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "vta/sim/isa.h"
 
 namespace vta::cycle {
@@ -20,6 +22,11 @@ void FetchUnit::on_grant(const ReadRequest& req, const ReadBeats& beats) {
   const size_t k = m_granted++;
   m_burst_last[k] = beats.last;
   const uint64_t beat0 = req.burst.addr / bus;
+  if (m_core.trace.tracing()) {
+    m_core.trace.span_named(0, now_cycle(), beats.last,
+                            fmt::format("fetch burst {}: instructions {}..{}", k, m_arrived,
+                                        m_insns_through[k] == 0 ? 0 : m_insns_through[k] - 1));
+  }
   while (m_arrived < m_insns_through[k]) {
     const uint64_t last_byte = a + static_cast<uint64_t>(m_arrived) * kInsnBytes + kInsnBytes - 1;
     m_arrival[m_arrived] = beats.first + (last_byte / bus - beat0) * beats.interval;

@@ -104,6 +104,11 @@ void MemoryInterface::arbiter() {
       cl.stats.bytes += req.burst.bytes;
       cl.stats.bursts += 1;
       cl.stats.beats += req.burst.beats;
+      if (m_trace != nullptr && m_trace->tracing()) {
+        m_trace->span_named(
+            4, t.first, t.last,
+            fmt::format("{} {} beats @{:#x}", kReadClientName[k], req.burst.beats, req.burst.addr));
+      }
       if (cl.on_grant) {
         cl.on_grant(req, rb);
       }
@@ -130,6 +135,10 @@ uint64_t MemoryInterface::write_bursts(const std::vector<Burst>& bursts,
   for (size_t k = 0; k < bursts.size(); ++k) {
     const MemTimingExt t = transport(tlm::TLM_WRITE_COMMAND, bursts[k], data[k], first_grant + k);
     last = t.response;
+    if (m_trace != nullptr && m_trace->tracing()) {
+      m_trace->span_named(5, t.first, t.last,
+                          fmt::format("store {} beats @{:#x}", bursts[k].beats, bursts[k].addr));
+    }
     m_write_stats.bytes += bursts[k].bytes;
     m_write_stats.bursts += 1;
     m_write_stats.beats += bursts[k].beats;

@@ -15,6 +15,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "trace_recorder.h"
 #include "vta/sim/cycle/dram_target.h"
 #include "vta/sim/cycle/dram_timing.h"
 
@@ -45,6 +46,9 @@ class MemoryInterface : public sc_core::sc_module {
   using GrantFn = std::function<void(const ReadRequest&, const ReadBeats&)>;
 
   explicit MemoryInterface(sc_core::sc_module_name name);
+
+  // Trace of the data beats of every burst (optional).
+  void set_trace(TraceRecorder* trace) { m_trace = trace; }
 
   // Drops all pending requests (start of a run).
   void reset();
@@ -85,6 +89,7 @@ class MemoryInterface : public sc_core::sc_module {
   std::array<Client, kNumReadClients> m_clients;
   MemClientStats m_write_stats;
   std::function<void(std::exception_ptr)> m_on_error;
+  TraceRecorder* m_trace = nullptr;
   sc_core::sc_event m_kick;
   tlm::tlm_generic_payload m_payload;
   MemTimingExt m_ext;

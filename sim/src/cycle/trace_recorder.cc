@@ -11,7 +11,8 @@ namespace vta::cycle {
 
 namespace {
 
-const char* const kTrackName[4] = {"fetch", "load", "compute", "store"};
+const char* const kTrackName[TraceRecorder::kNumTracks] = {
+    "fetch", "load", "compute", "store", "memory read data", "memory write data"};
 
 struct SignalDef {
   const char* name;
@@ -71,6 +72,13 @@ void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_a
                            fmt::format("{}: {}", index, disassemble(insn))});
 }
 
+void TraceRecorder::span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name) {
+  if (tracing()) {
+    m_events.push_back(
+        Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name)});
+  }
+}
+
 void TraceRecorder::flow_start(uint64_t id, int track, uint64_t abs, const char* queue) {
   if (tracing()) {
     m_events.push_back(Event{'s', track, trace_cycle(abs), 0, id, queue});
@@ -99,7 +107,7 @@ void TraceRecorder::change(int sig, uint64_t abs, uint64_t value) {
 void TraceRecorder::flush() {
   if (tracing()) {
     nlohmann::json events = nlohmann::json::array();
-    for (int t = 0; t < 4; ++t) {
+    for (int t = 0; t < kNumTracks; ++t) {
       events.push_back({{"ph", "M"},
                         {"name", "thread_name"},
                         {"pid", 1},
@@ -116,7 +124,10 @@ void TraceRecorder::flush() {
                           {"name", e.name}};
       if (e.ph == 'X') {
         j["dur"] = static_cast<double>(e.dur) / m_mhz;
-        j["args"] = {{"index", e.id}, {"start_cycle", e.ts}, {"cycles", e.dur}};
+        j["args"] = {{"start_cycle", e.ts}, {"cycles", e.dur}};
+        if (e.track >= 1 && e.track <= 3) {
+          j["args"]["index"] = e.id;
+        }
       } else {
         j["id"] = e.id;
         j["cat"] = "token";

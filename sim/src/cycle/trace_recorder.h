@@ -1,7 +1,8 @@
 // TraceRecorder: the cycle model's optional outputs.
 //  * Perfetto / Chrome JSON trace: one track per unit (fetch, load, compute, store), one span
 //    per instruction named by its disassembly, dependency tokens as flow arrows from the pushing
-//    instruction to the popping one. Time stamps are microseconds at CLOCK_MHZ.
+//    instruction to the popping one; fetch bursts on the fetch track and the data beats of every
+//    memory burst on two memory tracks. Time stamps are microseconds at CLOCK_MHZ.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
 //    indices) for a window of cycles; one VCD time unit = one clock cycle.
 // Time is the backend's cumulative cycle count (runs laid end to end, as Stats::cycles).
@@ -59,8 +60,11 @@ class TraceRecorder {
   }
   uint64_t trace_cycle(uint64_t abs) const { return abs - m_base + m_before; }
 
-  // Track ids: 0 fetch, 1 load, 2 compute, 3 store.
+  // Track ids: 0 fetch, 1 load, 2 compute, 3 store, 4 memory read data, 5 memory write data.
+  static constexpr int kNumTracks = 6;
   void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn);
+  // A span with a free-form name (fetch bursts, memory bursts).
+  void span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name);
   void flow_start(uint64_t id, int track, uint64_t abs, const char* queue);
   void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
   void change(int sig, uint64_t abs, uint64_t value);

@@ -26,6 +26,7 @@ class VtaCore : public sc_core::sc_module {
         compute("compute", shared),
         store("store", shared) {
     shared.mem = &mem;
+    mem.set_trace(&shared.trace);
     mem.set_error_handler([this](std::exception_ptr e) { shared.run.fail(e); });
     mem.socket.bind(dram_target.socket);
   }
