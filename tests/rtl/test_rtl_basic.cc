@@ -193,6 +193,18 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
         pb.push(
             make_load_store(kOpLoad, kMemUop, 8, uops.elem(cfg, kMemUop), 2, 1, 1, {}, 1, 0, 1, 2));
         break;
+      case 4: {  // 600 load NOPs wait for a token behind a long GEMM: the load queue fills
+        pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
+        Deps push_prev;
+        push_prev.push_prev = true;
+        pb.push(make_gemm(UopLoop{0, 1, 40, 50}, true, push_prev));
+        for (int k = 0; k < 600; ++k) {
+          Deps pop;
+          pop.pop_next = k == 0;
+          pb.push(make_load_store(kOpLoad, kMemInp, 0, 0, 0, 0, 0, pop));
+        }
+        break;
+      }
       default:  // a padded ACC_8BIT load next to a weight load (two read clients)
         pb.push(
             make_load_store(kOpLoad, kMemWgt, 0, buf.elem(cfg, kMemWgt), 2, 3, 4, {}, 1, 0, 0, 1));
@@ -202,8 +214,9 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
     }
     pb.push(make_finish());
   };
-  for (int which = 0; which < 4; ++which) {
+  for (int which = 0; which < 5; ++which) {
     uint64_t cycles[2] = {0, 0};
+    double queue_full[2] = {0, 0};
     for (int b = 0; b < 2; ++b) {
       Dram dram;
       std::unique_ptr<Backend> be;
@@ -216,9 +229,15 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
       build(pb, which);
       REQUIRE(pb.run(*be) == RunStatus::kOk);
       cycles[b] = be->stats().cycles;
+      const NamedCounter* q = be->stats().find("fetch.stall_queue_full_cycles");
+      queue_full[b] = q != nullptr ? q->value : -1;
     }
     INFO("program " << which);
     CHECK(cycles[0] == cycles[1]);
+    CHECK(queue_full[0] == queue_full[1]);
+    if (which == 4) {
+      CHECK(queue_full[0] > 0);  // the case really exercises a full instruction queue
+    }
   }
 }
 
