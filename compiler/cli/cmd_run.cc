@@ -271,6 +271,15 @@ int cmd_run(int argc, char** argv) {
       } else {
         cfg = HwConfig::from_json_text(img.config_json, file + " (embedded config)");
       }
+      if (!opts.config.empty() && !img.config_json.empty()) {
+        const HwConfig built_for =
+            HwConfig::from_json_text(img.config_json, file + " (embedded config)");
+        if (built_for.model_name != cfg.model_name) {
+          std::cerr << fmt::format(
+              "vtasim: note: running with config {}, but {} was built for {}\n", cfg.model_name,
+              file, built_for.model_name);
+        }
+      }
       img.load_into(dram);
     } else {
       // A raw stream: 16-byte little-endian instructions, placed in fresh DRAM.

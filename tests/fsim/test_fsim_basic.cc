@@ -227,3 +227,52 @@ TEST_CASE("fsim state accessors reject out-of-range indices", "[fsim]") {
   CHECK_THROWS_WITH(r.fsim.uop_at(8192), "uop_at(8192) out of range");
   CHECK(r.fsim.out_lane(0, 0) == 0);
 }
+
+TEST_CASE("fsim test_relu and test_shift_and_scale: values and hand-derived counters", "[fsim]") {
+  // vta-reference.md 8.1 [DERIVED]: relu on (8, 10, 1, 16) -> acc 5120, alu 160, out 1280, uop 8;
+  // shift_and_scale on (2, 8, 1, 16) -> acc 1024, alu 32, out 256, uop 8.
+  struct Case {
+    uint32_t tiles;
+    uint32_t op1, op2;
+    int32_t imm1, imm2;
+    int lo, hi;
+    uint64_t acc, alu, out;
+  };
+  const Case cases[] = {{80, kAluMax, kAluMin, 0, 127, -256, 256, 5120, 160, 1280},
+                        {16, kAluAdd, kAluShr, 5, 3, -10, 10, 1024, 32, 256}};
+  for (const Case& c : cases) {
+    const uint32_t seed = 0xDEADB;
+    INFO("tiles " << c.tiles << " seed " << seed);
+    std::mt19937 rng(seed);
+    Rig r;
+    ProgramBuilder pb(r.cfg, r.dram);
+    DeviceBuffer a = pb.alloc(c.tiles * 64), y = pb.alloc(c.tiles * 16);
+    fill_random_i32(reinterpret_cast<int32_t*>(a.host), c.tiles * 16, c.lo, c.hi, rng);
+    DeviceBuffer u1 = pb.alloc_uops({Uop{0, 0, 0}}), u2 = pb.alloc_uops({Uop{0, 0, 0}});
+    UopLoop l;
+    l.iter_in = c.tiles;
+    l.dst_factor_in = 1;
+    l.src_factor_in = 1;
+    pb.push(make_load_1d(kMemAcc, 0, a.elem(r.cfg, kMemAcc), c.tiles));
+    pb.push(make_load_1d(kMemUop, 0, u1.phys / 4, 1));
+    pb.push(make_alu(c.op1, l, true, c.imm1));
+    pb.push(make_load_1d(kMemUop, 1, u2.phys / 4, 1));
+    l.uop_bgn = 1;
+    l.uop_end = 2;
+    pb.push(make_alu(c.op2, l, true, c.imm2, Deps{0, 0, 0, 1}));
+    pb.push(make_store_1d(0, y.elem(r.cfg, kMemOut), c.tiles, Deps{1, 0, 1, 0}));
+    pb.push(make_finish(false, true));
+    pb.run(r.fsim);
+    const Stats& s = r.fsim.stats();
+    CHECK(s.acc_load_nbytes == c.acc);
+    CHECK(s.alu_counter == c.alu);
+    CHECK(s.out_store_nbytes == c.out);
+    CHECK(s.uop_load_nbytes == 8);
+    const int32_t* av = reinterpret_cast<const int32_t*>(a.host);
+    for (uint32_t k = 0; k < c.tiles * 16; ++k) {
+      const int32_t expect =
+          c.op1 == kAluMax ? std::min(std::max(av[k], 0), 127) : (av[k] + c.imm1) >> c.imm2;
+      REQUIRE(static_cast<int8_t>(y.host[k]) == static_cast<int8_t>(expect));
+    }
+  }
+}
