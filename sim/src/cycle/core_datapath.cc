@@ -146,10 +146,13 @@ void CoreDatapath::write_tile(uint32_t type, uint32_t t, const uint8_t* src) {
         std::fill(d, d + m_wgt_lanes, 0);
         break;
       }
-      for (int oc = 0; oc < m_cfg.block_out; ++oc) {
-        for (int k = 0; k < m_cfg.block_in; ++k) {
-          d[wgt_tile_offset(oc, k, m_cfg.block_out)] =
-              static_cast<int8_t>(src[oc * m_cfg.block_in + k]);
+      // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
+      const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+      const int bin = m_cfg.block_in, bout = m_cfg.block_out;
+      for (int j = 0; j < bin / 2; ++j) {
+        for (int oc = 0; oc < bout; ++oc) {
+          d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
+          d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
         }
       }
       break;
