@@ -99,8 +99,7 @@ __attribute__((target("avx2"))) void gemm_avx2(const GemmShape& s, const GemmLoo
 }
 
 // AVX-512 VNNI kernel: one zmm holds 16 output channels; vpdpwssd multiplies a broadcast int16
-// input pair with the weight pairs and accumulates in one instruction. Two accumulator sets
-// (even and odd pairs) halve the dependency chain.
+// input pair with the weight pairs and accumulates in one instruction.
 template <int kAcc, int kPairs>
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_avx512(const GemmShape& s,
                                                                         const GemmLoop& l,
@@ -125,35 +124,41 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void gemm_avx512(const Ge
         for (int r = 0; r < batch; ++r) {
           const int16_t* x = x_tile + r * pairs * 2;
           int32_t* a = acc + r * bout;
-          __m512i even[kAcc], odd[kAcc];
+          // kSets independent accumulator sets (pair j goes to set j % kSets) keep vpdpwssd's
+          // latency off the critical path.
+          constexpr int kSets = 4;
+          __m512i sum[kSets][kAcc];
           for (int c = 0; c < kAcc; ++c) {
-            even[c] = _mm512_loadu_si512(a + 16 * c);
-            odd[c] = _mm512_setzero_si512();
+            sum[0][c] = _mm512_loadu_si512(a + 16 * c);
+            for (int t = 1; t < kSets; ++t) {
+              sum[t][c] = _mm512_setzero_si512();
+            }
           }
           int j = 0;
-          for (; j + 1 < pairs; j += 2) {
-            int32_t p0, p1;
-            std::memcpy(&p0, x + 2 * j, sizeof(p0));
-            std::memcpy(&p1, x + 2 * j + 2, sizeof(p1));
-            const __m512i x0 = _mm512_set1_epi32(p0), x1 = _mm512_set1_epi32(p1);
-            const int16_t* w0 = w + j * 2 * bout;
-            const int16_t* w1 = w0 + 2 * bout;
-            for (int c = 0; c < kAcc; ++c) {
-              even[c] = _mm512_dpwssd_epi32(even[c], x0, _mm512_loadu_si512(w0 + 32 * c));
-              odd[c] = _mm512_dpwssd_epi32(odd[c], x1, _mm512_loadu_si512(w1 + 32 * c));
+          for (; j + kSets <= pairs; j += kSets) {
+            for (int t = 0; t < kSets; ++t) {
+              int32_t pair;
+              std::memcpy(&pair, x + 2 * (j + t), sizeof(pair));
+              const __m512i xv = _mm512_set1_epi32(pair);
+              const int16_t* wj = w + (j + t) * 2 * bout;
+              for (int c = 0; c < kAcc; ++c) {
+                sum[t][c] = _mm512_dpwssd_epi32(sum[t][c], xv, _mm512_loadu_si512(wj + 32 * c));
+              }
             }
           }
-          if (j < pairs) {
-            int32_t p0;
-            std::memcpy(&p0, x + 2 * j, sizeof(p0));
-            const __m512i x0 = _mm512_set1_epi32(p0);
+          for (; j < pairs; ++j) {
+            int32_t pair;
+            std::memcpy(&pair, x + 2 * j, sizeof(pair));
+            const __m512i xv = _mm512_set1_epi32(pair);
             for (int c = 0; c < kAcc; ++c) {
-              even[c] =
-                  _mm512_dpwssd_epi32(even[c], x0, _mm512_loadu_si512(w + j * 2 * bout + 32 * c));
+              sum[0][c] =
+                  _mm512_dpwssd_epi32(sum[0][c], xv, _mm512_loadu_si512(w + j * 2 * bout + 32 * c));
             }
           }
           for (int c = 0; c < kAcc; ++c) {
-            _mm512_storeu_si512(a + 16 * c, _mm512_add_epi32(even[c], odd[c]));
+            const __m512i lo = _mm512_add_epi32(sum[0][c], sum[1][c]);
+            const __m512i hi = _mm512_add_epi32(sum[2][c], sum[3][c]);
+            _mm512_storeu_si512(a + 16 * c, _mm512_add_epi32(lo, hi));
           }
         }
         b.out_stale[dst] = 1;
