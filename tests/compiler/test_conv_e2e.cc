@@ -164,14 +164,15 @@ TEST_CASE("tutorial schedule of resnet18.C8 on fsim", "[e2e]") {
   CHECK(r.stats.out_store_nbytes == 14ull * 14 * 16 * 16);
 }
 
-TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
+namespace {
+// A few small random convolutions on a timed backend (skipped if it is not built).
+void timed_backend_convs(const std::string& backend, uint32_t seed) {
   const auto names = vta::available_backends();
-  if (std::find(names.begin(), names.end(), "cycle") == names.end()) {
-    WARN("cycle backend not built; skipped");
+  if (std::find(names.begin(), names.end(), backend) == names.end()) {
+    WARN(backend << " backend not built; skipped");
     return;
   }
-  const HwConfig cfg = use("cycle", "pynq");
-  const uint32_t seed = 606;
+  const HwConfig cfg = use(backend, "pynq");
   std::mt19937 rng(seed);
   for (int trial = 0; trial < 3; ++trial) {
     Conv2dParams p = random_conv(rng);
@@ -184,6 +185,15 @@ TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
     // Every GEMM micro-op takes at least one cycle.
     REQUIRE(r.stats.cycles >= r.stats.gemm_counter);
   }
+}
+}  // namespace
+
+TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
+  timed_backend_convs("cycle", 606);
+}
+
+TEST_CASE("conv2d on the rtl backend matches the reference", "[e2e][rtl]") {
+  timed_backend_convs("rtl", 707);
 }
 
 TEST_CASE("tuning runs the ranked candidates and keeps the cheapest", "[e2e]") {
