@@ -35,10 +35,12 @@ struct CycleBackend::Impl {
   Impl(const HwConfig& cfg, Dram& dram, Stats& stats) : ctx() {
     ctx.activate();
     core = std::make_unique<VtaCore>("vta", cfg, dram, stats);
+    codec = std::make_unique<IsaCodec>(cfg);
   }
 
   SimContext ctx;
   std::unique_ptr<VtaCore> core;
+  std::unique_ptr<IsaCodec> codec;  // decodes the stream for the static checks
   uint64_t last_cycles = 0;
 
   RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles);
@@ -105,11 +107,10 @@ void CycleBackend::Impl::prepare(uint32_t insn_phys, uint32_t insn_count) {
         fmt::format("fetch unit: the instruction stream address {:#x} is not {}-byte aligned",
                     insn_phys, kInsnBytes));
   }
-  const IsaCodec codec(sh.cfg);
   sh.insns_decoded.resize(insn_count);
   for (uint32_t k = 0; k < insn_count; ++k) {
     sh.insns_decoded[k] =
-        codec.decode(IsaCodec::load_words(p + static_cast<size_t>(k) * kInsnBytes));
+        codec->decode(IsaCodec::load_words(p + static_cast<size_t>(k) * kInsnBytes));
     check_insn_static(k, sh.insns_decoded[k]);
   }
   sh.insn_phys = insn_phys;

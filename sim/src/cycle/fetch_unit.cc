@@ -9,7 +9,7 @@
 namespace vta::cycle {
 
 FetchUnit::FetchUnit(sc_core::sc_module_name name, CoreShared& core)
-    : sc_core::sc_module(name), m_core(core) {
+    : sc_core::sc_module(name), m_core(core), m_codec(core.cfg) {
   SC_HAS_PROCESS(FetchUnit);
   SC_THREAD(requester);
   SC_THREAD(dispatcher);
@@ -101,7 +101,6 @@ void FetchUnit::dispatcher() {
     m_run_seen_disp = gen;
     try {
       const uint64_t base = run.base();
-      const IsaCodec codec(m_core.cfg);
       uint64_t prev = base - 1;
       uint64_t stall_from = 0;
       // The requester sets up the run's vectors in its first activation at `base`; let it.
@@ -111,7 +110,7 @@ void FetchUnit::dispatcher() {
           run.wait_event(m_arrived_ev, gen);
         }
         run.wait_until(std::max(m_arrival[i] + 1, prev + 1), gen);
-        const Insn insn = codec.decode(
+        const Insn insn = m_codec.decode(
             IsaCodec::load_words(m_core.fetched.data() + static_cast<size_t>(i) * kInsnBytes));
         InsnQueue& q = *m_core.insn_q[insn.stage()];
         bool stalled = false;

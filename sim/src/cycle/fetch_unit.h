@@ -34,6 +34,7 @@ class FetchUnit : public sc_core::sc_module {
   void on_grant(const ReadRequest& req, const ReadBeats& beats);
 
   CoreShared& m_core;
+  IsaCodec m_codec;  // the fetch decoder
   FetchStats m_stats;
   // Per run.
   std::vector<Burst> m_bursts;
