@@ -213,3 +213,19 @@ TEST_CASE("tuning runs the ranked candidates and keeps the cheapest", "[e2e]") {
     REQUIRE(t.trials[t.best].cost <= trial.cost);
   }
 }
+
+TEST_CASE("a layer split by automatic synchronisations stays correct", "[e2e]") {
+  // 64 instructions per program: the runtime synchronises many times inside the pipelined
+  // layer and carries the outstanding dependency tokens across runs.
+  use("fsim", "pynq");
+  vta::runtime_set_max_xfer(64 * 16);
+  vta::runtime_reset();
+  const auto layer = find_named_layer("resnet18.C11");
+  Epilogue e = layer.epilogue;
+  e.bias = true;
+  const ConvSchedule s = auto_schedule(layer.params, e, vta::runtime_config());
+  const LayerRun r = run_conv2d(layer.params, e, s, random_conv_data(layer.params, e, 3), true);
+  REQUIRE(r.stats.runs > 10);
+  REQUIRE(r.mismatches == 0);
+  REQUIRE(r.stats.gemm_counter == r.gemm_bound);
+}
