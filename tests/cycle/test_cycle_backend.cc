@@ -264,6 +264,14 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   CHECK(spans[5] == 1);                        // write burst
   CHECK(starts == 3);                          // l2g, g2s, s2g
   CHECK(ends == 3);
+  // A second run appends: the file stays valid JSON and holds both runs.
+  REQUIRE(pb.run(be) == RunStatus::kOk);
+  const nlohmann::json j2 = nlohmann::json::parse(read_file(trace));
+  int spans2 = 0;
+  for (const auto& e : j2["traceEvents"]) {
+    spans2 += e["ph"] == "X" && e["tid"].get<int>() >= 1 && e["tid"].get<int>() <= 3;
+  }
+  CHECK(spans2 == 14);
   const std::string v = read_file(vcd);
   CHECK(v.find("$enddefinitions") != std::string::npos);
   CHECK(v.find("queue_compute") != std::string::npos);

@@ -164,6 +164,7 @@ void CycleBackend::Impl::deadlock() {
     msg += " " + state;
   }
   unwind();
+  sh.trace.flush(now_cycle());  // the trace up to the deadlock shows who waits on whom
   throw ProgramError(msg);
 }
 
@@ -183,6 +184,7 @@ RunStatus CycleBackend::Impl::run(uint32_t insn_phys, uint32_t insn_count, uint6
 
   if (sh.run.error()) {
     unwind();
+    sh.trace.flush(now_cycle());  // the trace up to the error helps to find it
     std::rethrow_exception(sh.run.error());
   }
   uint64_t run_cycles = 0;
@@ -205,7 +207,7 @@ RunStatus CycleBackend::Impl::run(uint32_t insn_phys, uint32_t insn_count, uint6
   unwind();
   last_cycles = run_cycles;
   collect(run_cycles);
-  sh.trace.flush();
+  sh.trace.flush(now_cycle());
   return status;
 }
 

@@ -50,7 +50,28 @@ TraceRecorder::TraceRecorder() : m_value(kNumVcdSignals, 0), m_at_start(kNumVcdS
 void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
   m_trace_path = path;
   m_mhz = clock_mhz;
-  flush();  // fail early on an unwritable path
+  m_events.clear();
+  m_trace_file = std::fstream(path, std::ios::out | std::ios::trunc);
+  if (!m_trace_file) {
+    throw Error("cannot write trace file '" + path + "'");
+  }
+  m_trace_file << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+  m_trace_file << nlohmann::json{{"ph", "M"},
+                                 {"name", "process_name"},
+                                 {"pid", 1},
+                                 {"args", {{"name", "VTA core"}}}}
+                      .dump();
+  for (int t = 0; t < kNumTracks; ++t) {
+    m_trace_file << ",\n"
+                 << nlohmann::json{{"ph", "M"},
+                                   {"name", "thread_name"},
+                                   {"pid", 1},
+                                   {"tid", t},
+                                   {"args", {{"name", kTrackName[t]}}}}
+                        .dump();
+  }
+  m_footer_pos = m_trace_file.tellp();
+  write_trace();
 }
 
 void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
@@ -60,7 +81,12 @@ void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t
   m_vcd_path = path;
   m_vcd_start = start;
   m_vcd_end = end;
-  flush();
+  m_vcd_header = false;
+  m_changes.clear();
+  m_vcd_file = std::ofstream(path, std::ios::out | std::ios::trunc);
+  if (!m_vcd_file) {
+    throw Error("cannot write VCD file '" + path + "'");
+  }
 }
 
 void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs,
@@ -104,47 +130,51 @@ void TraceRecorder::change(int sig, uint64_t abs, uint64_t value) {
   }
 }
 
-void TraceRecorder::flush() {
+void TraceRecorder::flush(uint64_t now_abs) {
   if (tracing()) {
-    nlohmann::json events = nlohmann::json::array();
-    for (int t = 0; t < kNumTracks; ++t) {
-      events.push_back({{"ph", "M"},
-                        {"name", "thread_name"},
-                        {"pid", 1},
-                        {"tid", t},
-                        {"args", {{"name", kTrackName[t]}}}});
-    }
-    events.push_back(
-        {{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"args", {{"name", "VTA core"}}}});
-    for (const Event& e : m_events) {
-      nlohmann::json j = {{"ph", std::string(1, e.ph)},
-                          {"pid", 1},
-                          {"tid", e.track},
-                          {"ts", static_cast<double>(e.ts) / m_mhz},
-                          {"name", e.name}};
-      if (e.ph == 'X') {
-        j["dur"] = static_cast<double>(e.dur) / m_mhz;
-        j["args"] = {{"start_cycle", e.ts}, {"cycles", e.dur}};
-        if (e.track >= 1 && e.track <= 3) {
-          j["args"]["index"] = e.id;
-        }
-      } else {
-        j["id"] = e.id;
-        j["cat"] = "token";
-        if (e.ph == 'f') {
-          j["bp"] = "e";
-        }
-      }
-      events.push_back(std::move(j));
-    }
-    std::ofstream f(m_trace_path);
-    f << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() << "\n";
-    if (!f) {
-      throw Error("cannot write trace file '" + m_trace_path + "'");
-    }
+    write_trace();
   }
   if (vcd_on()) {
-    std::ofstream f(m_vcd_path);
+    write_vcd(trace_cycle(now_abs));
+  }
+}
+
+void TraceRecorder::write_trace() {
+  m_trace_file.seekp(m_footer_pos);
+  for (const Event& e : m_events) {
+    nlohmann::json j = {{"ph", std::string(1, e.ph)},
+                        {"pid", 1},
+                        {"tid", e.track},
+                        {"ts", static_cast<double>(e.ts) / m_mhz},
+                        {"name", e.name}};
+    if (e.ph == 'X') {
+      j["dur"] = static_cast<double>(e.dur) / m_mhz;
+      j["args"] = {{"start_cycle", e.ts}, {"cycles", e.dur}};
+      if (e.track >= 1 && e.track <= 3) {
+        j["args"]["index"] = e.id;
+      }
+    } else {
+      j["id"] = e.id;
+      j["cat"] = "token";
+      if (e.ph == 'f') {
+        j["bp"] = "e";
+      }
+    }
+    m_trace_file << ",\n" << j.dump();
+  }
+  m_events.clear();
+  m_footer_pos = m_trace_file.tellp();
+  m_trace_file << "\n]}\n";
+  m_trace_file.flush();
+  if (!m_trace_file) {
+    throw Error("cannot write trace file '" + m_trace_path + "'");
+  }
+}
+
+void TraceRecorder::write_vcd(uint64_t now) {
+  // The header holds the values at the window start, known once time has passed it.
+  if (!m_vcd_header && (now >= m_vcd_start || !m_changes.empty())) {
+    std::ofstream& f = m_vcd_file;
     f << "$comment VTA cycle model; one time unit = one clock cycle $end\n";
     f << "$timescale 1 ns $end\n$scope module vta $end\n";
     for (int k = 0; k < kNumVcdSignals; ++k) {
@@ -156,17 +186,20 @@ void TraceRecorder::flush() {
       f << vcd_value(m_at_start[k], kSignals[k].width) << " " << vcd_id(k) << "\n";
     }
     f << "$end\n";
-    uint64_t last_t = m_vcd_start;
-    for (const Change& c : m_changes) {
-      if (c.t != last_t) {
-        f << "#" << c.t << "\n";
-        last_t = c.t;
-      }
-      f << vcd_value(c.value, kSignals[c.sig].width) << " " << vcd_id(c.sig) << "\n";
+    m_vcd_header = true;
+    m_vcd_last_t = m_vcd_start;
+  }
+  for (const Change& c : m_changes) {
+    if (c.t != m_vcd_last_t) {
+      m_vcd_file << "#" << c.t << "\n";
+      m_vcd_last_t = c.t;
     }
-    if (!f) {
-      throw Error("cannot write VCD file '" + m_vcd_path + "'");
-    }
+    m_vcd_file << vcd_value(c.value, kSignals[c.sig].width) << " " << vcd_id(c.sig) << "\n";
+  }
+  m_changes.clear();
+  m_vcd_file.flush();
+  if (!m_vcd_file) {
+    throw Error("cannot write VCD file '" + m_vcd_path + "'");
   }
 }
 

@@ -6,10 +6,12 @@
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
 //    indices) for a window of cycles; one VCD time unit = one clock cycle.
 // Time is the backend's cumulative cycle count (runs laid end to end, as Stats::cycles).
-// Files are rewritten after every run, so they are complete whenever run() returns.
+// Both files are written incrementally at the end of every run (only what is new), and are
+// complete, valid files whenever run() returns.
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -69,8 +71,9 @@ class TraceRecorder {
   void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
   void change(int sig, uint64_t abs, uint64_t value);
 
-  // Writes both files (if enabled). Throws Error if a file cannot be written.
-  void flush();
+  // Appends what happened since the last flush to both files (if enabled); `now_abs` is the
+  // absolute cycle the run ended at. Throws Error if a file cannot be written.
+  void flush(uint64_t now_abs);
 
  private:
   struct Event {
@@ -87,7 +90,15 @@ class TraceRecorder {
     uint64_t value;
   };
 
+  void write_trace();
+  void write_vcd(uint64_t now);
+
   std::string m_trace_path, m_vcd_path;
+  std::fstream m_trace_file;        // JSON, rewritten from m_footer_pos on every flush
+  std::streampos m_footer_pos = 0;  // where the closing "]}" starts
+  std::ofstream m_vcd_file;
+  bool m_vcd_header = false;  // header and $dumpvars written
+  uint64_t m_vcd_last_t = 0;  // last time stamp written
   double m_mhz = 100;
   uint64_t m_vcd_start = 0, m_vcd_end = 0;
   uint64_t m_base = 0, m_before = 0;
