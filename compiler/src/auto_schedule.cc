@@ -95,7 +95,15 @@ std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilo
                                               const HwConfig& cfg, size_t max_count) {
   const BlockedConv g = BlockedConv::make(p, cfg);
   e.validate();
-  std::vector<ScheduleCandidate> all;
+  // (candidate, enumeration index); ties are broken by the index, so the choice is stable.
+  std::vector<std::pair<ScheduleCandidate, size_t>> all;
+  size_t counter = 0;
+  // Only the best `keep` estimates are kept (some may still fail the full plan check).
+  const size_t keep = std::max<size_t>(256, 8 * max_count);
+  auto by_estimate = [](const auto& a, const auto& b) {
+    return std::make_pair(a.first.est_cycles, a.second) <
+           std::make_pair(b.first.est_cycles, b.second);
+  };
   const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
   const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
   const uint64_t kk = uint64_t(p.kh) * p.kw;
@@ -131,15 +139,19 @@ std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilo
             plan.w_tiles = ceil_div(g.ow, tw);
             plan.oc_tiles = ceil_div(g.ocb, to);
             plan.ic_chunks = ceil_div(g.icb, ti);
-            all.push_back({s, estimate_cycles(plan, cfg)});
+            all.push_back({{s, estimate_cycles(plan, cfg)}, counter++});
+            if (all.size() >= 2 * keep) {
+              std::nth_element(all.begin(), all.begin() + keep, all.end(), by_estimate);
+              all.resize(keep);
+            }
           }
         }
       }
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const auto& a, const auto& b) { return a.est_cycles < b.est_cycles; });
+  std::sort(all.begin(), all.end(), by_estimate);
   std::vector<ScheduleCandidate> out;
-  for (const auto& c : all) {
+  for (const auto& [c, index] : all) {
+    (void)index;
     if (out.size() >= max_count)
       break;
     try {
