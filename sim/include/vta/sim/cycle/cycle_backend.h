@@ -7,7 +7,8 @@
 // Units do not tick every cycle: each computes an instruction's timeline from the contract
 // formulas and waits for the whole span, and the memory interface schedules whole bursts.
 // Every backend object owns a private SystemC kernel, so a process may create many, one after
-// the other or side by side, and each serves any number of run() calls.
+// the other or side by side, and each serves any number of run() calls. SystemC's current
+// kernel is process-wide state: use cycle backends from one thread at a time.
 #pragma once
 
 #include <cstdint>
