@@ -170,6 +170,7 @@ int cmd_conv2d(int argc, char** argv) {
     size_t tune = 0;
     uint64_t seed = 1;
     bool no_check = false;
+    std::string dump_path;
     po::options_description desc("conv2d options");
     add_common_options(desc, common);
     desc.add_options()("layer", po::value(&layer),
@@ -193,7 +194,9 @@ int cmd_conv2d(int argc, char** argv) {
         "tune", po::value(&tune)->implicit_value(8),
         "run the N best-estimated schedules on the backend and keep the fastest (default 8)")(
         "seed", po::value(&seed)->default_value(1), "seed of the random tensors")(
-        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
+        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference")(
+        "dump-program", po::value(&dump_path),
+        "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim conv2d [--layer NAME | shape options] [options]", desc, {},
@@ -234,6 +237,8 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, ef, vm);
 
     const HwConfig cfg = setup_runtime(common);
+    if (!dump_path.empty())
+      runtime_set_program_dump(dump_path);
     const ConvData data = random_conv_data(p, e, seed);
     nlohmann::ordered_json extra;
     LayerRun run;

@@ -33,6 +33,7 @@ int cmd_matmul(int argc, char** argv) {
     std::string schedule_path;
     uint64_t seed = 1;
     bool no_check = false;
+    std::string dump_path;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
     desc.add_options()("m", po::value(&p.m)->default_value(64), "rows of A and C")(
@@ -42,7 +43,9 @@ int cmd_matmul(int argc, char** argv) {
         "schedule JSON of the 1x1 convolution (tile_h 1, tile_w = rows/BATCH per tile, "
         "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)")(
         "seed", po::value(&seed)->default_value(1), "seed of the random operands")(
-        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
+        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference")(
+        "dump-program", po::value(&dump_path),
+        "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm))
@@ -57,6 +60,8 @@ int cmd_matmul(int argc, char** argv) {
     }
     e = apply_epilogue_flags(e, ef, vm);
     const HwConfig cfg = setup_runtime(common);
+    if (!dump_path.empty())
+      runtime_set_program_dump(dump_path);
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);
     const LayerRun run = run_matmul(p, e, s, random_matmul_data(p, e, seed), !no_check);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
