@@ -137,7 +137,11 @@ void print_report(std::ostream& os, const RunReport& r) {
     row("cycles", std::to_string(s.cycles), "cycles");
   }
   for (const NamedCounter& c : s.extra) {
-    row(c.name, fmt::format("{:.6g}", c.value), c.unit);
+    // Counts print in full; only true ratios/bandwidths get a fractional part.
+    const bool whole = c.value == static_cast<double>(static_cast<uint64_t>(c.value));
+    row(c.name,
+        whole ? fmt::format("{}", static_cast<uint64_t>(c.value)) : fmt::format("{:.4f}", c.value),
+        c.unit);
   }
   for (const auto& [key, value] : r.extra.items()) {
     row(key, value.is_string() ? value.get<std::string>() : value.dump(), "");
