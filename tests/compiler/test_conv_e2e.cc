@@ -166,15 +166,16 @@ TEST_CASE("tutorial schedule of resnet18.C8 on fsim", "[e2e]") {
 
 namespace {
 // A few small random convolutions on a timed backend (skipped if it is not built).
-void timed_backend_convs(const std::string& backend, uint32_t seed) {
+void timed_backend_convs(const std::string& backend, const char* config, uint32_t seed,
+                         int trials) {
   const auto names = vta::available_backends();
   if (std::find(names.begin(), names.end(), backend) == names.end()) {
     WARN(backend << " backend not built; skipped");
     return;
   }
-  const HwConfig cfg = use(backend, "pynq");
+  const HwConfig cfg = use(backend, config);
   std::mt19937 rng(seed);
-  for (int trial = 0; trial < 3; ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     Conv2dParams p = random_conv(rng);
     const Epilogue e = random_epilogue(rng);
     const ConvSchedule s = random_schedule(p, e, cfg, rng);
@@ -188,12 +189,18 @@ void timed_backend_convs(const std::string& backend, uint32_t seed) {
 }
 }  // namespace
 
-TEST_CASE("conv2d on the cycle backend matches the reference", "[e2e][cycle]") {
-  timed_backend_convs("cycle", 606);
+// The timed backends run the units concurrently, so they also catch missing dependency tokens
+// that fsim's execution order could hide.
+TEST_CASE("conv2d on the cycle backend matches the reference (pynq)", "[e2e][cycle]") {
+  timed_backend_convs("cycle", "pynq", 606, 12);
+}
+
+TEST_CASE("conv2d on the cycle backend matches the reference (small)", "[e2e][cycle]") {
+  timed_backend_convs("cycle", "small", 616, 8);
 }
 
 TEST_CASE("conv2d on the rtl backend matches the reference", "[e2e][rtl]") {
-  timed_backend_convs("rtl", 707);
+  timed_backend_convs("rtl", "pynq", 707, 4);
 }
 
 TEST_CASE("tuning runs the ranked candidates and keeps the cheapest", "[e2e]") {
