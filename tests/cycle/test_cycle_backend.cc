@@ -3,16 +3,21 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <nlohmann/json.hpp>
+#include <systemc>
+#include <tlm>
 
 #include "bench_programs.h"
 #include "cycle_test_util.h"
 #include "program_builder.h"
 #include "vta/sim/cycle/cycle_backend.h"
+#include "vta/sim/cycle/dram_target.h"
 #include "vta/sim/fsim.h"
 
 using namespace vta;
@@ -306,4 +311,60 @@ TEST_CASE("cycle backend: the VCD holds only the requested window", "[cycle]") {
   }
   CHECK_THROWS_AS(be.enable_vcd(vcd, 10, 10), Error);
   std::remove(vcd.c_str());
+}
+
+namespace {
+
+// A different memory model for the port: every read burst's last beat comes 50 + beats - 1
+// cycles after its grant, every write response beats + 10 cycles after; no shared channel and
+// no MemTimingExt (the core then assumes back-to-back beats ending at the returned delay).
+struct FixedLatencyMemory : sc_core::sc_module {
+  tlm_utils::simple_target_socket<FixedLatencyMemory> socket;
+  Dram& dram;
+  uint32_t bus;
+  int transactions = 0;
+  FixedLatencyMemory(sc_core::sc_module_name n, Dram& d, uint32_t bus_bytes)
+      : sc_core::sc_module(n), socket("socket"), dram(d), bus(bus_bytes) {
+    socket.register_b_transport(this, &FixedLatencyMemory::b_transport);
+  }
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+    ++transactions;
+    uint8_t* host = dram.checked_ptr(p.get_address(), p.get_data_length());
+    const uint64_t a = p.get_address(), e = a + p.get_data_length();
+    const uint64_t beats = (e + bus - 1) / bus - a / bus;
+    if (p.is_read()) {
+      std::memcpy(p.get_data_ptr(), host, p.get_data_length());
+      delay += cycle::cycles(50 + beats - 1);
+    } else {
+      std::memcpy(host, p.get_data_ptr(), p.get_data_length());
+      delay += cycle::cycles(beats + 10);
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("cycle backend: another memory model plugged into the TLM socket", "[cycle]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  FixedLatencyMemory* mem = nullptr;
+  CycleBackend be(cfg, dram, [&](cycle::MemoryPort& port) {
+    mem = new FixedLatencyMemory("fixed_memory", port.dram,
+                                 static_cast<uint32_t>(port.cfg.bus_bytes));
+    port.socket.bind(mem->socket);
+  });
+  ProgramBuilder pb(cfg, dram);
+  const Example ex = build_example(pb, 2);
+  // The worked example without the reset GEMM and the WGT load: run the 5-instruction stream.
+  std::vector<Insn>& insns = pb.insns();
+  insns.erase(insns.begin() + 1, insns.begin() + 3);
+  REQUIRE(pb.run(be) == RunStatus::kOk);
+  // Fetch: granted 1, last beat 1 + 50 + 9 = 60, so beats 51..60; instruction i visible at
+  // 54 + 2i. LOAD UOP 54: granted 55, last beat 105, E 106. LOAD INP 56: granted 57, last beat
+  // 108, E 109. GEMM: S 110, E 115. STORE: S 116, granted 117, response 117 + 2 + 10 = 129.
+  // FINISH: S 130 -> 131 cycles.
+  CHECK(be.last_run_cycles() == 131);
+  CHECK(mem->transactions == 4);
+  (void)ex;
 }

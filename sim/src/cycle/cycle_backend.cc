@@ -32,9 +32,9 @@ const double* counter_value(const Stats& stats, const std::string& name) {
 }  // namespace
 
 struct CycleBackend::Impl {
-  Impl(const HwConfig& cfg, Dram& dram, Stats& stats) : ctx() {
+  Impl(const HwConfig& cfg, Dram& dram, Stats& stats, const MemoryBinder& bind) : ctx() {
     ctx.activate();
-    core = std::make_unique<VtaCore>("vta", cfg, dram, stats);
+    core = std::make_unique<VtaCore>("vta", cfg, dram, stats, bind);
     codec = std::make_unique<IsaCodec>(cfg);
   }
 
@@ -50,8 +50,10 @@ struct CycleBackend::Impl {
   void collect(uint64_t run_cycles);
 };
 
-CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram)
-    : Backend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats)) {
+CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram) : CycleBackend(cfg, dram, {}) {}
+
+CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory)
+    : Backend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats, bind_memory)) {
   m_stats.timed = true;
 }
 
@@ -174,7 +176,9 @@ RunStatus CycleBackend::Impl::run(uint32_t insn_phys, uint32_t insn_count, uint6
   ++sh.stats.runs;
   prepare(insn_phys, insn_count);
   const uint64_t base = now_cycle() + 1;
-  core->dram_target.timing().reset(base);
+  if (core->dram_target) {
+    core->dram_target->timing().reset(base);
+  }
   sh.trace.set_run_offset(base, sh.stats.cycles);
   sh.run.begin(base);
   const sc_core::sc_time now = sc_core::sc_time_stamp();

@@ -2,6 +2,9 @@
 // queues, the memory interface and the DRAM target behind its TLM-2.0 socket.
 #pragma once
 
+#include <functional>
+#include <memory>
+
 #include <systemc>
 
 #include "compute_unit.h"
@@ -16,10 +19,11 @@ namespace vta::cycle {
 
 class VtaCore : public sc_core::sc_module {
  public:
-  VtaCore(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, Stats& stats)
+  // `bind_memory` empty: the core's own DramTarget serves the memory port.
+  VtaCore(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, Stats& stats,
+          const std::function<void(MemoryPort&)>& bind_memory)
       : sc_core::sc_module(name),
         shared(cfg, dram, stats),
-        dram_target("dram", cfg, dram),
         mem("mem"),
         fetch("fetch", shared),
         load("load", shared),
@@ -28,11 +32,17 @@ class VtaCore : public sc_core::sc_module {
     shared.mem = &mem;
     mem.set_trace(&shared.trace);
     mem.set_error_handler([this](std::exception_ptr e) { shared.run.fail(e); });
-    mem.socket.bind(dram_target.socket);
+    if (bind_memory) {
+      MemoryPort port{mem.socket, cfg, dram};
+      bind_memory(port);
+    } else {
+      dram_target = std::make_unique<DramTarget>("dram", cfg, dram);
+      mem.socket.bind(dram_target->socket);
+    }
   }
 
   CoreShared shared;
-  DramTarget dram_target;
+  std::unique_ptr<DramTarget> dram_target;  // null when a user memory model is plugged in
   MemoryInterface mem;
   FetchUnit fetch;
   LoadUnit load;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,9 +20,19 @@
 
 namespace vta {
 
+namespace cycle {
+struct MemoryPort;  // vta/sim/cycle/dram_target.h
+}
+
 class CycleBackend : public Backend {
  public:
+  // Replaces the DRAM model behind the memory port. Called once, inside this backend's SystemC
+  // kernel, while the core is built: create a TLM-2.0 target module (it lives as long as the
+  // kernel) and bind port.socket to it. The default is cycle::DramTarget (DramTiming).
+  using MemoryBinder = std::function<void(cycle::MemoryPort& port)>;
+
   CycleBackend(const HwConfig& cfg, Dram& dram);
+  CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory);
   ~CycleBackend() override;
 
   const char* name() const override { return "cycle"; }

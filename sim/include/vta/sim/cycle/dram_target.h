@@ -45,6 +45,15 @@ struct MemTimingExt : tlm::tlm_extension<MemTimingExt> {
   }
 };
 
+// The core side of the memory port, handed to a user-supplied memory model (see
+// CycleBackend's MemoryBinder): bind `socket` to a TLM-2.0 target that moves the payload bytes
+// and fills MemTimingExt (or at least returns the delay to the last beat / write response).
+struct MemoryPort {
+  tlm::tlm_initiator_socket<>& socket;
+  const HwConfig& cfg;
+  Dram& dram;
+};
+
 class DramTarget : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<DramTarget> socket;
