@@ -2,6 +2,7 @@
 // bit for bit with the plain C++ reference (layer_runner does the comparison).
 #include <algorithm>
 #include <random>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -9,6 +10,7 @@
 #include "vta/backend_factory.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/program_check.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;
@@ -16,11 +18,29 @@ using vta::HwConfig;
 
 namespace {
 
+// Problems the static verifier found in the programs synchronised since the last check.
+std::vector<std::string> g_program_problems;
+
 HwConfig use(const std::string& backend, const char* config) {
   vta::set_error_mode(vta::ErrorMode::kThrow);
   HwConfig cfg = HwConfig::from_file(config_path(config));
   vta::runtime_configure(backend, cfg);
+  // Every synchronised program is checked for races between stages and leftover tokens.
+  vta::runtime_set_program_observer([cfg](const vta::SyncedProgram& p) {
+    const ProgramCheck c = check_program(p, cfg);
+    if (!c.ok())
+      g_program_problems.push_back(c.first_problem.empty()
+                                       ? std::to_string(c.leftover_tokens) + " leftover tokens"
+                                       : c.first_problem);
+  });
   return cfg;
+}
+
+// Asserts that the programs run since the last call were race free.
+void require_race_free() {
+  const std::vector<std::string> problems = std::exchange(g_program_problems, {});
+  INFO((problems.empty() ? std::string() : problems.front()));
+  REQUIRE(problems.empty());
 }
 
 Conv2dParams random_conv(std::mt19937& rng) {
@@ -89,6 +109,7 @@ void random_convs(const std::string& backend, const char* config, uint32_t seed,
     const LayerRun r = run_conv2d(p, e, s, random_conv_data(p, e, seed * 1000u + trial), true);
     INFO("first mismatch: " << r.first_mismatch);
     REQUIRE(r.mismatches == 0);
+    require_race_free();
     // fsim counting rule: every GEMM micro-op with reset 0 counts once; the plan executes each
     // (output element, input block, tap) exactly once.
     const BlockedConv g = BlockedConv::make(p, cfg);
@@ -143,6 +164,7 @@ TEST_CASE("every ResNet-18 layer on the default config (fsim, auto schedule)", "
     const LayerRun r = run_conv2d(layer.params, e, s, random_conv_data(layer.params, e, 7), true);
     INFO("schedule " << s.describe() << " first mismatch: " << r.first_mismatch);
     REQUIRE(r.mismatches == 0);
+    require_race_free();
     REQUIRE(r.stats.gemm_counter == r.gemm_bound);
   }
 }
@@ -182,6 +204,7 @@ void timed_backend_convs(const std::string& backend, const char* config, uint32_
     INFO("seed " << seed << " trial " << trial << ": " << p.describe() << " " << s.describe());
     const LayerRun r = run_conv2d(p, e, s, random_conv_data(p, e, seed + trial), true);
     REQUIRE(r.mismatches == 0);
+    require_race_free();
     REQUIRE(r.stats.timed);
     // Every GEMM micro-op takes at least one cycle.
     REQUIRE(r.stats.cycles >= r.stats.gemm_counter);
@@ -235,4 +258,35 @@ TEST_CASE("a layer split by automatic synchronisations stays correct", "[e2e]") 
   REQUIRE(r.stats.runs > 10);
   REQUIRE(r.mismatches == 0);
   REQUIRE(r.stats.gemm_counter == r.gemm_bound);
+}
+
+TEST_CASE("the program verifier finds a load/GEMM race and accepts the synchronised version",
+          "[e2e]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const vta::IsaCodec codec(cfg);
+  auto build = [&](bool tokens) {
+    vta::SyncedProgram p;
+    p.uop_phys = 0x10000;
+    p.uops = {codec.encode_uop(vta::Uop{0, 0, 0})};
+    vta::Insn load;
+    load.opcode = vta::kOpLoad, load.memory_type = vta::kMemInp, load.x_size = load.y_size = 1;
+    load.x_stride = 1, load.push_next_dep = tokens;
+    vta::Insn uop;
+    uop.opcode = vta::kOpLoad, uop.memory_type = vta::kMemUop, uop.x_size = uop.y_size = 1;
+    uop.x_stride = 1, uop.dram_base = p.uop_phys / 4;
+    vta::Insn gemm;
+    gemm.opcode = vta::kOpGemm, gemm.uop_bgn = 0, gemm.uop_end = 1, gemm.iter_out = 1;
+    gemm.iter_in = 1, gemm.pop_prev_dep = tokens;
+    vta::Insn finish;
+    finish.opcode = vta::kOpFinish;
+    for (const vta::Insn& i : {load, uop, gemm, finish})
+      p.insns.push_back(codec.encode(i));
+    return p;
+  };
+  const ProgramCheck racy = check_program(build(false), cfg);
+  REQUIRE(racy.races == 1);
+  REQUIRE(racy.first_problem.find("race on the input buffer: instruction 0") == 0);
+  const ProgramCheck good = check_program(build(true), cfg);
+  REQUIRE(good.ok());
+  REQUIRE(good.checked_pairs == 1);
 }

@@ -1,0 +1,27 @@
+// Static verifier of a synchronised program (the stream the runtime hands to the device): it
+// replays the dependency tokens to order the instructions of the three stages (vector clocks)
+// and reports any pair of instructions on different stages that touch overlapping SRAM entries
+// (load writes vs GEMM reads of INP/WGT; GEMM/ALU/LOAD ACC writes vs STORE reads of the
+// accumulator/output buffer) without being ordered by tokens. Such a race can pass on fsim but
+// give timing-dependent results on hardware. Also reports deadlocks and tokens left over.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "vta/runtime_cpp.h"
+
+namespace vta::compiler {
+
+struct ProgramCheck {
+  size_t insns = 0;
+  size_t checked_pairs = 0;    // overlapping cross-stage pairs examined
+  size_t races = 0;            // pairs not ordered by tokens
+  size_t leftover_tokens = 0;  // tokens still queued at the end
+  std::string first_problem;   // description of the first race / deadlock
+  bool ok() const { return races == 0 && leftover_tokens == 0 && first_problem.empty(); }
+};
+
+ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg);
+
+}  // namespace vta::compiler
