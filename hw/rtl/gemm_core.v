@@ -5,6 +5,12 @@
 // the same as fsim's int32 add). Lane layouts are those of the SRAM tiles: inp byte
 // b*BLOCK_IN+k, wgt byte oc*BLOCK_IN+k, acc lane b*BLOCK_OUT+oc. Purely combinational; the
 // compute unit registers its operands and result.
+//
+// Two products share one multiplier (one DSP48 on 7-series FPGAs): for output channels
+// oc = 2j and 2j+1, M = (w[2j+1] * 2^16 + w[2j]) * x (a 25 x 8 bit signed product) holds
+// w[2j] * x in its low 16 bits (a signed value in [-16256, 16384]) and w[2j+1] * x in bits
+// 31:16, off by one when the low product is negative. The dot products are summed at their exact width (16 bits + log2
+// BLOCK_IN + 1) and only then added to the 32-bit accumulator.
 `default_nettype none
 `include "vta_params.vh"
 module gemm_core (
@@ -14,25 +20,40 @@ module gemm_core (
     input  wire [`VTA_BATCH*`VTA_BLOCK_OUT*`VTA_ACC_WIDTH-1:0]     acc_in,
     output reg  [`VTA_BATCH*`VTA_BLOCK_OUT*`VTA_ACC_WIDTH-1:0]     acc_out
 );
-  integer b, oc, k;
-  reg [`VTA_ACC_WIDTH-1:0] sum;
-  reg signed [`VTA_INP_WIDTH-1:0] x;
-  reg signed [`VTA_WGT_WIDTH-1:0] w;
-  reg signed [`VTA_ACC_WIDTH-1:0] prod;
+  localparam integer AW = `VTA_ACC_WIDTH;
+  localparam integer DW = 17 + $clog2(`VTA_BLOCK_IN);  // exact width of a dot product
+  integer b, j, k;
+  reg signed [7:0] x, w_lo, w_hi;
+  reg signed [24:0] packed_w;
+  reg signed [31:0] m;  // |M| < 2^31: the 32-bit product is exact
+  reg signed [15:0] p_lo;
+  reg signed [15:0] p_hi;
+  reg signed [DW-1:0] dot_lo, dot_hi;
+  reg [AW-1:0] a_lo, a_hi;
 
   always @* begin
-    acc_out = {`VTA_BATCH*`VTA_BLOCK_OUT*`VTA_ACC_WIDTH{1'b0}};
+    acc_out = {`VTA_BATCH*`VTA_BLOCK_OUT*AW{1'b0}};
     for (b = 0; b < `VTA_BATCH; b = b + 1) begin
-      for (oc = 0; oc < `VTA_BLOCK_OUT; oc = oc + 1) begin
-        sum = acc_in[(b*`VTA_BLOCK_OUT+oc)*`VTA_ACC_WIDTH+:`VTA_ACC_WIDTH];
+      for (j = 0; j < `VTA_BLOCK_OUT / 2; j = j + 1) begin
+        dot_lo = {DW{1'b0}};
+        dot_hi = {DW{1'b0}};
         for (k = 0; k < `VTA_BLOCK_IN; k = k + 1) begin
-          x = inp[(b*`VTA_BLOCK_IN+k)*`VTA_INP_WIDTH+:`VTA_INP_WIDTH];
-          w = wgt[(oc*`VTA_BLOCK_IN+k)*`VTA_WGT_WIDTH+:`VTA_WGT_WIDTH];
-          prod = {{(`VTA_ACC_WIDTH - `VTA_INP_WIDTH) {x[`VTA_INP_WIDTH-1]}}, x} *
-                 {{(`VTA_ACC_WIDTH - `VTA_WGT_WIDTH) {w[`VTA_WGT_WIDTH-1]}}, w};
-          sum = sum + prod;
+          x = inp[(b*`VTA_BLOCK_IN+k)*8+:8];
+          w_lo = wgt[((2*j)*`VTA_BLOCK_IN+k)*8+:8];
+          w_hi = wgt[((2*j+1)*`VTA_BLOCK_IN+k)*8+:8];
+          packed_w = {w_hi[7], w_hi, 16'b0} + {{17{w_lo[7]}}, w_lo};
+          m = packed_w * x;
+          p_lo = m[15:0];
+          p_hi = m[31:16] + {15'b0, p_lo[15]};
+          dot_lo = dot_lo + {{(DW - 16) {p_lo[15]}}, p_lo};
+          dot_hi = dot_hi + {{(DW - 16) {p_hi[15]}}, p_hi};
         end
-        if (!reset) acc_out[(b*`VTA_BLOCK_OUT+oc)*`VTA_ACC_WIDTH+:`VTA_ACC_WIDTH] = sum;
+        a_lo = acc_in[(b*`VTA_BLOCK_OUT+2*j)*AW+:AW] + {{(AW - DW) {dot_lo[DW-1]}}, dot_lo};
+        a_hi = acc_in[(b*`VTA_BLOCK_OUT+2*j+1)*AW+:AW] + {{(AW - DW) {dot_hi[DW-1]}}, dot_hi};
+        if (!reset) begin
+          acc_out[(b*`VTA_BLOCK_OUT+2*j)*AW+:AW] = a_lo;
+          acc_out[(b*`VTA_BLOCK_OUT+2*j+1)*AW+:AW] = a_hi;
+        end
       end
     end
   end

@@ -61,16 +61,31 @@ module tensor_load #(
   reg [15:0] q_xs, q_ys, q_stride;
   reg [3:0] q_yp0, q_xp0, q_xp1;
   reg [16:0] q_w;
-  reg [LOG_DEPTH-1:0] q_base;
+
+  // Products with a 4/5-bit factor (paddings) as shift-and-add, so synthesis spends no DSP on
+  // them: a * b for a < 32.
+  function automatic [33:0] mul5(input [4:0] a, input [16:0] b);
+    integer i;
+    begin
+      mul5 = 34'd0;
+      for (i = 0; i < 5; i = i + 1) if (a[i]) mul5 = mul5 + ({17'd0, b} << i);
+    end
+  endfunction
 
   // padding element count P = (yp0 + yp1) * W + ys * (xp0 + xp1)
   wire [16:0] in_w = {13'b0, x_pad_0} + {1'b0, x_size} + {13'b0, x_pad_1};
-  wire [31:0] in_p = ({27'b0, {1'b0, y_pad_0} + {1'b0, y_pad_1}} * {15'b0, in_w}) +
-      ({16'b0, y_size} * {27'b0, {1'b0, x_pad_0} + {1'b0, x_pad_1}});
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [33:0] in_p_full = mul5({1'b0, y_pad_0} + {1'b0, y_pad_1}, in_w) +
+      mul5({1'b0, x_pad_0} + {1'b0, x_pad_1}, {1'b0, y_size});
+  wire [33:0] in_ysw = {18'b0, y_size} * {17'b0, in_w};  // rows of data skipped at once
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [31:0] in_p = in_p_full[31:0];
 
   // ---- padding walker: one padding position per cycle, row-major ----
   reg [31:0] pad_left;
   reg [16:0] pr, pc;
+  reg [LOG_DEPTH-1:0] prow_base;  // SRAM index of (pr, 0); indices wrap at the depth
+  reg [LOG_DEPTH-1:0] q_ysw;  // y_size * W: the data rows skipped when they have no side pads
   wire pad_write = busy && pad_left != 0;
   function automatic is_data_row(input [16:0] r, input [3:0] yp0, input [15:0] ys);
     is_data_row = r >= {13'b0, yp0} && r < {13'b0, yp0} + {1'b0, ys};
@@ -85,12 +100,17 @@ module tensor_load #(
   wire [16:0] pc_inc = pc + 1'b1;
   wire [16:0] pc_skip = (is_data_row(pr, q_yp0, q_ys) && pc_inc == {13'b0, q_xp0}) ?
       {13'b0, q_xp0} + {1'b0, q_xs} : pc_inc;
-  wire [33:0] pad_next = pc_skip == q_w ? row_first(pr + 1'b1, q_yp0, q_ys, q_xp0, q_xp1, q_xs) :
-      {pr, pc_skip};
+  wire pad_new_row = pc_skip == q_w;
+  wire [33:0] pad_next = pad_new_row ?
+      row_first(pr + 1'b1, q_yp0, q_ys, q_xp0, q_xp1, q_xs) : {pr, pc_skip};
+  // a new row either follows pr or, past the data rows without side pads, skips them
+  wire [LOG_DEPTH-1:0] next_row_base = prow_base + q_w[LOG_DEPTH-1:0] +
+      (pad_next[33:17] == pr + 1'b1 ? {LOG_DEPTH{1'b0}} : q_ysw);
+  wire [LOG_DEPTH-1:0] pad_idx = prow_base + pc[LOG_DEPTH-1:0];
+  // the walker's first position: row 0, or row yp0 + ys if the tile starts with bare data rows
+  wire [33:0] first_pos = row_first(17'd0, y_pad_0, y_size, x_pad_0, x_pad_1, x_size);
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [33:0] pad_idx_full = {17'b0, pr} * {17'b0, q_w} + {17'b0, pc} +
-      {{(34 - LOG_DEPTH) {1'b0}}, q_base};  // SRAM indices wrap at the depth
-  wire [33:0] data_idx0 = {18'b0, sram_base} + {13'b0, y_pad_0} * {17'b0, in_w} +
+  wire [33:0] data_idx0 = {18'b0, sram_base} + mul5({1'b0, y_pad_0}, in_w) +
       {30'b0, x_pad_0};  // SRAM index of data element (0, 0)
   /* verilator lint_on UNUSEDSIGNAL */
 
@@ -173,7 +193,7 @@ module tensor_load #(
 
   assign mem_stall = busy && !pad_write && !data_valid;
   assign wr_en = wq_valid || pad_write;
-  assign wr_idx = pad_write ? pad_idx_full[LOG_DEPTH-1:0] : wq_idx;
+  assign wr_idx = pad_write ? pad_idx : wq_idx;
   assign wr_count = pad_write ? 8'd1 : wq_count;
   assign wr_data = pad_write ? {DW{1'b0}} : wq_data;
   assign finish = (start && in_p == 0 && y_size == 0) ||
@@ -196,9 +216,12 @@ module tensor_load #(
         q_xp0 <= x_pad_0;
         q_xp1 <= x_pad_1;
         q_w <= in_w;
-        q_base <= sram_base[LOG_DEPTH-1:0];
         pad_left <= in_p;
-        {pr, pc} <= row_first(17'd0, y_pad_0, y_size, x_pad_0, x_pad_1, x_size);
+        {pr, pc} <= first_pos;
+        q_ysw <= in_ysw[LOG_DEPTH-1:0];
+        // row 0 unless the tile starts with data rows without side pads (then row yp0 + ys = ys)
+        prow_base <= sram_base[LOG_DEPTH-1:0] +
+            (first_pos[33:17] == 17'd0 ? {LOG_DEPTH{1'b0}} : in_ysw[LOG_DEPTH-1:0]);
         posted <= in_p == 0 && y_size != 0;
         rq_row_elem <= dram_base;
         rq_rows_left <= {1'b0, y_size};
@@ -212,6 +235,7 @@ module tensor_load #(
         if (pad_write) begin
           pad_left <= pad_left - 1'b1;
           {pr, pc} <= pad_next;
+          if (pad_new_row) prow_base <= next_row_base;
           if (pad_left == 1) begin
             if (q_ys == 0) busy <= 1'b0;
             else posted <= 1'b1;
