@@ -11,6 +11,7 @@
 #include "vta/backend_factory.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/program_check.h"
 #include "vta/compiler/report.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
@@ -54,12 +55,22 @@ Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::vari
   return e;
 }
 
-// Configures the runtime's device for the command (backend, config, trace/VCD).
-HwConfig setup_runtime(const CommonOptions& o) {
+// Configures the runtime's device for the command (backend, config, trace/VCD). With `verify`,
+// every synchronised program is checked for cross-stage races before it runs.
+HwConfig setup_runtime(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
   const HwConfig cfg = resolve_config(o.config);
   const std::string backend = o.backend.empty() ? backend_name_from_env() : o.backend;
   runtime_configure(backend, cfg);
+  if (verify)
+    runtime_set_program_observer([cfg](const SyncedProgram& p) {
+      const ProgramCheck c = check_program(p, cfg);
+      if (!c.ok())
+        throw Error("program verifier: " +
+                    (c.first_problem.empty()
+                         ? fmt::format("{} dependency tokens left over", c.leftover_tokens)
+                         : c.first_problem));
+    });
   if (!o.trace_path.empty())
     runtime_backend().enable_trace(o.trace_path);
   if (!o.vcd_window.empty() && o.vcd_path.empty())
@@ -236,7 +247,7 @@ int cmd_conv2d(int argc, char** argv) {
     }
     e = apply_epilogue_flags(e, ef, vm);
 
-    const HwConfig cfg = setup_runtime(common);
+    const HwConfig cfg = setup_runtime(common, !no_check);
     if (!dump_path.empty())
       runtime_set_program_dump(dump_path);
     const ConvData data = random_conv_data(p, e, seed);

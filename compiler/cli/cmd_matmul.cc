@@ -20,7 +20,7 @@ struct EpilogueFlags {
 };
 void add_epilogue_options(po::options_description& desc, EpilogueFlags& f);
 Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::variables_map& vm);
-HwConfig setup_runtime(const CommonOptions& o);
+HwConfig setup_runtime(const CommonOptions& o, bool verify);
 int finish_compiler_command(const CommonOptions& o, const std::string& command,
                             const std::string& program, const std::vector<LayerRun>& runs,
                             nlohmann::ordered_json extra);
@@ -59,7 +59,7 @@ int cmd_matmul(int argc, char** argv) {
         e = *sched->epilogue;
     }
     e = apply_epilogue_flags(e, ef, vm);
-    const HwConfig cfg = setup_runtime(common);
+    const HwConfig cfg = setup_runtime(common, !no_check);
     if (!dump_path.empty())
       runtime_set_program_dump(dump_path);
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);

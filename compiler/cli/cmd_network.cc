@@ -15,7 +15,7 @@ namespace vta::cli {
 using namespace vta::compiler;
 
 // Shared with cmd_conv2d.cc.
-HwConfig setup_runtime(const CommonOptions& o);
+HwConfig setup_runtime(const CommonOptions& o, bool verify);
 int finish_compiler_command(const CommonOptions& o, const std::string& command,
                             const std::string& program, const std::vector<LayerRun>& runs,
                             nlohmann::ordered_json extra);
@@ -44,7 +44,7 @@ int cmd_network(int argc, char** argv) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
                                                                     : Network::from_file(name);
-    setup_runtime(common);
+    setup_runtime(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;
     opt.tune_candidates = tune;
