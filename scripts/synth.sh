@@ -4,6 +4,7 @@
 #   usage: scripts/synth.sh [CONFIG] [BUILD_DIR]      e.g. scripts/synth.sh pynq build
 # CONFIG names configs/CONFIG.json (default pynq). The parameter header is generated with the
 # project's generator (BUILD_DIR/hw/gen_vta_params, or the configure-time copy), never by hand.
+# The GEMM core is read in its synthesis variant (VTA_GEMM_PACKED: two int8 MACs per DSP48).
 # Output: BUILD_DIR/synth/CONFIG/{vta_params.vh,yosys.log,stat.txt} and a summary on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ mkdir -p "$OUT"
 SOURCES=$(ls hw/rtl/*.v | tr '\n' ' ')
 command -v yosys >/dev/null || { echo "synth.sh: yosys not found" >&2; exit 2; }
 yosys -q -l "$OUT/yosys.log" -p "
-  read_verilog -sv -I$OUT $SOURCES
+  read_verilog -sv -DVTA_GEMM_PACKED -I$OUT $SOURCES
   synth_xilinx -top vta_core -family xc7 -flatten
   tee -o $OUT/stat.txt stat
 " >/dev/null

@@ -1,5 +1,5 @@
 // RTL backend speed: simulated cycles per wall second of the Verilated core on a small
-// conv2d-like program (3x3 convolution, 14x14 pixels, 64 -> 64 channels by default, values
+// conv2d-like program (3x3 convolution, 14x14 pixels, 128 -> 128 channels by default, values
 // computed and checked against the C++ reference), and of the cycle backend on the same program
 // (ratio), plus the memory-bound stream. Also prints whether both backends agree on the cycles.
 // Usage: bench_rtl [config-name-or-path] [repetitions] [channels]. Asserts nothing about time.
@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
     const std::string name = argc > 1 ? argv[1] : "pynq";
     const HwConfig cfg =
         HwConfig::from_file(name.find('/') == std::string::npos ? config_path(name) : name);
-    const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-    const uint32_t ch = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 64;
+    const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
+    const uint32_t ch = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 128;
     std::printf("bench_rtl: config %s (%s), %d repetitions, RTL models built: ", name.c_str(),
                 cfg.model_name.c_str(), reps);
     for (const auto& m : RtlBackend::built_configs()) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "Vgemm_core.h"
+#include "Vgemm_core_packed.h"
 #include "Vtensor_alu.h"
 #include "test_paths.h"
 #include "verilated.h"
@@ -60,13 +61,14 @@ int32_t ref_alu(uint32_t op, int32_t a, int32_t b) {
 
 }  // namespace
 
-TEST_CASE("rtl unit: gemm_core equals the reference dot products", "[rtl][unit]") {
+// Drives a gemm_core variant (class V) with seeded random and extreme operands.
+template <class V>
+void check_gemm_core(uint32_t seed) {
   const auto& c = pynq();
-  const uint32_t seed = 20261121;
   INFO("seed " << seed);
   std::mt19937 rng(seed);
   VerilatedContext ctx;
-  Vgemm_core m(&ctx);
+  V m(&ctx);
   const int lanes = c.batch * c.block_out;
   std::vector<int8_t> inp(static_cast<size_t>(c.batch * c.block_in));
   std::vector<int8_t> wgt(static_cast<size_t>(c.block_out * c.block_in));
@@ -109,6 +111,14 @@ TEST_CASE("rtl unit: gemm_core equals the reference dot products", "[rtl][unit]"
       }
     }
   }
+}
+
+TEST_CASE("rtl unit: gemm_core equals the reference dot products", "[rtl][unit]") {
+  check_gemm_core<Vgemm_core>(20261121);
+}
+
+TEST_CASE("rtl unit: packed gemm_core (synthesis variant) equals the reference", "[rtl][unit]") {
+  check_gemm_core<Vgemm_core_packed>(20261122);
 }
 
 TEST_CASE("rtl unit: tensor_alu equals the reference for every opcode", "[rtl][unit]") {
