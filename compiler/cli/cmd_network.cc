@@ -25,7 +25,7 @@ int cmd_network(int argc, char** argv) {
     CommonOptions common;
     std::string name;
     size_t tune = 0;
-    bool no_check = false, quiet = false;
+    bool no_check = false, quiet = false, print_json = false;
     int batch = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
@@ -34,7 +34,9 @@ int cmd_network(int argc, char** argv) {
         "tune", po::value(&tune)->implicit_value(4),
         "tune every convolution with the N best-estimated schedules (default 4)")(
         "no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference")(
-        "quiet", po::bool_switch(&quiet), "no progress lines");
+        "quiet", po::bool_switch(&quiet), "no progress lines")(
+        "print-json", po::bool_switch(&print_json),
+        "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
@@ -44,6 +46,10 @@ int cmd_network(int argc, char** argv) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
                                                                     : Network::from_file(name);
+    if (print_json) {
+      std::cout << net.to_json().dump(2) << "\n";
+      return 0;
+    }
     setup_runtime(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;

@@ -146,6 +146,49 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
   return net;
 }
 
+nlohmann::ordered_json Network::to_json() const {
+  nlohmann::ordered_json j;
+  j["name"] = name;
+  j["seed"] = seed;
+  j["input"] = {{"name", input_name}, {"n", n}, {"c", c}, {"h", h}, {"w", w}};
+  j["layers"] = nlohmann::ordered_json::array();
+  for (const NetworkLayer& l : layers) {
+    nlohmann::ordered_json lj;
+    lj["name"] = l.name;
+    lj["op"] = l.op;
+    lj["input"] = l.input;
+    if (l.op == "conv2d")
+      lj["k"] = l.k;
+    if (l.op == "dense")
+      lj["units"] = l.units;
+    if (l.op == "conv2d" || l.op == "maxpool") {
+      lj["kernel"] = {l.kh, l.kw};
+      lj["stride"] = {l.stride_h, l.stride_w};
+      lj["pad"] = {l.pad_top, l.pad_left, l.pad_bottom, l.pad_right};
+    }
+    if (!l.residual.empty())
+      lj["residual"] = l.residual;
+    if (l.op == "conv2d" || l.op == "dense") {
+      nlohmann::ordered_json e;
+      if (l.epilogue.bias)
+        e["bias"] = true;
+      if (l.epilogue.shift)
+        e["shift"] = l.epilogue.shift;
+      if (l.epilogue.relu)
+        e["relu"] = true;
+      if (l.epilogue.clip_lo)
+        e["clip_lo"] = *l.epilogue.clip_lo;
+      if (l.epilogue.clip_hi)
+        e["clip_hi"] = *l.epilogue.clip_hi;
+      lj["epilogue"] = e;
+    }
+    if (l.schedule)
+      lj["schedule"] = l.schedule->to_json();
+    j["layers"].push_back(lj);
+  }
+  return j;
+}
+
 Network Network::from_file(const std::string& path) {
   std::ifstream in(path);
   if (!in)

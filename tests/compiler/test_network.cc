@@ -76,3 +76,12 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
         "network n: residual 'data' of layer 'a' has shape 1x16x4x4 but the layer's output is "
         "1x32x4x4");
 }
+
+TEST_CASE("networks/resnet18.json is the built-in ResNet-18", "[network]") {
+  const Network file =
+      Network::from_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/resnet18.json");
+  REQUIRE(file.to_json() == Network::resnet18().to_json());
+  // and the JSON form reads back to the same network
+  REQUIRE(Network::from_json(nlohmann::json::parse(file.to_json().dump()), "again").to_json() ==
+          file.to_json());
+}

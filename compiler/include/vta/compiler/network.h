@@ -47,6 +47,7 @@ struct Network {
   std::vector<NetworkLayer> layers;
 
   static Network from_json(const nlohmann::json& j, const std::string& source);
+  nlohmann::ordered_json to_json() const;  // the format above (from_json reads it back)
   static Network from_file(const std::string& path);
   // ResNet-18 (224x224x3 input, batch n): C1 + maxpool, 8 basic blocks (layers C2..C11 of the
   // benchmark table, 1x1 shortcuts C4/C7/C10, residual adds on VTA), global average pool,
