@@ -141,6 +141,11 @@ TEST_CASE("rtl: wait_cycles stops a run that never finishes", "[rtl]") {
   const DeviceBuffer prog = pb.emit();
   CHECK(be.run(prog.phys, 2, 100) == RunStatus::kTimeout);
   CHECK(be.stats().cycles == 100);
+  // the next run starts from a reset core and completes normally
+  ProgramBuilder pb2(cfg, dram);
+  WorkedExample w = build_worked_example(pb2, cfg, true);
+  REQUIRE(pb2.run(be) == RunStatus::kOk);
+  CHECK(std::memcmp(w.out.host, w.expect.data(), w.expect.size()) == 0);
 }
 
 TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
@@ -255,4 +260,28 @@ TEST_CASE("rtl: configs beyond the RTL limits are refused by name", "[rtl]") {
   tiny["LOG_ACC_BUFF_SIZE"] = 14;
   CHECK_THROWS_WITH(RtlBackend(HwConfig::from_json(tiny, "tiny"), dram),
                     Catch::Contains("INP elements of 4 bytes"));
+}
+
+TEST_CASE("rtl: an index error found by the RTL names the instruction and the core recovers",
+          "[rtl]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Dram dram;
+  RtlBackend be(cfg, dram);
+  {
+    ProgramBuilder pb(cfg, dram);
+    const DeviceBuffer uops = pb.alloc_uops({Uop{cfg.acc_buff_depth - 1, 0, 0}});
+    pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
+    UopLoop loop;
+    loop.iter_out = 2;
+    loop.dst_factor_out = 1;  // second iteration: dst = depth
+    pb.push(make_gemm(loop, false));
+    pb.push(make_finish());
+    CHECK_THROWS_WITH(pb.run(be),
+                      Catch::Contains("instruction 1 (GEMM, compute unit): dst index 2048 is "
+                                      "beyond the ACC buffer of 2048 entries"));
+  }
+  ProgramBuilder pb(cfg, dram);
+  WorkedExample w = build_worked_example(pb, cfg, true);
+  REQUIRE(pb.run(be) == RunStatus::kOk);
+  CHECK(std::memcmp(w.out.host, w.expect.data(), w.expect.size()) == 0);
 }
