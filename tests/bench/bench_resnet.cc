@@ -63,8 +63,14 @@ int main(int argc, char** argv) {
       }
       const double bound = double(r.gemm_bound);
       const double cycles = r.stats.timed ? double(r.stats.cycles) : 0;
-      std::printf("%-14s %-22s %12.0f %12.0f %8.3f %8.3f %9.2f\n", layer.params.name.c_str(),
-                  s.describe().c_str(), cycles, bound, cycles / bound, est / bound, r.wall_seconds);
+      const std::string measured = r.stats.timed ? std::to_string(uint64_t(cycles)) : "-";
+      char ratio_text[32] = "-";
+      if (r.stats.timed)
+        std::snprintf(ratio_text, sizeof ratio_text, "%.3f", cycles / bound);
+      const std::string ratio = ratio_text;
+      std::printf("%-14s %-22s %12s %12.0f %8s %8.3f %9.2f\n", layer.params.name.c_str(),
+                  s.describe().c_str(), measured.c_str(), bound, ratio.c_str(), est / bound,
+                  r.wall_seconds);
       std::fflush(stdout);
       if (layer.params.kh == 3)
         worst3x3 = std::max(worst3x3, cycles / bound);
