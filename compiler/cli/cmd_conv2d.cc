@@ -266,6 +266,7 @@ int cmd_conv2d(int argc, char** argv) {
     std::cout << fmt::format("conv2d {}: {}, epilogue {}, schedule {} ({})\n", run.name, run.shape,
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
+    std::cout << TilePlan::make(p, e, run.schedule, cfg).describe(cfg);
     return finish_compiler_command(common, "conv2d", run.name, {run}, extra);
   });
 }

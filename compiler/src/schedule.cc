@@ -213,4 +213,22 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   return plan;
 }
 
+std::string TilePlan::describe(const HwConfig& cfg) const {
+  const TileShape t = full_shape();
+  const uint64_t out = uint64_t(t.to) * t.th * t.tw;
+  std::string kernel;
+  try {
+    const auto k = make_gemm_step(*this, t, 0, 0, 0, cfg.uop_buff_depth);
+    kernel = k.size() == 1 ? k.front().what : fmt::format("{} x {}", k.size(), k.front().what);
+  } catch (const Error& e) {
+    kernel = e.what();
+  }
+  return fmt::format(
+      "plan: {} tiles ({} batch x {} oc x {} h x {} w), {} step(s) per tile, {} virtual thread(s)\n"
+      "      per thread: INP {}/{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
+      tiles(), g.nb, oc_tiles, h_tiles, w_tiles, ic_chunks, s.threads, uint64_t(t.ti) * t.ih * t.iw,
+      inp_slot, uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
+      out * (e.residual ? 2 : 1) + (e.bias ? t.to : 0), acc_slot, kernel);
+}
+
 }  // namespace vta::compiler

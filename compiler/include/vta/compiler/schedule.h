@@ -74,6 +74,8 @@ struct TilePlan {
   }
   uint64_t tiles() const { return uint64_t(g.nb) * oc_tiles * h_tiles * w_tiles; }
   uint64_t steps() const { return tiles() * ic_chunks; }
+  // Two lines for humans: tile counts, SRAM use per virtual thread, the step kernel.
+  std::string describe(const HwConfig& cfg) const;
 };
 
 }  // namespace vta::compiler
