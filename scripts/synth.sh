@@ -22,11 +22,16 @@ mkdir -p "$OUT"
 "$GEN" "$CFG_FILE" "$OUT/vta_params.vh"
 SOURCES=$(ls hw/rtl/*.v | tr '\n' ' ')
 command -v yosys >/dev/null || { echo "synth.sh: yosys not found" >&2; exit 2; }
-yosys -q -l "$OUT/yosys.log" -p "
+# Yosys' messages (incl. its many harmless "Resizing cell port" warnings) go to the log only.
+if ! yosys -q -l "$OUT/yosys.log" -p "
   read_verilog -sv -DVTA_GEMM_PACKED -I$OUT $SOURCES
   synth_xilinx -top vta_core -family xc7 -flatten
   tee -o $OUT/stat.txt stat
-" >/dev/null
+" >/dev/null 2>&1; then
+  echo "synth.sh: yosys failed, see $OUT/yosys.log:" >&2
+  tail -20 "$OUT/yosys.log" >&2
+  exit 1
+fi
 
 # Sum the cell counts of each resource class from Yosys' stat report.
 awk -v cfg="$CONFIG" '
