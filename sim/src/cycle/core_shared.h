@@ -8,11 +8,11 @@
 #include <memory>
 #include <vector>
 
-#include "core_datapath.h"
 #include "hw_queues.h"
 #include "memory_interface.h"
 #include "run_control.h"
 #include "trace_recorder.h"
+#include "vta/sim/functional_core.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/stats.h"
 
@@ -33,7 +33,7 @@ struct CoreShared {
       : cfg(c),
         dram(d),
         stats(s),
-        datapath(c, d),
+        functional(c, d, s),
         tokens{TokenQueue(kTokenQueueName[0], static_cast<uint32_t>(c.dep_queue_depth)),
                TokenQueue(kTokenQueueName[1], static_cast<uint32_t>(c.dep_queue_depth)),
                TokenQueue(kTokenQueueName[2], static_cast<uint32_t>(c.dep_queue_depth)),
@@ -46,7 +46,7 @@ struct CoreShared {
   const HwConfig& cfg;
   Dram& dram;
   Stats& stats;
-  CoreDatapath datapath;
+  FunctionalCore functional;  // SRAMs and instruction semantics (shared with fsim)
   RunControl run;
   MemoryInterface* mem = nullptr;
   std::array<std::unique_ptr<InsnQueue>, 4> insn_q;  // index = Stage (1..3)

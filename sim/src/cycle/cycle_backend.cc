@@ -61,7 +61,7 @@ CycleBackend::~CycleBackend() {
   m_impl->ctx.activate();
   // The kernel itself is never deleted (SimContext); the modules are left to it as well, since
   // SystemC cannot destroy a module with processes (it aborts). Free what is big.
-  m_impl->core->shared.datapath.release_storage();
+  m_impl->core->shared.functional.release_storage();
   std::vector<uint8_t>().swap(m_impl->core->shared.fetched);
   std::vector<Insn>().swap(m_impl->core->shared.insns_decoded);
   m_impl->core->shared.trace = TraceRecorder();
@@ -86,11 +86,11 @@ uint64_t CycleBackend::last_run_cycles() const {
 }
 
 int32_t CycleBackend::acc_lane(uint32_t index, uint32_t lane) const {
-  return m_impl->core->shared.datapath.acc_lane(index, lane);
+  return m_impl->core->shared.functional.acc_lane(index, lane);
 }
 
 int8_t CycleBackend::out_lane(uint32_t index, uint32_t lane) const {
-  return m_impl->core->shared.datapath.out_lane(index, lane);
+  return m_impl->core->shared.functional.out_lane(index, lane);
 }
 
 // Checks and decodes the stream as fsim's fetch does (same errors), and resets the core.

@@ -191,13 +191,12 @@ uint64_t PipelineUnit::execute_load(int client, uint32_t index, const Insn& i, u
   if (i.x_size == 0) {
     return s;  // NOP
   }
-  CoreDatapath& dp = m_core.datapath;
-  dp.check_load(index, i);
-  dp.count_load(i, m_core.stats);
+  FunctionalCore& fc = m_core.functional;
+  fc.start_load(index, i);
   const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
   const uint64_t pad = (static_cast<uint64_t>(i.y_pad_0) + i.y_pad_1) * width +
                        static_cast<uint64_t>(i.y_size) * (i.x_pad_0 + i.x_pad_1);
-  const uint64_t e_bytes = dp.dram_elem_bytes(i.memory_type);
+  const uint64_t e_bytes = fc.dram_elem_bytes(i.memory_type);
   const uint64_t row_bytes = i.x_size * e_bytes;
   m_staged.resize(row_bytes * i.y_size);
   std::vector<ReadRequest> reqs;
@@ -213,7 +212,7 @@ uint64_t PipelineUnit::execute_load(int client, uint32_t index, const Insn& i, u
     }
   }
   if (reqs.empty()) {
-    dp.write_load(i, m_staged.data());
+    fc.write_load(i, m_staged.data());
     return s + pad;
   }
   m_core.mem->post_reads(client, std::move(reqs), s + pad + 1);
@@ -221,7 +220,7 @@ uint64_t PipelineUnit::execute_load(int client, uint32_t index, const Insn& i, u
     m_core.run.wait_event(m_core.mem->done(client), m_gen);
   }
   const uint64_t e = m_core.mem->last_beat(client) + 1;
-  dp.write_load(i, m_staged.data());
+  fc.write_load(i, m_staged.data());
   m_stats.mem_stall_cycles += e - s - pad - beats;
   return e;
 }

@@ -6,13 +6,12 @@ uint64_t StoreUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
   if (i.x_size == 0) {
     return s;  // NOP
   }
-  CoreDatapath& dp = m_core.datapath;
-  dp.check_store(index, i);
+  FunctionalCore& fc = m_core.functional;
+  fc.start_store(index, i);
   const uint64_t e_bytes = static_cast<uint64_t>(m_core.cfg.out_elem_bytes);
   const uint64_t row_bytes = i.x_size * e_bytes;
-  m_core.stats.out_store_nbytes += row_bytes * i.y_size;
   m_out.resize(row_bytes * i.y_size);
-  dp.read_store(i, m_out.data());
+  fc.read_store(i, m_out.data());
   std::vector<Burst> bursts;
   std::vector<uint8_t*> data;
   for (uint64_t y = 0; y < i.y_size; ++y) {

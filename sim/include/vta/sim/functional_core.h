@@ -1,0 +1,102 @@
+// FunctionalCore: the architectural state of one VTA core (the uop, inp, wgt, acc and out SRAMs)
+// and the untimed effect of one LOAD, STORE, GEMM or ALU instruction on it and on the Dram: the
+// dynamic checks (SRAM ranges, DRAM rows, uop indices; ProgramError with the wording every
+// backend shares), the upstream counters and the values (vta-reference.md 3, DESIGN.md 4,
+// sim/fsim.md). It owns no notion of time or ordering: fsim's scheduler executes whole
+// instructions with exec_*; the cycle model, whose DMA reads and writes DRAM at other cycles than
+// the SRAM changes, uses the split start/write/read steps of LOAD and STORE.
+//
+// SRAM layouts are those of the GEMM kernel (fsim_gemm_kernel.h); the out buffer is refreshed
+// lazily from acc (a flag per tile), so GEMM and ALU only mark it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vta/sim/dram.h"
+#include "vta/sim/fsim_gemm_kernel.h"
+#include "vta/sim/hw_config.h"
+#include "vta/sim/isa.h"
+#include "vta/sim/stats.h"
+
+namespace vta {
+
+class FunctionalCore {
+ public:
+  // Keeps references to all three; the SRAMs start zeroed and persist until destruction.
+  FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats);
+
+  // GEMM datapath variant (default kAuto). Throws Error if unavailable.
+  void set_gemm_kernel(GemmKernelKind kind);
+  // "generic", "avx2" or "avx512": the variant actually in use.
+  const char* gemm_kernel_name() const { return m_gemm_name; }
+
+  // ---- Whole instructions: checks, counters, effect. `index` = position in the stream, for
+  // error messages. A LOAD/STORE with x_size 0 is a NOP. ----
+  void exec_load(uint64_t index, const Insn& i);
+  void exec_store(uint64_t index, const Insn& i);
+  void exec_gemm(uint64_t index, const Insn& i);
+  void exec_alu(uint64_t index, const Insn& i);
+
+  // ---- LOAD / STORE in steps (x_size > 0), for a DMA that moves the data at other times ----
+  // Checks the SRAM tile and every DRAM row (ProgramError) and counts the upstream load bytes.
+  void start_load(uint64_t index, const Insn& i);
+  // Writes the whole tile (padding zeros included) from `staged`: y_size rows of x_size DRAM
+  // elements, packed.
+  void write_load(const Insn& i, const uint8_t* staged);
+  // Checks the out range and every DRAM row (ProgramError) and counts out_store_nbytes.
+  void start_store(uint64_t index, const Insn& i);
+  // Reads the out buffer into `staged` (y_size rows of x_size elements, packed).
+  void read_store(const Insn& i, uint8_t* staged);
+
+  // Bytes of one DRAM element of a LOAD of `memory_type` (ACC_8BIT: BATCH*BLOCK_OUT).
+  uint64_t dram_elem_bytes(uint32_t memory_type) const;
+
+  // Architectural state, for tests and debugging (index = SRAM element, lane = batch*BLOCK + i).
+  // Throw Error when out of range.
+  int32_t acc_lane(uint32_t index, uint32_t lane) const;
+  int8_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would read it
+  Uop uop_at(uint32_t index) const;
+
+  // Frees the SRAM images (for an owner that cannot destroy this object); nothing may be
+  // executed or read afterwards.
+  void release_storage();
+
+ private:
+  void check_load(uint64_t index, const Insn& i) const;
+  void count_load(const Insn& i);
+  void check_store(uint64_t index, const Insn& i) const;
+  void check_dram_rows(uint64_t index, const Insn& i, uint64_t elem_bytes) const;
+  void check_uop_range(uint64_t index, const Insn& i) const;
+  void check_index(uint64_t index, const Insn& i, const char* what, const char* buffer,
+                   uint32_t depth, uint32_t Uop::*field, uint32_t factor_out,
+                   uint32_t factor_in) const;
+  // The LOAD tile / the STORE rows, row y of the DRAM side at row(y).
+  template <typename RowFn>
+  void write_tile_rows(const Insn& i, RowFn row);
+  template <typename RowFn>
+  void read_out_rows(const Insn& i, RowFn row);
+  // Writes `n` consecutive SRAM tiles of `type` from `n` consecutive DRAM elements at `src`, or
+  // zeros when src is null (padding).
+  void write_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
+  void refresh_out(uint32_t tile);
+
+  const HwConfig& m_cfg;
+  Dram& m_dram;
+  Stats& m_stats;
+  IsaCodec m_codec;
+  GemmShape m_shape;
+  GemmKernelFn m_gemm = nullptr;
+  const char* m_gemm_name = "generic";
+  size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;  // elements (int8 / int32 values) per SRAM tile
+
+  std::vector<Uop> m_uop;            // micro-op buffer, decoded at LOAD UOP
+  std::vector<int16_t> m_inp;        // int16 [BATCH][BLOCK_IN] per tile
+  std::vector<int16_t> m_wgt;        // int16 [BLOCK_IN/2][BLOCK_OUT][2] per tile
+  std::vector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
+  std::vector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
+  std::vector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
+};
+
+}  // namespace vta

@@ -1,0 +1,451 @@
+#include "vta/sim/functional_core.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+#include "vta/sim/fsim_insn_check.h"
+
+namespace vta {
+
+namespace {
+
+// C-like arithmetic shift of a 32-bit accumulator lane by a signed amount: b >= 0 shifts right
+// (sign-filling), b < 0 shifts left by -b. Amounts beyond the lane width are defined here (C
+// leaves them undefined): right by >= 32 acts as right by 31 (0 or -1), left by >= 32 gives 0.
+int32_t alu_shift(int32_t a, int32_t b) {
+  if (b >= 0) {
+    return a >> std::min(b, 31);
+  }
+  if (b <= -32) {
+    return 0;
+  }
+  return static_cast<int32_t>(static_cast<uint32_t>(a) << (-b));
+}
+
+// The ALU loop nest (vta-reference.md 3.6) with the lane operation `op` inlined.
+template <typename Op>
+void alu_loop(const Insn& i, const std::vector<Uop>& uop, std::vector<int32_t>& acc,
+              std::vector<uint8_t>& out_stale, size_t lanes, Op op) {
+  for (uint32_t io = 0; io < i.iter_out; ++io) {
+    for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
+      for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
+        const uint32_t d = uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
+        int32_t* a = &acc[d * lanes];
+        if (i.use_imm) {
+          for (size_t k = 0; k < lanes; ++k) {
+            a[k] = op(a[k], i.imm);
+          }
+        } else {
+          const int32_t* b =
+              &acc[(uop[u].src_idx + io * i.src_factor_out + ii * i.src_factor_in) * lanes];
+          for (size_t k = 0; k < lanes; ++k) {
+            a[k] = op(a[k], b[k]);  // lane by lane, so src == dst reads before it writes
+          }
+        }
+        out_stale[d] = 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
+    : m_cfg(cfg),
+      m_dram(dram),
+      m_stats(stats),
+      m_codec(cfg),
+      m_shape{cfg.batch, cfg.block_in, cfg.block_out},
+      m_inp_lanes(static_cast<size_t>(cfg.batch) * cfg.block_in),
+      m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
+      m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
+      m_uop(cfg.uop_buff_depth),
+      m_inp(cfg.inp_buff_depth * m_inp_lanes, 0),
+      m_wgt(cfg.wgt_buff_depth * m_wgt_lanes, 0),
+      m_acc(cfg.acc_buff_depth * m_acc_lanes, 0),
+      m_out(cfg.out_buff_depth * m_acc_lanes, 0),
+      m_out_stale(cfg.out_buff_depth, 0) {
+  set_gemm_kernel(GemmKernelKind::kAuto);
+}
+
+void FunctionalCore::set_gemm_kernel(GemmKernelKind kind) {
+  m_gemm = select_gemm_kernel(kind, m_shape);
+  m_gemm_name = gemm_kernel_kind_name(resolve_gemm_kernel(kind, m_shape));
+}
+
+void FunctionalCore::release_storage() {
+  std::vector<Uop>().swap(m_uop);
+  std::vector<int16_t>().swap(m_inp);
+  std::vector<int16_t>().swap(m_wgt);
+  std::vector<int32_t>().swap(m_acc);
+  std::vector<int8_t>().swap(m_out);
+  std::vector<uint8_t>().swap(m_out_stale);
+}
+
+uint64_t FunctionalCore::dram_elem_bytes(uint32_t memory_type) const {
+  return static_cast<uint64_t>(m_cfg.elem_bytes(static_cast<int>(memory_type)));
+}
+
+void FunctionalCore::refresh_out(uint32_t tile) {
+  if (m_out_stale[tile]) {
+    const int32_t* a = &m_acc[tile * m_acc_lanes];
+    int8_t* o = &m_out[tile * m_acc_lanes];
+    for (size_t k = 0; k < m_acc_lanes; ++k) {
+      o[k] = static_cast<int8_t>(a[k]);
+    }
+    m_out_stale[tile] = 0;
+  }
+}
+
+int32_t FunctionalCore::acc_lane(uint32_t index, uint32_t lane) const {
+  if (index >= m_cfg.acc_buff_depth || lane >= m_acc_lanes) {
+    throw Error(fmt::format("acc_lane({}, {}) out of range", index, lane));
+  }
+  return m_acc[index * m_acc_lanes + lane];
+}
+
+int8_t FunctionalCore::out_lane(uint32_t index, uint32_t lane) const {
+  if (index >= m_cfg.out_buff_depth || lane >= m_acc_lanes) {
+    throw Error(fmt::format("out_lane({}, {}) out of range", index, lane));
+  }
+  if (m_out_stale[index]) {
+    return static_cast<int8_t>(m_acc[index * m_acc_lanes + lane]);
+  }
+  return m_out[index * m_acc_lanes + lane];
+}
+
+Uop FunctionalCore::uop_at(uint32_t index) const {
+  if (index >= m_cfg.uop_buff_depth) {
+    throw Error(fmt::format("uop_at({}) out of range", index));
+  }
+  return m_uop[index];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic checks
+
+// Every DRAM row the instruction touches must lie in allocated memory.
+void FunctionalCore::check_dram_rows(uint64_t index, const Insn& i, uint64_t e) const {
+  for (uint64_t y = 0; y < i.y_size; ++y) {
+    const uint64_t phys = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e;
+    if (!m_dram.is_allocated(phys, i.x_size * e)) {
+      throw ProgramError(fmt::format(
+          "{}: DRAM range [{:#x}, {:#x}) of row {} (dram_base {} + {} * x_stride {}, {} "
+          "elements of {} bytes) is outside allocated memory",
+          insn_error_prefix(index, i), phys, phys + i.x_size * e, y, i.dram_base, y, i.x_stride,
+          i.x_size, e));
+    }
+  }
+}
+
+void FunctionalCore::check_load(uint64_t index, const Insn& i) const {
+  const uint32_t type = i.memory_type;
+  const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
+  const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
+  const uint64_t depth = m_cfg.buff_depth(static_cast<int>(type));
+  if (i.sram_base + width * height > depth) {
+    throw ProgramError(fmt::format(
+        "{}: field 'sram_base' = {}: the tile of {} x {} elements (incl. padding) ends at {}, "
+        "beyond the {} buffer of {} entries",
+        insn_error_prefix(index, i), i.sram_base, height, width, i.sram_base + width * height,
+        mem_type_name(type == kMemAcc8 ? kMemAcc : type), depth));
+  }
+  check_dram_rows(index, i, dram_elem_bytes(type));
+}
+
+void FunctionalCore::check_store(uint64_t index, const Insn& i) const {
+  const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
+  if (i.sram_base + n > m_cfg.out_buff_depth) {
+    throw ProgramError(fmt::format(
+        "{}: field 'sram_base' = {}: {} x {} elements end at {}, beyond the OUT buffer of {} "
+        "entries",
+        insn_error_prefix(index, i), i.sram_base, i.y_size, i.x_size, i.sram_base + n,
+        m_cfg.out_buff_depth));
+  }
+  check_dram_rows(index, i, static_cast<uint64_t>(m_cfg.out_elem_bytes));
+}
+
+void FunctionalCore::check_uop_range(uint64_t index, const Insn& i) const {
+  if (i.uop_end > m_cfg.uop_buff_depth) {
+    throw ProgramError(fmt::format("{}: field 'uop_end' = {}: beyond the UOP buffer of {} entries",
+                                   insn_error_prefix(index, i), i.uop_end, m_cfg.uop_buff_depth));
+  }
+  if (i.uop_bgn > i.uop_end) {
+    throw ProgramError(fmt::format("{}: field 'uop_bgn' = {}: greater than uop_end = {}",
+                                   insn_error_prefix(index, i), i.uop_bgn, i.uop_end));
+  }
+}
+
+// The largest index of the loop nest is max(uop field) + (iter_out-1)*f_out + (iter_in-1)*f_in
+// (all terms unsigned), so one comparison checks the whole instruction.
+void FunctionalCore::check_index(uint64_t index, const Insn& i, const char* what,
+                                 const char* buffer, uint32_t depth, uint32_t Uop::*field,
+                                 uint32_t factor_out, uint32_t factor_in) const {
+  uint32_t worst = i.uop_bgn;
+  for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
+    if (m_uop[u].*field > m_uop[worst].*field) {
+      worst = u;
+    }
+  }
+  const uint64_t it_out = i.iter_out - 1, it_in = i.iter_in - 1;
+  const uint64_t max_index = m_uop[worst].*field + it_out * factor_out + it_in * factor_in;
+  if (max_index >= depth) {
+    throw ProgramError(
+        fmt::format("{}: {} index {} (uop {} {}_idx {} + it_out {} * {}_factor_out {} + it_in {} * "
+                    "{}_factor_in {}) is beyond the {} buffer of {} entries",
+                    insn_error_prefix(index, i), what, max_index, worst, what, m_uop[worst].*field,
+                    it_out, what, factor_out, it_in, what, factor_in, buffer, depth));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// LOAD
+
+void FunctionalCore::count_load(const Insn& i) {
+  const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
+  switch (i.memory_type) {
+    case kMemUop:
+      m_stats.uop_load_nbytes += n * m_cfg.uop_elem_bytes;
+      break;
+    case kMemWgt:
+      m_stats.wgt_load_nbytes += n * m_cfg.wgt_elem_bytes;
+      break;
+    case kMemInp:
+      m_stats.inp_load_nbytes += n * m_cfg.inp_elem_bytes;
+      break;
+    default:
+      m_stats.acc_load_nbytes += n * m_cfg.acc_elem_bytes;
+      break;  // ACC and ACC_8BIT
+  }
+}
+
+// Whole rows at a time so the conversions vectorise.
+void FunctionalCore::write_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src) {
+  switch (type) {
+    case kMemUop:
+      for (uint64_t k = 0; k < n; ++k) {
+        uint32_t word = 0;
+        if (src != nullptr) {
+          std::memcpy(&word, src + k * kUopBytes, sizeof(word));  // little-endian host
+        }
+        m_uop[t + k] = m_codec.decode_uop(word);
+      }
+      break;
+    case kMemInp: {
+      int16_t* d = &m_inp[t * m_inp_lanes];
+      const uint64_t lanes = n * m_inp_lanes;
+      if (src == nullptr) {
+        std::fill_n(d, lanes, 0);
+      } else {
+        const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+        for (uint64_t k = 0; k < lanes; ++k) {
+          d[k] = s8[k];
+        }
+      }
+      break;
+    }
+    case kMemWgt: {
+      if (src == nullptr) {
+        std::fill_n(&m_wgt[t * m_wgt_lanes], n * m_wgt_lanes, 0);
+        break;
+      }
+      // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
+      const uint64_t e = dram_elem_bytes(kMemWgt);
+      const int bin = m_cfg.block_in, bout = m_cfg.block_out;
+      for (uint64_t k = 0; k < n; ++k) {
+        int16_t* d = &m_wgt[(t + k) * m_wgt_lanes];
+        const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
+        for (int j = 0; j < bin / 2; ++j) {
+          for (int oc = 0; oc < bout; ++oc) {
+            d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
+            d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
+          }
+        }
+      }
+      break;
+    }
+    case kMemAcc:
+    case kMemAcc8: {
+      for (uint64_t k = 0; k < n; ++k) {
+        refresh_out(static_cast<uint32_t>(t + k));  // LOAD ACC does not write the out buffer
+      }
+      int32_t* d = &m_acc[t * m_acc_lanes];
+      const uint64_t lanes = n * m_acc_lanes;
+      if (src == nullptr) {
+        std::fill_n(d, lanes, 0);
+      } else if (type == kMemAcc) {
+        std::memcpy(d, src, lanes * sizeof(int32_t));  // little-endian host
+      } else {
+        const int8_t* s8 = reinterpret_cast<const int8_t*>(src);  // ACC_8BIT: sign-extend
+        for (uint64_t k = 0; k < lanes; ++k) {
+          d[k] = s8[k];
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+template <typename RowFn>
+void FunctionalCore::write_tile_rows(const Insn& i, RowFn row) {
+  const uint32_t type = i.memory_type;
+  const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
+  const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
+  uint32_t t = i.sram_base;
+  for (uint64_t r = 0; r < height; ++r, t += static_cast<uint32_t>(width)) {
+    if (r < i.y_pad_0 || r >= i.y_pad_0 + i.y_size) {
+      write_tiles(type, t, width, nullptr);
+      continue;
+    }
+    write_tiles(type, t, i.x_pad_0, nullptr);
+    write_tiles(type, t + i.x_pad_0, i.x_size, row(r - i.y_pad_0));
+    write_tiles(type, t + i.x_pad_0 + i.x_size, i.x_pad_1, nullptr);
+  }
+}
+
+void FunctionalCore::start_load(uint64_t index, const Insn& i) {
+  check_load(index, i);
+  count_load(i);
+}
+
+void FunctionalCore::write_load(const Insn& i, const uint8_t* staged) {
+  const uint64_t row_bytes = i.x_size * dram_elem_bytes(i.memory_type);
+  write_tile_rows(i, [&](uint64_t y) { return staged + y * row_bytes; });
+}
+
+void FunctionalCore::exec_load(uint64_t index, const Insn& i) {
+  if (i.x_size == 0) {
+    return;  // NOP: only its dependency flags matter
+  }
+  start_load(index, i);
+  const uint64_t e = dram_elem_bytes(i.memory_type);
+  write_tile_rows(i, [&](uint64_t y) -> const uint8_t* {
+    return m_dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// STORE
+
+template <typename RowFn>
+void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
+  const size_t e = static_cast<size_t>(m_cfg.out_elem_bytes);
+  uint32_t t = i.sram_base;
+  for (uint64_t y = 0; y < i.y_size; ++y) {
+    uint8_t* dst = row(y);
+    for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
+      refresh_out(t);
+      std::memcpy(dst + x * e, &m_out[t * m_acc_lanes], e);
+    }
+  }
+}
+
+void FunctionalCore::start_store(uint64_t index, const Insn& i) {
+  check_store(index, i);
+  m_stats.out_store_nbytes +=
+      static_cast<uint64_t>(i.x_size) * i.y_size * static_cast<uint64_t>(m_cfg.out_elem_bytes);
+}
+
+void FunctionalCore::read_store(const Insn& i, uint8_t* staged) {
+  const uint64_t row_bytes = i.x_size * static_cast<uint64_t>(m_cfg.out_elem_bytes);
+  read_out_rows(i, [&](uint64_t y) { return staged + y * row_bytes; });
+}
+
+void FunctionalCore::exec_store(uint64_t index, const Insn& i) {
+  if (i.x_size == 0) {
+    return;  // NOP
+  }
+  start_store(index, i);
+  const uint64_t e = static_cast<uint64_t>(m_cfg.out_elem_bytes);
+  read_out_rows(i, [&](uint64_t y) {
+    return m_dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// GEMM and ALU
+
+void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
+  check_uop_range(index, i);
+  if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
+    return;
+  }
+  check_index(index, i, "dst", "ACC", m_cfg.acc_buff_depth, &Uop::dst_idx, i.dst_factor_out,
+              i.dst_factor_in);
+  const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
+  if (i.reset_reg) {
+    for (uint32_t io = 0; io < i.iter_out; ++io) {
+      for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
+        for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
+          const uint32_t d = m_uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
+          std::fill_n(&m_acc[d * m_acc_lanes], m_acc_lanes, 0);
+          m_out_stale[d] = 1;
+        }
+      }
+    }
+    return;  // upstream counts no GEMM ops for a reset
+  }
+  check_index(index, i, "src", "INP", m_cfg.inp_buff_depth, &Uop::src_idx, i.src_factor_out,
+              i.src_factor_in);
+  check_index(index, i, "wgt", "WGT", m_cfg.wgt_buff_depth, &Uop::wgt_idx, i.wgt_factor_out,
+              i.wgt_factor_in);
+  GemmLoop loop;
+  loop.uops = &m_uop[i.uop_bgn];
+  loop.n_uops = i.uop_end - i.uop_bgn;
+  loop.iter_out = i.iter_out;
+  loop.iter_in = i.iter_in;
+  loop.dst_factor_out = i.dst_factor_out;
+  loop.dst_factor_in = i.dst_factor_in;
+  loop.src_factor_out = i.src_factor_out;
+  loop.src_factor_in = i.src_factor_in;
+  loop.wgt_factor_out = i.wgt_factor_out;
+  loop.wgt_factor_in = i.wgt_factor_in;
+  m_gemm(m_shape, loop, GemmBuffers{m_inp.data(), m_wgt.data(), m_acc.data(), m_out_stale.data()});
+  m_stats.gemm_counter += n;
+}
+
+void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
+  check_uop_range(index, i);
+  if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
+    return;
+  }
+  check_index(index, i, "dst", "ACC", m_cfg.acc_buff_depth, &Uop::dst_idx, i.dst_factor_out,
+              i.dst_factor_in);
+  if (!i.use_imm) {
+    check_index(index, i, "src", "ACC", m_cfg.acc_buff_depth, &Uop::src_idx, i.src_factor_out,
+                i.src_factor_in);
+  }
+  switch (i.alu_opcode) {
+    case kAluMin:
+      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes,
+               [](int32_t a, int32_t b) { return std::min(a, b); });
+      break;
+    case kAluMax:
+      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes,
+               [](int32_t a, int32_t b) { return std::max(a, b); });
+      break;
+    case kAluAdd:
+      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, [](int32_t a, int32_t b) {
+        return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+      });
+      break;
+    case kAluShr:
+      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, alu_shift);
+      break;
+    case kAluMul:
+      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, [](int32_t a, int32_t b) {
+        return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+      });
+      break;
+    default:
+      break;  // rejected by check_insn_static
+  }
+  m_stats.alu_counter += static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
+}
+
+}  // namespace vta
