@@ -77,10 +77,17 @@ class FunctionalCore {
   void write_tile_rows(const Insn& i, RowFn row);
   template <typename RowFn>
   void read_out_rows(const Insn& i, RowFn row);
-  // Writes `n` consecutive SRAM tiles of `type` from `n` consecutive DRAM elements at `src`, or
-  // zeros when src is null (padding).
-  void write_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
-  void refresh_out(uint32_t tile);
+  // Makes out tile `tile` current (inline: STORE and LOAD ACC call it per element).
+  void refresh_out(uint32_t tile) {
+    if (m_out_stale[tile]) {
+      const int32_t* a = &m_acc[tile * m_acc_lanes];
+      int8_t* o = &m_out[tile * m_acc_lanes];
+      for (size_t k = 0; k < m_acc_lanes; ++k) {
+        o[k] = static_cast<int8_t>(a[k]);
+      }
+      m_out_stale[tile] = 0;
+    }
+  }
 
   const HwConfig& m_cfg;
   Dram& m_dram;
