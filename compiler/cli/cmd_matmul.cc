@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "compiler_command.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/runtime_cpp.h"
@@ -12,18 +13,6 @@
 namespace vta::cli {
 
 using namespace vta::compiler;
-
-// Shared with cmd_conv2d.cc.
-struct EpilogueFlags {
-  bool bias = false, relu = false, no_epilogue = false;
-  int shift = 0, clip_lo = 0, clip_hi = 0;
-};
-void add_epilogue_options(po::options_description& desc, EpilogueFlags& f);
-Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::variables_map& vm);
-HwConfig setup_runtime(const CommonOptions& o, bool verify);
-int finish_compiler_command(const CommonOptions& o, const std::string& command,
-                            const std::string& program, const std::vector<LayerRun>& runs,
-                            nlohmann::ordered_json extra);
 
 int cmd_matmul(int argc, char** argv) {
   return guarded([&] {
@@ -50,6 +39,8 @@ int cmd_matmul(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm))
       return 0;
+    for (const char* opt : {"m", "k", "n"})
+      check_option_range(vm, opt, 1, kMaxTensorDim);
     p.validate();
     Epilogue e;
     std::optional<ConvSchedule> sched;

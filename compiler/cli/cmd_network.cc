@@ -1,11 +1,13 @@
 // vtasim network: run a network (the built-in resnet18 or a JSON description) layer by layer
 // through the runtime, every VTA layer checked against the C++ reference, and print one report
 // row per layer plus the totals.
+#include <climits>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/report.h"
 #include "vta/runtime_cpp.h"
@@ -14,17 +16,11 @@ namespace vta::cli {
 
 using namespace vta::compiler;
 
-// Shared with cmd_conv2d.cc.
-HwConfig setup_runtime(const CommonOptions& o, bool verify);
-int finish_compiler_command(const CommonOptions& o, const std::string& command,
-                            const std::string& program, const std::vector<LayerRun>& runs,
-                            nlohmann::ordered_json extra);
-
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
     CommonOptions common;
     std::string name;
-    size_t tune = 0;
+    int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
     int batch = 1;
     po::options_description desc("network options");
@@ -42,6 +38,8 @@ int cmd_network(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm))
       return 0;
+    check_option_range(vm, "batch", 1, kMaxTensorDim);
+    check_option_range(vm, "tune", 1, INT_MAX);
     if (name.empty())
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
@@ -53,7 +51,7 @@ int cmd_network(int argc, char** argv) {
     setup_runtime(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;
-    opt.tune_candidates = tune;
+    opt.tune_candidates = size_t(tune);
     if (!quiet)
       opt.on_layer = [](const LayerRun& r) {
         std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),

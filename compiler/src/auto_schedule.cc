@@ -1,6 +1,7 @@
 #include "vta/compiler/auto_schedule.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include <fmt/format.h>
@@ -14,20 +15,21 @@ namespace vta::compiler {
 namespace {
 
 // Tile-size candidates for a dimension of `n`: everything up to 32, otherwise divisors,
-// powers of two and n/k splits.
+// powers of two and n/k splits. The loop variables are 64-bit so that no n up to INT_MAX
+// overflows them (an int `i *= 2` or `d * d` would wrap and never end).
 std::vector<int> size_candidates(int n) {
   std::set<int> s;
   if (n <= 32) {
     for (int i = 1; i <= n; ++i)
       s.insert(i);
   } else {
-    for (int i = 1; i <= n; i *= 2)
-      s.insert(i);
+    for (int64_t i = 1; i <= n; i *= 2)
+      s.insert(int(i));
     for (int k = 1; k <= 32; ++k)
       s.insert(ceil_div(n, k));
-    for (int d = 1; d * d <= n; ++d)
+    for (int64_t d = 1; d * d <= n; ++d)
       if (n % d == 0)
-        s.insert(d), s.insert(n / d);
+        s.insert(int(d)), s.insert(int(n / d));
   }
   return {s.begin(), s.end()};
 }

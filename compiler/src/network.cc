@@ -45,6 +45,81 @@ void read_pad(const nlohmann::json& v, NetworkLayer& l) {
   }
 }
 
+struct Shape {
+  int n = 0, c = 0, h = 0, w = 0;
+  std::string str() const { return fmt::format("{}x{}x{}x{}", n, c, h, w); }
+};
+
+// The JSON keys each op reads (to_json writes a subset); empty for an unknown op.
+std::vector<std::string> op_keys(const std::string& op) {
+  if (op == "conv2d")
+    return {"name",   "op",  "input",    "k",        "kernel",
+            "stride", "pad", "residual", "epilogue", "schedule"};
+  if (op == "dense")
+    return {"name", "op", "input", "units", "epilogue", "schedule"};
+  if (op == "maxpool")
+    return {"name", "op", "input", "kernel", "stride", "pad"};
+  if (op == "global_avgpool")
+    return {"name", "op", "input"};
+  return {};
+}
+
+// Throws "<where> has unknown key '<key>' (known: ...)" for the first key of `j` not in
+// `known` (a typo such as "kernal" would otherwise be ignored silently).
+void check_keys(const nlohmann::json& j, const std::vector<std::string>& known,
+                const std::string& where) {
+  if (!j.is_object())
+    throw Error(where + " must be a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
+      std::string list;
+      for (const std::string& k : known)
+        list += (list.empty() ? "" : ", ") + k;
+      throw Error(fmt::format("{} has unknown key '{}' (known: {})", where, it.key(), list));
+    }
+}
+
+Conv2dParams conv_params(const NetworkLayer& l, const Shape& in) {
+  Conv2dParams p;
+  p.name = l.name;
+  p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w, p.k = l.k, p.kh = l.kh, p.kw = l.kw;
+  p.stride_h = l.stride_h, p.stride_w = l.stride_w;
+  p.pad_top = l.pad_top, p.pad_left = l.pad_left, p.pad_bottom = l.pad_bottom;
+  p.pad_right = l.pad_right;
+  return p;
+}
+
+MatmulParams dense_params(const NetworkLayer& l, const Shape& in) {
+  MatmulParams p;
+  p.name = l.name;
+  p.m = in.n, p.k = in.c * in.h * in.w, p.n = l.units;
+  return p;
+}
+
+// Output shape of a host maxpool; throws Error naming the layer for parameters without one.
+Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
+  auto at_least = [&](const char* field, int v, int min) {
+    if (v < min)
+      throw Error(
+          fmt::format("maxpool layer '{}': {} must be >= {} (got {})", l.name, field, min, v));
+  };
+  at_least("kernel height", l.kh, 1);
+  at_least("kernel width", l.kw, 1);
+  at_least("stride_h", l.stride_h, 1);
+  at_least("stride_w", l.stride_w, 1);
+  at_least("pad_top", l.pad_top, 0);
+  at_least("pad_left", l.pad_left, 0);
+  at_least("pad_bottom", l.pad_bottom, 0);
+  at_least("pad_right", l.pad_right, 0);
+  // 64-bit: the sums of user-given values must not wrap.
+  const int64_t ph = int64_t(in.h) + l.pad_top + l.pad_bottom;
+  const int64_t pw = int64_t(in.w) + l.pad_left + l.pad_right;
+  if (l.kh > ph || l.kw > pw)
+    throw Error(fmt::format("maxpool layer '{}': kernel {}x{} exceeds the padded input {}x{}",
+                            l.name, l.kh, l.kw, ph, pw));
+  return Shape{in.n, in.c, int((ph - l.kh) / l.stride_h + 1), int((pw - l.kw) / l.stride_w + 1)};
+}
+
 int shift_for_fan_in(int fan_in) {
   // Keeps the shifted accumulator of random int8 weights around +-40 (see network.h).
   return std::clamp(int(std::lround(std::log2(std::sqrt(double(fan_in)) * 83.0))), 0, 31);
@@ -62,8 +137,8 @@ std::vector<int8_t> random_int8(size_t n, uint64_t seed) {
 Tensor host_maxpool(const Tensor& in, const NetworkLayer& l) {
   Tensor out;
   out.n = in.n, out.c = in.c;
-  out.h = (in.h + l.pad_top + l.pad_bottom - l.kh) / l.stride_h + 1;
-  out.w = (in.w + l.pad_left + l.pad_right - l.kw) / l.stride_w + 1;
+  const Shape s = maxpool_shape(l, Shape{in.n, in.c, in.h, in.w});
+  out.h = s.h, out.w = s.w;
   out.data.resize(size_t(out.n) * out.c * out.h * out.w);
   for (int n = 0; n < out.n; ++n)
     for (int c = 0; c < out.c; ++c)
@@ -89,7 +164,7 @@ Tensor host_global_avgpool(const Tensor& in) {
   const int count = in.h * in.w;
   for (int n = 0; n < in.n; ++n)
     for (int c = 0; c < in.c; ++c) {
-      int sum = 0;
+      int64_t sum = 0;  // up to kMaxLayerBytes int8 values
       for (int i = 0; i < count; ++i)
         sum += in.data[(size_t(n) * in.c + c) * count + i];
       out.data[size_t(n) * in.c + c] = int8_t(sum / count);  // truncation toward zero
@@ -102,9 +177,11 @@ Tensor host_global_avgpool(const Tensor& in) {
 Network Network::from_json(const nlohmann::json& j, const std::string& source) {
   Network net;
   try {
+    check_keys(j, {"name", "seed", "input", "layers"}, source);
     net.name = j.value("name", std::string("network"));
     net.seed = j.value("seed", uint64_t(1));
     const auto& in = j.at("input");
+    check_keys(in, {"name", "n", "c", "h", "w"}, source + ": input");
     net.input_name = in.value("name", std::string("data"));
     net.n = in.value("n", 1);
     net.c = in.at("c").get<int>();
@@ -114,6 +191,13 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
       NetworkLayer l;
       l.name = lj.at("name").get<std::string>();
       l.op = lj.at("op").get<std::string>();
+      const auto keys = op_keys(l.op);
+      if (keys.empty())
+        throw Error(
+            fmt::format("{}: layer '{}' has unknown op '{}' (known: conv2d, dense, "
+                        "maxpool, global_avgpool)",
+                        source, l.name, l.op));
+      check_keys(lj, keys, fmt::format("{}: {} layer '{}'", source, l.op, l.name));
       l.input = lj.at("input").get<std::string>();
       l.residual = lj.value("residual", std::string());
       if (lj.contains("kernel"))
@@ -128,11 +212,6 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
         l.epilogue = Epilogue::from_json(lj["epilogue"], source + ": layer " + l.name);
       if (lj.contains("schedule"))
         l.schedule = ConvSchedule::from_json(lj["schedule"], source + ": layer " + l.name);
-      if (l.op != "conv2d" && l.op != "dense" && l.op != "maxpool" && l.op != "global_avgpool")
-        throw Error(
-            fmt::format("{}: layer '{}' has unknown op '{}' (known: conv2d, dense, "
-                        "maxpool, global_avgpool)",
-                        source, l.name, l.op));
       if (l.op == "conv2d" && l.k < 1)
         throw Error(fmt::format("{}: conv2d layer '{}' needs \"k\" >= 1", source, l.name));
       if (l.op == "dense" && l.units < 1)
@@ -143,7 +222,72 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
   } catch (const nlohmann::json::exception& ex) {
     throw Error(fmt::format("{}: invalid network description: {}", source, ex.what()));
   }
+  try {
+    net.validate();
+  } catch (const Error& ex) {
+    throw Error(fmt::format("{}: {}", source, ex.what()));
+  }
   return net;
+}
+
+void Network::validate() const {
+  const std::string where = fmt::format("network {}", name);
+  for (auto [field, v] : {std::pair<const char*, int>{"n", n}, {"c", c}, {"h", h}, {"w", w}})
+    if (v < 1 || v > kMaxTensorDim)
+      throw Error(
+          fmt::format("{}: input {} must be in 1..{} (got {})", where, field, kMaxTensorDim, v));
+  if (uint64_t(n) * c * h * w > kMaxLayerBytes)
+    throw Error(fmt::format("{}: input {}x{}x{}x{} is larger than {} MiB", where, n, c, h, w,
+                            kMaxLayerBytes >> 20));
+  std::map<std::string, Shape> shapes;
+  shapes[input_name] = Shape{n, c, h, w};
+  for (const NetworkLayer& l : layers) {
+    auto it = shapes.find(l.input);
+    if (it == shapes.end())
+      throw Error(fmt::format("{}: layer '{}' reads unknown tensor '{}'", where, l.name, l.input));
+    if (shapes.count(l.name))
+      throw Error(fmt::format("{}: layer name '{}' is used twice", where, l.name));
+    const Shape in = it->second;
+    Shape out;
+    try {
+      if (l.op == "conv2d") {
+        const Conv2dParams p = conv_params(l, in);
+        p.validate();
+        out = Shape{p.n, p.k, p.out_h(), p.out_w()};
+        if (!l.residual.empty()) {
+          auto r = shapes.find(l.residual);
+          if (r == shapes.end())
+            throw Error(
+                fmt::format("layer '{}' adds unknown residual tensor '{}'", l.name, l.residual));
+          if (r->second.str() != out.str())
+            throw Error(
+                fmt::format("residual '{}' of layer '{}' has shape {} but the layer's output "
+                            "is {}",
+                            l.residual, l.name, r->second.str(), out.str()));
+        }
+      } else if (l.op == "dense") {
+        if (!l.residual.empty())
+          throw Error(fmt::format("dense layer '{}' cannot take a residual", l.name));
+        const uint64_t fan_in = uint64_t(in.c) * in.h * in.w;
+        if (fan_in > uint64_t(kMaxTensorDim))
+          throw Error(fmt::format("dense layer '{}': input of {} values per sample exceeds {}",
+                                  l.name, fan_in, kMaxTensorDim));
+        dense_params(l, in).validate();
+        out = Shape{in.n, l.units, 1, 1};
+      } else if (l.op == "maxpool") {
+        out = maxpool_shape(l, in);
+      } else if (l.op == "global_avgpool") {
+        out = Shape{in.n, in.c, 1, 1};
+      } else {
+        throw Error(fmt::format(
+            "layer '{}' has unknown op '{}' (known: conv2d, dense, maxpool, global_avgpool)",
+            l.name, l.op));
+      }
+    } catch (const Error& ex) {
+      throw Error(fmt::format("{}: {}", where, ex.what()));
+    }
+    shapes[l.name] = out;
+  }
 }
 
 nlohmann::ordered_json Network::to_json() const {
@@ -268,6 +412,7 @@ Network Network::resnet18(int n) {
 }
 
 NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
+  net.validate();  // also for networks built in code: every shape below is then valid
   const HwConfig& cfg = runtime_config();
   std::map<std::string, Tensor> tensors;
   Tensor input{net.n, net.c, net.h, net.w, {}};
@@ -303,12 +448,7 @@ NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
     LayerRun run;
     Tensor out;
     if (l.op == "conv2d") {
-      Conv2dParams p;
-      p.name = l.name;
-      p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w, p.k = l.k, p.kh = l.kh, p.kw = l.kw;
-      p.stride_h = l.stride_h, p.stride_w = l.stride_w;
-      p.pad_top = l.pad_top, p.pad_left = l.pad_left, p.pad_bottom = l.pad_bottom;
-      p.pad_right = l.pad_right;
+      const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
       p.validate();
       ConvData d = random_conv_data(p, l.epilogue, seed);
       d.x = in.data;
@@ -340,9 +480,7 @@ NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
       if (!l.residual.empty())
         throw Error(
             fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
-      MatmulParams p;
-      p.name = l.name;
-      p.m = in.n, p.k = in.c * in.h * in.w, p.n = l.units;
+      const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
       MatmulData d = random_matmul_data(p, l.epilogue, seed);
       d.a = in.data;  // NCHW flattened per sample = row of A
       const ConvSchedule s =

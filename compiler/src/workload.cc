@@ -13,10 +13,27 @@ uint64_t Conv2dParams::macs() const {
   return uint64_t(n) * k * out_h() * out_w() * c * kh * kw;
 }
 
+namespace {
+
+// Sum of the int8 tensor sizes, as a message when it exceeds kMaxLayerBytes.
+void check_layer_bytes(const std::string& what, uint64_t in, uint64_t wgt, uint64_t out) {
+  const uint64_t total = in + wgt + out;
+  if (total > kMaxLayerBytes)
+    throw Error(fmt::format(
+        "{}: tensors need {} MiB (input {} + weights {} + output {} bytes), more than the {} MiB "
+        "a layer may use in the simulated DRAM",
+        what, (total + (1 << 20) - 1) >> 20, in, wgt, out, kMaxLayerBytes >> 20));
+}
+
+}  // namespace
+
 void Conv2dParams::validate() const {
   auto positive = [&](const char* field, int v) {
     if (v < 1)
       throw Error(fmt::format("conv2d '{}': {} must be >= 1 (got {})", name, field, v));
+    if (v > kMaxTensorDim)
+      throw Error(fmt::format("conv2d '{}': {} = {} exceeds {} (16-bit ISA size fields)", name,
+                              field, v, kMaxTensorDim));
   };
   positive("n", n);
   positive("c", c);
@@ -43,6 +60,8 @@ void Conv2dParams::validate() const {
   if (w + pad_left + pad_right < kw)
     throw Error(fmt::format("conv2d '{}': kernel width {} exceeds padded input width {}", name, kw,
                             w + pad_left + pad_right));
+  check_layer_bytes(fmt::format("conv2d '{}'", name), uint64_t(n) * c * h * w,
+                    uint64_t(k) * c * kh * kw, uint64_t(n) * k * out_h() * out_w());
 }
 
 std::string Conv2dParams::describe() const {
@@ -142,6 +161,12 @@ nlohmann::json Epilogue::to_json() const {
 void MatmulParams::validate() const {
   if (m < 1 || k < 1 || n < 1)
     throw Error(fmt::format("matmul '{}': m, k, n must be >= 1 (got {}, {}, {})", name, m, k, n));
+  for (auto [field, v] : {std::pair<const char*, int>{"m", m}, {"k", k}, {"n", n}})
+    if (v > kMaxTensorDim)
+      throw Error(fmt::format("matmul '{}': {} = {} exceeds {} (16-bit ISA size fields)", name,
+                              field, v, kMaxTensorDim));
+  check_layer_bytes(fmt::format("matmul '{}'", name), uint64_t(m) * k, uint64_t(k) * n,
+                    uint64_t(m) * n);
 }
 
 std::string MatmulParams::describe() const {

@@ -19,6 +19,13 @@ std::vector<int8_t> random_bytes(size_t n, std::mt19937& rng) {
 }
 }  // namespace
 
+TEST_CASE("ceil_div does not overflow near INT_MAX", "[layout]") {
+  REQUIRE(ceil_div(2147483647, 2) == 1073741824);
+  REQUIRE(ceil_div(2147483647, 1) == 2147483647);
+  REQUIRE(ceil_div(0, 16) == 0);
+  REQUIRE(ceil_div(17, 16) == 2);
+}
+
 TEST_CASE("activation packing round-trips and places elements in NCHWnc", "[layout]") {
   const uint32_t seed = 1234;
   INFO("seed " << seed);

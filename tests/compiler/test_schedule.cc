@@ -1,9 +1,11 @@
 // Schedules and tile plans without a device: explicit schedules are validated with pinned
 // messages, automatic schedules fit every preset config, and micro-op kernels compute exactly
 // the index triples of the convolution loop nest.
+#include <cstdint>
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -161,4 +163,41 @@ TEST_CASE("GEMM kernels execute exactly the convolution's index triples", "[sche
                      uint32_t(50 + ((o * c.ti + i) * c.kh + ky) * c.kh + kx)});
     REQUIRE(got == want);
   }
+}
+
+TEST_CASE("shapes beyond the ISA's size fields or the DRAM are rejected before scheduling",
+          "[schedule]") {
+  const HwConfig cfg = preset("pynq");
+  Conv2dParams p;
+  p.name = "big";
+  p.kh = p.kw = 1;
+  p.h = 1, p.w = 1 << 30;  // used to spin forever in the tile-size candidates
+  const std::string too_wide =
+      "conv2d 'big': w = 1073741824 exceeds 65535 (16-bit ISA size fields)";
+  CHECK(error_of([&] { p.validate(); }) == too_wide);
+  CHECK(error_of([&] { auto_schedule(p, Epilogue{}, cfg); }) == too_wide);
+  // Every dimension in range, but 2 x 16 x 65535 x 65535 bytes of input and output.
+  p.h = p.w = 65535;
+  const uint64_t plane = uint64_t(65535) * 65535, in = 16 * plane, wgt = 16 * 16, out = 16 * plane;
+  CHECK(error_of([&] { p.validate(); }) ==
+        fmt::format("conv2d 'big': tensors need {} MiB (input {} + weights {} + output {} "
+                    "bytes), more than the 1024 MiB a layer may use in the simulated DRAM",
+                    (in + wgt + out + (1 << 20) - 1) >> 20, in, wgt, out));
+  MatmulParams m;
+  m.m = 2147483647;
+  CHECK(error_of([&] { m.validate(); }) ==
+        "matmul 'matmul': m = 2147483647 exceeds 65535 (16-bit ISA size fields)");
+  m.m = m.k = m.n = 32768;  // 3 x 1 GiB
+  CHECK(error_of([&] { m.validate(); }).find("matmul 'matmul': tensors need 3072 MiB") == 0);
+}
+
+TEST_CASE("the widest accepted row still gets a schedule that fits", "[schedule]") {
+  const HwConfig cfg = preset("pynq");
+  Conv2dParams p;
+  p.name = "wide";
+  p.kh = p.kw = 1;
+  p.h = 1, p.w = 65535;
+  const ConvSchedule s = auto_schedule(p, Epilogue{}, cfg);
+  const TilePlan plan = TilePlan::make(p, Epilogue{}, s, cfg);
+  REQUIRE(uint64_t(plan.w_tiles) * s.tile_w >= 65535);
 }

@@ -11,8 +11,9 @@
 
 namespace vta::compiler {
 
+// a / b rounded up, for a >= 0 and b >= 1 (no overflow near INT_MAX).
 inline int ceil_div(int a, int b) {
-  return (a + b - 1) / b;
+  return a / b + (a % b != 0 ? 1 : 0);
 }
 
 // Activation packing. `batch` = BATCH lanes, `block` = BLOCK_IN (input) or BLOCK_OUT (output).

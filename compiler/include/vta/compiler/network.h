@@ -14,6 +14,7 @@
 //      {"name": "gap", "op": "global_avgpool", "input": "..."},
 //      {"name": "fc", "op": "dense", "input": "gap", "units": 1000, "epilogue": {...}}]}
 // "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays.
+// Unknown keys (also keys of another op, e.g. "units" on a conv2d) are errors.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,13 @@ struct Network {
   int n = 1, c = 3, h = 224, w = 224;
   std::vector<NetworkLayer> layers;
 
+  // Reads and validates (see validate) a description; errors name `source` and the layer.
   static Network from_json(const nlohmann::json& j, const std::string& source);
+  // Follows the tensor shapes through the layers and throws vta::Error naming the network and
+  // layer for anything that cannot run: input sizes out of 1..kMaxTensorDim, unknown or
+  // duplicate tensor names, invalid convolution / dense / maxpool parameters (e.g. stride 0 or
+  // a kernel larger than the padded input), residual shape mismatches.
+  void validate() const;
   nlohmann::ordered_json to_json() const;  // the format above (from_json reads it back)
   static Network from_file(const std::string& path);
   // ResNet-18 (224x224x3 input, batch n): C1 + maxpool, 8 basic blocks (layers C2..C11 of the

@@ -12,6 +12,12 @@
 
 namespace vta::compiler {
 
+// Largest tensor dimension accepted: the ISA's LOAD/STORE size and stride fields are 16 bits.
+constexpr int kMaxTensorDim = 65535;
+// Largest total of a layer's int8 tensors (input + weights + output, unblocked): the layer's
+// blocked copies must fit the 4 GiB simulated DRAM next to the program.
+constexpr uint64_t kMaxLayerBytes = uint64_t(1) << 30;
+
 // One 2D convolution. Input N x C x H x W, weights K x C x KH x KW, output N x K x OH x OW.
 struct Conv2dParams {
   std::string name;  // for reports ("resnet18.C8", "conv2d")
@@ -25,7 +31,8 @@ struct Conv2dParams {
   int out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
   // Multiply-accumulates of the real (unpadded) computation.
   uint64_t macs() const;
-  // Throws vta::Error naming the offending field.
+  // Throws vta::Error naming the offending field (range, pad field width, kernel larger than
+  // the padded input, dimensions above kMaxTensorDim, tensors above kMaxLayerBytes).
   void validate() const;
   // "1x256x14x14 * 256x3x3 s1 p1" style summary.
   std::string describe() const;
@@ -53,6 +60,7 @@ struct Epilogue {
 struct MatmulParams {
   std::string name = "matmul";
   int m = 16, k = 16, n = 16;
+  // Throws vta::Error naming the offending field (1..kMaxTensorDim, tensors <= kMaxLayerBytes).
   void validate() const;
   uint64_t macs() const { return uint64_t(m) * k * n; }
   std::string describe() const;

@@ -1,0 +1,41 @@
+// Pieces shared by the compiler subcommands (conv2d, matmul, network): the epilogue options,
+// range checks of the numeric options, runtime setup and the final report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/workload.h"
+
+namespace vta::cli {
+
+// --bias, --shift, --relu, --clip-lo, --clip-hi, --no-epilogue.
+struct EpilogueFlags {
+  bool bias = false, relu = false, no_epilogue = false;
+  int shift = 0, clip_lo = 0, clip_hi = 0;
+};
+
+void add_epilogue_options(po::options_description& desc, EpilogueFlags& f);
+// Flags given on the command line override the base epilogue one by one; validates the result.
+compiler::Epilogue apply_epilogue_flags(compiler::Epilogue e, const EpilogueFlags& f,
+                                        const po::variables_map& vm);
+
+// Throws UsageError "--<option> <value> is out of range <min>..<max>" when the int option
+// `option` was given (or defaulted) with a value outside [min, max].
+void check_option_range(const po::variables_map& vm, const std::string& option, int min, int max);
+
+// Configures the runtime's device for the command (backend, config, trace/VCD). With `verify`,
+// every synchronised program is checked for cross-stage races before it runs.
+HwConfig setup_runtime(const CommonOptions& o, bool verify);
+
+// Prints the layer table (and for a single layer the full counter report), writes the JSON
+// report, and turns a failed reference check into an error.
+int finish_compiler_command(const CommonOptions& o, const std::string& command,
+                            const std::string& program, const std::vector<compiler::LayerRun>& runs,
+                            nlohmann::ordered_json extra);
+
+}  // namespace vta::cli
