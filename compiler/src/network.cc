@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -117,7 +118,22 @@ Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
   if (l.kh > ph || l.kw > pw)
     throw Error(fmt::format("maxpool layer '{}': kernel {}x{} exceeds the padded input {}x{}",
                             l.name, l.kh, l.kw, ph, pw));
-  return Shape{in.n, in.c, int((ph - l.kh) / l.stride_h + 1), int((pw - l.kw) / l.stride_w + 1)};
+  // A window that is padding only has no maximum; this also bounds the output size.
+  for (auto [field, pad, kernel] : {std::tuple<const char*, int, int>{"pad_top", l.pad_top, l.kh},
+                                    {"pad_bottom", l.pad_bottom, l.kh},
+                                    {"pad_left", l.pad_left, l.kw},
+                                    {"pad_right", l.pad_right, l.kw}})
+    if (pad >= kernel)
+      throw Error(fmt::format("maxpool layer '{}': {} = {} must be smaller than the kernel ({})",
+                              l.name, field, pad, kernel));
+  const Shape out{in.n, in.c, int((ph - l.kh) / l.stride_h + 1), int((pw - l.kw) / l.stride_w + 1)};
+  if (out.h > kMaxTensorDim || out.w > kMaxTensorDim)
+    throw Error(fmt::format("maxpool layer '{}': output {} exceeds {} per dimension", l.name,
+                            out.str(), kMaxTensorDim));
+  if (uint64_t(out.n) * out.c * out.h * out.w > kMaxLayerBytes)
+    throw Error(fmt::format("maxpool layer '{}': output {} is larger than {} MiB", l.name,
+                            out.str(), kMaxLayerBytes >> 20));
+  return out;
 }
 
 int shift_for_fan_in(int fan_in) {

@@ -115,6 +115,14 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
           {"name": "p", "op": "maxpool", "input": "data", "kernel": 9, "pad": 1}]})") ==
         "net.json: network n: maxpool layer 'p': kernel 9x9 exceeds the padded input 6x6");
   CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
+          {"name": "p", "op": "maxpool", "input": "data", "kernel": 3, "pad": [1, 3, 1, 1]}]})") ==
+        "net.json: network n: maxpool layer 'p': pad_left = 3 must be smaller than the kernel "
+        "(3)");
+  CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
+          {"name": "p", "op": "maxpool", "input": "data", "kernel": 65535, "pad": 65534}]})") ==
+        "net.json: network n: maxpool layer 'p': output 1x16x65538x65538 exceeds 65535 per "
+        "dimension");
+  CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
           {"name": "p", "op": "maxpool", "input": "data", "pad": -1}]})") ==
         "net.json: network n: maxpool layer 'p': pad_top must be >= 0 (got -1)");
   // Unknown keys, also keys of another op, are typos, not options.

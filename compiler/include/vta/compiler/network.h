@@ -52,7 +52,8 @@ struct Network {
   // Follows the tensor shapes through the layers and throws vta::Error naming the network and
   // layer for anything that cannot run: input sizes out of 1..kMaxTensorDim, unknown or
   // duplicate tensor names, invalid convolution / dense / maxpool parameters (e.g. stride 0 or
-  // a kernel larger than the padded input), residual shape mismatches.
+  // a kernel larger than the padded input, a maxpool pad not smaller than its kernel), residual
+  // shape mismatches.
   void validate() const;
   nlohmann::ordered_json to_json() const;  // the format above (from_json reads it back)
   static Network from_file(const std::string& path);
