@@ -177,6 +177,40 @@ void write_json_report(const CommonOptions& o, const RunReport& r) {
   }
 }
 
+void require_regular_file(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) {
+    throw Error("cannot open '" + path + "': no such file");
+  }
+  if (!std::filesystem::is_regular_file(st)) {
+    throw Error("'" + path + "' is not a regular file");
+  }
+}
+
+std::vector<uint8_t> read_regular_file(const std::string& path, uint64_t max_bytes) {
+  require_regular_file(path);
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    throw Error("cannot open '" + path + "': " + ec.message());
+  }
+  if (size > max_bytes) {
+    throw Error(fmt::format("'{}' has {} bytes, more than the {} bytes it may have", path, size,
+                            max_bytes));
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    throw Error("cannot open '" + path + "'");
+  }
+  std::vector<uint8_t> data(size);
+  f.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(size));
+  if (static_cast<uint64_t>(f.gcount()) != size) {
+    throw Error(fmt::format("'{}': read {} of its {} bytes", path, f.gcount(), size));
+  }
+  return data;
+}
+
 int guarded(const std::function<int()>& body) {
   try {
     return body();

@@ -4,11 +4,13 @@
 // Exit status: 0 success, 1 simulator/program error ("vtasim: error: ..."), 2 bad usage.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
@@ -72,6 +74,12 @@ void print_report(std::ostream& os, const RunReport& r);
 nlohmann::ordered_json report_json(const RunReport& r);
 // Writes the report if opts.json_path is set; throws Error if the file cannot be written.
 void write_json_report(const CommonOptions& opts, const RunReport& r);
+
+// Throws Error unless `path` names an existing regular file: reading a device such as /dev/zero,
+// a FIFO or a directory need not end (or fail) the way a program file does.
+void require_regular_file(const std::string& path);
+// The whole content of a regular file of at most `max_bytes` bytes (checked before reading).
+std::vector<uint8_t> read_regular_file(const std::string& path, uint64_t max_bytes);
 
 // Runs `body`, printing "vtasim: error: <message>" on stderr and returning 1 for vta::Error
 // (and other std::exception), 2 for UsageError / option errors.

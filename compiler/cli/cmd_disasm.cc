@@ -1,9 +1,7 @@
 // vtasim disasm: one line per instruction (index and every field) of a raw instruction stream
 // (16-byte little-endian instructions) or of a program image, whose LOAD UOP instructions also
 // get the micro-ops they load listed underneath.
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -39,6 +37,7 @@ int cmd_disasm(int argc, char** argv) {
     uint32_t insn_phys = 0, insn_count = 0;
     HwConfig cfg;
     bool image = false;
+    require_regular_file(file);
     if (ProgramImage::is_image_file(file)) {
       const ProgramImage img = ProgramImage::load(file);
       cfg = !opts.config.empty() || img.config_json.empty()
@@ -49,15 +48,11 @@ int cmd_disasm(int argc, char** argv) {
       insn_count = img.insn_count;
       image = true;
     } else {
-      std::ifstream f(file, std::ios::binary);
-      if (!f) {
-        throw Error("cannot open '" + file + "'");
-      }
-      const std::vector<uint8_t> data((std::istreambuf_iterator<char>(f)),
-                                      std::istreambuf_iterator<char>());
-      if (data.size() % kInsnBytes != 0) {
-        throw Error(fmt::format("'{}' has {} bytes, not a multiple of the 16-byte instruction",
-                                file, data.size()));
+      const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
+      if (data.empty() || data.size() % kInsnBytes != 0) {
+        throw Error(
+            fmt::format("'{}' has {} bytes, not a positive multiple of the 16-byte instruction",
+                        file, data.size()));
       }
       cfg = resolve_config(opts.config);
       insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);

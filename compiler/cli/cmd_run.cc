@@ -4,9 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <random>
 
 #include <fmt/format.h>
@@ -264,6 +262,7 @@ int cmd_run(int argc, char** argv) {
     Dram dram;
     ProgramImage img;
     HwConfig cfg;
+    require_regular_file(file);
     if (ProgramImage::is_image_file(file)) {
       img = ProgramImage::load(file);
       if (!opts.config.empty() || img.config_json.empty()) {
@@ -283,12 +282,7 @@ int cmd_run(int argc, char** argv) {
       img.load_into(dram);
     } else {
       // A raw stream: 16-byte little-endian instructions, placed in fresh DRAM.
-      std::ifstream f(file, std::ios::binary);
-      if (!f) {
-        throw Error("cannot open '" + file + "'");
-      }
-      const std::vector<uint8_t> data((std::istreambuf_iterator<char>(f)),
-                                      std::istreambuf_iterator<char>());
+      const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
       if (data.empty() || data.size() % kInsnBytes != 0) {
         throw Error(
             fmt::format("'{}' is neither a program image nor a raw instruction stream "

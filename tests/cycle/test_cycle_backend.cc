@@ -244,7 +244,8 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
-  const std::string trace = "cycle_test_trace.json", vcd = "cycle_test_trace.vcd";
+  const std::string trace = unique_temp_path("cycle_test_trace", ".json"),
+                    vcd = unique_temp_path("cycle_test_trace", ".vcd");
   be.enable_trace(trace);
   be.enable_vcd(vcd, 0, 1000);
   ProgramBuilder pb(cfg, dram);
@@ -290,7 +291,7 @@ TEST_CASE("cycle backend: the VCD holds only the requested window", "[cycle]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
-  const std::string vcd = "cycle_test_window.vcd";
+  const std::string vcd = unique_temp_path("cycle_test_window", ".vcd");
   be.enable_vcd(vcd, 30, 45);
   ProgramBuilder pb(cfg, dram);
   build_example(pb, 1);
@@ -310,6 +311,7 @@ TEST_CASE("cycle backend: the VCD holds only the requested window", "[cycle]") {
     CHECK(t < 45);
   }
   CHECK_THROWS_AS(be.enable_vcd(vcd, 10, 10), Error);
+  CHECK_THROWS_WITH(be.enable_vcd(vcd, 10, 10), "VCD window [10, 10) is empty");
   std::remove(vcd.c_str());
 }
 

@@ -190,6 +190,9 @@ TEST_CASE("cycle random: skip-ahead model equals the cycle-stepped contract", "[
   CHECK(runs == 60);
 }
 
+// Far more cycles than any of the small random programs needs (loops of at most 5 x 5 x 4).
+constexpr uint64_t kRandomWaitCycles = 1000000;
+
 TEST_CASE("cycle random: arbitrary instruction words never crash or hang", "[cycle]") {
   // Random fields (mostly illegal, some legal, unsynchronised): every run must end with kOk,
   // kTimeout or a ProgramError, never a crash, a hang or another exception type. Loop counts
@@ -254,7 +257,8 @@ TEST_CASE("cycle random: arbitrary instruction words never crash or hang", "[cyc
       continue;
     }
     try {
-      const RunStatus st = pb.run(be);
+      // A cycle bound, so that a livelock ends as kTimeout instead of hanging the test.
+      const RunStatus st = pb.run(be, kRandomWaitCycles);
       (st == RunStatus::kOk ? ok : timeouts) += 1;
     } catch (const ProgramError&) {
       ++errors;

@@ -127,9 +127,9 @@ DeviceBuffer ProgramBuilder::emit() {
   return b;
 }
 
-RunStatus ProgramBuilder::run(Backend& backend) {
+RunStatus ProgramBuilder::run(Backend& backend, uint64_t wait_cycles) {
   const DeviceBuffer b = emit();
-  return backend.run(b.phys, static_cast<uint32_t>(m_insns.size()), 0);
+  return backend.run(b.phys, static_cast<uint32_t>(m_insns.size()), wait_cycles);
 }
 
 Stats expected_counters(const HwConfig& cfg, const std::vector<Insn>& insns) {

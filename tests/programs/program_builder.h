@@ -81,8 +81,8 @@ class ProgramBuilder {
 
   // Encodes the instructions into a fresh DRAM buffer (each call makes a new one).
   DeviceBuffer emit();
-  // emit() then backend.run(phys, count, 0).
-  RunStatus run(Backend& backend);
+  // emit() then backend.run(phys, count, wait_cycles) (0 = no cycle limit).
+  RunStatus run(Backend& backend, uint64_t wait_cycles = 0);
 
  private:
   HwConfig m_cfg;

@@ -396,7 +396,8 @@ TEST_CASE("FORCE_SERIAL makes every change of stage a push/pop pair", "[runtime]
 
 TEST_CASE("VTA_DEBUG_LOG_INSN writes the stream as JSON instead of running it", "[runtime]") {
   Session s;
-  const std::string path = "runtime_log_insn_test.json";
+  const std::string path =
+      unique_temp_path("runtime_log_insn_test_" + backend_name_from_env(), ".json");
   setenv("TVM_INSN_DUMP_FILE", path.c_str(), 1);
   Buffer inp(s.cfg.inp_elem_bytes);
   VTACommandHandle cmd = VTATLSCommandHandle();
@@ -458,7 +459,10 @@ TEST_CASE("VTASimProfilerStatus reports the upstream counters and clears", "[run
 
 TEST_CASE("program dump: a synchronised program replays from its image", "[runtime]") {
   Session s;
-  const std::string path = "runtime_program_dump_test_%d.vtaimg";
+  // Unique per backend and process: ctest -j runs this test for every backend at once.
+  const std::string stem =
+      unique_temp_path("runtime_program_dump_test_" + backend_name_from_env() + "_%d", "");
+  const std::string path = stem + ".vtaimg";
   const size_t lanes = s.cfg.batch * s.cfg.block_out;
   std::vector<int32_t> a(4 * lanes);
   for (size_t i = 0; i < a.size(); ++i)
@@ -483,7 +487,8 @@ TEST_CASE("program dump: a synchronised program replays from its image", "[runti
   VTAStoreBuffer2D(cmd, 0, kMemOut, yb.get(), 0, 4, 1, 4);
   VTASynchronize(cmd, kSync);
   runtime_set_program_dump("");
-  const std::string file = "runtime_program_dump_test_0.vtaimg";
+  const std::string file =
+      unique_temp_path("runtime_program_dump_test_" + backend_name_from_env() + "_0", ".vtaimg");
   REQUIRE(ProgramImage::is_image_file(file));
   const ProgramImage img = ProgramImage::load(file);
   std::remove(file.c_str());
