@@ -100,14 +100,7 @@ Uop FsimBackend::uop_at(uint32_t index) const {
 // Fetch and scheduling
 
 void FsimBackend::Impl::fetch(uint32_t insn_phys, uint32_t insn_count) {
-  const uint64_t bytes = static_cast<uint64_t>(insn_count) * kInsnBytes;
-  const uint8_t* p = dram.checked_ptr(insn_phys, bytes);
-  if (p == nullptr) {
-    throw ProgramError(fmt::format(
-        "fetch unit: the instruction stream at physical address {:#x} ({} instructions, {} "
-        "bytes) is outside allocated DRAM",
-        insn_phys, insn_count, bytes));
-  }
+  const uint8_t* p = checked_insn_stream(dram, insn_phys, insn_count);
   insns.resize(insn_count);
   for (auto& q : queue) {
     q.clear();

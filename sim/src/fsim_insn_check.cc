@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/sim/dram.h"
 #include "vta/sim/error.h"
 
 namespace vta {
@@ -91,6 +92,18 @@ void check_insn_static(uint64_t index, const Insn& i) {
     fail(index, i, "alu_opcode", i.alu_opcode,
          "not an ALU opcode (MIN 0, MAX 1, ADD 2, SHR 3, MUL 4)");
   }
+}
+
+const uint8_t* checked_insn_stream(const Dram& dram, uint32_t insn_phys, uint32_t insn_count) {
+  const uint64_t bytes = static_cast<uint64_t>(insn_count) * kInsnBytes;
+  const uint8_t* p = dram.checked_ptr(insn_phys, bytes);
+  if (p == nullptr) {
+    throw ProgramError(fmt::format(
+        "fetch unit: the instruction stream at physical address {:#x} ({} instructions, {} "
+        "bytes) is outside allocated DRAM",
+        insn_phys, insn_count, bytes));
+  }
+  return p;
 }
 
 }  // namespace vta

@@ -96,14 +96,7 @@ int8_t CycleBackend::out_lane(uint32_t index, uint32_t lane) const {
 // Checks and decodes the stream as fsim's fetch does (same errors), and resets the core.
 void CycleBackend::Impl::prepare(uint32_t insn_phys, uint32_t insn_count) {
   CoreShared& sh = core->shared;
-  const uint64_t bytes = static_cast<uint64_t>(insn_count) * kInsnBytes;
-  const uint8_t* p = sh.dram.checked_ptr(insn_phys, bytes);
-  if (p == nullptr) {
-    throw ProgramError(fmt::format(
-        "fetch unit: the instruction stream at physical address {:#x} ({} instructions, {} "
-        "bytes) is outside allocated DRAM",
-        insn_phys, insn_count, bytes));
-  }
+  const uint8_t* p = checked_insn_stream(sh.dram, insn_phys, insn_count);
   if (insn_phys % kInsnBytes != 0) {
     throw ProgramError(
         fmt::format("fetch unit: the instruction stream address {:#x} is not {}-byte aligned",

@@ -11,6 +11,8 @@
 
 namespace vta {
 
+class Dram;
+
 // "load", "compute", "store" or "fetch" (for kStageNone).
 const char* stage_unit_name(Stage stage);
 
@@ -23,5 +25,10 @@ std::string insn_error_prefix(uint64_t index, const Insn& insn);
 // padding; dependency flags a stage does not have (load: pop_prev/push_prev, store:
 // pop_next/push_next); unknown ALU opcode.
 void check_insn_static(uint64_t index, const Insn& insn);
+
+// The fetch unit's check of a whole stream: the insn_count * 16 bytes at insn_phys must lie in
+// allocated DRAM. Returns their host address, else throws ProgramError "fetch unit: the
+// instruction stream at physical address ... is outside allocated DRAM".
+const uint8_t* checked_insn_stream(const Dram& dram, uint32_t insn_phys, uint32_t insn_count);
 
 }  // namespace vta
