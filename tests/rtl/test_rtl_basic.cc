@@ -9,6 +9,8 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "program_builder.h"
@@ -150,8 +152,9 @@ TEST_CASE("rtl: wait_cycles stops a run that never finishes", "[rtl]") {
 
 TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "vta_rtl_test_window.vcd").string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("vta_rtl_test_window_" + std::to_string(::getpid()) + ".vcd"))
+                               .string();  // unique: several build trees may run ctest at once
   {
     Dram dram;
     RtlBackend be(cfg, dram);
