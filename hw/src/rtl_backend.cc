@@ -14,7 +14,7 @@
 #include "rtl_model.h"
 #include "vta/sim/cycle/dram_target.h"
 #include "vta/sim/cycle/sim_context.h"
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
 
 namespace vta {
@@ -373,14 +373,7 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
 RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) {
   Impl& im = *m_impl;
   // ---- fetch-time checks, with fsim's messages ----
-  const uint64_t bytes = static_cast<uint64_t>(insn_count) * kInsnBytes;
-  const uint8_t* p = m_dram.checked_ptr(insn_phys, bytes);
-  if (p == nullptr) {
-    throw ProgramError(fmt::format(
-        "fetch unit: the instruction stream at physical address {:#x} ({} instructions, {} "
-        "bytes) is outside allocated DRAM",
-        insn_phys, insn_count, bytes));
-  }
+  const uint8_t* p = checked_insn_stream(m_dram, insn_phys, insn_count);
   if (insn_phys % kInsnBytes != 0) {
     throw ProgramError(fmt::format(
         "fetch unit: the instruction stream at physical address {:#x} is not 16-byte aligned",
@@ -400,52 +393,14 @@ RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait
     if (i.opcode == kOpFinish) {
       break;
     }
-    if ((i.opcode == kOpLoad || i.opcode == kOpStore) && i.x_size != 0) {
-      const bool store = i.opcode == kOpStore;
-      const uint64_t e = static_cast<uint64_t>(
-          store ? m_cfg.out_elem_bytes : m_cfg.elem_bytes(static_cast<int>(i.memory_type)));
-      if (store) {
-        const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
-        if (i.sram_base + n > m_cfg.out_buff_depth) {
-          throw ProgramError(fmt::format(
-              "{}: field 'sram_base' = {}: {} x {} elements end at {}, beyond the OUT buffer of "
-              "{} entries",
-              insn_error_prefix(k, i), i.sram_base, i.y_size, i.x_size, i.sram_base + n,
-              m_cfg.out_buff_depth));
-        }
-      } else {
-        const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
-        const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
-        const uint64_t depth = m_cfg.buff_depth(static_cast<int>(i.memory_type));
-        if (i.sram_base + width * height > depth) {
-          throw ProgramError(fmt::format(
-              "{}: field 'sram_base' = {}: the tile of {} x {} elements (incl. padding) ends at "
-              "{}, beyond the {} buffer of {} entries",
-              insn_error_prefix(k, i), i.sram_base, height, width, i.sram_base + width * height,
-              mem_type_name(i.memory_type == kMemAcc8 ? kMemAcc : i.memory_type), depth));
-        }
-      }
-      for (uint64_t y = 0; y < i.y_size; ++y) {
-        const uint64_t phys = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e;
-        if (!m_dram.is_allocated(phys, i.x_size * e)) {
-          throw ProgramError(fmt::format(
-              "{}: DRAM range [{:#x}, {:#x}) of row {} (dram_base {} + {} * x_stride {}, {} "
-              "elements of {} bytes) is outside allocated memory",
-              insn_error_prefix(k, i), phys, phys + i.x_size * e, y, i.dram_base, y, i.x_stride,
-              i.x_size, e));
-        }
-      }
+    if (i.opcode == kOpLoad && i.x_size != 0) {
+      check_load_ranges(m_cfg, m_dram, k, i);
+    }
+    if (i.opcode == kOpStore && i.x_size != 0) {
+      check_store_ranges(m_cfg, m_dram, k, i);
     }
     if (i.opcode == kOpGemm || i.opcode == kOpAlu) {
-      if (i.uop_end > m_cfg.uop_buff_depth) {
-        throw ProgramError(
-            fmt::format("{}: field 'uop_end' = {}: beyond the UOP buffer of {} entries",
-                        insn_error_prefix(k, i), i.uop_end, m_cfg.uop_buff_depth));
-      }
-      if (i.uop_bgn > i.uop_end) {
-        throw ProgramError(fmt::format("{}: field 'uop_bgn' = {}: greater than uop_end = {}",
-                                       insn_error_prefix(k, i), i.uop_bgn, i.uop_end));
-      }
+      check_uop_range(m_cfg, k, i);
     }
   }
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 #include "vta/sim/functional_core.h"
 #include "vta/sim/isa.h"
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 
 namespace vta {
 
@@ -115,58 +115,6 @@ Uop FunctionalCore::uop_at(uint32_t index) const {
 
 // ---------------------------------------------------------------------------------------------
 // Dynamic checks
-
-// Every DRAM row the instruction touches must lie in allocated memory.
-void FunctionalCore::check_dram_rows(uint64_t index, const Insn& i, uint64_t e) const {
-  for (uint64_t y = 0; y < i.y_size; ++y) {
-    const uint64_t phys = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e;
-    if (!m_dram.is_allocated(phys, i.x_size * e)) {
-      throw ProgramError(fmt::format(
-          "{}: DRAM range [{:#x}, {:#x}) of row {} (dram_base {} + {} * x_stride {}, {} "
-          "elements of {} bytes) is outside allocated memory",
-          insn_error_prefix(index, i), phys, phys + i.x_size * e, y, i.dram_base, y, i.x_stride,
-          i.x_size, e));
-    }
-  }
-}
-
-void FunctionalCore::check_load(uint64_t index, const Insn& i) const {
-  const uint32_t type = i.memory_type;
-  const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
-  const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
-  const uint64_t depth = m_cfg.buff_depth(static_cast<int>(type));
-  if (i.sram_base + width * height > depth) {
-    throw ProgramError(fmt::format(
-        "{}: field 'sram_base' = {}: the tile of {} x {} elements (incl. padding) ends at {}, "
-        "beyond the {} buffer of {} entries",
-        insn_error_prefix(index, i), i.sram_base, height, width, i.sram_base + width * height,
-        mem_type_name(type == kMemAcc8 ? kMemAcc : type), depth));
-  }
-  check_dram_rows(index, i, dram_elem_bytes(type));
-}
-
-void FunctionalCore::check_store(uint64_t index, const Insn& i) const {
-  const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
-  if (i.sram_base + n > m_cfg.out_buff_depth) {
-    throw ProgramError(fmt::format(
-        "{}: field 'sram_base' = {}: {} x {} elements end at {}, beyond the OUT buffer of {} "
-        "entries",
-        insn_error_prefix(index, i), i.sram_base, i.y_size, i.x_size, i.sram_base + n,
-        m_cfg.out_buff_depth));
-  }
-  check_dram_rows(index, i, static_cast<uint64_t>(m_cfg.out_elem_bytes));
-}
-
-void FunctionalCore::check_uop_range(uint64_t index, const Insn& i) const {
-  if (i.uop_end > m_cfg.uop_buff_depth) {
-    throw ProgramError(fmt::format("{}: field 'uop_end' = {}: beyond the UOP buffer of {} entries",
-                                   insn_error_prefix(index, i), i.uop_end, m_cfg.uop_buff_depth));
-  }
-  if (i.uop_bgn > i.uop_end) {
-    throw ProgramError(fmt::format("{}: field 'uop_bgn' = {}: greater than uop_end = {}",
-                                   insn_error_prefix(index, i), i.uop_bgn, i.uop_end));
-  }
-}
 
 // The largest index of the loop nest is max(uop field) + (iter_out-1)*f_out + (iter_in-1)*f_in
 // (all terms unsigned), so one comparison checks the whole instruction.
@@ -299,7 +247,7 @@ void FunctionalCore::write_tile_rows(const Insn& i, RowFn row) {
 }
 
 void FunctionalCore::start_load(uint64_t index, const Insn& i) {
-  check_load(index, i);
+  check_load_ranges(m_cfg, m_dram, index, i);
   count_load(i);
 }
 
@@ -336,7 +284,7 @@ void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
 }
 
 void FunctionalCore::start_store(uint64_t index, const Insn& i) {
-  check_store(index, i);
+  check_store_ranges(m_cfg, m_dram, index, i);
   m_stats.out_store_nbytes +=
       static_cast<uint64_t>(i.x_size) * i.y_size * static_cast<uint64_t>(m_cfg.out_elem_bytes);
 }
@@ -361,7 +309,7 @@ void FunctionalCore::exec_store(uint64_t index, const Insn& i) {
 // GEMM and ALU
 
 void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
-  check_uop_range(index, i);
+  check_uop_range(m_cfg, index, i);
   if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
     return;
   }
@@ -400,7 +348,7 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
 }
 
 void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
-  check_uop_range(index, i);
+  check_uop_range(m_cfg, index, i);
   if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
     return;
   }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "vta/sim/cycle/sim_context.h"
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 #include "vta_core.h"
 
 namespace vta {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 
 namespace vta::cycle {
 

@@ -64,11 +64,7 @@ class FunctionalCore {
   void release_storage();
 
  private:
-  void check_load(uint64_t index, const Insn& i) const;
   void count_load(const Insn& i);
-  void check_store(uint64_t index, const Insn& i) const;
-  void check_dram_rows(uint64_t index, const Insn& i, uint64_t elem_bytes) const;
-  void check_uop_range(uint64_t index, const Insn& i) const;
   void check_index(uint64_t index, const Insn& i, const char* what, const char* buffer,
                    uint32_t depth, uint32_t Uop::*field, uint32_t factor_out,
                    uint32_t factor_in) const;

@@ -1,12 +1,14 @@
-// Static legality checks of one decoded instruction (the fetch unit's view: fields that are
-// wrong whatever the machine state). fsim runs them on every fetched instruction; the timed
-// backends may call them too so that all backends reject the same programs with the same words.
-// Dynamic checks (SRAM ranges, DRAM addresses, deadlock) belong to the executing unit.
+// Legality checks of decoded instructions, shared by every backend (fsim, cycle, rtl) so that all
+// of them reject the same programs with the same words. Static checks need only the instruction;
+// range checks need the configuration (SRAM depths) and the DRAM (allocated memory). Checks that
+// depend on machine state (micro-op indices read from the uop SRAM, deadlock) stay in the
+// executing unit.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "vta/sim/hw_config.h"
 #include "vta/sim/isa.h"
 
 namespace vta {
@@ -30,5 +32,13 @@ void check_insn_static(uint64_t index, const Insn& insn);
 // allocated DRAM. Returns their host address, else throws ProgramError "fetch unit: the
 // instruction stream at physical address ... is outside allocated DRAM".
 const uint8_t* checked_insn_stream(const Dram& dram, uint32_t insn_phys, uint32_t insn_count);
+
+// Range checks of one LOAD (x_size > 0): the tile incl. padding fits its SRAM, and every DRAM row
+// lies in allocated memory. Throws ProgramError naming the instruction and field.
+void check_load_ranges(const HwConfig& cfg, const Dram& dram, uint64_t index, const Insn& insn);
+// Range checks of one STORE (x_size > 0): the source fits the OUT buffer, the rows are allocated.
+void check_store_ranges(const HwConfig& cfg, const Dram& dram, uint64_t index, const Insn& insn);
+// GEMM/ALU: uop_end within the uop SRAM and uop_bgn <= uop_end.
+void check_uop_range(const HwConfig& cfg, uint64_t index, const Insn& insn);
 
 }  // namespace vta

@@ -1,4 +1,4 @@
-#include "vta/sim/fsim_insn_check.h"
+#include "vta/sim/insn_check.h"
 
 #include <fmt/format.h>
 
@@ -104,6 +104,62 @@ const uint8_t* checked_insn_stream(const Dram& dram, uint32_t insn_phys, uint32_
         insn_phys, insn_count, bytes));
   }
   return p;
+}
+
+// Every DRAM row the instruction touches must lie in allocated memory.
+namespace {
+
+void check_dram_rows(const Dram& dram, uint64_t index, const Insn& i, uint64_t e) {
+  for (uint64_t y = 0; y < i.y_size; ++y) {
+    const uint64_t phys = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e;
+    if (!dram.is_allocated(phys, i.x_size * e)) {
+      throw ProgramError(fmt::format(
+          "{}: DRAM range [{:#x}, {:#x}) of row {} (dram_base {} + {} * x_stride {}, {} "
+          "elements of {} bytes) is outside allocated memory",
+          insn_error_prefix(index, i), phys, phys + i.x_size * e, y, i.dram_base, y, i.x_stride,
+          i.x_size, e));
+    }
+  }
+}
+
+}  // namespace
+
+void check_load_ranges(const HwConfig& cfg, const Dram& dram, uint64_t index, const Insn& i) {
+  const uint32_t type = i.memory_type;
+  const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
+  const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
+  const uint64_t depth = cfg.buff_depth(static_cast<int>(type));
+  if (i.sram_base + width * height > depth) {
+    throw ProgramError(fmt::format(
+        "{}: field 'sram_base' = {}: the tile of {} x {} elements (incl. padding) ends at {}, "
+        "beyond the {} buffer of {} entries",
+        insn_error_prefix(index, i), i.sram_base, height, width, i.sram_base + width * height,
+        mem_type_name(type == kMemAcc8 ? kMemAcc : type), depth));
+  }
+  check_dram_rows(dram, index, i, static_cast<uint64_t>(cfg.elem_bytes(static_cast<int>(type))));
+}
+
+void check_store_ranges(const HwConfig& cfg, const Dram& dram, uint64_t index, const Insn& i) {
+  const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
+  if (i.sram_base + n > cfg.out_buff_depth) {
+    throw ProgramError(fmt::format(
+        "{}: field 'sram_base' = {}: {} x {} elements end at {}, beyond the OUT buffer of {} "
+        "entries",
+        insn_error_prefix(index, i), i.sram_base, i.y_size, i.x_size, i.sram_base + n,
+        cfg.out_buff_depth));
+  }
+  check_dram_rows(dram, index, i, static_cast<uint64_t>(cfg.out_elem_bytes));
+}
+
+void check_uop_range(const HwConfig& cfg, uint64_t index, const Insn& i) {
+  if (i.uop_end > cfg.uop_buff_depth) {
+    throw ProgramError(fmt::format("{}: field 'uop_end' = {}: beyond the UOP buffer of {} entries",
+                                   insn_error_prefix(index, i), i.uop_end, cfg.uop_buff_depth));
+  }
+  if (i.uop_bgn > i.uop_end) {
+    throw ProgramError(fmt::format("{}: field 'uop_bgn' = {}: greater than uop_end = {}",
+                                   insn_error_prefix(index, i), i.uop_bgn, i.uop_end));
+  }
 }
 
 }  // namespace vta
