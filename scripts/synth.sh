@@ -21,7 +21,13 @@ OUT=$BUILD/synth/$CONFIG
 mkdir -p "$OUT"
 "$GEN" "$CFG_FILE" "$OUT/vta_params.vh"
 SOURCES=$(ls hw/rtl/*.v | tr '\n' ' ')
-command -v yosys >/dev/null || { echo "synth.sh: yosys not found" >&2; exit 2; }
+if ! command -v yosys >/dev/null; then  # only synthesis needs Yosys: installed on first use
+  echo "synth.sh: installing yosys"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends yosys >/dev/null
+fi
 # Yosys' messages (incl. its many harmless "Resizing cell port" warnings) go to the log only.
 if ! yosys -q -l "$OUT/yosys.log" -p "
   read_verilog -sv -DVTA_GEMM_PACKED -I$OUT $SOURCES
