@@ -83,9 +83,7 @@ void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t 
                                   uint32_t y_pad_before, uint32_t x_pad_after, uint32_t y_pad_after,
                                   uint32_t dst_sram_index, uint32_t dst_memory_type) {
   const char* who = "VTALoadBuffer2D";
-  if (m_recording != nullptr) {
-    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
-  }
+  check_not_recording(who);
   switch (dst_memory_type) {
     case kMemInp:
     case kMemWgt:
@@ -99,25 +97,9 @@ void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t 
                       "ACC 3, ACC_8BIT 5)",
                       who, dst_memory_type, mem_type_name(dst_memory_type)));
   }
-  const uint32_t phys = m_mem.phys_addr(src, who);
-  const uint64_t elem = m_cfg.elem_bytes(static_cast<int>(dst_memory_type));
-  if (phys % elem != 0) {
-    throw Error(
-        fmt::format("{}: source {} (physical 0x{:x}) is not aligned to the {} element "
-                    "size ({} bytes)",
-                    who, src, phys, mem_type_name(dst_memory_type), elem));
-  }
-  const uint64_t base = phys / elem + src_elem_offset;
+  const uint32_t base =
+      tile_dram_base(who, false, src, dst_memory_type, src_elem_offset, x_size, y_size, x_stride);
   if (x_size > 0 && y_size > 0) {
-    const uint64_t first = base * elem;
-    const uint64_t end = (base + uint64_t(y_size - 1) * x_stride + x_size) * elem;
-    if (end > Dram::kPhysBytes || !m_mem.dram().is_allocated(first, end - first)) {
-      throw Error(
-          fmt::format("{}: {} tile of {}x{} elements (stride {}, element offset {}) reads "
-                      "DRAM [0x{:x}, 0x{:x}) outside the source buffer's memory",
-                      who, mem_type_name(dst_memory_type), y_size, x_size, x_stride,
-                      src_elem_offset, first, end));
-    }
     const uint64_t rows = uint64_t(y_pad_before) + y_size + y_pad_after;
     const uint64_t cols = uint64_t(x_pad_before) + x_size + x_pad_after;
     const uint64_t depth = m_cfg.buff_depth(static_cast<int>(dst_memory_type));
@@ -129,14 +111,11 @@ void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t 
                       dst_sram_index + rows * cols, depth));
     }
   }
-  if (base > 0xFFFFFFFFull) {
-    throw Error(fmt::format("{}: dram_base {} does not fit 32 bits", who, base));
-  }
   Insn insn;
   insn.opcode = kOpLoad;
   insn.memory_type = dst_memory_type;
   insn.sram_base = dst_sram_index;
-  insn.dram_base = static_cast<uint32_t>(base);
+  insn.dram_base = base;
   insn.y_size = y_size;
   insn.x_size = x_size;
   insn.x_stride = x_stride;
@@ -144,45 +123,22 @@ void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t 
   insn.y_pad_1 = y_pad_after;
   insn.x_pad_0 = x_pad_before;
   insn.x_pad_1 = x_pad_after;
-  try {
-    m_insns.push(insn);
-  } catch (const ProgramError& e) {
-    throw ProgramError(fmt::format("{}: {}", who, e.what()));
-  }
-  ++m_user_insns;
-  check_insn_overflow();
+  push_named(who, insn);
+  end_user_call();
 }
 
 void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_type, void* dst,
                                    uint32_t dst_elem_offset, uint32_t x_size, uint32_t y_size,
                                    uint32_t x_stride) {
   const char* who = "VTAStoreBuffer2D";
-  if (m_recording != nullptr) {
-    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
-  }
+  check_not_recording(who);
   if (src_memory_type != kMemOut) {
     throw Error(fmt::format("{}: memory type {} ({}) cannot be stored (only OUT = 4)", who,
                             src_memory_type, mem_type_name(src_memory_type)));
   }
-  const uint32_t phys = m_mem.phys_addr(dst, who);
-  const uint64_t elem = m_cfg.out_elem_bytes;
-  if (phys % elem != 0) {
-    throw Error(
-        fmt::format("{}: destination {} (physical 0x{:x}) is not aligned to the OUT "
-                    "element size ({} bytes)",
-                    who, dst, phys, elem));
-  }
-  const uint64_t base = phys / elem + dst_elem_offset;
+  const uint32_t base =
+      tile_dram_base(who, true, dst, src_memory_type, dst_elem_offset, x_size, y_size, x_stride);
   if (x_size > 0 && y_size > 0) {
-    const uint64_t first = base * elem;
-    const uint64_t end = (base + uint64_t(y_size - 1) * x_stride + x_size) * elem;
-    if (end > Dram::kPhysBytes || !m_mem.dram().is_allocated(first, end - first)) {
-      throw Error(
-          fmt::format("{}: OUT tile of {}x{} elements (stride {}, element offset {}) "
-                      "writes DRAM [0x{:x}, 0x{:x}) outside the destination buffer's "
-                      "memory",
-                      who, y_size, x_size, x_stride, dst_elem_offset, first, end));
-    }
     const uint64_t last = uint64_t(src_sram_index) + uint64_t(x_size) * y_size;
     if (last > m_cfg.out_buff_depth) {
       throw Error(
@@ -191,22 +147,64 @@ void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_
                       who, y_size, x_size, src_sram_index, last, m_cfg.out_buff_depth));
     }
   }
-  if (base > 0xFFFFFFFFull) {
-    throw Error(fmt::format("{}: dram_base {} does not fit 32 bits", who, base));
-  }
   Insn insn;
   insn.opcode = kOpStore;
   insn.memory_type = src_memory_type;
   insn.sram_base = src_sram_index;
-  insn.dram_base = static_cast<uint32_t>(base);
+  insn.dram_base = base;
   insn.y_size = y_size;
   insn.x_size = x_size;
   insn.x_stride = x_stride;
+  push_named(who, insn);
+  end_user_call();
+}
+
+void CommandQueue::check_not_recording(const char* who) const {
+  if (m_recording != nullptr) {
+    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
+  }
+}
+
+uint32_t CommandQueue::tile_dram_base(const char* who, bool is_store, void* buf,
+                                      uint32_t memory_type, uint32_t elem_offset, uint32_t x_size,
+                                      uint32_t y_size, uint32_t x_stride) const {
+  const char* role = is_store ? "destination" : "source";
+  const uint32_t phys = m_mem.phys_addr(buf, who);
+  const uint64_t elem = m_cfg.elem_bytes(static_cast<int>(memory_type));
+  if (phys % elem != 0) {
+    throw Error(
+        fmt::format("{}: {} {} (physical 0x{:x}) is not aligned to the {} element size ({} "
+                    "bytes)",
+                    who, role, buf, phys, mem_type_name(memory_type), elem));
+  }
+  const uint64_t base = phys / elem + elem_offset;
+  if (x_size > 0 && y_size > 0) {
+    const uint64_t first = base * elem;
+    const uint64_t end = (base + uint64_t(y_size - 1) * x_stride + x_size) * elem;
+    if (end > Dram::kPhysBytes || !m_mem.dram().is_allocated(first, end - first)) {
+      throw Error(
+          fmt::format("{}: {} tile of {}x{} elements (stride {}, element offset {}) {} DRAM "
+                      "[0x{:x}, 0x{:x}) outside the {} buffer's memory",
+                      who, mem_type_name(memory_type), y_size, x_size, x_stride, elem_offset,
+                      is_store ? "writes" : "reads", first, end, role));
+    }
+  }
+  // Only reachable with an empty tile: a non-empty one this far out fails the range check.
+  if (base > 0xFFFFFFFFull) {
+    throw Error(fmt::format("{}: dram_base {} does not fit 32 bits", who, base));
+  }
+  return static_cast<uint32_t>(base);
+}
+
+void CommandQueue::push_named(const char* who, const Insn& insn) {
   try {
     m_insns.push(insn);
   } catch (const ProgramError& e) {
     throw ProgramError(fmt::format("{}: {}", who, e.what()));
   }
+}
+
+void CommandQueue::end_user_call() {
   ++m_user_insns;
   check_insn_overflow();
 }
@@ -224,9 +222,7 @@ UopKernel& CommandQueue::recording(const char* who) {
 void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)(void*),
                                   void* signature, int nbytes) {
   const char* who = mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp";
-  if (m_recording != nullptr) {
-    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
-  }
+  check_not_recording(who);
   std::unique_ptr<UopKernel>& slot = UopKernelMap::from_handle(uop_handle).slot(signature, nbytes);
   if (!slot) {
     if (finit == nullptr) {
@@ -265,8 +261,7 @@ void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)
     load_uop(m_uops.place(k));
   }
   emit_kernel(k, mode);
-  ++m_user_insns;
-  check_insn_overflow();
+  end_user_call();
 }
 
 void CommandQueue::load_uop(const UopPlacement& p) {
@@ -316,27 +311,18 @@ void CommandQueue::emit_kernel(const UopKernel& k, uint32_t mode) {
     insn.use_imm = k.use_imm();
     insn.imm = k.imm();
   }
-  try {
-    m_insns.push(insn);
-  } catch (const ProgramError& e) {
-    throw ProgramError(
-        fmt::format("{}: {}", mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp", e.what()));
-  }
+  push_named(mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp", insn);
 }
 
 void CommandQueue::dep_push(int from, int to) {
   check_stages("VTADepPush", from, to);
-  if (m_recording != nullptr) {
-    throw Error("VTADepPush inside a micro-op kernel's finit");
-  }
+  check_not_recording("VTADepPush");
   m_insns.dep_push(from, to);
 }
 
 void CommandQueue::dep_pop(int from, int to) {
   check_stages("VTADepPop", from, to);
-  if (m_recording != nullptr) {
-    throw Error("VTADepPop inside a micro-op kernel's finit");
-  }
+  check_not_recording("VTADepPop");
   m_insns.dep_pop(from, to);
 }
 
@@ -369,9 +355,7 @@ void CommandQueue::end_program() {
 
 void CommandQueue::synchronize(uint32_t wait_cycles) {
   const char* who = "VTASynchronize";
-  if (m_recording != nullptr) {
-    throw Error(fmt::format("{} inside a micro-op kernel's finit", who));
-  }
+  check_not_recording(who);
   if (m_user_insns == 0 && !m_insns.pending_pop()) {
     return;  // nothing new since the last run
   }

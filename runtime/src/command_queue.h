@@ -65,6 +65,18 @@ class CommandQueue {
   const HwConfig& config() const { return m_cfg; }
 
  private:
+  // Every API call except the uop recorders is refused inside a micro-op kernel's finit.
+  void check_not_recording(const char* who) const;
+  // DRAM element index of a 2D tile `elem_offset` elements past `buf`, after checking that `buf`
+  // is aligned to the element size and the tile's rows lie in allocated DRAM (the load reads its
+  // source, the store writes its destination).
+  uint32_t tile_dram_base(const char* who, bool is_store, void* buf, uint32_t memory_type,
+                          uint32_t elem_offset, uint32_t x_size, uint32_t y_size,
+                          uint32_t x_stride) const;
+  // Appends an instruction; queue errors are prefixed by the API call that caused them.
+  void push_named(const char* who, const Insn& insn);
+  // Counts one user call and syncs early when the instruction buffer is nearly full.
+  void end_user_call();
   void check_insn_overflow();
   void emit_kernel(const UopKernel& k, uint32_t mode);
   void load_uop(const UopPlacement& p);
