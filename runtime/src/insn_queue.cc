@@ -4,6 +4,7 @@
 
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/insn_check.h"
 
 namespace vta {
 
@@ -36,19 +37,6 @@ uint32_t x_size_of(const InsnWords& w) {
   return static_cast<uint32_t>((w[1] >> kXSizeLoWord1) & 0xFFFF);
 }
 
-const char* stage_name(int s) {
-  switch (s) {
-    case kStageLoad:
-      return "load";
-    case kStageCompute:
-      return "compute";
-    case kStageStore:
-      return "store";
-    default:
-      return "no";
-  }
-}
-
 // Token queue served by a flag on a stage, or -1 when the stage has no such queue.
 int pop_prev_queue(int stage) {
   return stage == kStageCompute ? kL2G : stage == kStageStore ? kG2S : -1;
@@ -61,6 +49,17 @@ int push_prev_queue(int stage) {
 }
 int push_next_queue(int stage) {
   return stage == kStageLoad ? kL2G : stage == kStageCompute ? kG2S : -1;
+}
+
+// Token queues an instruction of stage `s` pops and pushes, -1 where its flag is clear.
+struct TokenUse {
+  int pop_prev, pop_next, push_prev, push_next;
+};
+TokenUse token_use(const InsnWords& w, int s) {
+  return {bit(w, kPopPrevBit) ? pop_prev_queue(s) : -1,
+          bit(w, kPopNextBit) ? pop_next_queue(s) : -1,
+          bit(w, kPushPrevBit) ? push_prev_queue(s) : -1,
+          bit(w, kPushNextBit) ? push_next_queue(s) : -1};
 }
 
 std::string describe(const InsnWords& w) {
@@ -95,40 +94,17 @@ InsnQueue::InsnQueue(const HwConfig& cfg)
                                                : UINT64_MAX) {}
 
 int InsnQueue::fold_stage(const InsnWords& w) {
-  switch (opcode_of(w)) {
-    case kOpGemm:
-    case kOpAlu:
-    case kOpFinish:
-      return kStageCompute;
-    case kOpStore:
-      return kStageStore;
-    case kOpLoad: {
-      if (x_size_of(w) == 0) {
-        return kStageNone;
-      }
-      const uint32_t t = mem_type_of(w);
-      return (t == kMemInp || t == kMemWgt) ? kStageLoad : kStageCompute;
-    }
-    default:
-      return kStageNone;
+  if (opcode_of(w) == kOpLoad && x_size_of(w) == 0) {
+    return kStageNone;
   }
+  return exec_stage(w);
 }
 
 int InsnQueue::exec_stage(const InsnWords& w) {
-  switch (opcode_of(w)) {
-    case kOpGemm:
-    case kOpAlu:
-    case kOpFinish:
-      return kStageCompute;
-    case kOpStore:
-      return kStageStore;
-    case kOpLoad: {
-      const uint32_t t = mem_type_of(w);
-      return (t == kMemInp || t == kMemWgt) ? kStageLoad : kStageCompute;
-    }
-    default:
-      return kStageNone;
-  }
+  Insn head;  // the stage depends only on the opcode and the memory type
+  head.opcode = opcode_of(w);
+  head.memory_type = mem_type_of(w);
+  return head.stage();
 }
 
 void InsnQueue::append(Insn& insn, int stage) {
@@ -263,7 +239,7 @@ TokenCounts InsnQueue::check_tokens() const {
         throw ProgramError(
             fmt::format("instruction {} ({}): {} is set but the {} stage has no "
                         "such dependency queue",
-                        i, describe(w), flags[f].second, stage_name(s)));
+                        i, describe(w), flags[f].second, stage_unit_name(static_cast<Stage>(s))));
       }
     }
     per_stage[s].push_back(i);
@@ -276,11 +252,7 @@ TokenCounts InsnQueue::check_tokens() const {
     progress = false;
     for (int s = kStageLoad; s <= kStageStore; ++s) {
       while (pos[s] < per_stage[s].size()) {
-        const InsnWords& w = m_insns[per_stage[s][pos[s]]];
-        const int pp = bit(w, kPopPrevBit) ? pop_prev_queue(s) : -1;
-        const int pn = bit(w, kPopNextBit) ? pop_next_queue(s) : -1;
-        const int qp = bit(w, kPushPrevBit) ? push_prev_queue(s) : -1;
-        const int qn = bit(w, kPushNextBit) ? push_next_queue(s) : -1;
+        const auto [pp, pn, qp, qn] = token_use(m_insns[per_stage[s][pos[s]]], s);
         if ((pp >= 0 && tokens[pp] == 0) || (pn >= 0 && tokens[pn] == 0) ||
             (qp >= 0 && tokens[qp] >= m_token_capacity) ||
             (qn >= 0 && tokens[qn] >= m_token_capacity)) {
@@ -304,10 +276,7 @@ TokenCounts InsnQueue::check_tokens() const {
     if (pos[s] < per_stage[s].size()) {
       const uint32_t i = per_stage[s][pos[s]];
       const InsnWords& w = m_insns[i];
-      const int pp = bit(w, kPopPrevBit) ? pop_prev_queue(s) : -1;
-      const int pn = bit(w, kPopNextBit) ? pop_next_queue(s) : -1;
-      const int qp = bit(w, kPushPrevBit) ? push_prev_queue(s) : -1;
-      const int qn = bit(w, kPushNextBit) ? push_next_queue(s) : -1;
+      const auto [pp, pn, qp, qn] = token_use(w, s);
       std::string why;
       if (pp >= 0 && tokens[pp] == 0) {
         why = fmt::format("for a token on {}", token_queue_name(pp));
@@ -319,7 +288,8 @@ TokenCounts InsnQueue::check_tokens() const {
                           m_token_capacity);
       }
       stuck += fmt::format("{}the {} stage waits forever at instruction {} ({}) {}",
-                           stuck.empty() ? "" : "; ", stage_name(s), i, describe(w), why);
+                           stuck.empty() ? "" : "; ", stage_unit_name(static_cast<Stage>(s)), i,
+                           describe(w), why);
     }
   }
   if (!stuck.empty()) {
