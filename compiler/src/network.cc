@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/json_file.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
@@ -350,18 +349,7 @@ nlohmann::ordered_json Network::to_json() const {
 }
 
 Network Network::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(fmt::format("cannot open network file '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::exception& ex) {
-    throw Error(fmt::format("network file '{}': invalid JSON: {}", path, ex.what()));
-  }
-  return from_json(j, path);
+  return from_json(read_json_file(path, "network"), path);
 }
 
 Network Network::load(const std::string& name_or_path) {

@@ -1,12 +1,11 @@
 #include "vta/compiler/schedule.h"
 
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/compiler/json_file.h"
 #include "vta/compiler/layout.h"
 #include "vta/compiler/micro_kernel.h"
 #include "vta/sim/error.h"
@@ -58,18 +57,7 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
 }
 
 ConvSchedule ConvSchedule::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw Error(fmt::format("cannot open schedule file '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::exception& ex) {
-    throw Error(fmt::format("schedule file '{}': invalid JSON: {}", path, ex.what()));
-  }
-  return from_json(j, path);
+  return from_json(read_json_file(path, "schedule"), path);
 }
 
 nlohmann::json ConvSchedule::to_json() const {
