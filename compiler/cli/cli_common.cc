@@ -77,11 +77,9 @@ HwConfig resolve_config(const std::string& v) {
                                known.empty() ? "pynq" : known));
 }
 
-std::unique_ptr<Backend> create_backend(const CommonOptions& o, const HwConfig& cfg, Dram& dram) {
-  const std::string name = o.backend.empty() ? backend_name_from_env() : o.backend;
-  std::unique_ptr<Backend> be = make_backend(name, cfg, dram);
+void apply_trace_options(const CommonOptions& o, Backend& be) {
   if (!o.trace_path.empty()) {
-    be->enable_trace(o.trace_path);
+    be.enable_trace(o.trace_path);
   }
   if (!o.vcd_window.empty() && o.vcd_path.empty()) {
     throw UsageError("--vcd-window needs --vcd FILE");
@@ -106,8 +104,14 @@ std::unique_ptr<Backend> create_backend(const CommonOptions& o, const HwConfig& 
                          "' must be A:B with cycle numbers A < B");
       }
     }
-    be->enable_vcd(o.vcd_path, start, end);
+    be.enable_vcd(o.vcd_path, start, end);
   }
+}
+
+std::unique_ptr<Backend> create_backend(const CommonOptions& o, const HwConfig& cfg, Dram& dram) {
+  const std::string name = o.backend.empty() ? backend_name_from_env() : o.backend;
+  std::unique_ptr<Backend> be = make_backend(name, cfg, dram);
+  apply_trace_options(o, *be);
   return be;
 }
 

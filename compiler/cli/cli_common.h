@@ -53,6 +53,8 @@ HwConfig resolve_config(const std::string& name_or_path);
 // Preset names available.
 std::vector<std::string> preset_names();
 
+// Applies --trace and --vcd / --vcd-window to `be`.
+void apply_trace_options(const CommonOptions& opts, Backend& be);
 // Creates the backend (opts.backend or the default) and applies --trace / --vcd.
 std::unique_ptr<Backend> create_backend(const CommonOptions& opts, const HwConfig& cfg, Dram& dram);
 

@@ -120,12 +120,7 @@ int cmd_conv2d(int argc, char** argv) {
       p.pad_right = pad_right >= 0 ? pad_right : pad;
     }
     p.validate();
-    std::optional<ConvSchedule> sched;
-    if (!schedule_path.empty()) {
-      sched = ConvSchedule::from_file(schedule_path);
-      if (sched->epilogue)
-        e = *sched->epilogue;
-    }
+    const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
 
     const HwConfig cfg = setup_runtime(common, !no_check);

@@ -43,12 +43,7 @@ int cmd_matmul(int argc, char** argv) {
       check_option_range(vm, opt, 1, kMaxTensorDim);
     p.validate();
     Epilogue e;
-    std::optional<ConvSchedule> sched;
-    if (!schedule_path.empty()) {
-      sched = ConvSchedule::from_file(schedule_path);
-      if (sched->epilogue)
-        e = *sched->epilogue;
-    }
+    const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
     const HwConfig cfg = setup_runtime(common, !no_check);
     if (!dump_path.empty())

@@ -50,6 +50,15 @@ void check_option_range(const po::variables_map& vm, const std::string& option, 
     throw UsageError(fmt::format("--{} {} is out of range {}..{}", option, x, min, max));
 }
 
+std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilogue& e) {
+  if (path.empty())
+    return std::nullopt;
+  ConvSchedule s = ConvSchedule::from_file(path);
+  if (s.epilogue)
+    e = *s.epilogue;
+  return s;
+}
+
 HwConfig setup_runtime(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
   const HwConfig cfg = resolve_config(o.config);
@@ -64,25 +73,7 @@ HwConfig setup_runtime(const CommonOptions& o, bool verify) {
                          ? fmt::format("{} dependency tokens left over", c.leftover_tokens)
                          : c.first_problem));
     });
-  if (!o.trace_path.empty())
-    runtime_backend().enable_trace(o.trace_path);
-  if (!o.vcd_window.empty() && o.vcd_path.empty())
-    throw UsageError("--vcd-window needs --vcd FILE");
-  if (!o.vcd_path.empty()) {
-    uint64_t start = 0, end = UINT64_MAX;
-    if (!o.vcd_window.empty()) {
-      const size_t colon = o.vcd_window.find(':');
-      try {
-        if (colon == std::string::npos)
-          throw std::invalid_argument("no colon");
-        start = std::stoull(o.vcd_window.substr(0, colon));
-        end = std::stoull(o.vcd_window.substr(colon + 1));
-      } catch (const std::exception&) {
-        throw UsageError(fmt::format("--vcd-window '{}' is not A:B", o.vcd_window));
-      }
-    }
-    runtime_backend().enable_vcd(o.vcd_path, start, end);
-  }
+  apply_trace_options(o, runtime_backend());
   return cfg;
 }
 

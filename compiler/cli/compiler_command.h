@@ -2,6 +2,7 @@
 // range checks of the numeric options, runtime setup and the final report.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "cli_common.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/schedule.h"
 #include "vta/compiler/workload.h"
 
 namespace vta::cli {
@@ -23,6 +25,11 @@ void add_epilogue_options(po::options_description& desc, EpilogueFlags& f);
 // Flags given on the command line override the base epilogue one by one; validates the result.
 compiler::Epilogue apply_epilogue_flags(compiler::Epilogue e, const EpilogueFlags& f,
                                         const po::variables_map& vm);
+
+// The schedule of --schedule FILE, none when `path` is empty. A schedule's epilogue replaces
+// `e` (the epilogue flags are applied on top of it afterwards).
+std::optional<compiler::ConvSchedule> read_schedule_option(const std::string& path,
+                                                           compiler::Epilogue& e);
 
 // Throws UsageError "--<option> <value> is out of range <min>..<max>" when the int option
 // `option` was given (or defaulted) with a value outside [min, max].
