@@ -67,19 +67,6 @@ class DemoAssembler {
   std::vector<Insn> m_insns;
 };
 
-Insn mem_insn(uint32_t opcode, uint32_t type, uint32_t sram, uint32_t dram, uint32_t y, uint32_t x,
-              uint32_t stride) {
-  Insn i;
-  i.opcode = opcode;
-  i.memory_type = type;
-  i.sram_base = sram;
-  i.dram_base = dram;
-  i.y_size = y;
-  i.x_size = x;
-  i.x_stride = stride;
-  return i;
-}
-
 struct DemoProgram {
   uint32_t insn_phys = 0, insn_count = 0;
   uint32_t out_phys = 0, out_bytes = 0;

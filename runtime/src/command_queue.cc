@@ -111,14 +111,7 @@ void CommandQueue::load_buffer_2d(void* src, uint32_t src_elem_offset, uint32_t 
                       dst_sram_index + rows * cols, depth));
     }
   }
-  Insn insn;
-  insn.opcode = kOpLoad;
-  insn.memory_type = dst_memory_type;
-  insn.sram_base = dst_sram_index;
-  insn.dram_base = base;
-  insn.y_size = y_size;
-  insn.x_size = x_size;
-  insn.x_stride = x_stride;
+  Insn insn = mem_insn(kOpLoad, dst_memory_type, dst_sram_index, base, y_size, x_size, x_stride);
   insn.y_pad_0 = y_pad_before;
   insn.y_pad_1 = y_pad_after;
   insn.x_pad_0 = x_pad_before;
@@ -147,15 +140,8 @@ void CommandQueue::store_buffer_2d(uint32_t src_sram_index, uint32_t src_memory_
                       who, y_size, x_size, src_sram_index, last, m_cfg.out_buff_depth));
     }
   }
-  Insn insn;
-  insn.opcode = kOpStore;
-  insn.memory_type = src_memory_type;
-  insn.sram_base = src_sram_index;
-  insn.dram_base = base;
-  insn.y_size = y_size;
-  insn.x_size = x_size;
-  insn.x_stride = x_stride;
-  push_named(who, insn);
+  push_named(who,
+             mem_insn(kOpStore, src_memory_type, src_sram_index, base, y_size, x_size, x_stride));
   end_user_call();
 }
 
@@ -265,15 +251,8 @@ void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)
 }
 
 void CommandQueue::load_uop(const UopPlacement& p) {
-  Insn insn;
-  insn.opcode = kOpLoad;
-  insn.memory_type = kMemUop;
-  insn.sram_base = p.sram_base;
-  insn.dram_base = m_uop_phys / kUopBytes + p.image_index;
-  insn.y_size = 1;
-  insn.x_size = p.count;
-  insn.x_stride = p.count;
-  m_insns.push(insn);
+  m_insns.push(mem_insn(kOpLoad, kMemUop, p.sram_base, m_uop_phys / kUopBytes + p.image_index, 1,
+                        p.count, p.count));
 }
 
 void CommandQueue::emit_kernel(const UopKernel& k, uint32_t mode) {

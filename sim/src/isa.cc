@@ -53,6 +53,19 @@ Stage Insn::stage() const {
   }
 }
 
+Insn mem_insn(uint32_t opcode, uint32_t memory_type, uint32_t sram_base, uint32_t dram_base,
+              uint32_t y_size, uint32_t x_size, uint32_t x_stride) {
+  Insn i;
+  i.opcode = opcode;
+  i.memory_type = memory_type;
+  i.sram_base = sram_base;
+  i.dram_base = dram_base;
+  i.y_size = y_size;
+  i.x_size = x_size;
+  i.x_stride = x_stride;
+  return i;
+}
+
 bool Insn::operator==(const Insn& o) const {
   return opcode == o.opcode && pop_prev_dep == o.pop_prev_dep && pop_next_dep == o.pop_next_dep &&
          push_prev_dep == o.push_prev_dep && push_next_dep == o.push_next_dep &&

@@ -71,6 +71,11 @@ struct Insn {
   bool operator==(const Insn& o) const;
 };
 
+// A LOAD or STORE of y_size rows of x_size elements, x_stride elements apart in DRAM, without
+// padding or dependency flags (callers set those on the result).
+Insn mem_insn(uint32_t opcode, uint32_t memory_type, uint32_t sram_base, uint32_t dram_base,
+              uint32_t y_size, uint32_t x_size, uint32_t x_stride);
+
 // One decoded micro-op.
 struct Uop {
   uint32_t dst_idx = 0;  // acc index
