@@ -77,6 +77,15 @@ HwConfig resolve_config(const std::string& v) {
                                known.empty() ? "pynq" : known));
 }
 
+HwConfig embedded_config(const ProgramImage& img, const std::string& file) {
+  return HwConfig::from_json_text(img.config_json, file + " (embedded config)");
+}
+
+HwConfig image_config(const ProgramImage& img, const std::string& config, const std::string& file) {
+  return !config.empty() || img.config_json.empty() ? resolve_config(config)
+                                                    : embedded_config(img, file);
+}
+
 void apply_trace_options(const CommonOptions& o, Backend& be) {
   if (!o.trace_path.empty()) {
     be.enable_trace(o.trace_path);

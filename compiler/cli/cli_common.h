@@ -18,6 +18,7 @@
 #include "vta/sim/backend.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/program_image.h"
 #include "vta/sim/stats.h"
 
 namespace vta::cli {
@@ -50,6 +51,11 @@ bool parse_args(int argc, char** argv, const std::string& usage,
 
 // A preset name (configs/<name>.json), a path to a JSON file, or "" for $VTA_CONFIG / default.
 HwConfig resolve_config(const std::string& name_or_path);
+// The config a program image was built for (its embedded JSON, which must be present).
+HwConfig embedded_config(const ProgramImage& img, const std::string& file);
+// The config to run or decode image `file` with: --config when given, else the embedded one,
+// else $VTA_CONFIG / the default.
+HwConfig image_config(const ProgramImage& img, const std::string& config, const std::string& file);
 // Preset names available.
 std::vector<std::string> preset_names();
 

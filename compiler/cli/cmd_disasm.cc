@@ -40,9 +40,7 @@ int cmd_disasm(int argc, char** argv) {
     require_regular_file(file);
     if (ProgramImage::is_image_file(file)) {
       const ProgramImage img = ProgramImage::load(file);
-      cfg = !opts.config.empty() || img.config_json.empty()
-                ? resolve_config(opts.config)
-                : HwConfig::from_json_text(img.config_json, file + " (embedded config)");
+      cfg = image_config(img, opts.config, file);
       img.load_into(dram);
       insn_phys = img.insn_phys;
       insn_count = img.insn_count;

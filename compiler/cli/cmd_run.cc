@@ -252,14 +252,9 @@ int cmd_run(int argc, char** argv) {
     require_regular_file(file);
     if (ProgramImage::is_image_file(file)) {
       img = ProgramImage::load(file);
-      if (!opts.config.empty() || img.config_json.empty()) {
-        cfg = resolve_config(opts.config);
-      } else {
-        cfg = HwConfig::from_json_text(img.config_json, file + " (embedded config)");
-      }
+      cfg = image_config(img, opts.config, file);
       if (!opts.config.empty() && !img.config_json.empty()) {
-        const HwConfig built_for =
-            HwConfig::from_json_text(img.config_json, file + " (embedded config)");
+        const HwConfig built_for = embedded_config(img, file);
         if (built_for.model_name != cfg.model_name) {
           std::cerr << fmt::format(
               "vtasim: note: running with config {}, but {} was built for {}\n", cfg.model_name,
