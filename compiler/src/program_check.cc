@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "vta/sim/isa.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta::compiler {
 
@@ -28,8 +29,6 @@ struct Access {
   Interval inp_w, wgt_w, acc_w;  // writes (loads into INP/WGT; acc/out writes)
   Interval inp_r, wgt_r, acc_r;  // reads (GEMM operands; STORE source)
 };
-
-enum Queue { kL2G, kG2L, kS2G, kG2S };
 
 // Range of uop.field + it_out*f_out + it_in*f_in over the kernel (factors are non-negative).
 Interval span(const std::vector<Uop>& uops, uint32_t Uop::*field, uint32_t iter_out, uint32_t f_out,
@@ -107,28 +106,14 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   std::array<size_t, 4> pos{};
   std::array<Clock, 4> stage_clock;
   stage_clock.fill(Clock{-1, -1, -1, -1});
-  auto pop_q = [](Stage s, bool prev) -> int {
-    if (s == kStageLoad)
-      return prev ? -1 : kG2L;
-    if (s == kStageCompute)
-      return prev ? kL2G : kS2G;
-    return prev ? kG2S : -1;
-  };
-  auto push_q = [](Stage s, bool prev) -> int {
-    if (s == kStageLoad)
-      return prev ? -1 : kL2G;
-    if (s == kStageCompute)
-      return prev ? kG2L : kG2S;
-    return prev ? kS2G : -1;
-  };
   for (bool progress = true; progress;) {
     progress = false;
     for (int s = kStageLoad; s <= kStageStore; ++s) {
       while (pos[s] < per_stage[s].size()) {
         const size_t i = per_stage[s][pos[s]];
         const Insn& in = insns[i];
-        const int pp = in.pop_prev_dep ? pop_q(Stage(s), true) : -1;
-        const int pn = in.pop_next_dep ? pop_q(Stage(s), false) : -1;
+        const int pp = in.pop_prev_dep ? kPopPrev[s] : -1;
+        const int pn = in.pop_next_dep ? kPopNext[s] : -1;
         if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty()))
           break;
         Clock c = stage_clock[s];
@@ -144,10 +129,10 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
         clock[i] = c;
         position[i] = int64_t(pos[s]);
         stage_clock[s] = c;
-        if (in.push_prev_dep && push_q(Stage(s), true) >= 0)
-          queues[push_q(Stage(s), true)].push_back(c);
-        if (in.push_next_dep && push_q(Stage(s), false) >= 0)
-          queues[push_q(Stage(s), false)].push_back(c);
+        if (in.push_prev_dep && kPushPrev[s] >= 0)
+          queues[kPushPrev[s]].push_back(c);
+        if (in.push_next_dep && kPushNext[s] >= 0)
+          queues[kPushNext[s]].push_back(c);
         ++pos[s];
         progress = true;
       }

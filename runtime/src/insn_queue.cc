@@ -37,29 +37,13 @@ uint32_t x_size_of(const InsnWords& w) {
   return static_cast<uint32_t>((w[1] >> kXSizeLoWord1) & 0xFFFF);
 }
 
-// Token queue served by a flag on a stage, or -1 when the stage has no such queue.
-int pop_prev_queue(int stage) {
-  return stage == kStageCompute ? kL2G : stage == kStageStore ? kG2S : -1;
-}
-int pop_next_queue(int stage) {
-  return stage == kStageLoad ? kG2L : stage == kStageCompute ? kS2G : -1;
-}
-int push_prev_queue(int stage) {
-  return stage == kStageCompute ? kG2L : stage == kStageStore ? kS2G : -1;
-}
-int push_next_queue(int stage) {
-  return stage == kStageLoad ? kL2G : stage == kStageCompute ? kG2S : -1;
-}
-
 // Token queues an instruction of stage `s` pops and pushes, -1 where its flag is clear.
 struct TokenUse {
   int pop_prev, pop_next, push_prev, push_next;
 };
 TokenUse token_use(const InsnWords& w, int s) {
-  return {bit(w, kPopPrevBit) ? pop_prev_queue(s) : -1,
-          bit(w, kPopNextBit) ? pop_next_queue(s) : -1,
-          bit(w, kPushPrevBit) ? push_prev_queue(s) : -1,
-          bit(w, kPushNextBit) ? push_next_queue(s) : -1};
+  return {bit(w, kPopPrevBit) ? kPopPrev[s] : -1, bit(w, kPopNextBit) ? kPopNext[s] : -1,
+          bit(w, kPushPrevBit) ? kPushPrev[s] : -1, bit(w, kPushNextBit) ? kPushNext[s] : -1};
 }
 
 std::string describe(const InsnWords& w) {
@@ -230,10 +214,10 @@ TokenCounts InsnQueue::check_tokens() const {
     if (s == kStageNone) {
       throw ProgramError(fmt::format("instruction {}: unknown opcode {}", i, opcode_of(w)));
     }
-    const std::pair<int, const char*> flags[] = {{pop_prev_queue(s), "pop_prev_dep"},
-                                                 {pop_next_queue(s), "pop_next_dep"},
-                                                 {push_prev_queue(s), "push_prev_dep"},
-                                                 {push_next_queue(s), "push_next_dep"}};
+    const std::pair<int, const char*> flags[] = {{kPopPrev[s], "pop_prev_dep"},
+                                                 {kPopNext[s], "pop_next_dep"},
+                                                 {kPushPrev[s], "push_prev_dep"},
+                                                 {kPushNext[s], "push_next_dep"}};
     for (int f = 0; f < 4; ++f) {
       if (flags[f].first < 0 && bit(w, kPopPrevBit + f)) {
         throw ProgramError(

@@ -13,13 +13,12 @@
 #include <vector>
 
 #include "vta/sim/isa.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta {
 
 struct HwConfig;
 
-// The four dependency-token queues between the stages.
-enum TokenQueue : int { kL2G = 0, kG2L = 1, kS2G = 2, kG2S = 3 };
 const char* token_queue_name(int q);  // "l2g (load->compute)", ...
 using TokenCounts = std::array<uint64_t, 4>;
 

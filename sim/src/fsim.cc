@@ -8,20 +8,11 @@
 #include "vta/sim/insn_check.h"
 #include "vta/sim/functional_core.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta {
 
 namespace {
-
-// The four dependency-token queues, named as upstream.
-enum TokenQueue : int { kL2G = 0, kG2L = 1, kS2G = 2, kG2S = 3 };
-constexpr const char* kTokenQueueName[] = {"l2g", "g2l", "s2g", "g2s"};
-
-// Queue a stage pops for pop_prev (first) / pop_next (second), or -1 when it has none.
-constexpr int kPopPrev[4] = {-1, -1, kL2G, kG2S};
-constexpr int kPopNext[4] = {-1, kG2L, kS2G, -1};
-constexpr int kPushPrev[4] = {-1, -1, kG2L, kS2G};
-constexpr int kPushNext[4] = {-1, kL2G, kG2S, -1};
 
 // xorshift32: a tiny deterministic PRNG for the randomised stage order.
 uint32_t next_random(uint32_t& state) {

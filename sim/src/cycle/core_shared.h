@@ -15,18 +15,9 @@
 #include "vta/sim/functional_core.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/stats.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta::cycle {
-
-// The four dependency-token queues, named as upstream.
-enum TokenQueueId : int { kL2G = 0, kG2L = 1, kS2G = 2, kG2S = 3 };
-constexpr const char* kTokenQueueName[4] = {"l2g", "g2l", "s2g", "g2s"};
-// Per stage (index = vta::Stage): queue popped by pop_prev / pop_next, pushed by push_prev /
-// push_next (-1: the stage has none).
-constexpr int kPopPrev[4] = {-1, -1, kL2G, kG2S};
-constexpr int kPopNext[4] = {-1, kG2L, kS2G, -1};
-constexpr int kPushPrev[4] = {-1, -1, kG2L, kS2G};
-constexpr int kPushNext[4] = {-1, kL2G, kG2S, -1};
 
 struct CoreShared {
   CoreShared(const HwConfig& c, Dram& d, Stats& s)
