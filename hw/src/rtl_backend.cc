@@ -16,6 +16,7 @@
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta {
 
@@ -26,7 +27,6 @@ using rtl::MemIn;
 using rtl::MemOut;
 using rtl::RtlModel;
 
-constexpr const char* kQueueName[4] = {"l2g", "g2l", "s2g", "g2s"};
 constexpr const char* kUnitName[3] = {"load", "compute", "store"};
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // DRAM target is called with the exact cycle as annotated delay).
@@ -462,22 +462,22 @@ RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait
       any_left = true;
       const uint32_t k = unit_list[u][done];
       const Insn& i = insns[k];
-      // queues popped / pushed by prev / next, per unit (load, compute, store)
-      static const int kPopPrev[3] = {-1, 0, 3}, kPopNext[3] = {1, 2, -1};
-      static const int kPushPrev[3] = {-1, 1, 2}, kPushNext[3] = {0, 3, -1};
+      const int stage = u + 1;  // units are numbered from 0, stages from kStageLoad = 1
+      const int pop_prev = kPopPrev[stage], pop_next = kPopNext[stage];
+      const int push_prev = kPushPrev[stage], push_next = kPushNext[stage];
       const auto blocked = [&](const char* flag, int q, const std::string& state) {
         msg += fmt::format(" {} unit is blocked at instruction {} ({}): {} waits on queue {} ({});",
-                           kUnitName[u], k, opcode_name(i.opcode), flag, kQueueName[q], state);
+                           kUnitName[u], k, opcode_name(i.opcode), flag, kTokenQueueName[q], state);
       };
       const uint32_t depth = static_cast<uint32_t>(m_cfg.dep_queue_depth);
-      if (i.pop_prev_dep && kPopPrev[u] >= 0 && tokens[kPopPrev[u]] == 0) {
-        blocked("pop_prev_dep", kPopPrev[u], "empty");
-      } else if (i.pop_next_dep && kPopNext[u] >= 0 && tokens[kPopNext[u]] == 0) {
-        blocked("pop_next_dep", kPopNext[u], "empty");
-      } else if (i.push_prev_dep && kPushPrev[u] >= 0 && tokens[kPushPrev[u]] >= depth) {
-        blocked("push_prev_dep", kPushPrev[u], fmt::format("full, {} tokens", depth));
-      } else if (i.push_next_dep && kPushNext[u] >= 0 && tokens[kPushNext[u]] >= depth) {
-        blocked("push_next_dep", kPushNext[u], fmt::format("full, {} tokens", depth));
+      if (i.pop_prev_dep && pop_prev >= 0 && tokens[pop_prev] == 0) {
+        blocked("pop_prev_dep", pop_prev, "empty");
+      } else if (i.pop_next_dep && pop_next >= 0 && tokens[pop_next] == 0) {
+        blocked("pop_next_dep", pop_next, "empty");
+      } else if (i.push_prev_dep && push_prev >= 0 && tokens[push_prev] >= depth) {
+        blocked("push_prev_dep", push_prev, fmt::format("full, {} tokens", depth));
+      } else if (i.push_next_dep && push_next >= 0 && tokens[push_next] >= depth) {
+        blocked("push_next_dep", push_next, fmt::format("full, {} tokens", depth));
       } else {
         msg += fmt::format(" {} unit is waiting at instruction {};", kUnitName[u], k);
       }
