@@ -308,13 +308,20 @@ void FunctionalCore::exec_store(uint64_t index, const Insn& i) {
 // ---------------------------------------------------------------------------------------------
 // GEMM and ALU
 
-void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
+bool FunctionalCore::check_loop_insn(uint64_t index, const Insn& i) const {
   check_uop_range(m_cfg, index, i);
   if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
-    return;
+    return false;
   }
   check_index(index, i, "dst", "ACC", m_cfg.acc_buff_depth, &Uop::dst_idx, i.dst_factor_out,
               i.dst_factor_in);
+  return true;
+}
+
+void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
+  if (!check_loop_insn(index, i)) {
+    return;
+  }
   const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
   if (i.reset_reg) {
     for (uint32_t io = 0; io < i.iter_out; ++io) {
@@ -348,12 +355,9 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
 }
 
 void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
-  check_uop_range(m_cfg, index, i);
-  if (i.iter_out == 0 || i.iter_in == 0 || i.uop_bgn == i.uop_end) {
+  if (!check_loop_insn(index, i)) {
     return;
   }
-  check_index(index, i, "dst", "ACC", m_cfg.acc_buff_depth, &Uop::dst_idx, i.dst_factor_out,
-              i.dst_factor_in);
   if (!i.use_imm) {
     check_index(index, i, "src", "ACC", m_cfg.acc_buff_depth, &Uop::src_idx, i.src_factor_out,
                 i.src_factor_in);

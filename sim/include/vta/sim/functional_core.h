@@ -68,6 +68,8 @@ class FunctionalCore {
   void check_index(uint64_t index, const Insn& i, const char* what, const char* buffer,
                    uint32_t depth, uint32_t Uop::*field, uint32_t factor_out,
                    uint32_t factor_in) const;
+  // The checks GEMM and ALU share: uop range and dst indices; false for an empty loop (a no-op).
+  bool check_loop_insn(uint64_t index, const Insn& i) const;
   // The LOAD tile / the STORE rows, row y of the DRAM side at row(y).
   template <typename RowFn>
   void write_tile_rows(const Insn& i, RowFn row);
