@@ -22,4 +22,15 @@ nlohmann::json read_json_file(const std::string& path, const char* kind) {
   }
 }
 
+void for_each_json_key(const nlohmann::json& j, const std::string& source, const char* kind,
+                       const std::function<void(const std::string&, const nlohmann::json&)>& f) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    try {
+      f(it.key(), *it);
+    } catch (const nlohmann::json::exception& ex) {
+      throw Error(fmt::format("{}: {} key '{}': {}", source, kind, it.key(), ex.what()));
+    }
+  }
+}
+
 }  // namespace vta::compiler

@@ -22,33 +22,28 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
     throw Error(source + ": a schedule must be a JSON object");
   ConvSchedule s;
   bool seen[5] = {};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    try {
-      if (key == "tile_h") {
-        s.tile_h = it->get<int>(), seen[0] = true;
-      } else if (key == "tile_w") {
-        s.tile_w = it->get<int>(), seen[1] = true;
-      } else if (key == "tile_oc_blocks") {
-        s.tile_oc_blocks = it->get<int>(), seen[2] = true;
-      } else if (key == "tile_ic_blocks") {
-        s.tile_ic_blocks = it->get<int>(), seen[3] = true;
-      } else if (key == "threads") {
-        s.threads = it->get<int>(), seen[4] = true;
-      } else if (key == "epilogue") {
-        s.epilogue = Epilogue::from_json(*it, source);
-      } else if (key == "comment" || key == "layer") {
-        // informational
-      } else {
-        throw Error(
-            fmt::format("{}: unknown schedule key '{}' (known: tile_h, tile_w, "
-                        "tile_oc_blocks, tile_ic_blocks, threads, epilogue, comment)",
-                        source, key));
-      }
-    } catch (const nlohmann::json::exception& ex) {
-      throw Error(fmt::format("{}: schedule key '{}': {}", source, key, ex.what()));
+  for_each_json_key(j, source, "schedule", [&](const std::string& key, const nlohmann::json& v) {
+    if (key == "tile_h") {
+      s.tile_h = v.get<int>(), seen[0] = true;
+    } else if (key == "tile_w") {
+      s.tile_w = v.get<int>(), seen[1] = true;
+    } else if (key == "tile_oc_blocks") {
+      s.tile_oc_blocks = v.get<int>(), seen[2] = true;
+    } else if (key == "tile_ic_blocks") {
+      s.tile_ic_blocks = v.get<int>(), seen[3] = true;
+    } else if (key == "threads") {
+      s.threads = v.get<int>(), seen[4] = true;
+    } else if (key == "epilogue") {
+      s.epilogue = Epilogue::from_json(v, source);
+    } else if (key == "comment" || key == "layer") {
+      // informational
+    } else {
+      throw Error(
+          fmt::format("{}: unknown schedule key '{}' (known: tile_h, tile_w, "
+                      "tile_oc_blocks, tile_ic_blocks, threads, epilogue, comment)",
+                      source, key));
     }
-  }
+  });
   const char* names[] = {"tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks", "threads"};
   for (int i = 0; i < 5; ++i)
     if (!seen[i])

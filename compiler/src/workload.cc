@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/compiler/json_file.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -116,31 +117,26 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
   if (!j.is_object())
     throw Error(source + ": epilogue must be a JSON object");
   Epilogue e;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    try {
-      if (key == "bias") {
-        e.bias = it->get<bool>();
-      } else if (key == "shift") {
-        e.shift = it->get<int>();
-      } else if (key == "residual") {
-        e.residual = it->get<bool>();
-      } else if (key == "relu") {
-        e.relu = it->get<bool>();
-      } else if (key == "clip_lo" || key == "max") {
-        e.clip_lo = it->get<int>();
-      } else if (key == "clip_hi" || key == "min") {
-        e.clip_hi = it->get<int>();
-      } else {
-        throw Error(
-            fmt::format("{}: unknown epilogue key '{}' (known: bias, shift, residual, "
-                        "relu, clip_lo/max, clip_hi/min)",
-                        source, key));
-      }
-    } catch (const nlohmann::json::exception& ex) {
-      throw Error(fmt::format("{}: epilogue key '{}': {}", source, key, ex.what()));
+  for_each_json_key(j, source, "epilogue", [&](const std::string& key, const nlohmann::json& v) {
+    if (key == "bias") {
+      e.bias = v.get<bool>();
+    } else if (key == "shift") {
+      e.shift = v.get<int>();
+    } else if (key == "residual") {
+      e.residual = v.get<bool>();
+    } else if (key == "relu") {
+      e.relu = v.get<bool>();
+    } else if (key == "clip_lo" || key == "max") {
+      e.clip_lo = v.get<int>();
+    } else if (key == "clip_hi" || key == "min") {
+      e.clip_hi = v.get<int>();
+    } else {
+      throw Error(
+          fmt::format("{}: unknown epilogue key '{}' (known: bias, shift, residual, "
+                      "relu, clip_lo/max, clip_hi/min)",
+                      source, key));
     }
-  }
+  });
   e.validate();
   return e;
 }
