@@ -85,6 +85,17 @@ std::string compare_i8(const int8_t* expected, const int8_t* actual, size_t n, s
   return "";
 }
 
+// Runs with counter checks, then compares `out` with `expect` (tiles of `tile_bytes`).
+std::string run_and_compare(ProgramBuilder& pb, Backend& be, const std::vector<int8_t>& expect,
+                            const DeviceBuffer& out, size_t tile_bytes) {
+  std::string r = run_checked(pb, be);
+  if (r.empty()) {
+    r = compare_i8(expect.data(), reinterpret_cast<const int8_t*>(out.host), expect.size(),
+                   tile_bytes, "out");
+  }
+  return r;
+}
+
 std::string with_seed(const std::string& r, uint32_t seed) {
   return r.empty() ? r : fmt::format("{} (seed {})", r, seed);
 }
@@ -256,11 +267,7 @@ IsaTestCase load_pad_case(const HwConfig& cfg, uint32_t type) {
               DeviceBuffer out = pb.alloc(out_tiles * out_bytes_per_tile);
               pb.push(make_store_1d(0, out.elem(cfg, kMemOut), out_tiles, Deps{1, 0, 1, 0}));
               pb.push(make_finish(false, true));
-              std::string r = run_checked(pb, be);
-              if (r.empty()) {
-                r = compare_i8(expect.data(), reinterpret_cast<const int8_t*>(out.host),
-                               expect.size(), out_bytes_per_tile, "out");
-              }
+              const std::string r = run_and_compare(pb, be, expect, out, out_bytes_per_tile);
               if (!r.empty()) {
                 return with_seed(p.str() + ": " + r, seed);
               }
@@ -306,12 +313,7 @@ IsaTestCase store_narrowing_case(const HwConfig& cfg) {
                 }
               }
             }
-            std::string r = run_checked(pb, be);
-            if (r.empty()) {
-              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
-                             cfg.out_elem_bytes, "out");
-            }
-            return with_seed(r, seed);
+            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
           }};
 }
 
@@ -448,12 +450,7 @@ IsaTestCase alu_test_case(const HwConfig& cfg, uint32_t op, bool use_imm, bool c
                 }
               }
             }
-            std::string res = run_checked(pb, be);
-            if (res.empty()) {
-              res = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
-                               cfg.out_elem_bytes, "out");
-            }
-            return with_seed(res, seed);
+            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
           }};
 }
 
@@ -661,12 +658,7 @@ IsaTestCase gemm_loops_random_case(const HwConfig& cfg, uint32_t seed) {
             for (size_t k = 0; k < expect.size(); ++k) {
               expect[k] = static_cast<int8_t>(ref[k]);
             }
-            std::string r = run_checked(pb, be);
-            if (r.empty()) {
-              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
-                             cfg.out_elem_bytes, "out");
-            }
-            return with_seed(r, seed);
+            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
           }};
 }
 
@@ -724,12 +716,7 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
         for (size_t k = 0; k < expect.size(); ++k) {
           expect[k] = static_cast<int8_t>(ref[k]);
         }
-        std::string r = run_checked(pb, be);
-        if (r.empty()) {
-          r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(out.host), expect.size(),
-                         cfg.out_elem_bytes, "out");
-        }
-        return with_seed(r, seed);
+        return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
       }};
 }
 
@@ -740,22 +727,24 @@ struct GemmData {
   DeviceBuffer inp, wgt, bias, out;
 };
 
-// out[b][o] = int8(bias[b][o] + sum_j inp[b][j] . wgt[o][j]) over tiles.
+// out[b][o] = int8(bias[b][o] + runs * sum_j inp[b][j] . wgt[o][j]) over tiles: `runs` GEMMs
+// accumulated onto the same loaded bias (wrapping, as the 32-bit accumulator).
 std::vector<int8_t> ref_blocked_out(const HwConfig& cfg, const GemmData& d, uint32_t bt,
-                                    uint32_t it, uint32_t ot) {
+                                    uint32_t it, uint32_t ot, uint32_t runs = 1) {
   const size_t lanes = acc_lanes(cfg);
   std::vector<int8_t> out(bt * ot * lanes);
   for (uint32_t b = 0; b < bt; ++b) {
     for (uint32_t o = 0; o < ot; ++o) {
-      std::vector<int32_t> acc(reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes,
-                               reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o + 1) * lanes);
+      std::vector<int32_t> acc(lanes, 0);
       for (uint32_t j = 0; j < it; ++j) {
         ref_gemm_tile(cfg, acc.data(),
                       reinterpret_cast<int8_t*>(d.inp.host) + (b * it + j) * cfg.inp_elem_bytes,
                       reinterpret_cast<int8_t*>(d.wgt.host) + (o * it + j) * cfg.wgt_elem_bytes);
       }
+      const int32_t* bias = reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes;
       for (size_t k = 0; k < lanes; ++k) {
-        out[(b * ot + o) * lanes + k] = static_cast<int8_t>(acc[k]);
+        out[(b * ot + o) * lanes + k] = static_cast<int8_t>(static_cast<uint32_t>(bias[k]) +
+                                                            runs * static_cast<uint32_t>(acc[k]));
       }
     }
   }
@@ -775,6 +764,19 @@ GemmData alloc_gemm_data(ProgramBuilder& pb, std::mt19937& rng, uint32_t bt, uin
   fill_random_i32(reinterpret_cast<int32_t*>(d.bias.host), bt * ot * acc_lanes(cfg), -(1 << 14),
                   1 << 14, rng);
   return d;
+}
+
+// One uop per (inp tile, wgt tile) pair of a bt x it by ot x it GEMM, reduction outermost.
+std::vector<Uop> full_gemm_kernel(uint32_t bt, uint32_t it, uint32_t ot) {
+  std::vector<Uop> kernel;
+  for (uint32_t j = 0; j < it; ++j) {
+    for (uint32_t i = 0; i < bt; ++i) {
+      for (uint32_t k = 0; k < ot; ++k) {
+        kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
+      }
+    }
+  }
+  return kernel;
 }
 
 IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
@@ -799,13 +801,7 @@ IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
               l.dst_factor_in = 1;
               l.wgt_factor_in = it;
             } else {
-              for (uint32_t j = 0; j < it; ++j) {
-                for (uint32_t i = 0; i < bt; ++i) {
-                  for (uint32_t k = 0; k < ot; ++k) {
-                    kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
-                  }
-                }
-              }
+              kernel = full_gemm_kernel(bt, it, ot);
               l.uop_end = static_cast<uint32_t>(kernel.size());
             }
             DeviceBuffer uops = pb.alloc_uops(kernel);
@@ -817,12 +813,7 @@ IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
             pb.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
             const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
-            std::string r = run_checked(pb, be);
-            if (r.empty()) {
-              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
-                             cfg.out_elem_bytes, "out");
-            }
-            return with_seed(r, seed);
+            return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
           }};
 }
 
@@ -911,12 +902,7 @@ IsaTestCase blocked_gemm_case(const HwConfig& cfg, uint32_t vt, bool compressed)
         }
         pb.push(make_finish(false, true));
         const std::vector<int8_t> expect = ref_blocked_out(cfg, d, B, I, O);
-        std::string r = run_checked(pb, be);
-        if (r.empty()) {
-          r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
-                         cfg.out_elem_bytes, "out");
-        }
-        return with_seed(r, seed);
+        return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
       }};
 }
 
@@ -930,59 +916,32 @@ IsaTestCase nop_sync_case(const HwConfig& cfg) {
             const uint32_t bt = 2, it = 2, ot = 2;
             ProgramBuilder pb(cfg, be.dram());
             const GemmData d = alloc_gemm_data(pb, rng, bt, it, ot);
-            std::vector<Uop> kernel;
-            for (uint32_t j = 0; j < it; ++j) {
-              for (uint32_t i = 0; i < bt; ++i) {
-                for (uint32_t k = 0; k < ot; ++k) {
-                  kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
-                }
-              }
-            }
+            const std::vector<Uop> kernel = full_gemm_kernel(bt, it, ot);
             UopLoop l;
             l.uop_end = static_cast<uint32_t>(kernel.size());
             DeviceBuffer uops = pb.alloc_uops(kernel);
-            const Insn load_nop = make_load_store(kOpLoad, kMemInp, 0, 0, 0, 0, 0);
-            const Insn compute_nop = make_load_store(kOpLoad, kMemUop, 0, 0, 0, 0, 0);
-            const Insn store_nop = make_load_store(kOpStore, kMemUop, 0, 0, 0, 0, 0);
-            Insn n;
+            // A NOP is a LOAD/STORE with x_size 0 that only moves dependence tokens.
+            auto nop = [&pb](uint32_t opcode, uint32_t memory_type, Deps deps) {
+              pb.push(make_load_store(opcode, memory_type, 0, 0, 0, 0, 0, deps));
+            };
             pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
             pb.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot));
-            n = compute_nop;
-            n.push_prev_dep = true;  // acc ready: load may start (nothing to protect, as runtime)
-            pb.push(n);
-            n = load_nop;
-            n.pop_next_dep = true;
-            pb.push(n);
+            // acc ready: load may start (nothing to protect, as runtime)
+            nop(kOpLoad, kMemUop, Deps{0, 0, 1, 0});
+            nop(kOpLoad, kMemInp, Deps{0, 1, 0, 0});
             pb.push(make_load_1d(kMemWgt, 0, d.wgt.elem(cfg, kMemWgt), ot * it));
             pb.push(make_load_1d(kMemInp, 0, d.inp.elem(cfg, kMemInp), bt * it));
-            n = load_nop;
-            n.push_next_dep = true;
-            pb.push(n);
-            n = compute_nop;
-            n.pop_prev_dep = true;
-            pb.push(n);
+            nop(kOpLoad, kMemInp, Deps{0, 0, 0, 1});
+            nop(kOpLoad, kMemUop, Deps{1, 0, 0, 0});
             pb.push(make_gemm(l, false));
-            n = compute_nop;
-            n.push_next_dep = true;
-            pb.push(n);
-            n = store_nop;
-            n.pop_prev_dep = true;
-            pb.push(n);
+            nop(kOpLoad, kMemUop, Deps{0, 0, 0, 1});
+            nop(kOpStore, kMemUop, Deps{1, 0, 0, 0});
             pb.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot));
-            n = store_nop;
-            n.push_prev_dep = true;
-            pb.push(n);
-            n = compute_nop;
-            n.pop_next_dep = true;
-            pb.push(n);
+            nop(kOpStore, kMemUop, Deps{0, 0, 1, 0});
+            nop(kOpLoad, kMemUop, Deps{0, 1, 0, 0});
             pb.push(make_finish());
             const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
-            std::string r = run_checked(pb, be);
-            if (r.empty()) {
-              r = compare_i8(expect.data(), reinterpret_cast<int8_t*>(d.out.host), expect.size(),
-                             cfg.out_elem_bytes, "out");
-            }
-            return with_seed(r, seed);
+            return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
           }};
 }
 
@@ -994,14 +953,7 @@ IsaTestCase sram_persistence_case(const HwConfig& cfg) {
             ProgramBuilder pb1(cfg, be.dram());
             const GemmData d = alloc_gemm_data(pb1, rng, bt, it, ot);
             DeviceBuffer out2 = pb1.alloc(d.out.bytes);
-            std::vector<Uop> kernel;
-            for (uint32_t j = 0; j < it; ++j) {
-              for (uint32_t i = 0; i < bt; ++i) {
-                for (uint32_t k = 0; k < ot; ++k) {
-                  kernel.push_back(Uop{i * ot + k, i * it + j, k * it + j});
-                }
-              }
-            }
+            const std::vector<Uop> kernel = full_gemm_kernel(bt, it, ot);
             UopLoop l;
             l.uop_end = static_cast<uint32_t>(kernel.size());
             DeviceBuffer uops = pb1.alloc_uops(kernel);
@@ -1022,25 +974,8 @@ IsaTestCase sram_persistence_case(const HwConfig& cfg) {
               r = run_checked(pb2, be);
             }
             // Reference: bias + 2 * products.
-            const size_t lanes = acc_lanes(cfg);
-            std::vector<int8_t> e1 = ref_blocked_out(cfg, d, bt, it, ot), e2(e1.size());
-            for (uint32_t b = 0; b < bt; ++b) {
-              for (uint32_t o = 0; o < ot; ++o) {
-                std::vector<int32_t> acc(lanes, 0);
-                for (uint32_t j = 0; j < it; ++j) {
-                  ref_gemm_tile(
-                      cfg, acc.data(),
-                      reinterpret_cast<int8_t*>(d.inp.host) + (b * it + j) * cfg.inp_elem_bytes,
-                      reinterpret_cast<int8_t*>(d.wgt.host) + (o * it + j) * cfg.wgt_elem_bytes);
-                }
-                const int32_t* bias =
-                    reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes;
-                for (size_t k = 0; k < lanes; ++k) {
-                  e2[(b * ot + o) * lanes + k] = static_cast<int8_t>(
-                      static_cast<uint32_t>(bias[k]) + 2u * static_cast<uint32_t>(acc[k]));
-                }
-              }
-            }
+            const std::vector<int8_t> e1 = ref_blocked_out(cfg, d, bt, it, ot),
+                                      e2 = ref_blocked_out(cfg, d, bt, it, ot, 2);
             if (r.empty()) {
               r = compare_i8(e1.data(), reinterpret_cast<int8_t*>(d.out.host), e1.size(),
                              cfg.out_elem_bytes, "first run");
