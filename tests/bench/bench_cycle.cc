@@ -2,9 +2,6 @@
 // convolution (14x14, 256 -> 256, 3x3, values computed) and on a memory-bound stream, and the
 // wall-time ratio to fsim on the same programs. Also prints the model's cycle breakdown.
 // Usage: bench_cycle [config-name-or-path] [repetitions]. Asserts nothing about time.
-#include <time.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,29 +10,16 @@
 #include <string>
 
 #include "bench_programs.h"
+#include "bench_timer.h"
+#include "software_backends.h"
 #include "test_paths.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
-#include "vta/sim/fsim.h"
 
 using namespace vta;
 using namespace vta::testprog;
 
 namespace {
-
-struct Timer {
-  std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
-  double cpu0 = cpu_now();
-  static double cpu_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-  double wall() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  }
-  double cpu() const { return cpu_now() - cpu0; }
-};
 
 struct Timing {
   double cpu = 0, wall = 0;  // seconds per run
@@ -43,7 +27,7 @@ struct Timing {
 
 Timing time_runs(Backend& be, const DeviceBuffer& insns, uint32_t count, int reps) {
   be.run(insns.phys, count, 0);  // warm-up
-  const Timer t;
+  const BenchTimer t;
   for (int r = 0; r < reps; ++r) {
     be.run(insns.phys, count, 0);
   }
@@ -63,12 +47,7 @@ void bench(const char* what, const HwConfig& cfg, int reps,
   uint64_t run_cycles = 0;
   for (int which = 0; which < 2; ++which) {
     Dram dram;
-    std::unique_ptr<Backend> be;
-    if (which == 0) {
-      be = std::make_unique<FsimBackend>(cfg, dram);
-    } else {
-      be = std::make_unique<CycleBackend>(cfg, dram);
-    }
+    const std::unique_ptr<Backend> be = make_fsim_or_cycle(which == 1, cfg, dram);
     ProgramBuilder pb(cfg, dram);
     build(pb);
     const DeviceBuffer insns = pb.emit();

@@ -2,9 +2,6 @@
 // 256 -> 256, 3x3) per GEMM kernel variant, and simulated DMA bytes/s on a memory-bound stream.
 // Usage: bench_fsim [config-name-or-path] [repetitions]. Prints figures per run: this thread's
 // CPU time (the fair figure on a shared machine) and wall time. Asserts nothing about time.
-#include <time.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +9,7 @@
 #include <string>
 
 #include "bench_programs.h"
+#include "bench_timer.h"
 #include "test_paths.h"
 #include "vta/sim/error.h"
 #include "vta/sim/fsim.h"
@@ -21,24 +19,10 @@ using namespace vta::testprog;
 
 namespace {
 
-struct Timer {
-  std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
-  double cpu0 = cpu_now();
-  static double cpu_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-  double wall() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  }
-  double cpu() const { return cpu_now() - cpu0; }
-};
-
 // Runs the stream `reps` times; returns {CPU seconds, wall seconds} per run.
 std::pair<double, double> time_runs(FsimBackend& fsim, const DeviceBuffer& insns, uint32_t count,
                                     int reps) {
-  const Timer timer;
+  const BenchTimer timer;
   for (int r = 0; r < reps; ++r) {
     fsim.run(insns.phys, count, 0);
   }

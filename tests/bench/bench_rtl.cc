@@ -3,9 +3,6 @@
 // computed and checked against the C++ reference), and of the cycle backend on the same program
 // (ratio), plus the memory-bound stream. Also prints whether both backends agree on the cycles.
 // Usage: bench_rtl [config-name-or-path] [repetitions] [channels]. Asserts nothing about time.
-#include <time.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +11,7 @@
 #include <string>
 
 #include "bench_programs.h"
+#include "bench_timer.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
@@ -31,12 +29,6 @@ struct Result {
   bool values_ok = true;
 };
 
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 template <class B>
 Result time_backend(const HwConfig& cfg, int reps,
                     const std::function<bool(ProgramBuilder&, Backend&, bool)>& run_once) {
@@ -46,13 +38,12 @@ Result time_backend(const HwConfig& cfg, int reps,
   Result r;
   r.values_ok = run_once(pb, be, true);  // build, warm up and check
   be.clear_stats();
-  const auto t0 = std::chrono::steady_clock::now();
-  const double c0 = cpu_now();
+  const BenchTimer t;
   for (int k = 0; k < reps; ++k) {
     run_once(pb, be, false);
   }
-  r.cpu = (cpu_now() - c0) / reps;
-  r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+  r.cpu = t.cpu() / reps;
+  r.wall = t.wall() / reps;
   r.cycles = be.stats().cycles / static_cast<uint64_t>(reps);
   return r;
 }

@@ -16,9 +16,9 @@
 #include "bench_programs.h"
 #include "cycle_test_util.h"
 #include "program_builder.h"
+#include "software_backends.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/cycle/dram_target.h"
-#include "vta/sim/fsim.h"
 
 using namespace vta;
 using namespace vta::testprog;
@@ -132,12 +132,7 @@ TEST_CASE("cycle backend: values and counters equal fsim on a small convolution"
     Stats stats[2];
     for (int which = 0; which < 2; ++which) {
       Dram dram;
-      std::unique_ptr<Backend> be;
-      if (which == 0) {
-        be = std::make_unique<FsimBackend>(cfg, dram);
-      } else {
-        be = std::make_unique<CycleBackend>(cfg, dram);
-      }
+      const std::unique_ptr<Backend> be = make_fsim_or_cycle(which == 1, cfg, dram);
       ProgramBuilder pb(cfg, dram);
       std::mt19937 rng(seed);
       ConvSpec spec;

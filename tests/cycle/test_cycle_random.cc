@@ -9,8 +9,8 @@
 #include "cycle_test_util.h"
 #include "program_builder.h"
 #include "ref_cycle_model.h"
+#include "software_backends.h"
 #include "vta/sim/cycle/cycle_backend.h"
-#include "vta/sim/fsim.h"
 
 using namespace vta;
 using namespace vta::testprog;
@@ -140,12 +140,7 @@ TEST_CASE("cycle random: skip-ahead model equals the cycle-stepped contract", "[
     std::vector<std::vector<int8_t>> outs;
     for (int which = 0; which < 2; ++which) {
       Dram dram;
-      std::unique_ptr<Backend> be;
-      if (which == 0) {
-        be = std::make_unique<FsimBackend>(cfg, dram);
-      } else {
-        be = std::make_unique<CycleBackend>(cfg, dram);
-      }
+      const std::unique_ptr<Backend> be = make_fsim_or_cycle(which == 1, cfg, dram);
       ProgramBuilder pb(cfg, dram);
       Regions r;
       r.inp = pb.alloc(64 * static_cast<size_t>(cfg.inp_elem_bytes));
