@@ -21,6 +21,16 @@ int one_alu_uop(void*) {
   return 0;
 }
 
+// Records `finit` as a kernel on a fresh handle (the misuse cases expect it to throw).
+void push_alu_kernel(int (*finit)(void*)) {
+  void* h = nullptr;
+  VTAPushALUOp(&h, finit, nullptr, 0);
+}
+void push_gemm_kernel(int (*finit)(void*)) {
+  void* h = nullptr;
+  VTAPushGEMMOp(&h, finit, nullptr, 0);
+}
+
 }  // namespace
 
 TEST_CASE("misuse: a pop without a matching push is reported at synchronisation", "[runtime]") {
@@ -42,60 +52,44 @@ TEST_CASE("misuse: a pop without a matching push is reported at synchronisation"
 
 TEST_CASE("misuse: a micro-op kernel that mixes modes", "[runtime]") {
   Session s;
-  void* h = nullptr;
-  REQUIRE_THROWS_WITH(VTAPushALUOp(
-                          &h,
-                          [](void*) {
-                            VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
-                            VTAUopPush(1, 0, 1, 0, 0, kAluAdd, 1, 1);
-                            return 0;
-                          },
-                          nullptr, 0),
+  REQUIRE_THROWS_WITH(push_alu_kernel([](void*) {
+                        VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+                        VTAUopPush(1, 0, 1, 0, 0, kAluAdd, 1, 1);
+                        return 0;
+                      }),
                       Equals("VTAPushALUOp: VTAUopPush: a kernel mixes modes (GEMM then ALU; 0 = "
                              "GEMM, 1 = ALU)"));
 }
 
 TEST_CASE("misuse: a GEMM kernel pushed with VTAPushALUOp", "[runtime]") {
   Session s;
-  void* h = nullptr;
-  REQUIRE_THROWS_WITH(VTAPushALUOp(
-                          &h,
-                          [](void*) {
-                            VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
-                            return 0;
-                          },
-                          nullptr, 0),
+  REQUIRE_THROWS_WITH(push_alu_kernel([](void*) {
+                        VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+                        return 0;
+                      }),
                       Equals("VTAPushALUOp: a GEMM kernel was pushed with VTAPushALUOp"));
 }
 
 TEST_CASE("misuse: more than two micro-op loops", "[runtime]") {
   Session s;
-  void* h = nullptr;
-  REQUIRE_THROWS_WITH(VTAPushGEMMOp(
-                          &h,
-                          [](void*) {
-                            VTAUopLoopBegin(2, 1, 0, 0);
-                            VTAUopLoopBegin(2, 2, 0, 0);
-                            VTAUopLoopBegin(2, 4, 0, 0);
-                            return 0;
-                          },
-                          nullptr, 0),
+  REQUIRE_THROWS_WITH(push_gemm_kernel([](void*) {
+                        VTAUopLoopBegin(2, 1, 0, 0);
+                        VTAUopLoopBegin(2, 2, 0, 0);
+                        VTAUopLoopBegin(2, 4, 0, 0);
+                        return 0;
+                      }),
                       Equals("VTAPushGEMMOp: VTAUopLoopBegin: a micro-op kernel has at most 2 "
                              "loops"));
 }
 
 TEST_CASE("misuse: the same dst index within a distance of two micro-ops", "[runtime]") {
   Session s;
-  void* h = nullptr;
-  REQUIRE_THROWS_WITH(VTAPushALUOp(
-                          &h,
-                          [](void*) {
-                            VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
-                            VTAUopPush(1, 0, 1, 1, 0, kAluAdd, 1, 1);
-                            VTAUopPush(1, 0, 0, 2, 0, kAluAdd, 1, 1);
-                            return 0;
-                          },
-                          nullptr, 0),
+  REQUIRE_THROWS_WITH(push_alu_kernel([](void*) {
+                        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+                        VTAUopPush(1, 0, 1, 1, 0, kAluAdd, 1, 1);
+                        VTAUopPush(1, 0, 0, 2, 0, kAluAdd, 1, 1);
+                        return 0;
+                      }),
                       Equals("VTAPushALUOp: VTAUopPush: micro-op 2 writes accumulator index 0 "
                              "like micro-op 0 (the same dst index needs a distance of at least "
                              "3)"));
@@ -120,14 +114,10 @@ TEST_CASE("misuse: a kernel signature that is not 0 or 4 bytes", "[runtime]") {
 
 TEST_CASE("misuse: an ALU immediate that does not fit 16 bits", "[runtime]") {
   Session s;
-  void* h = nullptr;
-  REQUIRE_THROWS_WITH(VTAPushALUOp(
-                          &h,
-                          [](void*) {
-                            VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 40000);
-                            return 0;
-                          },
-                          nullptr, 0),
+  REQUIRE_THROWS_WITH(push_alu_kernel([](void*) {
+                        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 40000);
+                        return 0;
+                      }),
                       Equals("VTAPushALUOp: VTAUopPush: ALU immediate 40000 does not fit 16 "
                              "signed bits"));
 }

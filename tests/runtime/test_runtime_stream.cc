@@ -134,6 +134,21 @@ uint32_t phys_elem(void* p, uint32_t elem_bytes) {
   return VTAMemGetPhyAddr(p) / elem_bytes;
 }
 
+// Loads 4 acc tiles from `ab` and adds the immediate Imm to each (one uop in a 4-step loop).
+template <int Imm>
+void load_acc4_add_imm(VTACommandHandle cmd, const Buffer& ab, void** handle) {
+  VTALoadBuffer2D(cmd, ab.get(), 0, 4, 1, 4, 0, 0, 0, 0, 0, kMemAcc);
+  VTAPushALUOp(
+      handle,
+      [](void*) {
+        VTAUopLoopBegin(4, 1, 1, 0);
+        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, Imm);
+        VTAUopLoopEnd();
+        return 0;
+      },
+      nullptr, 0);
+}
+
 }  // namespace
 
 TEST_CASE("instruction stream of a small GEMM program equals the hand-written one", "[runtime]") {
@@ -333,16 +348,7 @@ TEST_CASE("dependency tokens left at a synchronisation carry over to the next pr
   ab.upload(a);
   void* handle = nullptr;
   VTACommandHandle cmd = VTATLSCommandHandle();
-  VTALoadBuffer2D(cmd, ab.get(), 0, 4, 1, 4, 0, 0, 0, 0, 0, kMemAcc);
-  VTAPushALUOp(
-      &handle,
-      [](void*) {
-        VTAUopLoopBegin(4, 1, 1, 0);
-        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 5);
-        VTAUopLoopEnd();
-        return 0;
-      },
-      nullptr, 0);
+  load_acc4_add_imm<5>(cmd, ab, &handle);
   VTADepPush(cmd, 2, 3);  // the store's token is pushed in this program ...
   VTASynchronize(cmd, kSync);
   VTADepPop(cmd, 2, 3);  // ... and popped in the next one
@@ -472,16 +478,7 @@ TEST_CASE("program dump: a synchronised program replays from its image", "[runti
   runtime_set_program_dump(path);
   void* handle = nullptr;
   VTACommandHandle cmd = VTATLSCommandHandle();
-  VTALoadBuffer2D(cmd, ab.get(), 0, 4, 1, 4, 0, 0, 0, 0, 0, kMemAcc);
-  VTAPushALUOp(
-      &handle,
-      [](void*) {
-        VTAUopLoopBegin(4, 1, 1, 0);
-        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 3);
-        VTAUopLoopEnd();
-        return 0;
-      },
-      nullptr, 0);
+  load_acc4_add_imm<3>(cmd, ab, &handle);
   VTADepPush(cmd, 2, 3);
   VTADepPop(cmd, 2, 3);
   VTAStoreBuffer2D(cmd, 0, kMemOut, yb.get(), 0, 4, 1, 4);
