@@ -1223,9 +1223,10 @@ class SuiteInvoker : public Catch::ITestInvoker {
 
 }  // namespace
 
-bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags) {
+bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags,
+                        const std::vector<std::string>& configs) {
   static std::deque<std::string> names;  // Catch keeps references to the strings
-  for (const char* config : kIsaSuiteConfigs) {
+  for (const std::string& config : configs) {
     const HwConfig cfg = HwConfig::from_file(config_path(config));
     for (bool error : {false, true}) {
       const auto cases = error ? isa_error_cases(cfg) : isa_test_cases(cfg);

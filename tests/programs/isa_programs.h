@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,8 +39,10 @@ using BackendMaker = std::function<std::unique_ptr<Backend>(const HwConfig&, Dra
 
 // Registers one Catch TEST_CASE per (config, program) named "<prefix> <config> <program>" with
 // `tags`; each builds a fresh Dram and backend with `maker`. Call at static-initialisation time
-// through VTA_REGISTER_ISA_SUITE in a test file linked with Catch2WithMain.
-bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags);
+// (e.g. through VTA_REGISTER_ISA_SUITE) in a test file linked with Catch2WithMain.
+bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags,
+                        const std::vector<std::string>& configs = {std::begin(kIsaSuiteConfigs),
+                                                                   std::end(kIsaSuiteConfigs)});
 
 }  // namespace vta::testprog
 
