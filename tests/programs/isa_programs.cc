@@ -779,6 +779,17 @@ std::vector<Uop> full_gemm_kernel(uint32_t bt, uint32_t it, uint32_t ot) {
   return kernel;
 }
 
+// Stores full_gemm_kernel(bt, it, ot) in DRAM and pushes its LOAD UOP; returns the GEMM loop
+// that runs it once.
+UopLoop push_full_gemm_kernel(ProgramBuilder& pb, uint32_t bt, uint32_t it, uint32_t ot) {
+  const std::vector<Uop> kernel = full_gemm_kernel(bt, it, ot);
+  UopLoop l;
+  l.uop_end = static_cast<uint32_t>(kernel.size());
+  const DeviceBuffer uops = pb.alloc_uops(kernel);
+  pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
+  return l;
+}
+
 IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
   return {compressed ? "gemm_test_comp" : "gemm_test_uncomp", [cfg, compressed](Backend& be) {
             const uint32_t seed = 21 + compressed;
@@ -916,15 +927,11 @@ IsaTestCase nop_sync_case(const HwConfig& cfg) {
             const uint32_t bt = 2, it = 2, ot = 2;
             ProgramBuilder pb(cfg, be.dram());
             const GemmData d = alloc_gemm_data(pb, rng, bt, it, ot);
-            const std::vector<Uop> kernel = full_gemm_kernel(bt, it, ot);
-            UopLoop l;
-            l.uop_end = static_cast<uint32_t>(kernel.size());
-            DeviceBuffer uops = pb.alloc_uops(kernel);
+            const UopLoop l = push_full_gemm_kernel(pb, bt, it, ot);
             // A NOP is a LOAD/STORE with x_size 0 that only moves dependence tokens.
             auto nop = [&pb](uint32_t opcode, uint32_t memory_type, Deps deps) {
               pb.push(make_load_store(opcode, memory_type, 0, 0, 0, 0, 0, deps));
             };
-            pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
             pb.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot));
             // acc ready: load may start (nothing to protect, as runtime)
             nop(kOpLoad, kMemUop, Deps{0, 0, 1, 0});
@@ -953,11 +960,7 @@ IsaTestCase sram_persistence_case(const HwConfig& cfg) {
             ProgramBuilder pb1(cfg, be.dram());
             const GemmData d = alloc_gemm_data(pb1, rng, bt, it, ot);
             DeviceBuffer out2 = pb1.alloc(d.out.bytes);
-            const std::vector<Uop> kernel = full_gemm_kernel(bt, it, ot);
-            UopLoop l;
-            l.uop_end = static_cast<uint32_t>(kernel.size());
-            DeviceBuffer uops = pb1.alloc_uops(kernel);
-            pb1.push(make_load_1d(kMemUop, 0, uops.phys / 4, l.uop_end));
+            const UopLoop l = push_full_gemm_kernel(pb1, bt, it, ot);
             pb1.push(make_load_1d(kMemAcc, 0, d.bias.elem(cfg, kMemAcc), bt * ot));
             pb1.push(make_load_1d(kMemWgt, 0, d.wgt.elem(cfg, kMemWgt), ot * it));
             pb1.push(make_load_1d(kMemInp, 0, d.inp.elem(cfg, kMemInp), bt * it, Deps{0, 0, 0, 1}));
