@@ -86,9 +86,7 @@ int main(int argc, char** argv) {
   try {
     const std::string config = argc > 1 ? argv[1] : "pynq";
     const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
-    const bool is_path =
-        config.find('/') != std::string::npos || config.find(".json") != std::string::npos;
-    const HwConfig cfg = HwConfig::from_file(is_path ? config : config_path(config));
+    const HwConfig cfg = HwConfig::from_file(config_arg_path(config));
     std::printf("config %s (%s), %d repetitions per figure\n", config.c_str(),
                 cfg.model_name.c_str(), reps);
     bench("conv3x3 14x14 256->256 (ResNet-18 C8 shape, GEMM-bound)", cfg, reps,

@@ -68,8 +68,7 @@ void report(const char* what, const Result& rtl, const Result& cyc) {
 int main(int argc, char** argv) {
   try {
     const std::string name = argc > 1 ? argv[1] : "pynq";
-    const HwConfig cfg =
-        HwConfig::from_file(name.find('/') == std::string::npos ? config_path(name) : name);
+    const HwConfig cfg = HwConfig::from_file(config_arg_path(name));
     const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
     const uint32_t ch = argc > 3 ? static_cast<uint32_t>(std::atoi(argv[3])) : 128;
     std::printf("bench_rtl: config %s (%s), %d repetitions, RTL models built: ", name.c_str(),

@@ -10,6 +10,11 @@
 inline std::string config_path(const std::string& name) {
   return std::string(VTA_SOURCE_DIR) + "/configs/" + name + ".json";
 }
+// A command-line config argument: a preset name ("pynq") or a path to a JSON file.
+inline std::string config_arg_path(const std::string& arg) {
+  const bool is_path = arg.find('/') != std::string::npos || arg.find(".json") != std::string::npos;
+  return is_path ? arg : config_path(arg);
+}
 inline const char* const kPresetConfigs[] = {"pynq",    "ultra96", "zcu104", "de10nano",
                                              "block32", "batch4",  "small"};
 
