@@ -9,12 +9,15 @@
 #include <catch2/catch.hpp>
 
 #include "program_builder.h"
+#include "ref_alu.h"
 #include "test_paths.h"
 #include "vta/sim/error.h"
 
 namespace vta::testprog {
 
 namespace {
+
+using testref::ref_alu;
 
 // ---------------------------------------------------------------------------------------------
 // Plain C++ reference of the datapath (written from vta-reference.md 3.5/3.6 and DESIGN.md 4).
@@ -34,31 +37,6 @@ void ref_gemm_tile(const HwConfig& c, int32_t* acc, const int8_t* inp, const int
       int32_t& a = acc[b * c.block_out + oc];
       a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(dot));
     }
-  }
-}
-
-// One ALU lane. SHR: b >= 0 arithmetic right shift (b >= 32 acts as 31), b < 0 left shift by
-// -b (-b >= 32 gives 0).
-int32_t ref_alu(uint32_t op, int32_t a, int32_t b) {
-  switch (op) {
-    case kAluMin:
-      return a < b ? a : b;
-    case kAluMax:
-      return a > b ? a : b;
-    case kAluAdd:
-      return static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(a) + b));
-    case kAluMul:
-      return static_cast<int32_t>(static_cast<uint64_t>(static_cast<int64_t>(a) * b));
-    case kAluShr:
-      if (b >= 32)
-        return a < 0 ? -1 : 0;
-      if (b >= 0)
-        return a >> b;
-      if (b <= -32)
-        return 0;
-      return static_cast<int32_t>(static_cast<uint32_t>(a) << -b);
-    default:
-      return a;
   }
 }
 

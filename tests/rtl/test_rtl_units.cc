@@ -11,6 +11,7 @@
 #include "Vgemm_core.h"
 #include "Vgemm_core_packed.h"
 #include "Vtensor_alu.h"
+#include "ref_alu.h"
 #include "test_paths.h"
 #include "verilated.h"
 #include "vta/sim/hw_config.h"
@@ -38,26 +39,7 @@ void get_bytes(const W& sig, void* p, size_t n) {
   }
 }
 
-// Reference ALU of fsim's C semantics (vta-reference.md 3.6, DESIGN.md section 4).
-int32_t ref_alu(uint32_t op, int32_t a, int32_t b) {
-  switch (op) {
-    case 0:
-      return a < b ? a : b;
-    case 1:
-      return a > b ? a : b;
-    case 2:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-    case 3:
-      if (b >= 0) {
-        return b >= 32 ? (a < 0 ? -1 : 0) : (a >> b);
-      }
-      return -b >= 32 ? 0 : static_cast<int32_t>(static_cast<uint32_t>(a) << -b);
-    case 4:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-    default:
-      return a;
-  }
-}
+using vta::testref::ref_alu;
 
 }  // namespace
 

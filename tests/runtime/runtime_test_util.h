@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "ref_alu.h"
 #include "test_paths.h"
 #include "vta/backend_factory.h"
 #include "vta/runtime.h"
@@ -101,24 +102,6 @@ inline void check_counters(const Counters& e) {
   CHECK(s.out_store_nbytes == e.out);
   CHECK(s.gemm_counter == e.gemm);
   CHECK(s.alu_counter == e.alu);
-}
-
-// C semantics of the ALU (vta-reference.md 3.6): SHR by a negative amount shifts left.
-inline int32_t alu_ref(uint32_t op, int32_t a, int32_t b) {
-  switch (op) {
-    case kAluMin:
-      return a < b ? a : b;
-    case kAluMax:
-      return a > b ? a : b;
-    case kAluAdd:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-    case kAluShr:
-      return b >= 0 ? (a >> b) : static_cast<int32_t>(static_cast<uint32_t>(a) << (-b));
-    case kAluMul:
-      return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-    default:
-      return a;
-  }
 }
 
 }  // namespace vta::rt_test

@@ -175,7 +175,7 @@ void alu_case(uint32_t op, bool use_imm, int32_t imm_sign) {
   VTASynchronize(cmd, kSync);
   std::vector<int8_t> expect(n * lanes);
   for (size_t i = 0; i < expect.size(); ++i) {
-    expect[i] = static_cast<int8_t>(alu_ref(op, a[i], use_imm ? imm : b[i]));
+    expect[i] = static_cast<int8_t>(testref::ref_alu(op, a[i], use_imm ? imm : b[i]));
   }
   CHECK(yb.download<int8_t>(n * lanes) == expect);
   Counters e;
