@@ -21,19 +21,6 @@ using namespace vta::testprog;
 
 namespace {
 
-struct Timing {
-  double cpu = 0, wall = 0;  // seconds per run
-};
-
-Timing time_runs(Backend& be, const DeviceBuffer& insns, uint32_t count, int reps) {
-  be.run(insns.phys, count, 0);  // warm-up
-  const BenchTimer t;
-  for (int r = 0; r < reps; ++r) {
-    be.run(insns.phys, count, 0);
-  }
-  return Timing{t.cpu() / reps, t.wall() / reps};
-}
-
 double counter(const Stats& s, const char* name) {
   const NamedCounter* c = s.find(name);
   return c != nullptr ? c->value : 0;
@@ -42,7 +29,7 @@ double counter(const Stats& s, const char* name) {
 // Builds the program with `build` on a fresh DRAM for each backend and times both.
 void bench(const char* what, const HwConfig& cfg, int reps,
            const std::function<void(ProgramBuilder&)>& build) {
-  Timing t[2];
+  BenchTiming t[2];
   Stats cycle_stats;
   uint64_t run_cycles = 0;
   for (int which = 0; which < 2; ++which) {
@@ -52,7 +39,8 @@ void bench(const char* what, const HwConfig& cfg, int reps,
     build(pb);
     const DeviceBuffer insns = pb.emit();
     const uint32_t count = static_cast<uint32_t>(pb.insns().size());
-    t[which] = time_runs(*be, insns, count, reps);
+    be->run(insns.phys, count, 0);  // warm-up
+    t[which] = time_runs(*be, insns.phys, count, reps);
     if (which == 1) {
       be->clear_stats();
       be->run(insns.phys, count, 0);

@@ -17,20 +17,6 @@
 using namespace vta;
 using namespace vta::testprog;
 
-namespace {
-
-// Runs the stream `reps` times; returns {CPU seconds, wall seconds} per run.
-std::pair<double, double> time_runs(FsimBackend& fsim, const DeviceBuffer& insns, uint32_t count,
-                                    int reps) {
-  const BenchTimer timer;
-  for (int r = 0; r < reps; ++r) {
-    fsim.run(insns.phys, count, 0);
-  }
-  return {timer.cpu() / reps, timer.wall() / reps};
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   try {
     const std::string config = argc > 1 ? argv[1] : "pynq";
@@ -58,7 +44,7 @@ int main(int argc, char** argv) {
       const std::vector<int8_t> ref = reference_conv3x3(cfg, conv);
       const bool ok = std::memcmp(ref.data(), conv.out.host, ref.size()) == 0;
       fsim.clear_stats();
-      const auto [cpu, wall] = time_runs(fsim, insns, count, reps);
+      const auto [cpu, wall] = time_runs(fsim, insns.phys, count, reps);
       const double uops = static_cast<double>(fsim.stats().gemm_counter) / reps;
       std::printf(
           "conv3x3 14x14 256->256 (%u insns, %.1f M MACs, %.0f GEMM uops) kernel %-7s: "
@@ -77,7 +63,7 @@ int main(int argc, char** argv) {
     const DeviceBuffer insns = pb.emit();
     const uint32_t count = static_cast<uint32_t>(pb.insns().size());
     fsim.run(insns.phys, count, 0);
-    const auto [cpu, wall] = time_runs(fsim, insns, count, reps);
+    const auto [cpu, wall] = time_runs(fsim, insns.phys, count, reps);
     const double bytes = static_cast<double>(m.bytes_loaded + m.bytes_stored);
     std::printf(
         "memory-bound stream (%.1f MB loaded, %.1f MB stored): %.3f ms/run CPU (%.3f wall): "

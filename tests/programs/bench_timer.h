@@ -1,10 +1,14 @@
 // Benchmark stopwatch: this thread's CPU time (the fair figure on a shared machine) and wall
-// time since construction. Benchmarks print these figures; no test asserts on them.
+// time since construction, and per-run timing of an instruction stream. Benchmarks print these
+// figures; no test asserts on them.
 #pragma once
 
 #include <time.h>
 
 #include <chrono>
+#include <cstdint>
+
+#include "vta/sim/backend.h"
 
 namespace vta::testprog {
 
@@ -21,5 +25,18 @@ struct BenchTimer {
   }
   double cpu() const { return cpu_now() - cpu0; }
 };
+
+struct BenchTiming {
+  double cpu = 0, wall = 0;  // seconds per run
+};
+
+// Runs the `count` instructions at `insn_phys` `reps` times on `be` (warm up before calling).
+inline BenchTiming time_runs(Backend& be, uint32_t insn_phys, uint32_t count, int reps) {
+  const BenchTimer t;
+  for (int r = 0; r < reps; ++r) {
+    be.run(insn_phys, count, 0);
+  }
+  return BenchTiming{t.cpu() / reps, t.wall() / reps};
+}
 
 }  // namespace vta::testprog
