@@ -2,13 +2,9 @@
 
 #include <array>
 
-#include <fmt/format.h>
-
-#include "vta/sim/error.h"
-#include "vta/sim/insn_check.h"
+#include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/functional_core.h"
 #include "vta/sim/isa.h"
-#include "vta/sim/token_queues.h"
 
 namespace vta {
 
@@ -25,39 +21,36 @@ uint32_t next_random(uint32_t& state) {
 }  // namespace
 
 struct FsimBackend::Impl {
-  Impl(const HwConfig& c, Dram& d, Stats& s) : cfg(c), dram(d), stats(s), codec(c), core(c, d, s) {}
+  Impl(const HwConfig& c, Dram& d, Stats& s) : cfg(c), stats(s), core(c, d, s) {}
 
   const HwConfig& cfg;
-  Dram& dram;
   Stats& stats;
-  IsaCodec codec;
   FunctionalCore core;  // the SRAMs (persist across runs) and the instruction semantics
   uint32_t order_seed = 0;
 
   // ---- per-run state ----
-  std::vector<Insn> insns;                     // the fetched stream
-  std::array<std::vector<uint32_t>, 4> queue;  // per stage: instruction indices, in order
-  std::array<size_t, 4> head{};                // per stage: next position in `queue`
-  std::array<uint64_t, 4> tokens{};            // per token queue: tokens available
+  const LoadedProgram* program = nullptr;
+  std::array<size_t, 4> head{};  // per stage: next position in program->per_stage
+  TokenCounts tokens{};          // per token queue: tokens available
   bool finished = false;
 
-  void run(uint32_t insn_phys, uint32_t insn_count);
-  void fetch(uint32_t insn_phys, uint32_t insn_count);
-  bool can_start(int stage, std::string* why) const;
+  RunOutcome run(const LoadedProgram& p);
+  bool pick_and_step(uint32_t& rng);
+  StartBlock start_block_of(int stage) const;
+  bool can_start(int stage) const;
   void step(int stage);
-  [[noreturn]] void deadlock() const;
+  RunOutcome stuck() const;
   void execute(uint64_t index, const Insn& i);
 };
 
 FsimBackend::FsimBackend(const HwConfig& cfg, Dram& dram)
-    : Backend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats)) {}
+    : ContractBackend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats)) {}
 
 FsimBackend::~FsimBackend() = default;
 
-RunStatus FsimBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) {
+RunOutcome FsimBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
   (void)wait_cycles;  // untimed
-  m_impl->run(insn_phys, insn_count);
-  return RunStatus::kOk;
+  return m_impl->run(program);
 }
 
 void FsimBackend::set_stage_order_seed(uint32_t seed) {
@@ -88,124 +81,82 @@ Uop FsimBackend::uop_at(uint32_t index) const {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fetch and scheduling
+// Scheduling: the contract's start rule decides which unit may take its next instruction.
 
-void FsimBackend::Impl::fetch(uint32_t insn_phys, uint32_t insn_count) {
-  const uint8_t* p = checked_insn_stream(dram, insn_phys, insn_count);
-  insns.resize(insn_count);
-  for (auto& q : queue) {
-    q.clear();
-  }
-  for (uint32_t k = 0; k < insn_count; ++k) {
-    insns[k] = codec.decode(IsaCodec::load_words(p + static_cast<size_t>(k) * kInsnBytes));
-    check_insn_static(k, insns[k]);
-    queue[insns[k].stage()].push_back(k);
-  }
-}
-
-void FsimBackend::Impl::run(uint32_t insn_phys, uint32_t insn_count) {
-  ++stats.runs;
-  fetch(insn_phys, insn_count);
+RunOutcome FsimBackend::Impl::run(const LoadedProgram& p) {
+  program = &p;
   head.fill(0);
   tokens.fill(0);
   finished = false;
   uint32_t rng = order_seed;
   while (!finished) {
+    if (!pick_and_step(rng)) {
+      return stuck();
+    }
+  }
+  return RunOutcome{};
+}
+
+// Order 0: a fixed round robin, one instruction per unit and round; else a seeded random pick
+// among the units that can start. False if none can.
+bool FsimBackend::Impl::pick_and_step(uint32_t& rng) {
+  if (order_seed == 0) {
     bool progressed = false;
-    if (order_seed == 0) {
-      for (int s = kStageLoad; s <= kStageStore && !finished; ++s) {
-        if (can_start(s, nullptr)) {
-          step(s);
-          progressed = true;
-        }
-      }
-    } else {
-      int runnable[3];
-      int n = 0;
-      for (int s = kStageLoad; s <= kStageStore; ++s) {
-        if (can_start(s, nullptr)) {
-          runnable[n++] = s;
-        }
-      }
-      if (n > 0) {
-        step(runnable[next_random(rng) % n]);
+    for (int s = kStageLoad; s <= kStageStore && !finished; ++s) {
+      if (can_start(s)) {
+        step(s);
         progressed = true;
       }
     }
-    if (!progressed) {
-      deadlock();
+    return progressed;
+  }
+  int runnable[3];
+  int n = 0;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    if (can_start(s)) {
+      runnable[n++] = s;
     }
   }
-}
-
-bool FsimBackend::Impl::can_start(int s, std::string* why) const {
-  if (head[s] >= queue[s].size()) {
-    if (why != nullptr) {
-      *why = "has no instructions left";
-    }
+  if (n == 0) {
     return false;
   }
-  const uint32_t k = queue[s][head[s]];
-  const Insn& i = insns[k];
-  const auto blocked = [&](const char* flag, int q, const char* state) {
-    if (why != nullptr) {
-      *why = fmt::format("is blocked at instruction {} ({}): {} waits on queue {} ({})", k,
-                         opcode_name(i.opcode), flag, kTokenQueueName[q], state);
-    }
-    return false;
-  };
-  if (i.pop_prev_dep && tokens[kPopPrev[s]] == 0) {
-    return blocked("pop_prev_dep", kPopPrev[s], "empty");
-  }
-  if (i.pop_next_dep && tokens[kPopNext[s]] == 0) {
-    return blocked("pop_next_dep", kPopNext[s], "empty");
-  }
-  const uint64_t depth = static_cast<uint64_t>(cfg.dep_queue_depth);
-  if (i.push_prev_dep && tokens[kPushPrev[s]] >= depth) {
-    return blocked("push_prev_dep", kPushPrev[s], fmt::format("full, {} tokens", depth).c_str());
-  }
-  if (i.push_next_dep && tokens[kPushNext[s]] >= depth) {
-    return blocked("push_next_dep", kPushNext[s], fmt::format("full, {} tokens", depth).c_str());
-  }
+  step(runnable[next_random(rng) % static_cast<uint32_t>(n)]);
   return true;
 }
 
-void FsimBackend::Impl::step(int s) {
-  const uint32_t k = queue[s][head[s]++];
-  const Insn& i = insns[k];
-  if (i.pop_prev_dep) {
-    --tokens[kPopPrev[s]];
-  }
-  if (i.pop_next_dep) {
-    --tokens[kPopNext[s]];
-  }
-  execute(k, i);
-  if (i.push_prev_dep) {
-    ++tokens[kPushPrev[s]];
-  }
-  if (i.push_next_dep) {
-    ++tokens[kPushNext[s]];
-  }
+StartBlock FsimBackend::Impl::start_block_of(int s) const {
+  const Insn& i = program->insns[program->per_stage[s][head[s]]];
+  return start_block(token_use(i, static_cast<Stage>(s)), tokens,
+                     static_cast<uint64_t>(cfg.dep_queue_depth));
 }
 
-void FsimBackend::Impl::deadlock() const {
-  bool any_left = false;
+bool FsimBackend::Impl::can_start(int s) const {
+  return head[s] < program->per_stage[s].size() && !start_block_of(s).blocked();
+}
+
+void FsimBackend::Impl::step(int s) {
+  const uint32_t k = program->per_stage[s][head[s]++];
+  const Insn& i = program->insns[k];
+  const TokenUse use = token_use(i, static_cast<Stage>(s));
+  pop_tokens(use, tokens);
+  execute(k, i);
+  push_tokens(use, tokens);
+}
+
+RunOutcome FsimBackend::Impl::stuck() const {
+  RunOutcome out;
+  out.kind = RunOutcome::kStuck;
+  out.tokens = tokens;
   for (int s = kStageLoad; s <= kStageStore; ++s) {
-    any_left |= head[s] < queue[s].size();
+    UnitReport& u = out.units[static_cast<size_t>(s - 1)];
+    if (head[s] < program->per_stage[s].size()) {
+      u.kind = UnitReport::kBlocked;
+      u.insn = program->per_stage[s][head[s]];
+      u.opcode = program->insns[u.insn].opcode;
+      u.block = start_block_of(s);
+    }
   }
-  if (!any_left) {
-    throw ProgramError(fmt::format(
-        "fetch unit: no FINISH executed within insn_count = {} instructions", insns.size()));
-  }
-  std::string msg = "deadlock: no unit can progress and FINISH has not executed:";
-  for (int s = kStageLoad; s <= kStageStore; ++s) {
-    std::string why;
-    can_start(s, &why);
-    msg += fmt::format(" {} unit {};", stage_unit_name(static_cast<Stage>(s)), why);
-  }
-  msg += fmt::format(" tokens l2g={} g2l={} s2g={} g2s={}", tokens[kL2G], tokens[kG2L],
-                     tokens[kS2G], tokens[kG2S]);
-  throw ProgramError(msg);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,19 +14,17 @@
 #include <memory>
 #include <vector>
 
-#include "vta/sim/backend.h"
+#include "vta/sim/contract/contract_backend.h"
 #include "vta/sim/fsim_gemm_kernel.h"
 
 namespace vta {
 
-class FsimBackend : public Backend {
+class FsimBackend : public ContractBackend {
  public:
   FsimBackend(const HwConfig& cfg, Dram& dram);
   ~FsimBackend() override;
 
   const char* name() const override { return "fsim"; }
-  // Untimed: `wait_cycles` is ignored and the result is always kOk (or a ProgramError).
-  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override;
 
   // Order in which units are tried. 0 (default): fixed round robin load, compute, store, one
   // instruction each per round. Any other value: at every step a unit is drawn from the runnable
@@ -44,6 +42,10 @@ class FsimBackend : public Backend {
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
   int8_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would read it
   Uop uop_at(uint32_t index) const;
+
+ protected:
+  // Untimed: `wait_cycles` is ignored; the outcome is kFinished or kStuck.
+  RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
 
  private:
   struct Impl;

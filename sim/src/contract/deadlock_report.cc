@@ -1,0 +1,68 @@
+#include "vta/sim/contract/deadlock_report.h"
+
+#include <fmt/format.h>
+
+#include "vta/sim/insn_check.h"
+
+namespace vta {
+
+namespace {
+
+std::string describe(Stage stage, const UnitReport& u, uint64_t capacity) {
+  const char* unit = stage_unit_name(stage);
+  const char* op = opcode_name(u.opcode);
+  switch (u.kind) {
+    case UnitReport::kNoneLeft:
+      return fmt::format("{} unit has no instructions left", unit);
+    case UnitReport::kBlocked:
+      return fmt::format("{} unit is blocked at instruction {} ({}): {} waits on queue {} ({})",
+                         unit, u.insn, op, kDepFlagName[u.block.flag],
+                         kTokenQueueName[u.block.queue],
+                         u.block.on_push() ? fmt::format("full, {} tokens", capacity) : "empty");
+    case UnitReport::kExecuting:
+      return fmt::format("{} unit is executing instruction {} ({})", unit, u.insn, op);
+    case UnitReport::kWaiting:
+      return fmt::format("{} unit is waiting at instruction {} ({})", unit, u.insn, op);
+    case UnitReport::kIdle:
+      break;
+  }
+  return fmt::format("{} unit is idle", unit);
+}
+
+}  // namespace
+
+bool no_instructions_left(const UnitReports& units) {
+  for (const UnitReport& u : units) {
+    if (u.kind != UnitReport::kNoneLeft) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string tokens_text(const TokenCounts& t) {
+  return fmt::format("tokens l2g={} g2l={} s2g={} g2s={}", t[kL2G], t[kG2L], t[kS2G], t[kG2S]);
+}
+
+std::string deadlock_message(const UnitReports& units, const TokenCounts& tokens, uint64_t capacity,
+                             const std::string& detail) {
+  std::string msg = "deadlock: no unit can progress and FINISH has not executed:";
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    msg += " " + describe(static_cast<Stage>(s), units[static_cast<size_t>(s - 1)], capacity) + ";";
+  }
+  if (!detail.empty()) {
+    msg += " " + detail + ";";
+  }
+  return msg + " " + tokens_text(tokens);
+}
+
+std::string no_finish_message(uint64_t insn_count, const std::string& detail) {
+  std::string msg =
+      fmt::format("fetch unit: no FINISH executed within insn_count = {} instructions", insn_count);
+  if (!detail.empty()) {
+    msg += " (" + detail + ")";
+  }
+  return msg;
+}
+
+}  // namespace vta
