@@ -171,7 +171,8 @@ TEST_CASE("cycle backend: deadlock is reported with every unit's state", "[cycle
     const std::string msg = e.what();
     INFO(msg);
     CHECK(msg.find("deadlock") != std::string::npos);
-    CHECK(msg.find("compute unit is blocked at instruction 1: pop_prev_dep waits on queue l2g") !=
+    CHECK(msg.find(
+              "compute unit is blocked at instruction 1 (GEMM): pop_prev_dep waits on queue l2g") !=
           std::string::npos);
     CHECK(msg.find("load unit has no instructions left") != std::string::npos);
     CHECK(msg.find("instruction queues load=0 compute=2 store=0") != std::string::npos);

@@ -1,13 +1,15 @@
 #include "compute_unit.h"
 
+#include "vta/sim/contract/timing_constants.h"
+
 namespace vta::cycle {
 
 uint64_t ComputeUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
   switch (i.opcode) {
     case kOpLoad:
-      return execute_load(i.memory_type == kMemUop ? kClientUop : kClientAcc, index, i, s);
+      return execute_load(i.memory_type == kMemUop ? m_uop : m_acc, index, i, s);
     case kOpGemm: {
-      m_core.functional.exec_gemm(index, i);
+      m_ports.core.exec_gemm(index, i);
       const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
       if (n == 0) {
         return s;
@@ -18,7 +20,7 @@ uint64_t ComputeUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
       return s + n + kComputePipelineDepth;
     }
     case kOpAlu: {
-      m_core.functional.exec_alu(index, i);
+      m_ports.core.exec_alu(index, i);
       const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
       if (n == 0) {
         return s;

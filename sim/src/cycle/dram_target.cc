@@ -5,7 +5,7 @@
 namespace vta::cycle {
 
 DramTarget::DramTarget(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram)
-    : sc_core::sc_module(name), socket("socket"), m_cfg(cfg), m_dram(dram), m_timing(cfg) {
+    : MemoryTarget(name), socket("socket"), m_cfg(cfg), m_dram(dram), m_timing(cfg) {
   socket.register_b_transport(this, &DramTarget::b_transport);
 }
 

@@ -1,7 +1,7 @@
-// FetchUnit: reads the instruction stream through the memory port (read client 0) in bursts
-// with a two-burst ping-pong buffer, decodes each instruction and dispatches at most one per
-// cycle to the instruction queue of its unit, stalling while that queue is full.
-// Timing: sim/README.md section 3.
+// FetchUnit: reads the instruction stream through the memory interface (read client fetch) in
+// bursts with a two-burst ping-pong buffer and dispatches at most one instruction per cycle to
+// the instruction queue of its unit (the routing of the loaded program), stalling while that
+// queue is full. Timing: sim/README.md section 3.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 
 #include <systemc>
 
-#include "core_shared.h"
+#include "unit_ports.h"
 
 namespace vta::cycle {
 
@@ -21,22 +21,24 @@ struct FetchStats {
 
 class FetchUnit : public sc_core::sc_module {
  public:
-  FetchUnit(sc_core::sc_module_name name, CoreShared& core);
+  FetchUnit(sc_core::sc_module_name name, const FetchPorts& ports);
 
   const FetchStats& stats() const { return m_stats; }
   void clear_stats() { m_stats = FetchStats{}; }
   // Index of the next instruction to dispatch (for deadlock reports).
   uint32_t next_index() const { return m_next; }
+  // Frees the fetch buffer (the backend is going away).
+  void release_storage() { std::vector<uint8_t>().swap(m_fetched); }
 
  private:
   void requester();
   void dispatcher();
   void on_grant(const ReadRequest& req, const ReadBeats& beats);
 
-  CoreShared& m_core;
-  IsaCodec m_codec;  // the fetch decoder
+  const FetchPorts m_ports;
   FetchStats m_stats;
   // Per run.
+  std::vector<uint8_t> m_fetched;  // instruction bytes as delivered by the memory interface
   std::vector<Burst> m_bursts;
   std::vector<uint32_t> m_insns_through;  // per burst: instructions ending in bursts <= k
   size_t m_granted = 0;                   // bursts granted so far

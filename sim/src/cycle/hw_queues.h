@@ -9,8 +9,9 @@
 
 #include <systemc>
 
-#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/cycle/memory_target.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/token_queues.h"
 
 namespace vta::cycle {
 
@@ -49,6 +50,8 @@ class InsnQueue {
   }
   size_t size() const { return m_q.size(); }
   uint32_t depth() const { return m_depth; }
+  // Cycle of the last pop (kNever since the reset).
+  uint64_t last_pop() const { return m_last_pop; }
   const sc_core::sc_event& pushed() const { return m_pushed; }
   const sc_core::sc_event& popped() const { return m_popped; }
 
@@ -68,7 +71,7 @@ class TokenQueue {
     uint64_t flow_id = 0;  // trace flow id
   };
 
-  TokenQueue(const char* name, uint32_t depth) : m_name(name), m_depth(depth) {}
+  TokenQueue(TokenQueueId id, uint32_t depth) : m_id(id), m_depth(depth) {}
 
   void reset() {
     m_q.clear();
@@ -94,12 +97,15 @@ class TokenQueue {
   bool empty() const { return m_q.empty(); }
   const Token& front() const { return m_q.front(); }
   size_t size() const { return m_q.size(); }
-  const char* name() const { return m_name; }
+  TokenQueueId id() const { return m_id; }
+  const char* name() const { return kTokenQueueName[m_id]; }
+  // Cycle of the last pop (kNever since the reset).
+  uint64_t last_pop() const { return m_last_pop; }
   const sc_core::sc_event& pushed() const { return m_pushed; }
   const sc_core::sc_event& popped() const { return m_popped; }
 
  private:
-  const char* m_name;
+  TokenQueueId m_id;
   uint32_t m_depth;
   std::deque<Token> m_q;
   uint64_t m_last_pop = kNever;

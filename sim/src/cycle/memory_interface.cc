@@ -9,8 +9,6 @@
 
 namespace vta::cycle {
 
-const char* const kReadClientName[kNumReadClients] = {"fetch", "uop", "inp", "wgt", "acc"};
-
 MemoryInterface::MemoryInterface(sc_core::sc_module_name name)
     : sc_core::sc_module(name), socket("socket") {
   SC_HAS_PROCESS(MemoryInterface);

@@ -1,7 +1,9 @@
 // MemoryInterface: VTA's single memory port (the "VME" of the Chisel design). Read clients
-// post their bursts; an arbiter grants at most one eligible burst per cycle, lowest client
-// number first (fixed priority, burst granular), and forwards it to the DRAM model through a
-// TLM-2.0 initiator socket. The store unit is the only write client. sim/README.md section 2.
+// (vta::ReadClient, timing_constants.h) post their bursts; an arbiter grants at most one
+// eligible burst per cycle, lowest client number first (fixed priority, burst granular), and
+// forwards it to the memory model (memory_target.h) through a TLM-2.0 initiator socket. The
+// store unit is the only write client. sim/README.md section 2. A unit reaches the interface
+// only through its ReadPort / WritePort.
 #pragma once
 
 #include <array>
@@ -9,6 +11,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -16,15 +19,11 @@
 #include <tlm>
 
 #include "trace_recorder.h"
-#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/contract/timing_constants.h"
 #include "vta/sim/cycle/dram_timing.h"
+#include "vta/sim/cycle/memory_target.h"
 
 namespace vta::cycle {
-
-// Read clients in priority order (lowest wins), as the upstream VME.
-enum ReadClient : int { kClientFetch = 0, kClientUop, kClientInp, kClientWgt, kClientAcc };
-constexpr int kNumReadClients = 5;
-extern const char* const kReadClientName[kNumReadClients];
 
 struct ReadRequest {
   Burst burst;
@@ -93,6 +92,41 @@ class MemoryInterface : public sc_core::sc_module {
   sc_core::sc_event m_kick;
   tlm::tlm_generic_payload m_payload;
   MemTimingExt m_ext;
+};
+
+// One read client of the memory interface: what a unit's DMA posts its bursts through.
+class ReadPort {
+ public:
+  ReadPort(MemoryInterface& mem, ReadClient id) : m_mem(&mem), m_id(id) {}
+
+  ReadClient id() const { return m_id; }
+  void post(std::vector<ReadRequest> reqs, uint64_t eligible) const {
+    m_mem->post_reads(m_id, std::move(reqs), eligible);
+  }
+  void set_grant_callback(MemoryInterface::GrantFn fn) const {
+    m_mem->set_grant_callback(m_id, std::move(fn));
+  }
+  bool idle() const { return m_mem->idle(m_id); }
+  const sc_core::sc_event& done() const { return m_mem->done(m_id); }
+  uint64_t last_beat() const { return m_mem->last_beat(m_id); }
+
+ private:
+  MemoryInterface* m_mem;
+  ReadClient m_id;
+};
+
+// The write channel of the memory interface (the store unit's).
+class WritePort {
+ public:
+  explicit WritePort(MemoryInterface& mem) : m_mem(&mem) {}
+
+  uint64_t write(const std::vector<Burst>& bursts, const std::vector<uint8_t*>& data,
+                 uint64_t first_grant) const {
+    return m_mem->write_bursts(bursts, data, first_grant);
+  }
+
+ private:
+  MemoryInterface* m_mem;
 };
 
 }  // namespace vta::cycle

@@ -1,17 +1,20 @@
 // PipelineUnit: what the load, compute and store units of VTA have in common: an in-order
 // instruction queue fed by fetch, the start rule of the timing contract (instruction visible,
-// tokens to pop available, queues to push not full; sim/README.md section 1), the token pushes
-// in the end cycle, and the per-unit cycle accounting (busy / idle / stalled on each queue).
-// Subclasses say how long an instruction takes (execute()).
+// then the contract's start_block_with over the token queues: tokens to pop visible, queues to
+// push not full; sim/README.md section 1), the token pushes in the end cycle, and the per-unit
+// cycle accounting (busy / idle / stalled on each queue). Subclasses say how long an
+// instruction takes (execute()). A unit touches only its ports (unit_ports.h).
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <string>
+#include <vector>
 
 #include <systemc>
 
-#include "core_shared.h"
+#include "unit_ports.h"
+#include "vta/sim/contract/deadlock_report.h"
+#include "vta/sim/contract/dependency_rule.h"
 
 namespace vta::cycle {
 
@@ -26,13 +29,14 @@ struct UnitStats {
 
 class PipelineUnit : public sc_core::sc_module {
  public:
-  PipelineUnit(sc_core::sc_module_name name, CoreShared& core, Stage stage);
+  // Throws Error if `ports.tokens` are not the queues the start rule names for `stage`.
+  PipelineUnit(sc_core::sc_module_name name, Stage stage, const PipelinePorts& ports);
 
   const UnitStats& stats() const { return m_stats; }
   void clear_stats() { m_stats = UnitStats{}; }
   Stage stage() const { return m_stage; }
-  // One line for deadlock reports: what the unit is doing or waiting for.
-  std::string describe() const;
+  // What the unit is doing or waiting for, for the deadlock report.
+  UnitReport report() const;
   // True if the unit is blocked on a token or a full queue (not idle, not busy).
   bool blocked() const { return m_wait_kind >= kWaitToken0; }
 
@@ -41,10 +45,11 @@ class PipelineUnit : public sc_core::sc_module {
   // E (the unit may wait inside, e.g. for memory). Functional effects happen inside.
   virtual uint64_t execute(uint32_t index, const Insn& insn, uint64_t s) = 0;
 
-  // Loads of this unit (INP/WGT for load, UOP/ACC for compute): the DMA timing of section 4.
-  uint64_t execute_load(int client, uint32_t index, const Insn& insn, uint64_t s);
+  // Loads of this unit (INP/WGT for load, UOP/ACC for compute) through read client `client`:
+  // the DMA timing of sim/README.md section 4.
+  uint64_t execute_load(const ReadPort& client, uint32_t index, const Insn& insn, uint64_t s);
 
-  CoreShared& m_core;
+  const PipelinePorts m_ports;
   UnitStats m_stats;
   uint64_t m_gen = 0;
 
@@ -58,12 +63,22 @@ class PipelineUnit : public sc_core::sc_module {
 
   void thread();
   void run_loop();
+  // The steps of one instruction: wait until the start rule lets the head instruction start
+  // (returns S), start it in S, end it in E.
+  uint64_t wait_for_start();
+  StartBlock start_block_at(const Insn& insn, uint64_t c) const;
+  void wait_while_blocked(const StartBlock& block, uint64_t c);
+  void start(uint32_t index, const Insn& insn, uint64_t s);
+  void end(uint32_t index, const Insn& insn, uint64_t s, uint64_t e);
+
   void begin_wait(int kind, uint64_t c);
   void end_wait(uint64_t c);
   void set_state(uint32_t state, uint64_t c);
 
   Stage m_stage;
+  std::array<TokenQueue*, 4> m_token_q{};  // index = TokenQueueId: this unit's queues only
   int m_wait_kind = kWaitNone;
+  StartBlock m_block;  // while blocked: the flag and queue
   uint64_t m_wait_from = 0;
   uint64_t m_busy_from = 0;
   bool m_busy = false;

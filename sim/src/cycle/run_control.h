@@ -12,7 +12,7 @@
 
 #include <systemc>
 
-#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/cycle/memory_target.h"
 
 namespace vta::cycle {
 

@@ -67,6 +67,8 @@ class TraceRecorder {
   void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn);
   // A span with a free-form name (fetch bursts, memory bursts).
   void span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name);
+  // A fresh id for the flow arrow of one token (1, 2, ... over the recorder's life).
+  uint64_t new_flow_id() { return m_next_flow_id++; }
   void flow_start(uint64_t id, int track, uint64_t abs, const char* queue);
   void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
   void change(int sig, uint64_t abs, uint64_t value);
@@ -102,6 +104,7 @@ class TraceRecorder {
   double m_mhz = 100;
   uint64_t m_vcd_start = 0, m_vcd_end = 0;
   uint64_t m_base = 0, m_before = 0;
+  uint64_t m_next_flow_id = 1;
   std::vector<Event> m_events;
   std::vector<Change> m_changes;
   std::vector<uint64_t> m_value;     // current value per signal

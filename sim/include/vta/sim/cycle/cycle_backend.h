@@ -1,8 +1,13 @@
 // CycleBackend: the cycle-accurate model of the VTA core ("cycle"), in SystemC 2.3.4. Each unit
-// (fetch, load, compute, store) is an sc_module; they talk through bounded instruction queues,
-// the four dependency-token queues and one arbitrated memory interface in front of a DRAM
-// model reached through a TLM-2.0 socket. The timing is the contract of sim/README.md (shared
-// with the rtl backend); values and errors are those of fsim, bit for bit.
+// (fetch, load, compute, store) is an sc_module that touches only the ports it is built with;
+// they talk through bounded instruction queues, the four dependency-token queues and one
+// arbitrated memory interface in front of a memory model reached through a TLM-2.0 socket and
+// chosen by name (memory_target.h). The timing is the contract of sim/README.md (shared with
+// the rtl backend); values and errors are those of fsim, bit for bit.
+//
+// It runs on the contract layer (ContractBackend): the program is loaded and checked, the
+// deadlock and missing-FINISH messages are worded and the named counters published there;
+// this backend only executes.
 //
 // Units do not tick every cycle: each computes an instruction's timeline from the contract
 // formulas and waits for the whole span, and the memory interface schedules whole bursts.
@@ -16,40 +21,46 @@
 #include <memory>
 #include <string>
 
-#include "vta/sim/backend.h"
+#include "vta/sim/contract/contract_backend.h"
 
 namespace vta {
 
 namespace cycle {
-struct MemoryPort;  // vta/sim/cycle/dram_target.h
+struct MemoryPort;  // vta/sim/cycle/memory_target.h
 }
 
-class CycleBackend : public Backend {
+class CycleBackend : public ContractBackend {
  public:
   // Replaces the DRAM model behind the memory port. Called once, inside this backend's SystemC
   // kernel, while the core is built: create a TLM-2.0 target module (it lives as long as the
-  // kernel) and bind port.socket to it. The default is cycle::DramTarget (DramTiming).
+  // kernel) and bind port.socket to it.
   using MemoryBinder = std::function<void(cycle::MemoryPort& port)>;
 
+  // The default memory model, "fixed" (cycle::DramTarget, the contract's DramTiming).
   CycleBackend(const HwConfig& cfg, Dram& dram);
+  // The memory model registered under `memory_model` (cycle::MemoryModelRegistry); throws
+  // Error listing the registered names if there is none.
+  CycleBackend(const HwConfig& cfg, Dram& dram, const std::string& memory_model);
   CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory);
   ~CycleBackend() override;
 
   const char* name() const override { return "cycle"; }
-  // Runs until FINISH; returns kTimeout if it needs more than `wait_cycles` cycles (0 = no
-  // limit). Throws ProgramError for an illegal program, a deadlock (naming every unit's state
-  // and every queue's occupancy) or a missing FINISH. Stats: upstream counters, cycles and the
-  // named counters of sim/README.md section 6.
-  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override;
   void enable_trace(const std::string& path) override;
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
 
+  // The name of the memory model ("" when a MemoryBinder supplied it).
+  const std::string& memory_model() const;
   // Cycles of the last run (timeout: wait_cycles).
   uint64_t last_run_cycles() const;
 
   // Architectural state, for tests (index = SRAM element, lane = batch * BLOCK_OUT + i).
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
   int8_t out_lane(uint32_t index, uint32_t lane) const;
+
+ protected:
+  // Runs `program` on the core until FINISH, `wait_cycles` (0 = no limit) or until no unit can
+  // progress; rethrows the ProgramError of an instruction that failed its dynamic checks.
+  RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
 
  private:
   struct Impl;

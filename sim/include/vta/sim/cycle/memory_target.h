@@ -1,0 +1,93 @@
+// The memory model behind the cycle core's memory port, chosen by name.
+//
+// The core's memory interface is a TLM-2.0 initiator; a memory model is a MemoryTarget: an
+// sc_module with a TLM-2.0 target socket (loosely timed, b_transport) and a hook that resets
+// its channels at the start of every run. The initiator calls b_transport in the cycle a burst
+// is granted (sc_time_stamp() + delay, one cycle = cycle_time()); the target moves the payload
+// bytes to/from the simulated physical memory (vta::Dram), returns delay = time to the last
+// read beat / to the write response, and fills MemTimingExt (else the core assumes
+// back-to-back beats ending at the returned delay).
+//
+// Models register themselves by name in MemoryModelRegistry, each from the file that implements
+// it (VTA_REGISTER, registry.h); CycleBackend creates one by name. "fixed" (fixed_memory.cc) is
+// DramTarget, the memory port of the timing contract (sim/README.md section 2).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <systemc>
+#include <tlm>
+
+#include "vta/sim/dram.h"
+#include "vta/sim/hw_config.h"
+#include "vta/sim/registry.h"
+
+namespace vta::cycle {
+
+// One clock cycle of the core in SystemC time (the clock frequency only matters in reports).
+inline const sc_core::sc_time& cycle_time() {
+  static const sc_core::sc_time t(1, sc_core::SC_NS);
+  return t;
+}
+// Current SystemC time in whole cycles.
+inline uint64_t now_cycle() {
+  return sc_core::sc_time_stamp().value() / cycle_time().value();
+}
+inline sc_core::sc_time cycles(uint64_t n) {
+  return cycle_time() * static_cast<double>(n);
+}
+
+// Burst timing returned by the memory model (absolute cycles).
+struct MemTimingExt : tlm::tlm_extension<MemTimingExt> {
+  uint32_t beats = 0;     // bus beats of the burst (0: the target did not fill the extension)
+  uint64_t first = 0;     // cycle of the first data beat
+  uint64_t last = 0;      // cycle of the last data beat
+  uint64_t response = 0;  // writes: cycle of the write response (reads: = last)
+  uint32_t interval = 1;  // cycles between beats
+
+  tlm::tlm_extension_base* clone() const override { return new MemTimingExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const MemTimingExt&>(other);
+  }
+};
+
+// The core side of the memory port, handed to a user-supplied memory model (see
+// CycleBackend's MemoryBinder): bind `socket` to a TLM-2.0 target that moves the payload bytes
+// and fills MemTimingExt (or at least returns the delay to the last beat / write response).
+struct MemoryPort {
+  tlm::tlm_initiator_socket<>& socket;
+  const HwConfig& cfg;
+  Dram& dram;
+};
+
+// A memory model that can be chosen by name.
+class MemoryTarget : public sc_core::sc_module {
+ public:
+  explicit MemoryTarget(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+
+  // The socket the core's memory interface binds to.
+  virtual tlm::tlm_target_socket<>& target_socket() = 0;
+  // A run begins in absolute cycle `base_cycle`: every channel is idle from then on.
+  virtual void reset(uint64_t base_cycle) = 0;
+};
+
+struct MemoryModelEntry {
+  std::string name;
+  int order = 0;  // position in listings, lower first
+  std::string description;
+  // Creates the model inside the current SystemC kernel, while the core is elaborated.
+  std::function<std::unique_ptr<MemoryTarget>(sc_core::sc_module_name, const HwConfig&, Dram&)>
+      make;
+};
+using MemoryModelRegistry = Registry<MemoryModelEntry>;
+
+// The model a CycleBackend uses unless it is given another name: "fixed".
+extern const char* const kDefaultMemoryModel;
+
+// The registered model `name`; throws Error naming the registered models if there is none.
+const MemoryModelEntry& find_memory_model(const std::string& name);
+
+}  // namespace vta::cycle

@@ -1,0 +1,18 @@
+#include "vta/sim/cycle/memory_target.h"
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta::cycle {
+
+const MemoryModelEntry& find_memory_model(const std::string& name) {
+  const MemoryModelEntry* e = MemoryModelRegistry::instance().find(name);
+  if (e == nullptr) {
+    throw Error(fmt::format("cycle backend: no memory model named '{}' (registered: {})", name,
+                            fmt::join(MemoryModelRegistry::instance().names(), ", ")));
+  }
+  return *e;
+}
+
+}  // namespace vta::cycle
