@@ -1,17 +1,19 @@
 // compute: the compute unit. Executes, in order and one at a time, the instructions of its
-// queue: LOAD UOP / ACC / ACC_8BIT (its own DMA engines, memory clients 1 uop and 4 acc),
+// queue: LOAD UOP / ACC / ACC_8BIT (its own DMA engines, memory clients uop and acc),
 // GEMM and ALU (micro-op loops over the uop, inp, wgt and acc SRAMs) and FINISH. It starts
 // the head instruction in the first cycle S in which every pop it asks for has a visible
 // token (pop_prev: l2g, pop_next: s2g) and every push has room (push_prev: g2l, push_next:
-// g2s); pops in S, pushes in the end cycle E (sim/README.md section 4):
-//   GEMM, ALU-imm: iterations issued S+1..S+N, E = S + N + 4; ALU-vector: issued every other
-//   cycle from S+1, E = S + 2N + 3; N = 0, FINISH, LOAD NOP: E = S; LOAD: its engine's end.
+// g2s); pops in S, pushes in the end cycle E (sim/README.md section 4), with D the contract's
+// compute pipeline depth (VTA_COMPUTE_PIPE_DEPTH, 4):
+//   GEMM, ALU-imm: iterations issued S+1..S+N, E = S + N + D; ALU-vector: issued every other
+//   cycle from S+1, E = S + 2N - 1 + D; N = 0, FINISH, LOAD NOP: E = S; LOAD: its engine's end.
 //
 // Micro-op pipeline: S0 issue: read uop[upc]; S1: indices = uop fields + loop offsets, read
 // acc (and inp, wgt); S2: GEMM / ALU-imm compute and write acc + out; ALU-vector: read dst;
 // S3: ALU-vector compute and write. A read in the same cycle as a write to the same index is
-// bypassed, so results equal fsim's sequential semantics for any program. The pipeline is
-// shallower than the contract's 4 cycles; only E (and so the token pushes) is observable.
+// bypassed, so results equal fsim's sequential semantics for any program. The pipeline may be
+// shallower than D (elaboration fails if it is deeper): only E (and so the token pushes) is
+// observable, and every result is written by E.
 // Out-of-range SRAM indices stop the unit with `error` and a code naming the field.
 `default_nettype none
 `include "vta_params.vh"
@@ -31,7 +33,7 @@ module compute (
     output wire                                          g2l_push,
     input  wire                                          g2s_full,
     output wire                                          g2s_push,
-    // memory read clients 1 (uop) and 4 (acc, acc_8bit): index 0 uop, 1 acc
+    // memory read clients uop and acc (acc, acc_8bit): index 0 uop, 1 acc
     output wire [                                   1:0] req_valid,
     input  wire [                                   1:0] req_grant,
     output wire [                                  63:0] req_addr,
@@ -80,6 +82,18 @@ module compute (
   localparam integer kLogAcc8E = $clog2(`VTA_ACC8_ELEM_BYTES);
   localparam integer kUopR = `VTA_BUS_BYTES >= 4 ? `VTA_BUS_BYTES / 4 : 1;  // uops per beat
   localparam integer kUopDW = kUopR * 32;
+  // The contract's pipeline depth D (E = last uop issue + D) and the stages after the issue
+  // stage S0 in which this pipeline writes results: the last write must come no later than E.
+  localparam [63:0] kPipeDepth = `VTA_COMPUTE_PIPE_DEPTH;
+  localparam integer kWriteStage = 2;  // GEMM, ALU-imm: S2
+  localparam integer kVecWriteStage = 3;  // ALU-vector: S3
+  generate
+    if (kWriteStage > `VTA_COMPUTE_PIPE_DEPTH || kVecWriteStage > `VTA_COMPUTE_PIPE_DEPTH)
+    begin : g_depth_check
+      $error("compute: VTA_COMPUTE_PIPE_DEPTH %0d is shorter than the pipeline (writes in S%0d)",
+             `VTA_COMPUTE_PIPE_DEPTH, kVecWriteStage);
+    end
+  endgenerate
 
   // ---- decode of the queue head ----
   wire [2:0] h_opcode = q_insn[2:0];
@@ -142,7 +156,7 @@ module compute (
   wire [ACC_W-1:0] acc_dma_wd;
   wire [`VTA_ACC8_ELEM_BYTES*8-1:0] a8_wd;
 
-  // acc and acc_8bit loads share client 4 (one instruction at a time)
+  // acc and acc_8bit loads share the acc client (one instruction at a time)
   assign req_valid[1] = acc_rq_v || a8_rq_v;
   assign req_addr[63:32] = acc_rq_v ? acc_rq_a : a8_rq_a;
   assign req_beats[17:9] = acc_rq_v ? acc_rq_b : a8_rq_b;
@@ -365,9 +379,9 @@ module compute (
   assign finish = issue && h_is_finish;
   assign g2l_push = end_now && (running ? q_push_prev : h_push_prev);
   assign g2s_push = end_now && (running ? q_push_next : h_push_next);
-  // GEMM / ALU-imm: E = S + N + 4; ALU-vector: E = S + 2N + 3
+  // E follows the last issue (S + N; ALU-vector: S + 2N - 1) by the pipeline depth D
   wire h_vec = h_is_alu && !q_insn[`VTA_ALU_USE_IMM_LO];
-  wire [63:0] h_duration = h_vec ? (h_iters << 1) + 64'd3 : h_iters + 64'd4;
+  wire [63:0] h_duration = h_vec ? (h_iters << 1) + (kPipeDepth - 64'd1) : h_iters + kPipeDepth;
 
   always @(posedge clk) begin
     byp_hit  <= acc_re && acc_we && acc_wi == acc_ri;

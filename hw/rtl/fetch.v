@@ -15,7 +15,7 @@ module fetch (
     input  wire [              31:0] insn_addr,   // byte address of instruction 0 (16-aligned)
     input  wire [              31:0] insn_count,
     output wire                      idle,        // cannot make progress by itself
-    // memory read port (client 0)
+    // memory read port (the fetch client)
     output reg                       req_valid,
     input  wire                      req_grant,
     output reg  [              31:0] req_addr,

@@ -1,8 +1,8 @@
 // load: the load unit. Executes LOAD INP and LOAD WGT from its instruction queue, in order,
 // one at a time (sim/README.md sections 1 and 4): it starts the head instruction in the first
 // cycle S in which its pop (pop_next: g2l) has a visible token and its push (push_next: l2g)
-// has room, pops instruction and token in S, runs the DMA (one tensor_load per buffer, clients
-// 2 inp and 3 wgt) and pushes in the end cycle E. A LOAD with x_size = 0 is a NOP (E = S).
+// has room, pops instruction and token in S, runs the DMA (one tensor_load per buffer, read
+// clients inp and wgt) and pushes in the end cycle E. A LOAD with x_size = 0 is a NOP (E = S).
 `default_nettype none
 `include "vta_params.vh"
 module load (
@@ -19,7 +19,7 @@ module load (
     output wire                                g2l_pop,
     input  wire                                l2g_full,
     output wire                                l2g_push,
-    // memory read clients 2 (inp) and 3 (wgt)
+    // memory read clients inp (index 0) and wgt (index 1)
     output wire [                         1:0] req_valid,
     input  wire [                         1:0] req_grant,
     output wire [                        63:0] req_addr,

@@ -26,7 +26,7 @@ module vta_core (
     output wire [              31:0] err_compute_insn,  // ordinal among compute instructions
     // deadlock watch: nothing in flight or starting, fetch unable to move
     output wire                      stuck,
-    output wire [              31:0] token_counts,      // l2g, g2l, s2g, g2s (low 8 bits each)
+    output wire [              31:0] token_counts,      // byte VTA_TOKEN_<queue>: its tokens
     output wire [               2:0] units_waiting,     // load, compute, store hold a head
     // event counters (cleared at start)
     output wire [              63:0] inp_load_nbytes,
@@ -50,9 +50,9 @@ module vta_core (
     input  wire                      mem_rd_req_ready,
     output wire [              31:0] mem_rd_req_addr,
     output wire [               8:0] mem_rd_req_beats,
-    output wire [               2:0] mem_rd_req_tag,
+    output wire [`VTA_READ_TAG_BITS-1:0] mem_rd_req_tag,
     input  wire                      mem_rd_data_valid,
-    input  wire [               2:0] mem_rd_data_tag,
+    input  wire [`VTA_READ_TAG_BITS-1:0] mem_rd_data_tag,
     input  wire [`VTA_BUS_WIDTH-1:0] mem_rd_data,
     // memory write channel (store)
     output wire                      mem_wr_req_valid,
@@ -66,6 +66,10 @@ module vta_core (
 );
   localparam integer QD = `VTA_INSN_QUEUE_DEPTH;
   localparam integer QL = `VTA_LOG_INSN_QUEUE_DEPTH;
+  localparam integer NC = `VTA_NUM_READ_CLIENTS;
+  // read clients (timing contract numbering): fields of the arbiter's client vectors
+`define VTA_RQ_ADDR(C) rq_addr[32*(C)+:32]
+`define VTA_RQ_BEATS(C) rq_beats[9*(C)+:9]
   wire urst = rst || start;  // per-run reset of queues, tokens and units
 
   // ---- fetch and instruction queues ----
@@ -74,16 +78,17 @@ module vta_core (
   wire [127:0] f_insn, lq_head, cq_head, sq_head;
   wire lq_pop, cq_pop, sq_pop;
   wire [QL:0] lq_count, cq_count, sq_count;
-  wire [4:0] rq_valid, rq_grant, rd_valid;
-  wire [159:0] rq_addr;
-  wire [44:0] rq_beats;
+  wire [NC-1:0] rq_valid, rq_grant, rd_valid;
+  wire [32*NC-1:0] rq_addr;
+  wire [9*NC-1:0] rq_beats;
   wire [63:0] f_active, f_stall;
 
   fetch u_fetch (
       .clk(clk), .rst(rst), .start(start), .insn_addr(insn_addr), .insn_count(insn_count),
       .idle(f_idle),
-      .req_valid(rq_valid[0]), .req_grant(rq_grant[0]), .req_addr(rq_addr[31:0]),
-      .req_beats(rq_beats[8:0]), .data_valid(rd_valid[0]), .data(mem_rd_data),
+      .req_valid(rq_valid[`VTA_CLIENT_FETCH]), .req_grant(rq_grant[`VTA_CLIENT_FETCH]),
+      .req_addr(`VTA_RQ_ADDR(`VTA_CLIENT_FETCH)), .req_beats(`VTA_RQ_BEATS(`VTA_CLIENT_FETCH)),
+      .data_valid(rd_valid[`VTA_CLIENT_FETCH]), .data(mem_rd_data),
       .load_push(f_load_push), .load_full(lq_full), .compute_push(f_compute_push),
       .compute_full(cq_full), .store_push(f_store_push), .store_full(sq_full), .insn(f_insn),
       .active_cycles(f_active), .stall_cycles(f_stall));
@@ -117,7 +122,10 @@ module vta_core (
   wire [31:0] tc_l2g = {{kPad{1'b0}}, l2g_count}, tc_g2l = {{kPad{1'b0}}, g2l_count};
   wire [31:0] tc_s2g = {{kPad{1'b0}}, s2g_count}, tc_g2s = {{kPad{1'b0}}, g2s_count};
   /* verilator lint_on UNUSEDSIGNAL */
-  assign token_counts = {tc_g2s[7:0], tc_s2g[7:0], tc_g2l[7:0], tc_l2g[7:0]};
+  assign token_counts[8*`VTA_TOKEN_L2G+:8] = tc_l2g[7:0];
+  assign token_counts[8*`VTA_TOKEN_G2L+:8] = tc_g2l[7:0];
+  assign token_counts[8*`VTA_TOKEN_S2G+:8] = tc_s2g[7:0];
+  assign token_counts[8*`VTA_TOKEN_G2S+:8] = tc_g2s[7:0];
 
   // ---- shared SRAMs ----
   wire inp_we, wgt_we, out_we, inp_re, wgt_re, out_re;
@@ -143,15 +151,16 @@ module vta_core (
   wire [63:0] l_stall_tok, l_stall_full, s_stall_tok, s_stall_full, l_ms, c_ms, s_ms;
   wire [255:0] c_stall;
   wire [31:0] l_insns, c_insns, s_insns, c_started;
-  wire [63:0] c_req_addr;
-  wire [17:0] c_req_beats;
 
   load u_load (
       .clk(clk), .rst(urst),
       .q_valid(!lq_empty), .q_insn(lq_head), .q_pop(lq_pop),
       .g2l_avail(g2l_avail), .g2l_pop(g2l_pop), .l2g_full(l2g_full), .l2g_push(l2g_push),
-      .req_valid(rq_valid[3:2]), .req_grant(rq_grant[3:2]), .req_addr(rq_addr[127:64]),
-      .req_beats(rq_beats[35:18]), .data_valid(rd_valid[3:2]), .data(mem_rd_data),
+      .req_valid({rq_valid[`VTA_CLIENT_WGT], rq_valid[`VTA_CLIENT_INP]}),
+      .req_grant({rq_grant[`VTA_CLIENT_WGT], rq_grant[`VTA_CLIENT_INP]}),
+      .req_addr({`VTA_RQ_ADDR(`VTA_CLIENT_WGT), `VTA_RQ_ADDR(`VTA_CLIENT_INP)}),
+      .req_beats({`VTA_RQ_BEATS(`VTA_CLIENT_WGT), `VTA_RQ_BEATS(`VTA_CLIENT_INP)}),
+      .data_valid({rd_valid[`VTA_CLIENT_WGT], rd_valid[`VTA_CLIENT_INP]}), .data(mem_rd_data),
       .inp_wr_en(inp_we), .inp_wr_idx(inp_wi), .inp_wr_data(inp_wd),
       .wgt_wr_en(wgt_we), .wgt_wr_idx(wgt_wi), .wgt_wr_data(wgt_wd),
       .inp_bytes(inp_load_nbytes), .wgt_bytes(wgt_load_nbytes), .insn_done(l_insns),
@@ -163,9 +172,11 @@ module vta_core (
       .q_valid(!cq_empty), .q_insn(cq_head), .q_pop(cq_pop),
       .l2g_avail(l2g_avail), .l2g_pop(l2g_pop), .s2g_avail(s2g_avail), .s2g_pop(s2g_pop),
       .g2l_full(g2l_full), .g2l_push(g2l_push), .g2s_full(g2s_full), .g2s_push(g2s_push),
-      .req_valid({rq_valid[4], rq_valid[1]}), .req_grant({rq_grant[4], rq_grant[1]}),
-      .req_addr(c_req_addr), .req_beats(c_req_beats),
-      .data_valid({rd_valid[4], rd_valid[1]}), .data(mem_rd_data),
+      .req_valid({rq_valid[`VTA_CLIENT_ACC], rq_valid[`VTA_CLIENT_UOP]}),
+      .req_grant({rq_grant[`VTA_CLIENT_ACC], rq_grant[`VTA_CLIENT_UOP]}),
+      .req_addr({`VTA_RQ_ADDR(`VTA_CLIENT_ACC), `VTA_RQ_ADDR(`VTA_CLIENT_UOP)}),
+      .req_beats({`VTA_RQ_BEATS(`VTA_CLIENT_ACC), `VTA_RQ_BEATS(`VTA_CLIENT_UOP)}),
+      .data_valid({rd_valid[`VTA_CLIENT_ACC], rd_valid[`VTA_CLIENT_UOP]}), .data(mem_rd_data),
       .inp_rd_en(inp_re), .inp_rd_idx(inp_ri), .inp_rd_data(inp_rd),
       .wgt_rd_en(wgt_re), .wgt_rd_idx(wgt_ri), .wgt_rd_data(wgt_rd),
       .out_wr_en(out_we), .out_wr_idx(out_wi), .out_wr_data(out_wd),
@@ -175,10 +186,6 @@ module vta_core (
       .alu_count(alu_counter), .busy_cycles(c_busy), .idle_cycles(c_idlec),
       .stall_cycles(c_stall), .mem_stall_cycles(c_ms), .alu_active(alu_active_cycles),
       .idle(c_idle));
-  assign rq_addr[63:32] = c_req_addr[31:0];
-  assign rq_addr[159:128] = c_req_addr[63:32];
-  assign rq_beats[17:9] = c_req_beats[8:0];
-  assign rq_beats[44:36] = c_req_beats[17:9];
   assign err_compute_insn = c_started - 1'b1;
 
   store u_store (
@@ -236,5 +243,7 @@ module vta_core (
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused = (|lq_count) ^ (|cq_count) ^ (|sq_count);
   /* verilator lint_on UNUSEDSIGNAL */
+`undef VTA_RQ_ADDR
+`undef VTA_RQ_BEATS
 endmodule
 `default_nettype wire

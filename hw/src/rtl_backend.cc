@@ -1,5 +1,7 @@
 #include "vta/hw/rtl_backend.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -12,11 +14,12 @@
 #include <tlm>
 
 #include "rtl_model.h"
+#include "vta/sim/contract/dependency_rule.h"
+#include "vta/sim/contract/timing_constants.h"
 #include "vta/sim/cycle/dram_target.h"
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
-#include "vta/sim/token_queues.h"
 
 namespace vta {
 
@@ -27,7 +30,6 @@ using rtl::MemIn;
 using rtl::MemOut;
 using rtl::RtlModel;
 
-constexpr const char* kUnitName[3] = {"load", "compute", "store"};
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // DRAM target is called with the exact cycle as annotated delay).
 constexpr uint64_t kQuantum = 4096;
@@ -65,6 +67,14 @@ struct WriteBurst {
   std::vector<uint8_t> data;
 };
 
+// How the clock thread's run ended.
+enum class Ending { kFinished, kTimeout, kStuck, kRtlError };
+
+// The read client of a burst tag (the RTL's arbiter numbers clients as ReadClient).
+int read_client(uint8_t tag) {
+  return tag % kNumReadClients;
+}
+
 }  // namespace
 
 // The SystemC top of the rtl backend: the Verilated core, clocked by one thread, and the DRAM
@@ -93,10 +103,11 @@ class RtlTop : public sc_core::sc_module {
   uint64_t vcd_start = 0, vcd_end = 0;  // window in cycles over all runs
   bool vcd_on = false;
   uint64_t total_cycles = 0;  // cycles of earlier runs
-  // results
-  bool finished = false, timed_out = false, stuck = false, rtl_error = false;
+  // results of this run
+  Ending ending = Ending::kFinished;
   uint64_t run_cycles = 0;
-  uint64_t read_bursts[5] = {}, write_bursts = 0, read_beats = 0, write_beats = 0;  // this run
+  std::array<TimedCounters::Traffic, kNumReadClients> read{};  // bursts and beats per client
+  TimedCounters::Traffic write{};
   std::exception_ptr error;
   sc_core::sc_event go;
 
@@ -115,11 +126,37 @@ class RtlTop : public sc_core::sc_module {
 
   uint64_t now_abs() const { return cycle::now_cycle() + m_local; }
 
+  // Clocks the core from the start of a run until it finishes, fails, gets stuck or times out.
   void run_loop() {
-    finished = timed_out = stuck = rtl_error = false;
+    const uint64_t base = begin_run();
+    MemOut out;
+    int stuck_cycles = 0;
+    for (uint64_t c = 0;; ++c) {
+      const uint64_t abs = base + c;
+      WriteBurst* wb = nullptr;
+      MemIn in = memory_inputs(abs, wb);
+      in.trace_cycle = total_cycles + c;
+      trace_window(in.trace_cycle);
+      m_model.cycle(in, out);
+      serve_requests(abs, c, in, out, wb);
+      run_cycles = c + 1;
+      if (++m_local >= kQuantum) {
+        sync();
+      }
+      if (run_ended(out, stuck_cycles)) {
+        break;
+      }
+    }
+    sync();
+  }
+
+  // Clears the results and the bursts in flight and starts the core; returns cycle 0 of the
+  // run in absolute cycles.
+  uint64_t begin_run() {
+    ending = Ending::kFinished;
     run_cycles = 0;
-    read_bursts[0] = read_bursts[1] = read_bursts[2] = read_bursts[3] = read_bursts[4] = 0;
-    write_bursts = read_beats = write_beats = 0;
+    read.fill(TimedCounters::Traffic{});
+    write = TimedCounters::Traffic{};
     m_local = 0;
     m_reads.clear();
     m_writes.clear();
@@ -127,115 +164,89 @@ class RtlTop : public sc_core::sc_module {
     const uint64_t base = now_abs();
     dram_target.timing().reset(base);
     m_model.start(insn_phys, insn_count);
-    const size_t bus = static_cast<size_t>(m_cfg.bus_bytes);
+    return base;
+  }
+
+  // What the memory drives in cycle `abs`; `wb` is set to the write burst that takes beats next.
+  MemIn memory_inputs(uint64_t abs, WriteBurst*& wb) {
     MemIn in;
-    MemOut out;
-    int stuck_cycles = 0;
-    for (uint64_t c = 0;; ++c) {
-      const uint64_t abs = base + c;
-      // 1. what the memory drives this cycle
-      in = MemIn{};
-      if (!m_reads.empty()) {
-        ReadBurst& r = m_reads.front();
-        if (r.first + static_cast<uint64_t>(r.next) * r.interval == abs) {
-          in.rd_data_valid = true;
-          in.rd_data_tag = r.tag;
-          in.rd_data = r.data.data() + static_cast<size_t>(r.next) * bus;
-        }
+    if (!m_reads.empty()) {
+      ReadBurst& r = m_reads.front();
+      if (r.first + static_cast<uint64_t>(r.next) * r.interval == abs) {
+        in.rd_data_valid = true;
+        in.rd_data_tag = r.tag;
+        in.rd_data = r.data.data() + static_cast<size_t>(r.next) * bus_bytes();
       }
-      WriteBurst* wb = nullptr;
-      for (auto& w : m_writes) {
-        if (w.next < w.beats) {
-          wb = &w;
-          break;
-        }
-      }
-      if (wb != nullptr && wb->first + static_cast<uint64_t>(wb->next) * wb->interval == abs) {
-        in.wr_data_take = true;
-      }
-      if (!m_resps.empty() && m_resps.front() == abs) {
-        in.wr_resp = true;
-        m_resps.pop_front();
-      }
-      const uint64_t total = total_cycles + c;
-      in.trace_cycle = total;
-      if (vcd_on) {
-        m_model.set_vcd_active(total >= vcd_start && total < vcd_end);
-      }
-      // 2. clock the core
-      m_model.cycle(in, out);
-      // 3. act on its requests
-      if (in.rd_data_valid) {
-        ReadBurst& r = m_reads.front();
-        if (++r.next == r.beats) {
-          m_reads.pop_front();
-        }
-      }
-      if (out.rd_req) {
-        grant_read(abs, out);
-        ++read_bursts[out.rd_tag % 5];
-        read_beats += out.rd_beats;
-      }
-      if (in.wr_data_take) {
-        if (!out.wr_data_valid) {
-          throw Error(
-              fmt::format("rtl backend: the store unit had no data beat ready in cycle {}"
-                          " (RTL timing bug)",
-                          c));
-        }
-        std::memcpy(wb->data.data() + static_cast<size_t>(wb->next) * bus, out.wr_data, bus);
-        if (++wb->next == wb->beats) {
-          uint8_t* host = m_dram.checked_ptr(wb->addr, wb->data.size());
-          if (host == nullptr) {
-            throw ProgramError(
-                fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
-                            wb->addr, wb->addr + wb->data.size()));
-          }
-          std::memcpy(host, wb->data.data(), wb->data.size());
-          m_writes.pop_front();
-        }
-      }
-      if (out.wr_req) {
-        ++write_bursts;
-        write_beats += out.wr_beats;
-        const cycle::WriteBeats wt = dram_target.timing().write(abs, out.wr_beats);
-        WriteBurst w;
-        w.addr = out.wr_addr;
-        w.first = wt.first;
-        w.interval = wt.interval;
-        w.beats = out.wr_beats;
-        w.data.resize(static_cast<size_t>(out.wr_beats) * bus);
-        m_writes.push_back(std::move(w));
-        m_resps.push_back(wt.response);
-      }
-      // 4. end of run?
-      run_cycles = c + 1;
-      if (++m_local >= kQuantum) {
-        sync();
-      }
-      if (out.error) {
-        rtl_error = true;
-        break;
-      }
-      if (out.finish) {
-        finished = true;
-        break;
-      }
-      stuck_cycles = out.stuck ? stuck_cycles + 1 : 0;
-      if (stuck_cycles >= 2) {
-        stuck = true;
-        break;
-      }
-      if (wait_cycles != 0 && run_cycles >= wait_cycles) {
-        timed_out = true;
+    }
+    for (auto& w : m_writes) {
+      if (w.next < w.beats) {
+        wb = &w;
         break;
       }
     }
-    sync();
+    if (wb != nullptr && wb->first + static_cast<uint64_t>(wb->next) * wb->interval == abs) {
+      in.wr_data_take = true;
+    }
+    if (!m_resps.empty() && m_resps.front() == abs) {
+      in.wr_resp = true;
+      m_resps.pop_front();
+    }
+    return in;
+  }
+
+  void trace_window(uint64_t total) {
+    if (vcd_on) {
+      m_model.set_vcd_active(total >= vcd_start && total < vcd_end);
+    }
+  }
+
+  // Acts on what the core did in cycle `c` (absolute `abs`): beats delivered and taken, bursts
+  // requested.
+  void serve_requests(uint64_t abs, uint64_t c, const MemIn& in, const MemOut& out,
+                      WriteBurst* wb) {
+    if (in.rd_data_valid) {
+      ReadBurst& r = m_reads.front();
+      if (++r.next == r.beats) {
+        m_reads.pop_front();
+      }
+    }
+    if (out.rd_req) {
+      grant_read(abs, out);
+      TimedCounters::Traffic& t = read[static_cast<size_t>(read_client(out.rd_tag))];
+      ++t.bursts;
+      t.beats += out.rd_beats;
+    }
+    if (in.wr_data_take) {
+      take_write_beat(*wb, out, c);
+    }
+    if (out.wr_req) {
+      post_write(abs, out);
+    }
+  }
+
+  bool run_ended(const MemOut& out, int& stuck_cycles) {
+    if (out.error) {
+      ending = Ending::kRtlError;
+      return true;
+    }
+    if (out.finish) {
+      ending = Ending::kFinished;
+      return true;
+    }
+    stuck_cycles = out.stuck ? stuck_cycles + 1 : 0;
+    if (stuck_cycles >= 2) {
+      ending = Ending::kStuck;
+      return true;
+    }
+    if (wait_cycles != 0 && run_cycles >= wait_cycles) {
+      ending = Ending::kTimeout;
+      return true;
+    }
+    return false;
   }
 
   void grant_read(uint64_t abs, const MemOut& out) {
-    const size_t bytes = static_cast<size_t>(out.rd_beats) * static_cast<size_t>(m_cfg.bus_bytes);
+    const size_t bytes = static_cast<size_t>(out.rd_beats) * bus_bytes();
     ReadBurst r;
     r.tag = out.rd_tag;
     r.beats = out.rd_beats;
@@ -255,13 +266,49 @@ class RtlTop : public sc_core::sc_module {
     socket->b_transport(p, delay);
     p.clear_extension(&ext);
     if (p.get_response_status() != tlm::TLM_OK_RESPONSE) {
-      static const char* const kClient[5] = {"fetch", "uop", "inp", "wgt", "acc"};
       throw ProgramError(fmt::format("{} read burst [{:#x}, {:#x}) is outside allocated memory",
-                                     kClient[out.rd_tag % 5], out.rd_addr, out.rd_addr + bytes));
+                                     kReadClientName[read_client(out.rd_tag)], out.rd_addr,
+                                     out.rd_addr + bytes));
     }
     r.first = ext.first;
     r.interval = ext.interval;
     m_reads.push_back(std::move(r));
+  }
+
+  // The memory takes the store unit's next beat of `wb`; a complete burst is written to DRAM.
+  void take_write_beat(WriteBurst& wb, const MemOut& out, uint64_t c) {
+    if (!out.wr_data_valid) {
+      throw Error(
+          fmt::format("rtl backend: the store unit had no data beat ready in cycle {}"
+                      " (RTL timing bug)",
+                      c));
+    }
+    std::memcpy(wb.data.data() + static_cast<size_t>(wb.next) * bus_bytes(), out.wr_data,
+                bus_bytes());
+    if (++wb.next == wb.beats) {
+      uint8_t* host = m_dram.checked_ptr(wb.addr, wb.data.size());
+      if (host == nullptr) {
+        throw ProgramError(
+            fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
+                        wb.addr, wb.addr + wb.data.size()));
+      }
+      std::memcpy(host, wb.data.data(), wb.data.size());
+      m_writes.pop_front();
+    }
+  }
+
+  void post_write(uint64_t abs, const MemOut& out) {
+    ++write.bursts;
+    write.beats += out.wr_beats;
+    const cycle::WriteBeats wt = dram_target.timing().write(abs, out.wr_beats);
+    WriteBurst w;
+    w.addr = out.wr_addr;
+    w.first = wt.first;
+    w.interval = wt.interval;
+    w.beats = out.wr_beats;
+    w.data.resize(static_cast<size_t>(out.wr_beats) * bus_bytes());
+    m_writes.push_back(std::move(w));
+    m_resps.push_back(wt.response);
   }
 
   void sync() {
@@ -270,6 +317,8 @@ class RtlTop : public sc_core::sc_module {
       m_local = 0;
     }
   }
+
+  size_t bus_bytes() const { return static_cast<size_t>(m_cfg.bus_bytes); }
 
   const HwConfig& m_cfg;
   Dram& m_dram;
@@ -280,19 +329,145 @@ class RtlTop : public sc_core::sc_module {
   std::deque<uint64_t> m_resps;
 };
 
+namespace {
+
+// Tokens queued at the end of a run (CoreStatus::token_counts: one byte per TokenQueueId).
+TokenCounts token_counts(const CoreStatus& st) {
+  TokenCounts t{};
+  for (size_t q = 0; q < t.size(); ++q) {
+    t[q] = (st.token_counts >> (8 * q)) & 0xff;
+  }
+  return t;
+}
+
+// The compute unit stopped on an out-of-range GEMM/ALU index: the error names the instruction,
+// the field and the buffer.
+[[noreturn]] void throw_rtl_error(const HwConfig& cfg, const LoadedProgram& p,
+                                  const CoreStatus& st) {
+  const std::vector<uint32_t>& compute = p.per_stage[kStageCompute];
+  const uint32_t ord = st.err_compute_insn;
+  const uint32_t k = ord < compute.size() ? compute[ord] : 0;
+  const Insn& i = p.insns[k];
+  const bool gemm = i.opcode == kOpGemm;
+  const char* what = st.err_code == 1 ? "dst" : st.err_code == 2 ? "src" : "wgt";
+  const char* buffer = st.err_code == 1 ? "ACC" : st.err_code == 2 ? (gemm ? "INP" : "ACC") : "WGT";
+  const uint32_t depth = st.err_code == 1   ? cfg.acc_buff_depth
+                         : st.err_code == 2 ? (gemm ? cfg.inp_buff_depth : cfg.acc_buff_depth)
+                                            : cfg.wgt_buff_depth;
+  throw ProgramError(fmt::format("{}: {} index {} is beyond the {} buffer of {} entries",
+                                 insn_error_prefix(k, i), what, st.err_value, buffer, depth));
+}
+
+// No unit can progress: each unit's head instruction (the first it has not finished) and what
+// the start rule says about it over the tokens left.
+RunOutcome stuck_outcome(const HwConfig& cfg, const LoadedProgram& p, const CoreStatus& st) {
+  RunOutcome out;
+  out.kind = RunOutcome::kStuck;
+  out.tokens = token_counts(st);
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    const std::vector<uint32_t>& list = p.per_stage[static_cast<size_t>(s)];
+    const uint32_t done = st.unit_insns[s - 1];
+    UnitReport& u = out.units[static_cast<size_t>(s - 1)];
+    if (done >= list.size()) {
+      continue;  // kNoneLeft
+    }
+    u.insn = list[done];
+    u.opcode = p.insns[u.insn].opcode;
+    u.block = start_block(token_use(p.insns[u.insn], static_cast<Stage>(s)), out.tokens,
+                          static_cast<uint64_t>(cfg.dep_queue_depth));
+    u.kind = u.block.blocked() ? UnitReport::kBlocked : UnitReport::kWaiting;
+  }
+  return out;
+}
+
+// The upstream counters and the instructions each unit finished.
+void add_upstream_counters(Stats& s, const LoadedProgram& p, const CoreStatus& st) {
+  s.inp_load_nbytes += st.inp_load_nbytes;
+  s.wgt_load_nbytes += st.wgt_load_nbytes;
+  s.acc_load_nbytes += st.acc_load_nbytes;
+  s.uop_load_nbytes += st.uop_load_nbytes;
+  s.out_store_nbytes += st.out_store_nbytes;
+  s.gemm_counter += st.gemm_counter;
+  s.alu_counter += st.alu_counter;
+  for (int stage = kStageLoad; stage <= kStageStore; ++stage) {
+    const std::vector<uint32_t>& list = p.per_stage[static_cast<size_t>(stage)];
+    const size_t n = std::min<size_t>(st.unit_insns[stage - 1], list.size());
+    for (size_t j = 0; j < n; ++j) {
+      ++s.insn_count[p.insns[list[j]].opcode];
+    }
+  }
+}
+
+// The RTL's event counters as the contract's TimedCounters. The RTL lays its stall counters
+// out per stage in the order of the dependency flags (pop_prev, pop_next, push_prev,
+// push_next), one for each flag whose queue exists on the stage.
+TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
+  TimedCounters c;
+  c.exact_bytes = false;
+  c.fetch_active = st.fetch_active;
+  c.fetch_stall_queue_full = st.fetch_stall;
+  size_t k = 0;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    TimedCounters::Unit& u = c.unit[static_cast<size_t>(s - 1)];
+    u.busy = st.unit_busy[s - 1];
+    u.idle = st.unit_idle[s - 1];
+    u.mem_stall = st.unit_mem_stall[s - 1];
+    for (int f = kFlagPopPrev; f <= kFlagPushNext; ++f) {
+      const int q = flag_queue(static_cast<DepFlag>(f), static_cast<Stage>(s));
+      if (q >= 0) {
+        (f < kFlagPushPrev ? u.stall_token : u.stall_full)[static_cast<size_t>(q)] = st.stall[k++];
+      }
+    }
+  }
+  c.read = top.read;
+  c.write = top.write;
+  c.gemm_active = st.gemm_counter;
+  c.alu_active = st.alu_active_cycles;
+  return c;
+}
+
+}  // namespace
+
 struct RtlBackend::Impl {
   std::string model_name;
   std::unique_ptr<RtlModel> model;
   cycle::SimContext context;
   std::unique_ptr<RtlTop> top;
-  IsaCodec codec;
   bool elaborated = false;
   uint64_t total_cycles = 0;
   std::string vcd_path;
   uint64_t vcd_start = 0, vcd_end = 0;
 
-  explicit Impl(const HwConfig& cfg) : codec(cfg) {}
+  // Clocks the core through one run of the stream; rethrows what the clock thread threw.
+  const RtlTop& run_core(const LoadedProgram& program, uint64_t wait_cycles);
 };
+
+const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
+  context.activate();
+  if (!elaborated) {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    elaborated = true;
+  }
+  RtlTop& t = *top;
+  t.insn_phys = program.insn_phys;
+  t.insn_count = program.count();
+  t.wait_cycles = wait_cycles;
+  t.total_cycles = total_cycles;
+  t.vcd_on = !vcd_path.empty();
+  t.vcd_start = vcd_start;
+  t.vcd_end = vcd_end;
+  t.error = nullptr;
+  t.go.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  if (t.vcd_on) {
+    model->set_vcd_active(false);
+  }
+  total_cycles += t.run_cycles;
+  if (t.error) {
+    std::rethrow_exception(t.error);
+  }
+  return t;
+}
 
 std::vector<std::string> RtlBackend::built_configs() {
   std::vector<std::string> names;
@@ -302,7 +477,7 @@ std::vector<std::string> RtlBackend::built_configs() {
   return names;
 }
 
-RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : Backend(cfg, dram) {
+RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, dram) {
   // Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
   // tensor elements other than micro-ops are written one per cycle.
   if (cfg.bus_bytes > kInsnBytes) {
@@ -323,7 +498,7 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : Backend(cfg, dram) {
                       cfg.model_name, what, bytes, cfg.bus_bytes));
     }
   }
-  m_impl = std::make_unique<Impl>(cfg);
+  m_impl = std::make_unique<Impl>();
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =
         HwConfig::from_json_text(m.config_json, std::string("configs/") + m.name + ".json");
@@ -370,183 +545,25 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
   m_impl->vcd_end = end;
 }
 
-RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) {
-  Impl& im = *m_impl;
-  // ---- fetch-time checks, with fsim's messages ----
-  const uint8_t* p = checked_insn_stream(m_dram, insn_phys, insn_count);
-  if (insn_phys % kInsnBytes != 0) {
-    throw ProgramError(fmt::format(
-        "fetch unit: the instruction stream at physical address {:#x} is not 16-byte aligned",
-        insn_phys));
+// The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range
+// is checked before the run, up to the first FINISH.
+RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
+  check_ranges_until_finish(m_cfg, m_dram, program);
+  const RtlTop& top = m_impl->run_core(program, wait_cycles);
+  const CoreStatus st = m_impl->model->status();
+  if (top.ending == Ending::kRtlError) {
+    throw_rtl_error(m_cfg, program, st);
   }
-  std::vector<Insn> insns(insn_count);
-  std::vector<uint32_t> unit_list[3];
-  for (uint32_t k = 0; k < insn_count; ++k) {
-    insns[k] = im.codec.decode(IsaCodec::load_words(p + static_cast<size_t>(k) * kInsnBytes));
-    check_insn_static(k, insns[k]);
-    unit_list[insns[k].stage() - 1].push_back(k);
+  if (top.ending == Ending::kStuck) {
+    return stuck_outcome(m_cfg, program, st);
   }
-  // Range checks of the instructions up to the first FINISH (fsim checks them as they execute;
-  // the RTL itself only checks GEMM/ALU indices, which depend on the uop SRAM).
-  for (uint32_t k = 0; k < insn_count; ++k) {
-    const Insn& i = insns[k];
-    if (i.opcode == kOpFinish) {
-      break;
-    }
-    if (i.opcode == kOpLoad && i.x_size != 0) {
-      check_load_ranges(m_cfg, m_dram, k, i);
-    }
-    if (i.opcode == kOpStore && i.x_size != 0) {
-      check_store_ranges(m_cfg, m_dram, k, i);
-    }
-    if (i.opcode == kOpGemm || i.opcode == kOpAlu) {
-      check_uop_range(m_cfg, k, i);
-    }
-  }
-
-  // ---- run the core ----
-  im.context.activate();
-  RtlTop& top = *im.top;
-  if (!im.elaborated) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    im.elaborated = true;
-  }
-  top.insn_phys = insn_phys;
-  top.insn_count = insn_count;
-  top.wait_cycles = wait_cycles;
-  top.total_cycles = im.total_cycles;
-  top.vcd_on = !im.vcd_path.empty();
-  top.vcd_start = im.vcd_start;
-  top.vcd_end = im.vcd_end;
-  top.error = nullptr;
-  top.go.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
-  if (top.vcd_on) {
-    im.model->set_vcd_active(false);
-  }
-  im.total_cycles += top.run_cycles;
-  if (top.error) {
-    std::rethrow_exception(top.error);
-  }
-
-  // ---- results ----
-  const CoreStatus st = im.model->status();
-  if (top.rtl_error) {
-    const uint32_t ord = st.err_compute_insn;
-    const uint32_t k = ord < unit_list[1].size() ? unit_list[1][ord] : 0;
-    const Insn& i = insns[k];
-    const bool gemm = i.opcode == kOpGemm;
-    const char* what = st.err_code == 1 ? "dst" : st.err_code == 2 ? "src" : "wgt";
-    const char* buffer = st.err_code == 1   ? "ACC"
-                         : st.err_code == 2 ? (gemm ? "INP" : "ACC")
-                                            : "WGT";
-    const uint32_t depth = st.err_code == 1   ? m_cfg.acc_buff_depth
-                           : st.err_code == 2 ? (gemm ? m_cfg.inp_buff_depth : m_cfg.acc_buff_depth)
-                                              : m_cfg.wgt_buff_depth;
-    throw ProgramError(fmt::format("{}: {} index {} is beyond the {} buffer of {} entries",
-                                   insn_error_prefix(k, i), what, st.err_value, buffer, depth));
-  }
-  if (top.stuck) {
-    bool any_left = false;
-    std::string msg = "deadlock: no unit can progress and FINISH has not executed:";
-    uint32_t tokens[4];
-    for (int q = 0; q < 4; ++q) {
-      tokens[q] = (st.token_counts >> (8 * q)) & 0xff;
-    }
-    for (int u = 0; u < 3; ++u) {
-      const uint32_t done = st.unit_insns[u];
-      if (done >= unit_list[u].size()) {
-        msg += fmt::format(" {} unit has no instructions left;", kUnitName[u]);
-        continue;
-      }
-      any_left = true;
-      const uint32_t k = unit_list[u][done];
-      const Insn& i = insns[k];
-      const int stage = u + 1;  // units are numbered from 0, stages from kStageLoad = 1
-      const int pop_prev = kPopPrev[stage], pop_next = kPopNext[stage];
-      const int push_prev = kPushPrev[stage], push_next = kPushNext[stage];
-      const auto blocked = [&](const char* flag, int q, const std::string& state) {
-        msg += fmt::format(" {} unit is blocked at instruction {} ({}): {} waits on queue {} ({});",
-                           kUnitName[u], k, opcode_name(i.opcode), flag, kTokenQueueName[q], state);
-      };
-      const uint32_t depth = static_cast<uint32_t>(m_cfg.dep_queue_depth);
-      if (i.pop_prev_dep && pop_prev >= 0 && tokens[pop_prev] == 0) {
-        blocked("pop_prev_dep", pop_prev, "empty");
-      } else if (i.pop_next_dep && pop_next >= 0 && tokens[pop_next] == 0) {
-        blocked("pop_next_dep", pop_next, "empty");
-      } else if (i.push_prev_dep && push_prev >= 0 && tokens[push_prev] >= depth) {
-        blocked("push_prev_dep", push_prev, fmt::format("full, {} tokens", depth));
-      } else if (i.push_next_dep && push_next >= 0 && tokens[push_next] >= depth) {
-        blocked("push_next_dep", push_next, fmt::format("full, {} tokens", depth));
-      } else {
-        msg += fmt::format(" {} unit is waiting at instruction {};", kUnitName[u], k);
-      }
-    }
-    if (!any_left) {
-      throw ProgramError(fmt::format(
-          "fetch unit: no FINISH executed within insn_count = {} instructions", insn_count));
-    }
-    msg += fmt::format(" tokens l2g={} g2l={} s2g={} g2s={}", tokens[0], tokens[1], tokens[2],
-                       tokens[3]);
-    throw ProgramError(msg);
-  }
-
-  // ---- statistics (the RTL's event counters) ----
-  Stats& s = m_stats;
-  s.timed = true;
-  s.runs += 1;
-  s.cycles += top.run_cycles;
-  s.inp_load_nbytes += st.inp_load_nbytes;
-  s.wgt_load_nbytes += st.wgt_load_nbytes;
-  s.acc_load_nbytes += st.acc_load_nbytes;
-  s.uop_load_nbytes += st.uop_load_nbytes;
-  s.out_store_nbytes += st.out_store_nbytes;
-  s.gemm_counter += st.gemm_counter;
-  s.alu_counter += st.alu_counter;
-  for (int u = 0; u < 3; ++u) {
-    const uint32_t n =
-        std::min<uint32_t>(st.unit_insns[u], static_cast<uint32_t>(unit_list[u].size()));
-    for (uint32_t j = 0; j < n; ++j) {
-      ++s.insn_count[insns[unit_list[u][j]].opcode];
-    }
-    const std::string unit = kUnitName[u];
-    s.add(unit + ".busy_cycles", static_cast<double>(st.unit_busy[u]), "cycles",
-          "cycles executing instructions (E - S + 1 each)");
-    s.add(unit + ".idle_cycles", static_cast<double>(st.unit_idle[u]), "cycles",
-          "cycles with no instruction in the queue");
-    s.add(unit + ".mem_stall_cycles", static_cast<double>(st.unit_mem_stall[u]), "cycles",
-          "busy cycles of DMA instructions spent waiting on memory");
-  }
-  // the same names as the cycle model (sim/README.md section 6)
-  static const char* const kStallName[8] = {
-      "load.stall_g2l_cycles",    "load.stall_l2g_full_cycles",    "compute.stall_l2g_cycles",
-      "compute.stall_s2g_cycles", "compute.stall_g2l_full_cycles", "compute.stall_g2s_full_cycles",
-      "store.stall_g2s_cycles",   "store.stall_s2g_full_cycles"};
-  static const bool kTokenWait[8] = {true, false, true, true, false, false, true, false};
-  for (int k = 0; k < 8; ++k) {
-    s.add(kStallName[k], static_cast<double>(st.stall[k]), "cycles",
-          kTokenWait[k] ? "cycles waiting for a token" : "cycles waiting for room in a full queue");
-  }
-  s.add("fetch.active_cycles", static_cast<double>(st.fetch_active), "cycles",
-        "cycles from run start to the last instruction dispatch");
-  s.add("fetch.stall_queue_full_cycles", static_cast<double>(st.fetch_stall), "cycles",
-        "cycles an instruction waited for room in its unit's instruction queue");
-  s.add("gemm.active_cycles", static_cast<double>(st.gemm_counter), "cycles",
-        "uop iterations issued by non-reset GEMMs");
-  s.add("alu.active_cycles", static_cast<double>(st.alu_active_cycles), "cycles",
-        "ALU issue cycles");
-  static const char* const kClient[5] = {"fetch", "uop", "inp", "wgt", "acc"};
-  for (int c = 0; c < 5; ++c) {
-    s.add(fmt::format("mem.{}.bursts", kClient[c]), static_cast<double>(top.read_bursts[c]),
-          "bursts", fmt::format("read bursts granted to the {} client", kClient[c]));
-  }
-  s.add("mem.store.bursts", static_cast<double>(top.write_bursts), "bursts", "write bursts");
-  s.add("mem.read_beats", static_cast<double>(top.read_beats), "beats", "read data beats");
-  s.add("mem.write_beats", static_cast<double>(top.write_beats), "beats", "write data beats");
-  if (top.timed_out) {
-    return RunStatus::kTimeout;
-  }
-  return RunStatus::kOk;
+  m_stats.timed = true;
+  add_upstream_counters(m_stats, program, st);
+  RunOutcome out;
+  out.kind = top.ending == Ending::kTimeout ? RunOutcome::kTimeout : RunOutcome::kFinished;
+  out.cycles = top.run_cycles;
+  out.counters = timed_counters(st, top);
+  return out;
 }
 
 }  // namespace vta

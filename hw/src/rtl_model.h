@@ -14,7 +14,7 @@ namespace vta::rtl {
 // Inputs of the memory side for one cycle.
 struct MemIn {
   bool rd_data_valid = false;        // a read beat is on the bus
-  uint8_t rd_data_tag = 0;           // its client (0 fetch, 1 uop, 2 inp, 3 wgt, 4 acc)
+  uint8_t rd_data_tag = 0;           // its read client (vta::ReadClient)
   const uint8_t* rd_data = nullptr;  // bus_bytes of data
   bool wr_data_take = false;         // the memory takes the store's next beat this cycle
   bool wr_resp = false;              // a write response arrives
@@ -42,7 +42,7 @@ struct CoreStatus {
   bool done = false;
   uint64_t cycles = 0;
   uint32_t err_code = 0, err_value = 0, err_compute_insn = 0;
-  uint32_t token_counts = 0;   // l2g | g2l << 8 | s2g << 16 | g2s << 24
+  uint32_t token_counts = 0;   // byte q: the tokens of queue q (vta::TokenQueueId)
   uint32_t units_waiting = 0;  // bit 0 load, 1 compute, 2 store
   uint64_t inp_load_nbytes = 0, wgt_load_nbytes = 0, acc_load_nbytes = 0, uop_load_nbytes = 0,
            out_store_nbytes = 0, gemm_counter = 0, alu_counter = 0, alu_active_cycles = 0;

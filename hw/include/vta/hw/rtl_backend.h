@@ -3,24 +3,25 @@
 // by cycle from an SC_THREAD of a SystemC top that also holds the cycle model's DRAM target
 // (vta::cycle::DramTarget / DramTiming): same memory timing, same simulated DRAM. The values
 // must equal fsim's bit for bit and the cycle counts the cycle backend's (sim/README.md).
+// A ContractBackend: loading, fetch-time checks, the deadlock wording and the counter names
+// come from the timing contract (vta/sim/contract); this backend only executes.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "vta/sim/backend.h"
+#include "vta/sim/contract/contract_backend.h"
 
 namespace vta {
 
-class RtlBackend : public Backend {
+class RtlBackend : public ContractBackend {
  public:
   // Throws Error "no RTL model built for config ..." when this binary has no model of `cfg`.
   RtlBackend(const HwConfig& cfg, Dram& dram);
   ~RtlBackend() override;
 
   const char* name() const override { return "rtl"; }
-  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override;
   // VCD of every RTL signal in cycles [start, end), counted over all runs of this backend
   // (needs the CMake option VTA_RTL_TRACE). VCD time 2c is cycle c with the clock low, 2c + 1
   // the same cycle after its rising edge. The file is complete when the backend is destroyed.
@@ -30,6 +31,9 @@ class RtlBackend : public Backend {
   static std::vector<std::string> built_configs();
   // The config whose model serves this backend.
   const std::string& model_config() const;
+
+ protected:
+  RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
 
  private:
   struct Impl;
