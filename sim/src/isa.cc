@@ -9,35 +9,54 @@ namespace vta {
 
 const char* opcode_name(uint32_t opcode) {
   switch (opcode) {
-    case kOpLoad: return "LOAD";
-    case kOpStore: return "STORE";
-    case kOpGemm: return "GEMM";
-    case kOpFinish: return "FINISH";
-    case kOpAlu: return "ALU";
-    default: return "OPCODE?";
+    case kOpLoad:
+      return "LOAD";
+    case kOpStore:
+      return "STORE";
+    case kOpGemm:
+      return "GEMM";
+    case kOpFinish:
+      return "FINISH";
+    case kOpAlu:
+      return "ALU";
+    default:
+      return "OPCODE?";
   }
 }
 
 const char* mem_type_name(uint32_t type) {
   switch (type) {
-    case kMemUop: return "UOP";
-    case kMemWgt: return "WGT";
-    case kMemInp: return "INP";
-    case kMemAcc: return "ACC";
-    case kMemOut: return "OUT";
-    case kMemAcc8: return "ACC_8BIT";
-    default: return "MEM?";
+    case kMemUop:
+      return "UOP";
+    case kMemWgt:
+      return "WGT";
+    case kMemInp:
+      return "INP";
+    case kMemAcc:
+      return "ACC";
+    case kMemOut:
+      return "OUT";
+    case kMemAcc8:
+      return "ACC_8BIT";
+    default:
+      return "MEM?";
   }
 }
 
 const char* alu_op_name(uint32_t alu_op) {
   switch (alu_op) {
-    case kAluMin: return "MIN";
-    case kAluMax: return "MAX";
-    case kAluAdd: return "ADD";
-    case kAluShr: return "SHR";
-    case kAluMul: return "MUL";
-    default: return "ALU?";
+    case kAluMin:
+      return "MIN";
+    case kAluMax:
+      return "MAX";
+    case kAluAdd:
+      return "ADD";
+    case kAluShr:
+      return "SHR";
+    case kAluMul:
+      return "MUL";
+    default:
+      return "ALU?";
   }
 }
 
@@ -45,11 +64,14 @@ Stage Insn::stage() const {
   switch (opcode) {
     case kOpLoad:
       return (memory_type == kMemInp || memory_type == kMemWgt) ? kStageLoad : kStageCompute;
-    case kOpStore: return kStageStore;
+    case kOpStore:
+      return kStageStore;
     case kOpGemm:
     case kOpAlu:
-    case kOpFinish: return kStageCompute;
-    default: return kStageNone;
+    case kOpFinish:
+      return kStageCompute;
+    default:
+      return kStageNone;
   }
 }
 
@@ -118,24 +140,36 @@ void put_bits(InsnWords& w, const FieldPos& f, uint64_t value, const char* kind)
 
 // Field values of an instruction in layout order (must match IsaLayout::compute).
 std::vector<uint64_t> mem_values(const Insn& i) {
-  return {i.opcode,   i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
-          i.memory_type, i.sram_base, i.dram_base,    i.y_size,        i.x_size,
-          i.x_stride, i.y_pad_0,      i.y_pad_1,      i.x_pad_0,       i.x_pad_1};
+  return {i.opcode,      i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+          i.memory_type, i.sram_base,    i.dram_base,    i.y_size,        i.x_size,
+          i.x_stride,    i.y_pad_0,      i.y_pad_1,      i.x_pad_0,       i.x_pad_1};
 }
 
 std::vector<uint64_t> gemm_values(const Insn& i) {
-  return {i.opcode,         i.pop_prev_dep,   i.pop_next_dep,   i.push_prev_dep,
-          i.push_next_dep,  i.reset_reg,      i.uop_bgn,        i.uop_end,
-          i.iter_out,       i.iter_in,        i.dst_factor_out, i.dst_factor_in,
-          i.src_factor_out, i.src_factor_in,  i.wgt_factor_out, i.wgt_factor_in};
+  return {i.opcode,         i.pop_prev_dep,  i.pop_next_dep,   i.push_prev_dep,
+          i.push_next_dep,  i.reset_reg,     i.uop_bgn,        i.uop_end,
+          i.iter_out,       i.iter_in,       i.dst_factor_out, i.dst_factor_in,
+          i.src_factor_out, i.src_factor_in, i.wgt_factor_out, i.wgt_factor_in};
 }
 
 std::vector<uint64_t> alu_values(const Insn& i) {
   const uint64_t imm = static_cast<uint16_t>(static_cast<int16_t>(i.imm));
-  return {i.opcode,         i.pop_prev_dep,  i.pop_next_dep,   i.push_prev_dep,
-          i.push_next_dep,  i.reset_reg,     i.uop_bgn,        i.uop_end,
-          i.iter_out,       i.iter_in,       i.dst_factor_out, i.dst_factor_in,
-          i.src_factor_out, i.src_factor_in, i.alu_opcode,     i.use_imm,
+  return {i.opcode,
+          i.pop_prev_dep,
+          i.pop_next_dep,
+          i.push_prev_dep,
+          i.push_next_dep,
+          i.reset_reg,
+          i.uop_bgn,
+          i.uop_end,
+          i.iter_out,
+          i.iter_in,
+          i.dst_factor_out,
+          i.dst_factor_in,
+          i.src_factor_out,
+          i.src_factor_in,
+          i.alu_opcode,
+          i.use_imm,
           imm};
 }
 
@@ -161,13 +195,18 @@ IsaLayout IsaLayout::compute(int log_uop_depth, int log_inp_depth, int log_wgt_d
                  {"x_pad_0", 4},
                  {"x_pad_1", 4}},
                 &mem_end);
-  const std::vector<std::pair<const char*, int>> head = {
-      {"opcode", 3},        {"pop_prev_dep", 1},
-      {"pop_next_dep", 1},  {"push_prev_dep", 1},
-      {"push_next_dep", 1}, {"reset_reg", 1},
-      {"uop_bgn", log_uop_depth}, {"uop_end", log_uop_depth + 1},
-      {"iter_out", kIterBits},    {"iter_in", kIterBits},
-      {"dst_factor_out", log_acc_depth}, {"dst_factor_in", log_acc_depth}};
+  const std::vector<std::pair<const char*, int>> head = {{"opcode", 3},
+                                                         {"pop_prev_dep", 1},
+                                                         {"pop_next_dep", 1},
+                                                         {"push_prev_dep", 1},
+                                                         {"push_next_dep", 1},
+                                                         {"reset_reg", 1},
+                                                         {"uop_bgn", log_uop_depth},
+                                                         {"uop_end", log_uop_depth + 1},
+                                                         {"iter_out", kIterBits},
+                                                         {"iter_in", kIterBits},
+                                                         {"dst_factor_out", log_acc_depth},
+                                                         {"dst_factor_in", log_acc_depth}};
   auto gemm = head;
   gemm.insert(gemm.end(), {{"src_factor_out", log_inp_depth},
                            {"src_factor_in", log_inp_depth},
@@ -215,8 +254,8 @@ InsnWords IsaCodec::encode(const Insn& insn) const {
       layout = &m_layout.alu;
       values = alu_values(insn);
       if (insn.imm < -32768 || insn.imm > 32767) {
-        throw ProgramError(fmt::format("ALU field 'imm' value {} does not fit in 16 signed bits",
-                                       insn.imm));
+        throw ProgramError(
+            fmt::format("ALU field 'imm' value {} does not fit in 16 signed bits", insn.imm));
       }
       break;
     case kOpGemm:
@@ -319,8 +358,7 @@ void IsaCodec::store_words(const InsnWords& w, uint8_t* bytes) {
 
 std::string disassemble(const Insn& i) {
   std::string deps = fmt::format("pop_prev={:d} pop_next={:d} push_prev={:d} push_next={:d}",
-                                 i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep,
-                                 i.push_next_dep);
+                                 i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep);
   switch (i.opcode) {
     case kOpLoad:
     case kOpStore:
@@ -339,9 +377,8 @@ std::string disassemble(const Insn& i) {
           "{:<6} {} reset={:d} uop_bgn={} uop_end={} iter_out={} iter_in={} dst_factor_out={} "
           "dst_factor_in={} src_factor_out={} src_factor_in={} wgt_factor_out={} "
           "wgt_factor_in={}",
-          "GEMM", deps, i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in,
-          i.dst_factor_out, i.dst_factor_in, i.src_factor_out, i.src_factor_in,
-          i.wgt_factor_out, i.wgt_factor_in);
+          "GEMM", deps, i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+          i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.wgt_factor_out, i.wgt_factor_in);
     case kOpAlu:
       return fmt::format(
           "{:<6} {} alu_opcode={} use_imm={:d} imm={} reset={:d} uop_bgn={} uop_end={} "

@@ -8,9 +8,9 @@
 //
 // Semantics (loop nest shared by GEMM and ALU):
 //   for it_out in [0, iter_out): for it_in in [0, iter_in): for upc in [uop_bgn, uop_end):
-//     dst = uop[upc].dst + it_out*dst_factor_out + it_in*dst_factor_in   (acc index)
-//     src = uop[upc].src + it_out*src_factor_out + it_in*src_factor_in   (inp for GEMM, acc for ALU)
-//     wgt = uop[upc].wgt + it_out*wgt_factor_out + it_in*wgt_factor_in   (GEMM only)
+//     dst = uop[upc].dst + it_out*dst_factor_out + it_in*dst_factor_in (acc index)
+//     src = uop[upc].src + it_out*src_factor_out + it_in*src_factor_in (inp for GEMM, acc for ALU)
+//     wgt = uop[upc].wgt + it_out*wgt_factor_out + it_in*wgt_factor_in (GEMM only)
 #pragma once
 
 #include <array>
@@ -33,9 +33,9 @@ enum MemType : uint32_t {
 };
 enum AluOp : uint32_t { kAluMin = 0, kAluMax = 1, kAluAdd = 2, kAluShr = 3, kAluMul = 4 };
 
-const char* opcode_name(uint32_t opcode);    // "LOAD", ..., or "OPCODE?"
-const char* mem_type_name(uint32_t type);    // "UOP", "WGT", ..., or "MEM?"
-const char* alu_op_name(uint32_t alu_op);    // "MIN", ..., or "ALU?"
+const char* opcode_name(uint32_t opcode);  // "LOAD", ..., or "OPCODE?"
+const char* mem_type_name(uint32_t type);  // "UOP", "WGT", ..., or "MEM?"
+const char* alu_op_name(uint32_t alu_op);  // "MIN", ..., or "ALU?"
 
 // Pipeline stages, numbered as upstream (the runtime's queue ids).
 enum Stage : int { kStageNone = 0, kStageLoad = 1, kStageCompute = 2, kStageStore = 3 };
