@@ -1,6 +1,7 @@
 #include "vta/sim/isa.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
@@ -129,48 +130,38 @@ uint64_t get_bits(const InsnWords& w, const FieldPos& f) {
   return (w[word] >> shift) & mask;
 }
 
-void put_bits(InsnWords& w, const FieldPos& f, uint64_t value, const char* kind) {
-  const uint64_t mask = f.width == 64 ? ~0ull : ((1ull << f.width) - 1);
-  if (value & ~mask) {
-    throw ProgramError(fmt::format("{} field '{}' value {} does not fit in {} bits", kind, f.name,
-                                   value, f.width));
-  }
-  w[f.lo / 64] |= value << (f.lo % 64);
+// Field values of an instruction in layout order (must match IsaLayout::compute), in a fixed
+// array: the runtime encodes every instruction it appends, so no allocation per call.
+struct FieldValues {
+  std::array<uint64_t, 17> v{};
+  size_t n = 0;
+};
+
+template <class... T>
+FieldValues field_values(T... v) {
+  static_assert(sizeof...(T) <= 17, "FieldValues holds at most 17 fields");
+  return {{static_cast<uint64_t>(v)...}, sizeof...(T)};
 }
 
-// Field values of an instruction in layout order (must match IsaLayout::compute).
-std::vector<uint64_t> mem_values(const Insn& i) {
-  return {i.opcode,      i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
-          i.memory_type, i.sram_base,    i.dram_base,    i.y_size,        i.x_size,
-          i.x_stride,    i.y_pad_0,      i.y_pad_1,      i.x_pad_0,       i.x_pad_1};
+FieldValues mem_values(const Insn& i) {
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.memory_type, i.sram_base, i.dram_base, i.y_size, i.x_size, i.x_stride,
+                      i.y_pad_0, i.y_pad_1, i.x_pad_0, i.x_pad_1);
 }
 
-std::vector<uint64_t> gemm_values(const Insn& i) {
-  return {i.opcode,         i.pop_prev_dep,  i.pop_next_dep,   i.push_prev_dep,
-          i.push_next_dep,  i.reset_reg,     i.uop_bgn,        i.uop_end,
-          i.iter_out,       i.iter_in,       i.dst_factor_out, i.dst_factor_in,
-          i.src_factor_out, i.src_factor_in, i.wgt_factor_out, i.wgt_factor_in};
+FieldValues gemm_values(const Insn& i) {
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+                      i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.wgt_factor_out,
+                      i.wgt_factor_in);
 }
 
-std::vector<uint64_t> alu_values(const Insn& i) {
+FieldValues alu_values(const Insn& i) {
   const uint64_t imm = static_cast<uint16_t>(static_cast<int16_t>(i.imm));
-  return {i.opcode,
-          i.pop_prev_dep,
-          i.pop_next_dep,
-          i.push_prev_dep,
-          i.push_next_dep,
-          i.reset_reg,
-          i.uop_bgn,
-          i.uop_end,
-          i.iter_out,
-          i.iter_in,
-          i.dst_factor_out,
-          i.dst_factor_in,
-          i.src_factor_out,
-          i.src_factor_in,
-          i.alu_opcode,
-          i.use_imm,
-          imm};
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+                      i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.alu_opcode, i.use_imm,
+                      imm);
 }
 
 }  // namespace
@@ -241,9 +232,8 @@ IsaCodec::IsaCodec(const HwConfig& cfg)
                                   cfg.log_wgt_buff_depth, cfg.log_acc_buff_depth)) {}
 
 InsnWords IsaCodec::encode(const Insn& insn) const {
-  InsnWords w{0, 0};
   const std::vector<FieldPos>* layout = nullptr;
-  std::vector<uint64_t> values;
+  FieldValues values;
   switch (insn.opcode) {
     case kOpLoad:
     case kOpStore:
@@ -266,10 +256,20 @@ InsnWords IsaCodec::encode(const Insn& insn) const {
     default:
       throw ProgramError(fmt::format("cannot encode unknown opcode {}", insn.opcode));
   }
-  for (size_t k = 0; k < values.size(); ++k) {
-    put_bits(w, (*layout)[k], values[k], opcode_name(insn.opcode));
+  // Both words are accumulated in registers; the name of the opcode is only needed to report.
+  uint64_t lo = 0, hi = 0;
+  for (size_t k = 0; k < values.n; ++k) {
+    const FieldPos& f = (*layout)[k];
+    const uint64_t mask = f.width == 64 ? ~0ull : ((1ull << f.width) - 1);
+    if (values.v[k] & ~mask) {
+      throw ProgramError(fmt::format("{} field '{}' value {} does not fit in {} bits",
+                                     opcode_name(insn.opcode), f.name, values.v[k], f.width));
+    }
+    const uint64_t bits = values.v[k] << (f.lo % 64);
+    lo |= f.lo < 64 ? bits : 0;
+    hi |= f.lo < 64 ? 0 : bits;
   }
-  return w;
+  return InsnWords{lo, hi};
 }
 
 Insn IsaCodec::decode(const InsnWords& w) const {
@@ -394,6 +394,46 @@ std::string disassemble(const Insn& i) {
 
 std::string disassemble(const Uop& u) {
   return fmt::format("UOP dst_idx={} src_idx={} wgt_idx={}", u.dst_idx, u.src_idx, u.wgt_idx);
+}
+
+nlohmann::ordered_json to_json(const Insn& in) {
+  nlohmann::ordered_json j;
+  j["name"] = opcode_name(in.opcode);
+  j["pop_prev"] = in.pop_prev_dep;
+  j["pop_next"] = in.pop_next_dep;
+  j["push_prev"] = in.push_prev_dep;
+  j["push_next"] = in.push_next_dep;
+  if (in.opcode == kOpLoad || in.opcode == kOpStore) {
+    j["memory_type"] = mem_type_name(in.memory_type);
+    j["sram_base"] = in.sram_base;
+    j["dram_base"] = in.dram_base;
+    j["y_size"] = in.y_size;
+    j["x_size"] = in.x_size;
+    j["x_stride"] = in.x_stride;
+    j["y_pad_0"] = in.y_pad_0;
+    j["y_pad_1"] = in.y_pad_1;
+    j["x_pad_0"] = in.x_pad_0;
+    j["x_pad_1"] = in.x_pad_1;
+  } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
+    j["reset_reg"] = in.reset_reg;
+    j["uop_bgn"] = in.uop_bgn;
+    j["uop_end"] = in.uop_end;
+    j["iter_out"] = in.iter_out;
+    j["iter_in"] = in.iter_in;
+    j["dst_factor_out"] = in.dst_factor_out;
+    j["dst_factor_in"] = in.dst_factor_in;
+    j["src_factor_out"] = in.src_factor_out;
+    j["src_factor_in"] = in.src_factor_in;
+    if (in.opcode == kOpGemm) {
+      j["wgt_factor_out"] = in.wgt_factor_out;
+      j["wgt_factor_in"] = in.wgt_factor_in;
+    } else {
+      j["alu_opcode"] = alu_op_name(in.alu_opcode);
+      j["use_imm"] = in.use_imm;
+      j["imm"] = in.imm;
+    }
+  }
+  return j;
 }
 
 }  // namespace vta

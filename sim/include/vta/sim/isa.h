@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace vta {
 
 struct HwConfig;
@@ -135,5 +137,10 @@ class IsaCodec {
 //   "GEMM  pop_prev=1 ... reset=0 uop=[0,4) iter_out=2 iter_in=3 dst_fo=1 ..."
 std::string disassemble(const Insn& insn);
 std::string disassemble(const Uop& uop);
+
+// The instruction as a JSON object (upstream's VTA_DEBUG_LOG_INSN format): name and the four
+// dependency flags, then the fields of its opcode in encoding order, memory type and ALU opcode
+// by name.
+nlohmann::ordered_json to_json(const Insn& insn);
 
 }  // namespace vta
