@@ -550,3 +550,6 @@ RunStatus RtlBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait
 }
 
 }  // namespace vta
+
+#include "vta/sim/backend_registry.h"
+VTA_REGISTER_BACKEND(rtl, vta::RtlBackend, /*order=*/20, /*timed=*/true);

@@ -279,3 +279,6 @@ void CycleBackend::Impl::collect(uint64_t run_cycles) {
 }
 
 }  // namespace vta
+
+#include "vta/sim/backend_registry.h"
+VTA_REGISTER_BACKEND(cycle, vta::CycleBackend, /*order=*/30, /*timed=*/true);
