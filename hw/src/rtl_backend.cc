@@ -567,3 +567,6 @@ RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycle
 }
 
 }  // namespace vta
+
+#include "vta/sim/backend_registry.h"
+VTA_REGISTER_BACKEND(rtl, vta::RtlBackend, /*order=*/20, /*timed=*/true);

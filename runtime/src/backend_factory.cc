@@ -5,35 +5,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "vta/sim/cycle/cycle_backend.h"
+#include "vta/sim/backend_registry.h"
 #include "vta/sim/error.h"
-#include "vta/sim/fsim.h"
-#ifdef VTA_HAVE_RTL
-#include "vta/hw/rtl_backend.h"
-#endif
 
 namespace vta {
 
+// Every backend linked into libvta registered itself (VTA_REGISTER_BACKEND in its source file);
+// nothing here knows the list.
+
 std::vector<std::string> available_backends() {
-  std::vector<std::string> names = {"fsim", "cycle"};  // the last one is the default
-#ifdef VTA_HAVE_RTL
-  names.insert(names.end() - 1, "rtl");  // before the last entry, which is the default
-#endif
-  return names;
+  return BackendRegistry::instance().names();
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
-  if (name == "fsim") {
-    return std::make_unique<FsimBackend>(cfg, dram);
+  if (const BackendEntry* e = BackendRegistry::instance().find(name)) {
+    return e->make(cfg, dram);
   }
-  if (name == "cycle") {
-    return std::make_unique<CycleBackend>(cfg, dram);
-  }
-#ifdef VTA_HAVE_RTL
-  if (name == "rtl") {
-    return std::make_unique<RtlBackend>(cfg, dram);
-  }
-#endif
   throw Error(fmt::format("unknown backend '{}' (available: {})", name,
                           fmt::join(available_backends(), ", ")));
 }
@@ -43,7 +30,11 @@ std::string backend_name_from_env() {
   if (v != nullptr && *v != '\0') {
     return v;
   }
-  return available_backends().back();
+  const std::vector<std::string> names = available_backends();
+  if (names.empty()) {
+    throw Error("no backend is linked into this build");
+  }
+  return names.back();  // the default: the last in order
 }
 
 }  // namespace vta

@@ -1,18 +1,13 @@
 #include "command_queue.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "device_memory.h"
+#include "program_dumps.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
-#include "vta/sim/program_image.h"
 
 namespace vta {
 
@@ -40,7 +35,8 @@ void check_stages(const char* who, int from, int to) {
   }
 }
 
-// Resets the queue when a synchronisation ends, normally or by an exception.
+// Runs `f` when the scope ends, normally or by an exception (the queue reset after a
+// synchronisation, the end of a kernel recording).
 template <class F>
 struct ScopeExit {
   F f;
@@ -205,35 +201,32 @@ UopKernel& CommandQueue::recording(const char* who) {
   return *m_recording;
 }
 
+std::unique_ptr<UopKernel> CommandQueue::record_kernel(const char* who, uint32_t mode,
+                                                       int (*finit)(void*), void* signature) {
+  if (finit == nullptr) {
+    throw Error(fmt::format("{}: finit is a null pointer", who));
+  }
+  auto kernel = std::make_unique<UopKernel>();
+  m_recording = kernel.get();
+  ScopeExit stop{[this] { m_recording = nullptr; }};
+  const int rc = finit(signature);
+  if (rc != 0) {
+    throw Error(fmt::format("{}: finit returned {}", who, rc));
+  }
+  kernel->finish_recording(mode);
+  if (m_debug & VTA_DEBUG_DUMP_UOP) {
+    print_uop_kernel(*kernel);
+  }
+  return kernel;
+}
+
 void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)(void*),
                                   void* signature, int nbytes) {
   const char* who = mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp";
   check_not_recording(who);
   std::unique_ptr<UopKernel>& slot = UopKernelMap::from_handle(uop_handle).slot(signature, nbytes);
   if (!slot) {
-    if (finit == nullptr) {
-      throw Error(fmt::format("{}: finit is a null pointer", who));
-    }
-    auto kernel = std::make_unique<UopKernel>();
-    m_recording = kernel.get();
-    ScopeExit stop{[this] { m_recording = nullptr; }};
-    const int rc = finit(signature);
-    if (rc != 0) {
-      throw Error(fmt::format("{}: finit returned {}", who, rc));
-    }
-    kernel->finish_recording(mode);
-    if (m_debug & VTA_DEBUG_DUMP_UOP) {
-      std::fprintf(stderr, "vta: micro-op kernel (%s, %zu uops, %zu loops)\n",
-                   mode == 0 ? "GEMM" : "ALU", kernel->size(), kernel->loops().size());
-      for (const UopLoop& l : kernel->loops()) {
-        std::fprintf(stderr, "  loop extent=%u dst_factor=%u src_factor=%u wgt_factor=%u\n",
-                     l.extent, l.dst_factor, l.src_factor, l.wgt_factor);
-      }
-      for (size_t i = 0; i < kernel->size(); ++i) {
-        std::fprintf(stderr, "  [%zu] %s\n", i, disassemble(kernel->uops()[i]).c_str());
-      }
-    }
-    slot = std::move(kernel);
+    slot = record_kernel(who, mode, finit, signature);
   }
   UopKernel& k = *slot;
   if (k.mode() != mode) {
@@ -246,51 +239,13 @@ void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)
     }
     load_uop(m_uops.place(k));
   }
-  emit_kernel(k, mode);
+  push_named(who, kernel_insn(k));
   end_user_call();
 }
 
 void CommandQueue::load_uop(const UopPlacement& p) {
   m_insns.push(mem_insn(kOpLoad, kMemUop, p.sram_base, m_uop_phys / kUopBytes + p.image_index, 1,
                         p.count, p.count));
-}
-
-void CommandQueue::emit_kernel(const UopKernel& k, uint32_t mode) {
-  Insn insn;
-  insn.opcode = mode == 0 ? kOpGemm : kOpAlu;
-  insn.reset_reg = k.reset();
-  insn.uop_bgn = k.sram_begin;
-  insn.uop_end = k.sram_end;
-  insn.iter_out = 1;
-  insn.iter_in = 1;
-  const auto& loops = k.loops();
-  // GEMM: loop 0 is the outer loop; ALU: a single loop is the inner one (upstream mapping).
-  const UopLoop* outer = nullptr;
-  const UopLoop* inner = nullptr;
-  if (loops.size() == 2) {
-    outer = &loops[0];
-    inner = &loops[1];
-  } else if (loops.size() == 1) {
-    (mode == 0 ? outer : inner) = &loops[0];
-  }
-  if (outer != nullptr) {
-    insn.iter_out = outer->extent;
-    insn.dst_factor_out = outer->dst_factor;
-    insn.src_factor_out = outer->src_factor;
-    insn.wgt_factor_out = mode == 0 ? outer->wgt_factor : 0;
-  }
-  if (inner != nullptr) {
-    insn.iter_in = inner->extent;
-    insn.dst_factor_in = inner->dst_factor;
-    insn.src_factor_in = inner->src_factor;
-    insn.wgt_factor_in = mode == 0 ? inner->wgt_factor : 0;
-  }
-  if (mode == 1) {
-    insn.alu_opcode = k.alu_opcode();
-    insn.use_imm = k.use_imm();
-    insn.imm = k.imm();
-  }
-  push_named(mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp", insn);
 }
 
 void CommandQueue::dep_push(int from, int to) {
@@ -343,6 +298,28 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     m_carry = carry;
     end_program();
   }};
+  const TokenCounts left = close_program(who);
+  const std::vector<InsnWords> words = m_insns.words();
+  copy_to_dram(words);
+  dump_program();
+  const bool run = (m_debug & VTA_DEBUG_LOG_INSN) == 0 && !m_hooks.skip_execution;
+  if (m_hooks.observer) {
+    SyncedProgram p;
+    p.insns = words;
+    p.uops = m_uops.image();
+    p.insn_phys = m_insn_phys;
+    p.uop_phys = m_uop_phys;
+    p.executed = run;
+    m_hooks.observer(p);
+  }
+  if (run) {
+    run_program(who, words.size(), wait_cycles);
+  }
+  ++m_programs;
+  carry = left;
+}
+
+TokenCounts CommandQueue::close_program(const char* who) {
   const bool serial = (m_debug & VTA_DEBUG_FORCE_SERIAL) != 0;
   if (serial) {
     m_insns.rewrite_force_serial();
@@ -376,9 +353,11 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     throw Error(fmt::format("{}: {} instructions exceed the instruction buffer ({} bytes)", who,
                             m_insns.size(), m_max_xfer));
   }
+  // FORCE_SERIAL programs are self-contained: nothing is carried.
+  return serial ? TokenCounts{} : left;
+}
 
-  // Copy the stream and the uop image into their DRAM buffers.
-  const auto& words = m_insns.words();
+void CommandQueue::copy_to_dram(const std::vector<InsnWords>& words) {
   auto* insn_dst = static_cast<uint8_t*>(m_insn_buf);
   for (size_t i = 0; i < words.size(); ++i) {
     IsaCodec::store_words(words[i], insn_dst + i * kInsnBytes);
@@ -390,119 +369,28 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
       uop_dst[i * kUopBytes + b] = static_cast<uint8_t>(uops[i] >> (8 * b));
     }
   }
+}
 
+void CommandQueue::dump_program() {
+  const size_t uop_count = m_uops.image().size();
   if (!m_hooks.dump_path.empty()) {
-    write_program_image(words.size(), uops.size());
+    write_program_image(m_hooks.dump_path, m_programs, m_cfg, m_mem.dram(),
+                        {m_insn_phys, m_insns.size(), m_uop_phys, uop_count});
   }
   if (m_debug & VTA_DEBUG_DUMP_INSN) {
-    std::fprintf(stderr, "vta: program of %zu instructions, %zu micro-ops\n", words.size(),
-                 uops.size());
-    for (size_t i = 0; i < words.size(); ++i) {
-      std::fprintf(stderr, "  [%zu] %s\n", i, disassemble(m_insns.decode(i)).c_str());
-    }
+    print_program(m_insns.decoded(), uop_count);
   }
-  const bool log_only = (m_debug & VTA_DEBUG_LOG_INSN) != 0;
-  if (log_only) {
-    write_log_insn(words);
-  }
-  const bool run = !log_only && !m_hooks.skip_execution;
-  if (m_hooks.observer) {
-    SyncedProgram p;
-    p.insns = words;
-    p.uops = uops;
-    p.insn_phys = m_insn_phys;
-    p.uop_phys = m_uop_phys;
-    p.executed = run;
-    m_hooks.observer(p);
-  }
-  if (run) {
-    const RunStatus st =
-        m_device.run(m_insn_phys, static_cast<uint32_t>(words.size()), wait_cycles);
-    if (st == RunStatus::kTimeout) {
-      throw Error(fmt::format("{}: the {} backend did not reach FINISH within {} cycles", who,
-                              m_device.name(), wait_cycles));
-    }
-  }
-  ++m_programs;
-  carry = left;
-  if (serial) {
-    carry = TokenCounts{};
+  if (m_debug & VTA_DEBUG_LOG_INSN) {
+    write_insn_log(m_insns.decoded());
   }
 }
 
-void CommandQueue::write_program_image(size_t insn_count, size_t uop_count) {
-  // The stream, the uop image and every data allocation, as `vtasim run` replays them.
-  Dram& dram = m_mem.dram();
-  ProgramImage img;
-  img.config_json = m_cfg.to_json().dump();
-  img.insn_phys = m_insn_phys;
-  img.insn_count = static_cast<uint32_t>(insn_count);
-  img.add_segment(dram, m_insn_phys, static_cast<uint32_t>(insn_count * kInsnBytes));
-  if (uop_count > 0) {
-    img.add_segment(dram, m_uop_phys, static_cast<uint32_t>(uop_count * kUopBytes));
+void CommandQueue::run_program(const char* who, size_t insn_count, uint32_t wait_cycles) {
+  const RunStatus st = m_device.run(m_insn_phys, static_cast<uint32_t>(insn_count), wait_cycles);
+  if (st == RunStatus::kTimeout) {
+    throw Error(fmt::format("{}: the {} backend did not reach FINISH within {} cycles", who,
+                            m_device.name(), wait_cycles));
   }
-  for (const auto& [phys, bytes] : dram.allocations()) {
-    if (phys != m_insn_phys && phys != m_uop_phys) {
-      img.add_segment(dram, phys, static_cast<uint32_t>(bytes));
-    }
-  }
-  std::string path = m_hooks.dump_path;
-  const size_t at = path.find("%d");
-  if (at != std::string::npos) {
-    path.replace(at, 2, std::to_string(m_programs));
-  }
-  img.save(path);
-}
-
-void CommandQueue::write_log_insn(const std::vector<InsnWords>& insns) const {
-  const char* env = std::getenv("TVM_INSN_DUMP_FILE");
-  const std::string path = (env != nullptr && *env != '\0') ? env : "insn.json";
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-  for (const auto& w : insns) {
-    const Insn in = m_insns.codec().decode(w);
-    nlohmann::ordered_json j;
-    j["name"] = opcode_name(in.opcode);
-    j["pop_prev"] = in.pop_prev_dep;
-    j["pop_next"] = in.pop_next_dep;
-    j["push_prev"] = in.push_prev_dep;
-    j["push_next"] = in.push_next_dep;
-    if (in.opcode == kOpLoad || in.opcode == kOpStore) {
-      j["memory_type"] = mem_type_name(in.memory_type);
-      j["sram_base"] = in.sram_base;
-      j["dram_base"] = in.dram_base;
-      j["y_size"] = in.y_size;
-      j["x_size"] = in.x_size;
-      j["x_stride"] = in.x_stride;
-      j["y_pad_0"] = in.y_pad_0;
-      j["y_pad_1"] = in.y_pad_1;
-      j["x_pad_0"] = in.x_pad_0;
-      j["x_pad_1"] = in.x_pad_1;
-    } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
-      j["reset_reg"] = in.reset_reg;
-      j["uop_bgn"] = in.uop_bgn;
-      j["uop_end"] = in.uop_end;
-      j["iter_out"] = in.iter_out;
-      j["iter_in"] = in.iter_in;
-      j["dst_factor_out"] = in.dst_factor_out;
-      j["dst_factor_in"] = in.dst_factor_in;
-      j["src_factor_out"] = in.src_factor_out;
-      j["src_factor_in"] = in.src_factor_in;
-      if (in.opcode == kOpGemm) {
-        j["wgt_factor_out"] = in.wgt_factor_out;
-        j["wgt_factor_in"] = in.wgt_factor_in;
-      } else {
-        j["alu_opcode"] = alu_op_name(in.alu_opcode);
-        j["use_imm"] = in.use_imm;
-        j["imm"] = in.imm;
-      }
-    }
-    arr.push_back(std::move(j));
-  }
-  std::ofstream out(path);
-  if (!out) {
-    throw Error(fmt::format("VTA_DEBUG_LOG_INSN: cannot write {}", path));
-  }
-  out << arr.dump(2) << "\n";
 }
 
 }  // namespace vta

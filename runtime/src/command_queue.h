@@ -2,7 +2,9 @@
 // vta/runtime/runtime.cc). Every API call appends instructions to one stream; VTASynchronize (or
 // an automatic sync when the stream or the uop image would overflow its DRAM buffer) closes it
 // with the final dependency syncs and FINISH, copies the stream and the uop image into their
-// DRAM buffers and runs it on the device. Uop residency is forgotten after every run.
+// DRAM buffers and runs it on the device. Uop residency is forgotten after every run. The
+// instruction stream itself is an InsnQueue, uop residency a UopCache (uop_kernel.h), and the
+// debug dumps are written by program_dumps.h.
 //
 // Our addition: dependency tokens left in a queue at the end of a program (pushed but not
 // popped) are drained by the final compute NOPs, so FINISH always waits for the last load and
@@ -12,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,12 +81,21 @@ class CommandQueue {
   // Counts one user call and syncs early when the instruction buffer is nearly full.
   void end_user_call();
   void check_insn_overflow();
-  void emit_kernel(const UopKernel& k, uint32_t mode);
+  // Runs `finit` to record a new kernel of `mode` (0 = GEMM, 1 = ALU).
+  std::unique_ptr<UopKernel> record_kernel(const char* who, uint32_t mode, int (*finit)(void*),
+                                           void* signature);
   void load_uop(const UopPlacement& p);
+  // Re-creates the tokens the previous program left (see the top of this file).
   void begin_program();
   void end_program();
-  void write_log_insn(const std::vector<InsnWords>& insns) const;
-  void write_program_image(size_t insn_count, size_t uop_count);
+  // Appends the final syncs (or the FORCE_SERIAL rewrite), checks the tokens, drains leftovers
+  // and appends FINISH. Returns the tokens to carry into the next program.
+  TokenCounts close_program(const char* who);
+  // Copies the encoded stream and the uop image into their DRAM buffers.
+  void copy_to_dram(const std::vector<InsnWords>& words);
+  // The dumps asked for by the hooks and debug flags, in a fixed order.
+  void dump_program();
+  void run_program(const char* who, size_t insn_count, uint32_t wait_cycles);
 
   HwConfig m_cfg;
   DeviceMemory& m_mem;

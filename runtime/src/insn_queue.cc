@@ -10,49 +10,79 @@ namespace vta {
 
 namespace {
 
-// Bit positions shared by every instruction layout (vta-reference.md 2.1, 2.2); the memory
-// instruction fields used here have config-independent positions.
-constexpr uint64_t kOpcodeMask = 0x7;
-constexpr int kPopPrevBit = 3;
-constexpr int kPopNextBit = 4;
-constexpr int kPushPrevBit = 5;
-constexpr int kPushNextBit = 6;
-constexpr uint64_t kFlagMask = 0xFull << kPopPrevBit;
-constexpr int kMemTypeLo = 7;      // memory_type [9:7]
-constexpr int kXSizeLoWord1 = 16;  // x_size [95:80] = word 1 bits [31:16]
+// The flag a stage sets to push to / pop from a neighbouring stage (`from` and `to` are stages;
+// a lower stage is the "prev" side of a higher one).
+bool& push_flag(Insn& insn, int from, int to) {
+  return from < to ? insn.push_next_dep : insn.push_prev_dep;
+}
+bool& pop_flag(Insn& insn, int from, int to) {
+  return from < to ? insn.pop_prev_dep : insn.pop_next_dep;
+}
 
-bool bit(const InsnWords& w, int b) {
-  return (w[0] >> b) & 1;
-}
-void set_bit(InsnWords& w, int b) {
-  w[0] |= 1ull << b;
-}
-uint32_t opcode_of(const InsnWords& w) {
-  return static_cast<uint32_t>(w[0] & kOpcodeMask);
-}
-uint32_t mem_type_of(const InsnWords& w) {
-  return static_cast<uint32_t>((w[0] >> kMemTypeLo) & 7);
-}
-uint32_t x_size_of(const InsnWords& w) {
-  return static_cast<uint32_t>((w[1] >> kXSizeLoWord1) & 0xFFFF);
+// The NOP of a stage (load: LOAD INP, compute: LOAD UOP, store: STORE UOP; x_size 0).
+Insn noop_insn(int stage) {
+  Insn nop;
+  nop.opcode = stage == kStageStore ? kOpStore : kOpLoad;
+  nop.memory_type = stage == kStageLoad ? kMemInp : kMemUop;
+  return nop;
 }
 
 // Token queues an instruction of stage `s` pops and pushes, -1 where its flag is clear.
 struct TokenUse {
   int pop_prev, pop_next, push_prev, push_next;
 };
-TokenUse token_use(const InsnWords& w, int s) {
-  return {bit(w, kPopPrevBit) ? kPopPrev[s] : -1, bit(w, kPopNextBit) ? kPopNext[s] : -1,
-          bit(w, kPushPrevBit) ? kPushPrev[s] : -1, bit(w, kPushNextBit) ? kPushNext[s] : -1};
+TokenUse token_use(const Insn& in, int s) {
+  return {in.pop_prev_dep ? kPopPrev[s] : -1, in.pop_next_dep ? kPopNext[s] : -1,
+          in.push_prev_dep ? kPushPrev[s] : -1, in.push_next_dep ? kPushNext[s] : -1};
 }
 
-std::string describe(const InsnWords& w) {
-  const uint32_t op = opcode_of(w);
-  if (op == kOpLoad || op == kOpStore) {
-    return fmt::format("{} {}{}", opcode_name(op), mem_type_name(mem_type_of(w)),
-                       x_size_of(w) == 0 ? " NOP" : "");
+std::string describe(const Insn& in) {
+  if (in.opcode == kOpLoad || in.opcode == kOpStore) {
+    return fmt::format("{} {}{}", opcode_name(in.opcode), mem_type_name(in.memory_type),
+                       in.x_size == 0 ? " NOP" : "");
   }
-  return opcode_name(op);
+  return opcode_name(in.opcode);
+}
+
+// Indices of the instructions of each stage, in stream order. Throws ProgramError for an
+// unknown opcode or a flag naming a queue the stage does not have.
+std::array<std::vector<uint32_t>, 4> split_by_stage(const std::vector<Insn>& insns) {
+  std::array<std::vector<uint32_t>, 4> per_stage;
+  for (uint32_t i = 0; i < insns.size(); ++i) {
+    const Insn& in = insns[i];
+    const int s = in.stage();
+    if (s == kStageNone) {
+      throw ProgramError(fmt::format("instruction {}: unknown opcode {}", i, in.opcode));
+    }
+    const std::pair<int, const char*> queues[] = {{kPopPrev[s], "pop_prev_dep"},
+                                                  {kPopNext[s], "pop_next_dep"},
+                                                  {kPushPrev[s], "push_prev_dep"},
+                                                  {kPushNext[s], "push_next_dep"}};
+    const bool flags[] = {in.pop_prev_dep, in.pop_next_dep, in.push_prev_dep, in.push_next_dep};
+    for (int f = 0; f < 4; ++f) {
+      if (queues[f].first < 0 && flags[f]) {
+        throw ProgramError(
+            fmt::format("instruction {} ({}): {} is set but the {} stage has no "
+                        "such dependency queue",
+                        i, describe(in), queues[f].second, stage_unit_name(static_cast<Stage>(s))));
+      }
+    }
+    per_stage[s].push_back(i);
+  }
+  return per_stage;
+}
+
+// Why instruction `i` of stage `s` cannot run with `tokens` in the queues.
+std::string wait_reason(const Insn& in, int s, const TokenCounts& tokens, uint64_t capacity) {
+  const auto [pp, pn, qp, qn] = token_use(in, s);
+  if (pp >= 0 && tokens[pp] == 0) {
+    return fmt::format("for a token on {}", token_queue_name(pp));
+  }
+  if (pn >= 0 && tokens[pn] == 0) {
+    return fmt::format("for a token on {}", token_queue_name(pn));
+  }
+  return fmt::format("to push on {}, which is full ({} tokens, DEP_QUEUE_DEPTH)",
+                     token_queue_name(qp >= 0 && tokens[qp] >= capacity ? qp : qn), capacity);
 }
 
 }  // namespace
@@ -77,27 +107,20 @@ InsnQueue::InsnQueue(const HwConfig& cfg)
       m_token_capacity(cfg.dep_queue_depth > 0 ? static_cast<uint64_t>(cfg.dep_queue_depth)
                                                : UINT64_MAX) {}
 
-int InsnQueue::fold_stage(const InsnWords& w) {
-  if (opcode_of(w) == kOpLoad && x_size_of(w) == 0) {
+int InsnQueue::fold_stage(const Insn& insn) {
+  if (insn.opcode == kOpLoad && insn.x_size == 0) {
     return kStageNone;
   }
-  return exec_stage(w);
-}
-
-int InsnQueue::exec_stage(const InsnWords& w) {
-  Insn head;  // the stage depends only on the opcode and the memory type
-  head.opcode = opcode_of(w);
-  head.memory_type = mem_type_of(w);
-  return head.stage();
+  return insn.stage();
 }
 
 void InsnQueue::append(Insn& insn, int stage) {
   insn.pop_prev_dep = insn.pop_prev_dep || m_pending_pop_prev[stage];
   insn.pop_next_dep = insn.pop_next_dep || m_pending_pop_next[stage];
-  InsnWords w = m_codec.encode(insn);  // validates every field before anything changes
+  (void)m_codec.encode(insn);  // validates every field before anything changes
   m_pending_pop_prev[stage] = false;
   m_pending_pop_next[stage] = false;
-  m_insns.push_back(w);
+  m_insns.push_back(insn);
 }
 
 void InsnQueue::push(Insn insn) {
@@ -109,14 +132,12 @@ void InsnQueue::push(Insn insn) {
 }
 
 void InsnQueue::push_noop(int stage, bool push_prev, bool push_next, bool pop_prev, bool pop_next) {
-  Insn nop;
-  nop.opcode = stage == kStageStore ? kOpStore : kOpLoad;
-  nop.memory_type = stage == kStageLoad ? kMemInp : kMemUop;
+  Insn nop = noop_insn(stage);
   nop.push_prev_dep = push_prev;
   nop.push_next_dep = push_next;
   nop.pop_prev_dep = pop_prev;
   nop.pop_next_dep = pop_next;
-  m_insns.push_back(m_codec.encode(nop));
+  m_insns.push_back(nop);
 }
 
 void InsnQueue::commit_pending_pop(int stage) {
@@ -149,11 +170,11 @@ void InsnQueue::dep_push(int from, int to) {
   // The push executes on stage `from`, after its pending pops.
   commit_pending_pop(from);
   if (!m_insns.empty()) {
-    InsnWords& last = m_insns.back();
+    Insn& last = m_insns.back();
     if (fold_stage(last) == from) {
-      const int b = from < to ? kPushNextBit : kPushPrevBit;
-      if (!bit(last, b)) {
-        set_bit(last, b);
+      bool& flag = push_flag(last, from, to);
+      if (!flag) {
+        flag = true;
         return;
       }
     }
@@ -162,43 +183,33 @@ void InsnQueue::dep_push(int from, int to) {
 }
 
 void InsnQueue::rewrite_force_serial() {
-  const auto set_push = [](InsnWords& w, int from, int to) {
-    set_bit(w, from < to ? kPushNextBit : kPushPrevBit);
-  };
-  const auto set_pop = [](InsnWords& w, int from, int to) {
-    set_bit(w, from < to ? kPopPrevBit : kPopNextBit);
-  };
-  Insn nop;
-  nop.opcode = kOpLoad;
-  nop.memory_type = kMemUop;
-  const InsnWords compute_nop = m_codec.encode(nop);
-
-  std::vector<InsnWords> out;
+  const Insn compute_nop = noop_insn(kStageCompute);
+  std::vector<Insn> out;
   out.reserve(m_insns.size() + 2);
   int last = kStageNone;
-  for (InsnWords w : m_insns) {
-    w[0] &= ~kFlagMask;
-    const int s = exec_stage(w);
+  for (Insn in : m_insns) {
+    in.pop_prev_dep = in.pop_next_dep = in.push_prev_dep = in.push_next_dep = false;
+    const int s = in.stage();
     if (!out.empty() && s != last) {
       if (last != kStageCompute && s != kStageCompute) {
         // No queue links load and store: hand over through a compute NOP.
-        InsnWords n = compute_nop;
-        set_push(out.back(), last, kStageCompute);
-        set_pop(n, last, kStageCompute);
+        Insn n = compute_nop;
+        push_flag(out.back(), last, kStageCompute) = true;
+        pop_flag(n, last, kStageCompute) = true;
         out.push_back(n);
         last = kStageCompute;
       }
-      set_push(out.back(), last, s);
-      set_pop(w, last, s);
+      push_flag(out.back(), last, s) = true;
+      pop_flag(in, last, s) = true;
     }
-    out.push_back(w);
+    out.push_back(in);
     last = s;
   }
   if (!out.empty() && last != kStageCompute) {
     // FINISH (compute) must not run before the last load or store.
-    InsnWords n = compute_nop;
-    set_push(out.back(), last, kStageCompute);
-    set_pop(n, last, kStageCompute);
+    Insn n = compute_nop;
+    push_flag(out.back(), last, kStageCompute) = true;
+    pop_flag(n, last, kStageCompute) = true;
     out.push_back(n);
   }
   m_insns = std::move(out);
@@ -207,27 +218,7 @@ void InsnQueue::rewrite_force_serial() {
 }
 
 TokenCounts InsnQueue::check_tokens() const {
-  std::array<std::vector<uint32_t>, 4> per_stage;
-  for (uint32_t i = 0; i < m_insns.size(); ++i) {
-    const InsnWords& w = m_insns[i];
-    const int s = exec_stage(w);
-    if (s == kStageNone) {
-      throw ProgramError(fmt::format("instruction {}: unknown opcode {}", i, opcode_of(w)));
-    }
-    const std::pair<int, const char*> flags[] = {{kPopPrev[s], "pop_prev_dep"},
-                                                 {kPopNext[s], "pop_next_dep"},
-                                                 {kPushPrev[s], "push_prev_dep"},
-                                                 {kPushNext[s], "push_next_dep"}};
-    for (int f = 0; f < 4; ++f) {
-      if (flags[f].first < 0 && bit(w, kPopPrevBit + f)) {
-        throw ProgramError(
-            fmt::format("instruction {} ({}): {} is set but the {} stage has no "
-                        "such dependency queue",
-                        i, describe(w), flags[f].second, stage_unit_name(static_cast<Stage>(s))));
-      }
-    }
-    per_stage[s].push_back(i);
-  }
+  const std::array<std::vector<uint32_t>, 4> per_stage = split_by_stage(m_insns);
   // Tokens only accumulate, so running every stage as far as it can reaches the unique fixpoint.
   TokenCounts tokens{};
   std::array<size_t, 4> pos{};
@@ -242,14 +233,18 @@ TokenCounts InsnQueue::check_tokens() const {
             (qn >= 0 && tokens[qn] >= m_token_capacity)) {
           break;
         }
-        if (pp >= 0)
+        if (pp >= 0) {
           --tokens[pp];
-        if (pn >= 0)
+        }
+        if (pn >= 0) {
           --tokens[pn];
-        if (qp >= 0)
+        }
+        if (qp >= 0) {
           ++tokens[qp];
-        if (qn >= 0)
+        }
+        if (qn >= 0) {
           ++tokens[qn];
+        }
         ++pos[s];
         progress = true;
       }
@@ -259,21 +254,10 @@ TokenCounts InsnQueue::check_tokens() const {
   for (int s = kStageLoad; s <= kStageStore; ++s) {
     if (pos[s] < per_stage[s].size()) {
       const uint32_t i = per_stage[s][pos[s]];
-      const InsnWords& w = m_insns[i];
-      const auto [pp, pn, qp, qn] = token_use(w, s);
-      std::string why;
-      if (pp >= 0 && tokens[pp] == 0) {
-        why = fmt::format("for a token on {}", token_queue_name(pp));
-      } else if (pn >= 0 && tokens[pn] == 0) {
-        why = fmt::format("for a token on {}", token_queue_name(pn));
-      } else {
-        why = fmt::format("to push on {}, which is full ({} tokens, DEP_QUEUE_DEPTH)",
-                          token_queue_name(qp >= 0 && tokens[qp] >= m_token_capacity ? qp : qn),
-                          m_token_capacity);
-      }
+      const Insn& in = m_insns[i];
       stuck += fmt::format("{}the {} stage waits forever at instruction {} ({}) {}",
                            stuck.empty() ? "" : "; ", stage_unit_name(static_cast<Stage>(s)), i,
-                           describe(w), why);
+                           describe(in), wait_reason(in, s, tokens, m_token_capacity));
     }
   }
   if (!stuck.empty()) {
@@ -282,11 +266,11 @@ TokenCounts InsnQueue::check_tokens() const {
   return tokens;
 }
 
-std::vector<Insn> InsnQueue::decoded() const {
-  std::vector<Insn> out;
+std::vector<InsnWords> InsnQueue::words() const {
+  std::vector<InsnWords> out;
   out.reserve(m_insns.size());
-  for (const auto& w : m_insns) {
-    out.push_back(m_codec.decode(w));
+  for (const Insn& in : m_insns) {
+    out.push_back(m_codec.encode(in));
   }
   return out;
 }

@@ -4,6 +4,11 @@
 // belongs to the pushing stage, otherwise carried by a NOP. The queue also checks a finished
 // stream: it replays the three in-order stages against the four token queues (l2g, g2l, s2g,
 // g2s) and reports a deadlock (a pop that no push can satisfy) before anything runs.
+//
+// The stream is kept decoded (vta::Insn), so the flag edits above are plain field updates; it is
+// encoded once, by words(), when the program is synchronised. Every instruction is still
+// validated against the field widths of the configuration when it is appended, so a value that
+// does not fit is reported by the API call that caused it.
 #pragma once
 
 #include <array>
@@ -27,7 +32,8 @@ class InsnQueue {
   explicit InsnQueue(const HwConfig& cfg);
 
   // Appends a real instruction; the pending pops of its stage become its pop flags. Throws
-  // ProgramError naming the field if a value does not fit its instruction field.
+  // ProgramError naming the field if a value does not fit its instruction field. Fields the
+  // opcode does not use must be zero (the Insn contract), as encoding drops them.
   void push(Insn insn);
   // Upstream DepPush / DepPop / CommitPendingPop (stages 1 = load, 2 = compute, 3 = store).
   void dep_push(int from, int to);
@@ -50,25 +56,24 @@ class InsnQueue {
 
   size_t size() const { return m_insns.size(); }
   bool empty() const { return m_insns.empty(); }
-  const std::vector<InsnWords>& words() const { return m_insns; }
-  Insn decode(size_t i) const { return m_codec.decode(m_insns[i]); }
-  std::vector<Insn> decoded() const;
+  // The stream encoded for the device (computed at each call).
+  std::vector<InsnWords> words() const;
+  const Insn& decode(size_t i) const { return m_insns[i]; }
+  const std::vector<Insn>& decoded() const { return m_insns; }
   const IsaCodec& codec() const { return m_codec; }
   // Drops every instruction and pending pop.
   void clear();
 
   // Stage as upstream's GetPipelineStage sees it for push folding: LOAD with x_size 0 belongs to
-  // no stage; STORE (even a NOP) to the store stage.
-  static int fold_stage(const InsnWords& w);
-  // Stage that executes the instruction (fetch routing; NOPs included).
-  static int exec_stage(const InsnWords& w);
+  // no stage; STORE (even a NOP) to the store stage; otherwise the executing stage.
+  static int fold_stage(const Insn& insn);
 
  private:
   void append(Insn& insn, int stage);
 
   IsaCodec m_codec;
   uint64_t m_token_capacity;  // DEP_QUEUE_DEPTH (unbounded if the config gives 0)
-  std::vector<InsnWords> m_insns;
+  std::vector<Insn> m_insns;
   std::array<bool, 4> m_pending_pop_prev{};  // indexed by stage 1..3
   std::array<bool, 4> m_pending_pop_next{};
 };

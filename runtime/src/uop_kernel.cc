@@ -94,6 +94,44 @@ void UopKernel::finish_recording(uint32_t expect_mode) const {
   }
 }
 
+Insn kernel_insn(const UopKernel& k) {
+  const uint32_t mode = k.mode();
+  Insn insn;
+  insn.opcode = mode == 0 ? kOpGemm : kOpAlu;
+  insn.reset_reg = k.reset();
+  insn.uop_bgn = k.sram_begin;
+  insn.uop_end = k.sram_end;
+  insn.iter_out = 1;
+  insn.iter_in = 1;
+  const auto& loops = k.loops();
+  const UopLoop* outer = nullptr;
+  const UopLoop* inner = nullptr;
+  if (loops.size() == 2) {
+    outer = &loops[0];
+    inner = &loops[1];
+  } else if (loops.size() == 1) {
+    (mode == 0 ? outer : inner) = &loops[0];
+  }
+  if (outer != nullptr) {
+    insn.iter_out = outer->extent;
+    insn.dst_factor_out = outer->dst_factor;
+    insn.src_factor_out = outer->src_factor;
+    insn.wgt_factor_out = mode == 0 ? outer->wgt_factor : 0;
+  }
+  if (inner != nullptr) {
+    insn.iter_in = inner->extent;
+    insn.dst_factor_in = inner->dst_factor;
+    insn.src_factor_in = inner->src_factor;
+    insn.wgt_factor_in = mode == 0 ? inner->wgt_factor : 0;
+  }
+  if (mode == 1) {
+    insn.alu_opcode = k.alu_opcode();
+    insn.use_imm = k.use_imm();
+    insn.imm = k.imm();
+  }
+  return insn;
+}
+
 std::unique_ptr<UopKernel>& UopKernelMap::slot(const void* signature, int nbytes) {
   uint32_t key = 0;
   if (nbytes == 4) {

@@ -61,6 +61,12 @@ class UopKernel {
   std::vector<Uop> m_uops;
 };
 
+// The GEMM (mode 0) or ALU (mode 1) instruction that runs resident kernel `k` over
+// [sram_begin, sram_end), without dependency flags. Loop mapping as upstream: for GEMM loop 0 is
+// the outer loop (a single loop too); for ALU a single loop is the inner one; a missing loop has
+// extent 1 and factors 0.
+Insn kernel_insn(const UopKernel& k);
+
 // What `*uop_handle` points to: the kernels of one call site, keyed by signature.
 class UopKernelMap {
  public:

@@ -186,3 +186,6 @@ void FsimBackend::Impl::execute(uint64_t index, const Insn& i) {
 }
 
 }  // namespace vta
+
+#include "vta/sim/backend_registry.h"
+VTA_REGISTER_BACKEND(fsim, vta::FsimBackend, /*order=*/10, /*timed=*/false);

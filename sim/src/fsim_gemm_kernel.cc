@@ -202,22 +202,67 @@ GemmKernelFn avx512_kernel(const GemmShape& s) {
 bool cpu_has_avx2() {
   return false;
 }
+bool cpu_has_avx512_vnni() {
+  return false;
+}
 GemmKernelFn avx2_kernel(const GemmShape&) {
+  return nullptr;
+}
+GemmKernelFn avx512_kernel(const GemmShape&) {
   return nullptr;
 }
 #endif
 
+bool avx2_available(const GemmShape& s) {
+  return cpu_has_avx2() && avx2_kernel(s) != nullptr;
+}
+bool avx512_available(const GemmShape& s) {
+  return cpu_has_avx512_vnni() && avx512_kernel(s) != nullptr;
+}
+bool generic_available(const GemmShape&) {
+  return true;
+}
+GemmKernelFn generic_kernel(const GemmShape&) {
+  return gemm_generic;
+}
+
+// Widest first: kAuto takes the first one available.
+VTA_REGISTER(GemmKernelEntry, gemm_avx512,
+             {"avx512", 10, GemmKernelKind::kAvx512, &avx512_available, &avx512_kernel,
+              "AVX-512 VNNI", "{16, 32, 64}"});
+VTA_REGISTER(GemmKernelEntry, gemm_avx2,
+             {"avx2", 20, GemmKernelKind::kAvx2, &avx2_available, &avx2_kernel, "AVX2",
+              "{8, 16, 32, 64}"});
+VTA_REGISTER(GemmKernelEntry, gemm_generic,
+             {"generic", 30, GemmKernelKind::kGeneric, &generic_available, &generic_kernel, "",
+              ""});
+
+const GemmKernelEntry* find_kernel(GemmKernelKind kind) {
+  for (const GemmKernelEntry& e : GemmKernelRegistry::instance().entries()) {
+    if (e.kind == kind) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
+bool gemm_kernel_available(GemmKernelKind kind, const GemmShape& shape) {
+  const GemmKernelEntry* e = find_kernel(kind);
+  return e != nullptr && e->available(shape);
+}
+
 bool gemm_avx2_available(const GemmShape& shape) {
-  return cpu_has_avx2() && avx2_kernel(shape) != nullptr;
+  return gemm_kernel_available(GemmKernelKind::kAvx2, shape);
 }
 
 bool gemm_avx512_available(const GemmShape& shape) {
-  return cpu_has_avx512_vnni() && avx512_kernel(shape) != nullptr;
+  return gemm_kernel_available(GemmKernelKind::kAvx512, shape);
 }
 
 const char* gemm_kernel_kind_name(GemmKernelKind kind) {
+  // Literals, not the registry's strings: callers keep the pointer.
   switch (kind) {
     case GemmKernelKind::kAuto:
       return "auto";
@@ -233,32 +278,29 @@ const char* gemm_kernel_kind_name(GemmKernelKind kind) {
 
 GemmKernelKind resolve_gemm_kernel(GemmKernelKind kind, const GemmShape& shape) {
   if (kind == GemmKernelKind::kAuto) {
-    return gemm_avx512_available(shape) ? GemmKernelKind::kAvx512
-           : gemm_avx2_available(shape) ? GemmKernelKind::kAvx2
-                                        : GemmKernelKind::kGeneric;
+    for (const GemmKernelEntry& e : GemmKernelRegistry::instance().entries()) {
+      if (e.available(shape)) {
+        return e.kind;
+      }
+    }
+    return GemmKernelKind::kGeneric;
   }
   return kind;
 }
 
 GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape) {
-  switch (resolve_gemm_kernel(kind, shape)) {
-    case GemmKernelKind::kAvx2:
-      if (!gemm_avx2_available(shape)) {
-        throw Error("the AVX2 GEMM kernel is not available (CPU without AVX2, or BLOCK_OUT " +
-                    std::to_string(shape.block_out) + " not in {8, 16, 32, 64})");
-      }
-      return avx2_kernel(shape);
-    case GemmKernelKind::kAvx512:
-      if (!gemm_avx512_available(shape)) {
-        throw Error(
-            "the AVX-512 VNNI GEMM kernel is not available (CPU without AVX-512 VNNI, or "
-            "BLOCK_OUT " +
-            std::to_string(shape.block_out) + " not in {16, 32, 64})");
-      }
-      return avx512_kernel(shape);
-    default:
-      return gemm_generic;
+  const GemmKernelKind resolved = resolve_gemm_kernel(kind, shape);
+  const GemmKernelEntry* e = find_kernel(resolved);
+  if (e == nullptr) {
+    throw Error(std::string("no GEMM kernel '") + gemm_kernel_kind_name(resolved) +
+                "' is registered");
   }
+  if (!e->available(shape)) {
+    throw Error("the " + e->isa + " GEMM kernel is not available (CPU without " + e->isa +
+                ", or BLOCK_OUT " + std::to_string(shape.block_out) + " not in " + e->block_outs +
+                ")");
+  }
+  return e->kernel(shape);
 }
 
 }  // namespace vta

@@ -1,6 +1,7 @@
 #include "vta/sim/isa.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
@@ -9,35 +10,54 @@ namespace vta {
 
 const char* opcode_name(uint32_t opcode) {
   switch (opcode) {
-    case kOpLoad: return "LOAD";
-    case kOpStore: return "STORE";
-    case kOpGemm: return "GEMM";
-    case kOpFinish: return "FINISH";
-    case kOpAlu: return "ALU";
-    default: return "OPCODE?";
+    case kOpLoad:
+      return "LOAD";
+    case kOpStore:
+      return "STORE";
+    case kOpGemm:
+      return "GEMM";
+    case kOpFinish:
+      return "FINISH";
+    case kOpAlu:
+      return "ALU";
+    default:
+      return "OPCODE?";
   }
 }
 
 const char* mem_type_name(uint32_t type) {
   switch (type) {
-    case kMemUop: return "UOP";
-    case kMemWgt: return "WGT";
-    case kMemInp: return "INP";
-    case kMemAcc: return "ACC";
-    case kMemOut: return "OUT";
-    case kMemAcc8: return "ACC_8BIT";
-    default: return "MEM?";
+    case kMemUop:
+      return "UOP";
+    case kMemWgt:
+      return "WGT";
+    case kMemInp:
+      return "INP";
+    case kMemAcc:
+      return "ACC";
+    case kMemOut:
+      return "OUT";
+    case kMemAcc8:
+      return "ACC_8BIT";
+    default:
+      return "MEM?";
   }
 }
 
 const char* alu_op_name(uint32_t alu_op) {
   switch (alu_op) {
-    case kAluMin: return "MIN";
-    case kAluMax: return "MAX";
-    case kAluAdd: return "ADD";
-    case kAluShr: return "SHR";
-    case kAluMul: return "MUL";
-    default: return "ALU?";
+    case kAluMin:
+      return "MIN";
+    case kAluMax:
+      return "MAX";
+    case kAluAdd:
+      return "ADD";
+    case kAluShr:
+      return "SHR";
+    case kAluMul:
+      return "MUL";
+    default:
+      return "ALU?";
   }
 }
 
@@ -45,11 +65,14 @@ Stage Insn::stage() const {
   switch (opcode) {
     case kOpLoad:
       return (memory_type == kMemInp || memory_type == kMemWgt) ? kStageLoad : kStageCompute;
-    case kOpStore: return kStageStore;
+    case kOpStore:
+      return kStageStore;
     case kOpGemm:
     case kOpAlu:
-    case kOpFinish: return kStageCompute;
-    default: return kStageNone;
+    case kOpFinish:
+      return kStageCompute;
+    default:
+      return kStageNone;
   }
 }
 
@@ -107,36 +130,38 @@ uint64_t get_bits(const InsnWords& w, const FieldPos& f) {
   return (w[word] >> shift) & mask;
 }
 
-void put_bits(InsnWords& w, const FieldPos& f, uint64_t value, const char* kind) {
-  const uint64_t mask = f.width == 64 ? ~0ull : ((1ull << f.width) - 1);
-  if (value & ~mask) {
-    throw ProgramError(fmt::format("{} field '{}' value {} does not fit in {} bits", kind, f.name,
-                                   value, f.width));
-  }
-  w[f.lo / 64] |= value << (f.lo % 64);
+// Field values of an instruction in layout order (must match IsaLayout::compute), in a fixed
+// array: the runtime encodes every instruction it appends, so no allocation per call.
+struct FieldValues {
+  std::array<uint64_t, 17> v{};
+  size_t n = 0;
+};
+
+template <class... T>
+FieldValues field_values(T... v) {
+  static_assert(sizeof...(T) <= 17, "FieldValues holds at most 17 fields");
+  return {{static_cast<uint64_t>(v)...}, sizeof...(T)};
 }
 
-// Field values of an instruction in layout order (must match IsaLayout::compute).
-std::vector<uint64_t> mem_values(const Insn& i) {
-  return {i.opcode,   i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
-          i.memory_type, i.sram_base, i.dram_base,    i.y_size,        i.x_size,
-          i.x_stride, i.y_pad_0,      i.y_pad_1,      i.x_pad_0,       i.x_pad_1};
+FieldValues mem_values(const Insn& i) {
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.memory_type, i.sram_base, i.dram_base, i.y_size, i.x_size, i.x_stride,
+                      i.y_pad_0, i.y_pad_1, i.x_pad_0, i.x_pad_1);
 }
 
-std::vector<uint64_t> gemm_values(const Insn& i) {
-  return {i.opcode,         i.pop_prev_dep,   i.pop_next_dep,   i.push_prev_dep,
-          i.push_next_dep,  i.reset_reg,      i.uop_bgn,        i.uop_end,
-          i.iter_out,       i.iter_in,        i.dst_factor_out, i.dst_factor_in,
-          i.src_factor_out, i.src_factor_in,  i.wgt_factor_out, i.wgt_factor_in};
+FieldValues gemm_values(const Insn& i) {
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+                      i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.wgt_factor_out,
+                      i.wgt_factor_in);
 }
 
-std::vector<uint64_t> alu_values(const Insn& i) {
+FieldValues alu_values(const Insn& i) {
   const uint64_t imm = static_cast<uint16_t>(static_cast<int16_t>(i.imm));
-  return {i.opcode,         i.pop_prev_dep,  i.pop_next_dep,   i.push_prev_dep,
-          i.push_next_dep,  i.reset_reg,     i.uop_bgn,        i.uop_end,
-          i.iter_out,       i.iter_in,       i.dst_factor_out, i.dst_factor_in,
-          i.src_factor_out, i.src_factor_in, i.alu_opcode,     i.use_imm,
-          imm};
+  return field_values(i.opcode, i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep,
+                      i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+                      i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.alu_opcode, i.use_imm,
+                      imm);
 }
 
 }  // namespace
@@ -161,13 +186,18 @@ IsaLayout IsaLayout::compute(int log_uop_depth, int log_inp_depth, int log_wgt_d
                  {"x_pad_0", 4},
                  {"x_pad_1", 4}},
                 &mem_end);
-  const std::vector<std::pair<const char*, int>> head = {
-      {"opcode", 3},        {"pop_prev_dep", 1},
-      {"pop_next_dep", 1},  {"push_prev_dep", 1},
-      {"push_next_dep", 1}, {"reset_reg", 1},
-      {"uop_bgn", log_uop_depth}, {"uop_end", log_uop_depth + 1},
-      {"iter_out", kIterBits},    {"iter_in", kIterBits},
-      {"dst_factor_out", log_acc_depth}, {"dst_factor_in", log_acc_depth}};
+  const std::vector<std::pair<const char*, int>> head = {{"opcode", 3},
+                                                         {"pop_prev_dep", 1},
+                                                         {"pop_next_dep", 1},
+                                                         {"push_prev_dep", 1},
+                                                         {"push_next_dep", 1},
+                                                         {"reset_reg", 1},
+                                                         {"uop_bgn", log_uop_depth},
+                                                         {"uop_end", log_uop_depth + 1},
+                                                         {"iter_out", kIterBits},
+                                                         {"iter_in", kIterBits},
+                                                         {"dst_factor_out", log_acc_depth},
+                                                         {"dst_factor_in", log_acc_depth}};
   auto gemm = head;
   gemm.insert(gemm.end(), {{"src_factor_out", log_inp_depth},
                            {"src_factor_in", log_inp_depth},
@@ -202,9 +232,8 @@ IsaCodec::IsaCodec(const HwConfig& cfg)
                                   cfg.log_wgt_buff_depth, cfg.log_acc_buff_depth)) {}
 
 InsnWords IsaCodec::encode(const Insn& insn) const {
-  InsnWords w{0, 0};
   const std::vector<FieldPos>* layout = nullptr;
-  std::vector<uint64_t> values;
+  FieldValues values;
   switch (insn.opcode) {
     case kOpLoad:
     case kOpStore:
@@ -215,8 +244,8 @@ InsnWords IsaCodec::encode(const Insn& insn) const {
       layout = &m_layout.alu;
       values = alu_values(insn);
       if (insn.imm < -32768 || insn.imm > 32767) {
-        throw ProgramError(fmt::format("ALU field 'imm' value {} does not fit in 16 signed bits",
-                                       insn.imm));
+        throw ProgramError(
+            fmt::format("ALU field 'imm' value {} does not fit in 16 signed bits", insn.imm));
       }
       break;
     case kOpGemm:
@@ -227,10 +256,20 @@ InsnWords IsaCodec::encode(const Insn& insn) const {
     default:
       throw ProgramError(fmt::format("cannot encode unknown opcode {}", insn.opcode));
   }
-  for (size_t k = 0; k < values.size(); ++k) {
-    put_bits(w, (*layout)[k], values[k], opcode_name(insn.opcode));
+  // Both words are accumulated in registers; the name of the opcode is only needed to report.
+  uint64_t lo = 0, hi = 0;
+  for (size_t k = 0; k < values.n; ++k) {
+    const FieldPos& f = (*layout)[k];
+    const uint64_t mask = f.width == 64 ? ~0ull : ((1ull << f.width) - 1);
+    if (values.v[k] & ~mask) {
+      throw ProgramError(fmt::format("{} field '{}' value {} does not fit in {} bits",
+                                     opcode_name(insn.opcode), f.name, values.v[k], f.width));
+    }
+    const uint64_t bits = values.v[k] << (f.lo % 64);
+    lo |= f.lo < 64 ? bits : 0;
+    hi |= f.lo < 64 ? 0 : bits;
   }
-  return w;
+  return InsnWords{lo, hi};
 }
 
 Insn IsaCodec::decode(const InsnWords& w) const {
@@ -319,8 +358,7 @@ void IsaCodec::store_words(const InsnWords& w, uint8_t* bytes) {
 
 std::string disassemble(const Insn& i) {
   std::string deps = fmt::format("pop_prev={:d} pop_next={:d} push_prev={:d} push_next={:d}",
-                                 i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep,
-                                 i.push_next_dep);
+                                 i.pop_prev_dep, i.pop_next_dep, i.push_prev_dep, i.push_next_dep);
   switch (i.opcode) {
     case kOpLoad:
     case kOpStore:
@@ -339,9 +377,8 @@ std::string disassemble(const Insn& i) {
           "{:<6} {} reset={:d} uop_bgn={} uop_end={} iter_out={} iter_in={} dst_factor_out={} "
           "dst_factor_in={} src_factor_out={} src_factor_in={} wgt_factor_out={} "
           "wgt_factor_in={}",
-          "GEMM", deps, i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in,
-          i.dst_factor_out, i.dst_factor_in, i.src_factor_out, i.src_factor_in,
-          i.wgt_factor_out, i.wgt_factor_in);
+          "GEMM", deps, i.reset_reg, i.uop_bgn, i.uop_end, i.iter_out, i.iter_in, i.dst_factor_out,
+          i.dst_factor_in, i.src_factor_out, i.src_factor_in, i.wgt_factor_out, i.wgt_factor_in);
     case kOpAlu:
       return fmt::format(
           "{:<6} {} alu_opcode={} use_imm={:d} imm={} reset={:d} uop_bgn={} uop_end={} "
@@ -357,6 +394,46 @@ std::string disassemble(const Insn& i) {
 
 std::string disassemble(const Uop& u) {
   return fmt::format("UOP dst_idx={} src_idx={} wgt_idx={}", u.dst_idx, u.src_idx, u.wgt_idx);
+}
+
+nlohmann::ordered_json to_json(const Insn& in) {
+  nlohmann::ordered_json j;
+  j["name"] = opcode_name(in.opcode);
+  j["pop_prev"] = in.pop_prev_dep;
+  j["pop_next"] = in.pop_next_dep;
+  j["push_prev"] = in.push_prev_dep;
+  j["push_next"] = in.push_next_dep;
+  if (in.opcode == kOpLoad || in.opcode == kOpStore) {
+    j["memory_type"] = mem_type_name(in.memory_type);
+    j["sram_base"] = in.sram_base;
+    j["dram_base"] = in.dram_base;
+    j["y_size"] = in.y_size;
+    j["x_size"] = in.x_size;
+    j["x_stride"] = in.x_stride;
+    j["y_pad_0"] = in.y_pad_0;
+    j["y_pad_1"] = in.y_pad_1;
+    j["x_pad_0"] = in.x_pad_0;
+    j["x_pad_1"] = in.x_pad_1;
+  } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
+    j["reset_reg"] = in.reset_reg;
+    j["uop_bgn"] = in.uop_bgn;
+    j["uop_end"] = in.uop_end;
+    j["iter_out"] = in.iter_out;
+    j["iter_in"] = in.iter_in;
+    j["dst_factor_out"] = in.dst_factor_out;
+    j["dst_factor_in"] = in.dst_factor_in;
+    j["src_factor_out"] = in.src_factor_out;
+    j["src_factor_in"] = in.src_factor_in;
+    if (in.opcode == kOpGemm) {
+      j["wgt_factor_out"] = in.wgt_factor_out;
+      j["wgt_factor_in"] = in.wgt_factor_in;
+    } else {
+      j["alu_opcode"] = alu_op_name(in.alu_opcode);
+      j["use_imm"] = in.use_imm;
+      j["imm"] = in.imm;
+    }
+  }
+  return j;
 }
 
 }  // namespace vta

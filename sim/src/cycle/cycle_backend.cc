@@ -217,3 +217,6 @@ TimedCounters CycleBackend::Impl::counters() const {
 }
 
 }  // namespace vta
+
+#include "vta/sim/backend_registry.h"
+VTA_REGISTER_BACKEND(cycle, vta::CycleBackend, /*order=*/30, /*timed=*/true);

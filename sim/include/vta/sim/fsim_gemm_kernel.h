@@ -8,11 +8,15 @@
 // (x86 pmaddwd / vpdpwssd). The variant is chosen at run time with __builtin_cpu_supports
 // (AVX-512 VNNI, else AVX2); the generic variant is plain C++ and handles every BATCH (1..16)
 // and BLOCK (2..64). No -march flags are needed: only these functions are compiled for the ISA.
+// The variants are entries of a registry (GemmKernelRegistry below), so adding one is a kernel
+// plus its registration; the selection functions only ask the registry.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "vta/sim/isa.h"
+#include "vta/sim/registry.h"
 
 namespace vta {
 
@@ -50,11 +54,27 @@ struct GemmBuffers {
 
 using GemmKernelFn = void (*)(const GemmShape&, const GemmLoop&, const GemmBuffers&);
 
+// One GEMM kernel variant, registered by the file that implements it.
+struct GemmKernelEntry {
+  std::string name;  // gemm_kernel_kind_name(kind)
+  int order = 0;     // preference of kAuto: the first available entry in order wins
+  GemmKernelKind kind = GemmKernelKind::kGeneric;
+  // True if this CPU can run the variant for `shape`; `kernel` is then its function.
+  bool (*available)(const GemmShape& shape) = nullptr;
+  GemmKernelFn (*kernel)(const GemmShape& shape) = nullptr;
+  // For the error of an explicit request it cannot serve: the instruction set it needs
+  // ("AVX2") and the BLOCK_OUT values it supports ("{8, 16, 32, 64}").
+  std::string isa, block_outs;
+};
+using GemmKernelRegistry = Registry<GemmKernelEntry>;
+
 // The kernel for `kind` and `shape`. kAuto picks the widest variant the CPU and the shape allow
 // (AVX-512 VNNI, AVX2, generic). Throws Error if a requested variant is unavailable.
 GemmKernelFn select_gemm_kernel(GemmKernelKind kind, const GemmShape& shape);
 // kAuto resolved to the variant select_gemm_kernel would use; other kinds unchanged.
 GemmKernelKind resolve_gemm_kernel(GemmKernelKind kind, const GemmShape& shape);
+// True if the variant `kind` (not kAuto) can run here for `shape`.
+bool gemm_kernel_available(GemmKernelKind kind, const GemmShape& shape);
 // True if the AVX2 / AVX-512 VNNI kernel can run here for `shape`.
 bool gemm_avx2_available(const GemmShape& shape);
 bool gemm_avx512_available(const GemmShape& shape);

@@ -8,15 +8,17 @@
 //
 // Semantics (loop nest shared by GEMM and ALU):
 //   for it_out in [0, iter_out): for it_in in [0, iter_in): for upc in [uop_bgn, uop_end):
-//     dst = uop[upc].dst + it_out*dst_factor_out + it_in*dst_factor_in   (acc index)
-//     src = uop[upc].src + it_out*src_factor_out + it_in*src_factor_in   (inp for GEMM, acc for ALU)
-//     wgt = uop[upc].wgt + it_out*wgt_factor_out + it_in*wgt_factor_in   (GEMM only)
+//     dst = uop[upc].dst + it_out*dst_factor_out + it_in*dst_factor_in (acc index)
+//     src = uop[upc].src + it_out*src_factor_out + it_in*src_factor_in (inp for GEMM, acc for ALU)
+//     wgt = uop[upc].wgt + it_out*wgt_factor_out + it_in*wgt_factor_in (GEMM only)
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace vta {
 
@@ -33,9 +35,9 @@ enum MemType : uint32_t {
 };
 enum AluOp : uint32_t { kAluMin = 0, kAluMax = 1, kAluAdd = 2, kAluShr = 3, kAluMul = 4 };
 
-const char* opcode_name(uint32_t opcode);    // "LOAD", ..., or "OPCODE?"
-const char* mem_type_name(uint32_t type);    // "UOP", "WGT", ..., or "MEM?"
-const char* alu_op_name(uint32_t alu_op);    // "MIN", ..., or "ALU?"
+const char* opcode_name(uint32_t opcode);  // "LOAD", ..., or "OPCODE?"
+const char* mem_type_name(uint32_t type);  // "UOP", "WGT", ..., or "MEM?"
+const char* alu_op_name(uint32_t alu_op);  // "MIN", ..., or "ALU?"
 
 // Pipeline stages, numbered as upstream (the runtime's queue ids).
 enum Stage : int { kStageNone = 0, kStageLoad = 1, kStageCompute = 2, kStageStore = 3 };
@@ -135,5 +137,10 @@ class IsaCodec {
 //   "GEMM  pop_prev=1 ... reset=0 uop=[0,4) iter_out=2 iter_in=3 dst_fo=1 ..."
 std::string disassemble(const Insn& insn);
 std::string disassemble(const Uop& uop);
+
+// The instruction as a JSON object (upstream's VTA_DEBUG_LOG_INSN format): name and the four
+// dependency flags, then the fields of its opcode in encoding order, memory type and ALU opcode
+// by name.
+nlohmann::ordered_json to_json(const Insn& insn);
 
 }  // namespace vta

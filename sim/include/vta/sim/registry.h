@@ -3,11 +3,14 @@
 // (the runtime, the CLI, tests) ask the registry by name; nothing else knows the list, so adding
 // an implementation is one source file plus one CMake line.
 //
-//   // in fsim.cc
-//   VTA_REGISTER(BackendRegistry, fsim_backend, {"fsim", {...traits...}, &make_fsim});
+//   // in fsim_gemm_kernel.cc: Registry<GemmKernelEntry> gets one more entry
+//   VTA_REGISTER(GemmKernelEntry, gemm_avx2, {"avx2", 20, ...traits...});
 //
 // A registration is a static object: the library that holds it must be linked whole (see
-// vta_link_whole_archive in the top CMakeLists.txt), or its object file would be dropped.
+// vta_link_whole_archive in the top CMakeLists.txt), or its object file would be dropped, unless
+// the same object file is needed anyway (the GEMM kernels live next to their selection).
+// Entries are added during static initialisation, so nothing may look them up from another
+// file's static initialiser; after that the list is fixed and find() pointers stay valid.
 #pragma once
 
 #include <algorithm>
