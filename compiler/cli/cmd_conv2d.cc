@@ -123,27 +123,28 @@ int cmd_conv2d(int argc, char** argv) {
     const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
 
-    const HwConfig cfg = setup_runtime(common, !no_check);
+    const Target target = setup_target(common, !no_check);
+    const HwConfig& cfg = target.config;
     if (!dump_path.empty())
       runtime_set_program_dump(dump_path);
     const ConvData data = random_conv_data(p, e, seed);
     nlohmann::ordered_json extra;
     LayerRun run;
     if (tune) {
-      TuneResult t = tune_conv2d(p, e, data, size_t(tune), !no_check);
+      TuneResult t = tune_conv2d(target, p, e, data, size_t(tune), !no_check);
       print_tune(t, t.trials[t.best].run.stats.timed);
       run = t.trials[t.best].run;
       extra["tuning"] = tune_json(t);
     } else {
       const ConvSchedule s = sched ? *sched : auto_schedule(p, e, cfg);
-      run = run_conv2d(p, e, s, data, !no_check);
+      run = run_conv2d(target, p, e, s, data, !no_check);
     }
     extra["schedule_source"] = tune ? "tuned" : (sched ? schedule_path : "automatic");
     std::cout << fmt::format("conv2d {}: {}, epilogue {}, schedule {} ({})\n", run.name, run.shape,
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
     std::cout << TilePlan::make(p, e, run.schedule, cfg).describe(cfg);
-    return finish_compiler_command(common, "conv2d", run.name, {run}, extra);
+    return finish_compiler_command(common, target, "conv2d", run.name, {run}, extra);
   });
 }
 

@@ -45,14 +45,15 @@ int cmd_matmul(int argc, char** argv) {
     Epilogue e;
     const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
-    const HwConfig cfg = setup_runtime(common, !no_check);
+    const Target target = setup_target(common, !no_check);
+    const HwConfig& cfg = target.config;
     if (!dump_path.empty())
       runtime_set_program_dump(dump_path);
-    const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);
-    const LayerRun run = run_matmul(p, e, s, random_matmul_data(p, e, seed), !no_check);
+    const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
+    const LayerRun run = run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");
-    return finish_compiler_command(common, "matmul", p.describe(), {run},
+    return finish_compiler_command(common, target, "matmul", p.describe(), {run},
                                    nlohmann::ordered_json::object());
   });
 }

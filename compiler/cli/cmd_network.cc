@@ -10,7 +10,6 @@
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/report.h"
-#include "vta/runtime_cpp.h"
 
 namespace vta::cli {
 
@@ -48,7 +47,7 @@ int cmd_network(int argc, char** argv) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;
     }
-    setup_runtime(common, !no_check);
+    const Target target = setup_target(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
@@ -59,13 +58,13 @@ int cmd_network(int argc, char** argv) {
       };
     std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
                              net.h, net.w, net.layers.size());
-    const NetworkRun r = run_network(net, opt);
+    const NetworkRun r = run_network(target, net, opt);
     for (const std::string& h : r.host_ops)
       std::cout << "  host: " << h << "\n";
     nlohmann::ordered_json extra;
     extra["network"] = net.name;
     extra["host_ops"] = r.host_ops;
-    return finish_compiler_command(common, "network", net.name, r.runs, extra);
+    return finish_compiler_command(common, target, "network", net.name, r.runs, extra);
   });
 }
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "vta/backend_factory.h"
-#include "vta/compiler/program_check.h"
 #include "vta/compiler/report.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
@@ -59,33 +58,24 @@ std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilog
   return s;
 }
 
-HwConfig setup_runtime(const CommonOptions& o, bool verify) {
+Target setup_target(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
-  const HwConfig cfg = resolve_config(o.config);
-  const std::string backend = o.backend.empty() ? backend_name_from_env() : o.backend;
-  runtime_configure(backend, cfg);
-  if (verify)
-    runtime_set_program_observer([cfg](const SyncedProgram& p) {
-      const ProgramCheck c = check_program(p, cfg);
-      if (!c.ok())
-        throw Error("program verifier: " +
-                    (c.first_problem.empty()
-                         ? fmt::format("{} dependency tokens left over", c.leftover_tokens)
-                         : c.first_problem));
-    });
+  Target target(resolve_config(o.config), o.backend.empty() ? backend_name_from_env() : o.backend);
+  target.verify_programs = verify;
+  runtime_configure(target.backend, target.config);
   apply_trace_options(o, runtime_backend());
-  return cfg;
+  return target;
 }
 
-int finish_compiler_command(const CommonOptions& o, const std::string& command,
-                            const std::string& program, const std::vector<LayerRun>& runs,
-                            nlohmann::ordered_json extra) {
+int finish_compiler_command(const CommonOptions& o, const Target& target,
+                            const std::string& command, const std::string& program,
+                            const std::vector<LayerRun>& runs, nlohmann::ordered_json extra) {
   std::cout << format_report(runs);
   RunReport rr;
   rr.command = command;
   rr.program = program;
-  rr.backend = runtime_backend_name();
-  rr.config = runtime_config().model_name;
+  rr.backend = target.backend;
+  rr.config = target.config.model_name;
   for (const LayerRun& r : runs) {
     rr.wall_seconds += r.wall_seconds;
     Stats& s = rr.stats;

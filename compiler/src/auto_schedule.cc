@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/layout.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -181,15 +180,15 @@ double run_cost(const LayerRun& r, const HwConfig& cfg) {
          double(r.moved_bytes()) / double(cfg.bus_bytes);
 }
 
-TuneResult tune_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvData& data,
-                       size_t candidates, bool check) {
-  const HwConfig& cfg = runtime_config();
+TuneResult tune_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                       const ConvData& data, size_t candidates, bool check) {
+  const HwConfig& cfg = target.config;
   TuneResult res;
   for (const ScheduleCandidate& c : rank_schedules(p, e, cfg, candidates)) {
     TuneTrial t;
     t.schedule = c.schedule;
     t.est_cycles = c.est_cycles;
-    t.run = run_conv2d(p, e, c.schedule, data, check);
+    t.run = run_conv2d(target, p, e, c.schedule, data, check);
     t.cost = run_cost(t.run, cfg);
     res.trials.push_back(std::move(t));
     if (res.trials.back().cost < res.trials[res.best].cost)

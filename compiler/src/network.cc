@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -11,7 +12,6 @@
 
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/json_file.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -415,9 +415,118 @@ Network Network::resnet18(int n) {
   return net;
 }
 
-NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
+namespace {
+
+// A network tensor an earlier layer produced (or the input); throws for a layer that reads an
+// unknown tensor or reuses a name.
+const Tensor& layer_input(const Network& net, const NetworkLayer& l,
+                          const std::map<std::string, Tensor>& tensors) {
+  auto it = tensors.find(l.input);
+  if (it == tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name,
+                            l.input));
+  }
+  if (tensors.count(l.name)) {
+    throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
+  }
+  return it->second;
+}
+
+// Runs a maxpool or global_avgpool layer on the host and notes it in `host_ops`; nothing for a
+// VTA layer.
+std::optional<Tensor> run_host_layer(const NetworkLayer& l, const Tensor& in,
+                                     std::vector<std::string>& host_ops) {
+  if (l.op == "maxpool") {
+    Tensor out = host_maxpool(in, l);
+    host_ops.push_back(fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
+    return out;
+  }
+  if (l.op == "global_avgpool") {
+    Tensor out = host_global_avgpool(in);
+    host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
+    return out;
+  }
+  return std::nullopt;
+}
+
+// What a VTA layer produced.
+struct VtaLayerResult {
+  LayerRun run;
+  Tensor out;
+};
+
+// The layer's random weights (and bias) with its actual input and residual tensors.
+ConvData conv_layer_data(const Network& net, const NetworkLayer& l, const Conv2dParams& p,
+                         const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                         uint64_t seed) {
+  ConvData d = random_conv_data(p, l.epilogue, seed);
+  d.x = in.data;
+  if (!l.epilogue.residual) {
+    return d;
+  }
+  auto r = tensors.find(l.residual);
+  if (r == tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'", net.name,
+                            l.name, l.residual));
+  }
+  const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
+  if (r->second.shape() != want) {
+    throw Error(
+        fmt::format("network {}: residual '{}' of layer '{}' has shape {} but the "
+                    "layer's output is {}",
+                    net.name, l.residual, l.name, r->second.shape(), want));
+  }
+  d.residual = r->second.data;
+  return d;
+}
+
+// The layer's own schedule, else a tuned (opt.tune_candidates) or the automatic one.
+ConvSchedule conv_layer_schedule(const Target& target, const NetworkLayer& l,
+                                 const Conv2dParams& p, const ConvData& d,
+                                 const NetworkOptions& opt) {
+  if (l.schedule) {
+    return *l.schedule;
+  }
+  if (opt.tune_candidates) {
+    const TuneResult t = tune_conv2d(target, p, l.epilogue, d, opt.tune_candidates, false);
+    return t.trials[t.best].schedule;
+  }
+  return auto_schedule(p, l.epilogue, target.config);
+}
+
+VtaLayerResult run_conv_layer(const Target& target, const Network& net, const NetworkLayer& l,
+                              const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                              uint64_t seed, const NetworkOptions& opt) {
+  const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
+  p.validate();
+  const ConvData d = conv_layer_data(net, l, p, in, tensors, seed);
+  const ConvSchedule s = conv_layer_schedule(target, l, p, d, opt);
+  LayerRun run = run_conv2d(target, p, l.epilogue, s, d, opt.check);
+  Tensor out{p.n, p.k, p.out_h(), p.out_w(), run.out};
+  return {std::move(run), std::move(out)};
+}
+
+VtaLayerResult run_dense_layer(const Target& target, const Network& net, const NetworkLayer& l,
+                               const Tensor& in, uint64_t seed, const NetworkOptions& opt) {
+  if (!l.residual.empty()) {
+    throw Error(
+        fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
+  }
+  const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
+  MatmulData d = random_matmul_data(p, l.epilogue, seed);
+  d.a = in.data;  // NCHW flattened per sample = row of A
+  const HwConfig& cfg = target.config;
+  const ConvSchedule s =
+      l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg), l.epilogue, cfg);
+  LayerRun run = run_matmul(target, p, l.epilogue, s, d, opt.check);
+  Tensor out{p.m, p.n, 1, 1, run.out};
+  return {std::move(run), std::move(out)};
+}
+
+}  // namespace
+
+NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   net.validate();  // also for networks built in code: every shape below is then valid
-  const HwConfig& cfg = runtime_config();
   std::map<std::string, Tensor> tensors;
   Tensor input{net.n, net.c, net.h, net.w, {}};
   input.data = random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed);
@@ -428,74 +537,19 @@ NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
   uint64_t layer_index = 0;
   for (const NetworkLayer& l : net.layers) {
     ++layer_index;
-    auto it = tensors.find(l.input);
-    if (it == tensors.end())
-      throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name,
-                              l.input));
-    if (tensors.count(l.name))
-      throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
-    const Tensor& in = it->second;
+    const Tensor& in = layer_input(net, l, tensors);
+    if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+      tensors[l.name] = std::move(*pooled);
+      continue;
+    }
     const uint64_t seed = net.seed * 1000003u + layer_index;
-
-    if (l.op == "maxpool") {
-      tensors[l.name] = host_maxpool(in, l);
-      result.host_ops.push_back(
-          fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
-      continue;
+    VtaLayerResult v = l.op == "conv2d" ? run_conv_layer(target, net, l, in, tensors, seed, opt)
+                                        : run_dense_layer(target, net, l, in, seed, opt);
+    if (opt.on_layer) {
+      opt.on_layer(v.run);
     }
-    if (l.op == "global_avgpool") {
-      tensors[l.name] = host_global_avgpool(in);
-      result.host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
-      continue;
-    }
-
-    LayerRun run;
-    Tensor out;
-    if (l.op == "conv2d") {
-      const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
-      p.validate();
-      ConvData d = random_conv_data(p, l.epilogue, seed);
-      d.x = in.data;
-      if (l.epilogue.residual) {
-        auto r = tensors.find(l.residual);
-        if (r == tensors.end())
-          throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'",
-                                  net.name, l.name, l.residual));
-        const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
-        if (r->second.shape() != want)
-          throw Error(
-              fmt::format("network {}: residual '{}' of layer '{}' has shape {} but the "
-                          "layer's output is {}",
-                          net.name, l.residual, l.name, r->second.shape(), want));
-        d.residual = r->second.data;
-      }
-      ConvSchedule s;
-      if (l.schedule) {
-        s = *l.schedule;
-      } else if (opt.tune_candidates) {
-        TuneResult t = tune_conv2d(p, l.epilogue, d, opt.tune_candidates, false);
-        s = t.trials[t.best].schedule;
-      } else {
-        s = auto_schedule(p, l.epilogue, cfg);
-      }
-      run = run_conv2d(p, l.epilogue, s, d, opt.check);
-      out = Tensor{p.n, p.k, p.out_h(), p.out_w(), run.out};
-    } else {  // dense
-      if (!l.residual.empty())
-        throw Error(
-            fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
-      const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
-      MatmulData d = random_matmul_data(p, l.epilogue, seed);
-      d.a = in.data;  // NCHW flattened per sample = row of A
-      const ConvSchedule s =
-          l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg.batch), l.epilogue, cfg);
-      run = run_matmul(p, l.epilogue, s, d, opt.check);
-      out = Tensor{p.m, p.n, 1, 1, run.out};
-    }
-    if (opt.on_layer)
-      opt.on_layer(run);
-    tensors[l.name] = std::move(out);
-    result.runs.push_back(std::move(run));
+    tensors[l.name] = std::move(v.out);
+    result.runs.push_back(std::move(v.run));
   }
   result.output = tensors[last].data;
   return result;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/runtime_cpp.h"  // SyncedProgram (data only)
 #include "vta/sim/isa.h"
 #include "vta/sim/token_queues.h"
 

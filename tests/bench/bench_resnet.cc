@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
       }
     }
     vta::set_error_mode(vta::ErrorMode::kThrow);
-    const vta::HwConfig cfg = vta::HwConfig::default_config();
-    vta::runtime_configure(backend, cfg);
+    Target target(vta::HwConfig::default_config(), backend);
+    target.verify_programs = false;  // timing the compiler and the backend only
+    const vta::HwConfig& cfg = target.config;
     std::printf("bench_resnet: backend %s, config %s, %s schedules\n", backend.c_str(),
                 cfg.model_name.c_str(), tune ? "tuned" : "automatic");
     std::printf("%-14s %-22s %12s %12s %8s %8s %9s\n", "layer", "schedule", "cycles", "bound",
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
       double est = 0;
       LayerRun r;
       if (tune) {
-        TuneResult t = tune_conv2d(layer.params, layer.epilogue, data, tune, false);
+        TuneResult t = tune_conv2d(target, layer.params, layer.epilogue, data, tune, false);
         s = t.trials[t.best].schedule;
         est = t.trials[t.best].est_cycles;
         r = t.trials[t.best].run;
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
         const auto ranked = rank_schedules(layer.params, layer.epilogue, cfg, 1);
         s = ranked.front().schedule;
         est = ranked.front().est_cycles;
-        r = run_conv2d(layer.params, layer.epilogue, s, data, false);
+        r = run_conv2d(target, layer.params, layer.epilogue, s, data, false);
       }
       const double bound = double(r.gemm_bound);
       const double cycles = r.stats.timed ? double(r.stats.cycles) : 0;

@@ -14,19 +14,19 @@
 using namespace vta::compiler;
 
 namespace {
-void use_fsim(const char* config) {
+Target use_fsim(const char* config) {
   vta::set_error_mode(vta::ErrorMode::kThrow);
-  vta::runtime_configure("fsim", vta::HwConfig::from_file(config_path(config)));
+  return Target(vta::HwConfig::from_file(config_path(config)), "fsim");
 }
 }  // namespace
 
 TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]") {
   for (const char* config : {"pynq", "small", "batch4"}) {
     INFO(config);
-    use_fsim(config);
+    const Target target = use_fsim(config);
     const Network net =
         Network::from_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json");
-    const NetworkRun r = run_network(net, NetworkOptions{});
+    const NetworkRun r = run_network(target, net, NetworkOptions{});
     REQUIRE(r.runs.size() == 7);
     REQUIRE(r.host_ops.size() == 2);
     for (const LayerRun& l : r.runs) {
@@ -37,7 +37,7 @@ TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]"
     REQUIRE(r.output.size() == 10);
     // b1.conv2 (no bias) loads its residual (1x24x16x16) as ACC_8BIT: one acc element per
     // blocked output element, each counted as ACC elem bytes (vta-reference.md counters).
-    const vta::HwConfig& cfg = vta::runtime_config();
+    const vta::HwConfig& cfg = target.config;
     REQUIRE(r.runs[2].name == "b1.conv2");
     const uint64_t out_elems = uint64_t((1 + cfg.batch - 1) / cfg.batch) *
                                ((24 + cfg.block_out - 1) / cfg.block_out) * 16 * 16;
@@ -46,9 +46,8 @@ TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]"
 }
 
 TEST_CASE("built-in ResNet-18 runs on fsim", "[network]") {
-  use_fsim("pynq");
   const Network net = Network::resnet18();
-  const NetworkRun r = run_network(net, NetworkOptions{});
+  const NetworkRun r = run_network(use_fsim("pynq"), net, NetworkOptions{});
   REQUIRE(r.runs.size() == 21);  // 17 convs, 3 shortcuts, 1 dense
   // MACs per layer from the ResNet-18 shapes: output H*W * out channels * in channels * kernel.
   auto conv = [](uint64_t out_hw, uint64_t k, uint64_t c, uint64_t kernel) {
@@ -85,8 +84,7 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
   auto error_of = [](const char* text) {
     try {
       Network net = Network::from_json(nlohmann::json::parse(text), "net.json");
-      use_fsim("pynq");
-      run_network(net, NetworkOptions{});
+      run_network(use_fsim("pynq"), net, NetworkOptions{});
     } catch (const vta::Error& e) {
       return std::string(e.what());
     }
@@ -156,9 +154,9 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
 }
 
 TEST_CASE("networks built in code are validated before they run", "[network]") {
-  use_fsim("pynq");
+  const Target target = use_fsim("pynq");
   try {
-    run_network(Network::resnet18(-1), NetworkOptions{});
+    run_network(target, Network::resnet18(-1), NetworkOptions{});
     FAIL("no error");
   } catch (const vta::Error& e) {
     REQUIRE(std::string(e.what()) == "network resnet18: input n must be in 1..65535 (got -1)");
@@ -171,7 +169,7 @@ TEST_CASE("networks built in code are validated before they run", "[network]") {
   pool.stride_h = 0;
   net.layers.push_back(pool);
   try {
-    run_network(net, NetworkOptions{});
+    run_network(target, net, NetworkOptions{});
     FAIL("no error");
   } catch (const vta::Error& e) {
     REQUIRE(std::string(e.what()) == "network n: maxpool layer 'p': stride_h must be >= 1 (got 0)");
