@@ -98,16 +98,19 @@ void apply_trace_options(const CommonOptions& o, Backend& be) {
     if (!o.vcd_window.empty()) {
       const size_t colon = o.vcd_window.find(':');
       try {
-        if (colon == std::string::npos)
+        if (colon == std::string::npos) {
           throw std::invalid_argument("no colon");
+        }
         size_t used = 0;
         start = std::stoull(o.vcd_window.substr(0, colon), &used);
-        if (used != colon)
+        if (used != colon) {
           throw std::invalid_argument("junk");
+        }
         const std::string b = o.vcd_window.substr(colon + 1);
         end = std::stoull(b, &used);
-        if (used != b.size() || end <= start)
+        if (used != b.size() || end <= start) {
           throw std::invalid_argument("range");
+        }
       } catch (const std::exception&) {
         throw UsageError("--vcd-window '" + o.vcd_window +
                          "' must be A:B with cycle numbers A < B");

@@ -34,10 +34,11 @@ void print_tune(const TuneResult& t, bool timed) {
   std::cout << fmt::format("tuning: {} candidates, cost = {}\n", t.trials.size(),
                            timed ? "measured cycles" : "GEMM + ALU micro-ops + bytes / bus bytes");
   std::cout << fmt::format("  {:<22} {:>12} {:>12}\n", "schedule", "estimated", "cost");
-  for (size_t i = 0; i < t.trials.size(); ++i)
+  for (size_t i = 0; i < t.trials.size(); ++i) {
     std::cout << fmt::format("  {:<22} {:>12.0f} {:>12.0f}{}\n", t.trials[i].schedule.describe(),
                              t.trials[i].est_cycles, t.trials[i].cost,
                              i == t.best ? "  <- best" : "");
+  }
   std::cout << "best schedule: " << t.trials[t.best].schedule.to_json().dump() << "\n\n";
 }
 
@@ -84,32 +85,39 @@ int cmd_conv2d(int argc, char** argv) {
     add_epilogue_options(desc, ef);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim conv2d [--layer NAME | shape options] [options]", desc, {},
-                    vm))
+                    vm)) {
       return 0;
+    }
     // Sizes beyond the ISA's 16-bit fields would never fit a program (and would make the
     // schedule search and the tensors huge): refuse them here, naming the option.
     for (const char* opt :
-         {"n", "c", "h", "w", "hw", "k", "kernel", "kh", "kw", "stride", "stride-h", "stride-w"})
+         {"n", "c", "h", "w", "hw", "k", "kernel", "kh", "kw", "stride", "stride-h", "stride-w"}) {
       check_option_range(vm, opt, 1, kMaxTensorDim);
-    for (const char* opt : {"pad", "pad-top", "pad-bottom", "pad-left", "pad-right"})
+    }
+    for (const char* opt : {"pad", "pad-top", "pad-bottom", "pad-left", "pad-right"}) {
       check_option_range(vm, opt, 0, 15);  // the 4-bit pad fields of LOAD
+    }
     check_option_range(vm, "tune", 1, INT_MAX);
-    if (!schedule_path.empty() && tune)
+    if (!schedule_path.empty() && tune) {
       throw UsageError("--schedule and --tune exclude each other");
+    }
 
     Epilogue e;
     if (!layer.empty()) {
-      for (const char* opt : {"n", "c", "h", "w", "hw", "k", "kernel", "stride", "pad"})
-        if (!vm[opt].defaulted() && vm.count(opt))
+      for (const char* opt : {"n", "c", "h", "w", "hw", "k", "kernel", "stride", "pad"}) {
+        if (!vm[opt].defaulted() && vm.count(opt)) {
           throw UsageError(
               fmt::format("--layer fixes the shape; --{} is not allowed with it", opt));
+        }
+      }
       const NamedConvLayer l = find_named_layer(layer);
       p = l.params;
       e = l.epilogue;
     } else {
       p.name = "conv2d";
-      if (hw)
+      if (hw) {
         p.h = p.w = hw;
+      }
       p.kh = kh ? kh : kernel;
       p.kw = kw ? kw : kernel;
       p.stride_h = stride_h ? stride_h : stride;
@@ -125,8 +133,9 @@ int cmd_conv2d(int argc, char** argv) {
 
     const Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
-    if (!dump_path.empty())
+    if (!dump_path.empty()) {
       runtime_set_program_dump(dump_path);
+    }
     const ConvData data = random_conv_data(p, e, seed);
     nlohmann::ordered_json extra;
     LayerRun run;

@@ -37,18 +37,21 @@ int cmd_matmul(int argc, char** argv) {
         "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
     po::variables_map vm;
-    if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm))
+    if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm)) {
       return 0;
-    for (const char* opt : {"m", "k", "n"})
+    }
+    for (const char* opt : {"m", "k", "n"}) {
       check_option_range(vm, opt, 1, kMaxTensorDim);
+    }
     p.validate();
     Epilogue e;
     const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
     const Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
-    if (!dump_path.empty())
+    if (!dump_path.empty()) {
       runtime_set_program_dump(dump_path);
+    }
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
     const LayerRun run = run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),

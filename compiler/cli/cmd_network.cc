@@ -35,12 +35,14 @@ int cmd_network(int argc, char** argv) {
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
-    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm))
+    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm)) {
       return 0;
+    }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
-    if (name.empty())
+    if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
+    }
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
                                                                     : Network::from_file(name);
     if (print_json) {
@@ -51,16 +53,18 @@ int cmd_network(int argc, char** argv) {
     NetworkOptions opt;
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
-    if (!quiet)
+    if (!quiet) {
       opt.on_layer = [](const LayerRun& r) {
         std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
       };
+    }
     std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
                              net.h, net.w, net.layers.size());
     const NetworkRun r = run_network(target, net, opt);
-    for (const std::string& h : r.host_ops)
+    for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";
+    }
     nlohmann::ordered_json extra;
     extra["network"] = net.name;
     extra["host_ops"] = r.host_ops;

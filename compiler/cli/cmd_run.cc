@@ -86,12 +86,15 @@ DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
   std::uniform_int_distribution<int> i8(-128, 127), bias_d(-4096, 4096);
   std::vector<int8_t> x(rows * K), w(N * K);
   std::vector<int32_t> bias(rows * N);
-  for (auto& v : x)
+  for (auto& v : x) {
     v = static_cast<int8_t>(i8(rng));
-  for (auto& v : w)
+  }
+  for (auto& v : w) {
     v = static_cast<int8_t>(i8(rng));
-  for (auto& v : bias)
+  }
+  for (auto& v : bias) {
     v = bias_d(rng);
+  }
 
   DemoAssembler as(cfg, dram);
   uint32_t x_phys, w_phys, b_phys, y_phys, u_phys;

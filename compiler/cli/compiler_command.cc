@@ -25,36 +25,46 @@ void add_epilogue_options(po::options_description& desc, EpilogueFlags& f) {
 }
 
 Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::variables_map& vm) {
-  if (f.no_epilogue)
+  if (f.no_epilogue) {
     e = Epilogue{};
-  if (f.bias)
+  }
+  if (f.bias) {
     e.bias = true;
-  if (vm.count("shift"))
+  }
+  if (vm.count("shift")) {
     e.shift = f.shift;
-  if (f.relu)
+  }
+  if (f.relu) {
     e.relu = true;
-  if (vm.count("clip-lo"))
+  }
+  if (vm.count("clip-lo")) {
     e.clip_lo = f.clip_lo;
-  if (vm.count("clip-hi"))
+  }
+  if (vm.count("clip-hi")) {
     e.clip_hi = f.clip_hi;
+  }
   e.validate();
   return e;
 }
 
 void check_option_range(const po::variables_map& vm, const std::string& option, int min, int max) {
-  if (!vm.count(option))
+  if (!vm.count(option)) {
     return;
+  }
   const int x = vm[option].as<int>();
-  if (x < min || x > max)
+  if (x < min || x > max) {
     throw UsageError(fmt::format("--{} {} is out of range {}..{}", option, x, min, max));
+  }
 }
 
 std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilogue& e) {
-  if (path.empty())
+  if (path.empty()) {
     return std::nullopt;
+  }
   ConvSchedule s = ConvSchedule::from_file(path);
-  if (s.epilogue)
+  if (s.epilogue) {
     e = *s.epilogue;
+  }
   return s;
 }
 
@@ -89,8 +99,9 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     s.cycles += r.stats.cycles;
     s.runs += r.stats.runs;
     s.timed = r.stats.timed;
-    for (size_t i = 0; i < s.insn_count.size(); ++i)
+    for (size_t i = 0; i < s.insn_count.size(); ++i) {
       s.insn_count[i] += r.stats.insn_count[i];
+    }
   }
   if (runs.size() == 1) {
     rr.stats = runs.front().stats;  // complete, with the backend's own counters
@@ -98,21 +109,25 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     print_report(std::cout, rr);
   }
   const nlohmann::ordered_json rep = report_to_json(runs);
-  for (auto it = rep.begin(); it != rep.end(); ++it)
+  for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
+  }
   rr.extra = std::move(extra);
   write_json_report(o, rr);
   size_t bad = 0;
   std::string first;
-  for (const LayerRun& r : runs)
+  for (const LayerRun& r : runs) {
     if (r.mismatches) {
-      if (!bad)
+      if (!bad) {
         first = r.name + ": " + r.first_mismatch;
+      }
       bad += r.mismatches;
     }
-  if (bad)
+  }
+  if (bad) {
     throw Error(fmt::format("{} result differs from the C++ reference in {} element(s) (first: {})",
                             command, bad, first));
+  }
   return 0;
 }
 

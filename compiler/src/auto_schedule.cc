@@ -19,16 +19,22 @@ namespace {
 std::vector<int> size_candidates(int n) {
   std::set<int> s;
   if (n <= 32) {
-    for (int i = 1; i <= n; ++i)
+    for (int i = 1; i <= n; ++i) {
       s.insert(i);
+    }
   } else {
-    for (int64_t i = 1; i <= n; i *= 2)
+    for (int64_t i = 1; i <= n; i *= 2) {
       s.insert(int(i));
-    for (int k = 1; k <= 32; ++k)
+    }
+    for (int k = 1; k <= 32; ++k) {
       s.insert(ceil_div(n, k));
-    for (int64_t d = 1; d * d <= n; ++d)
-      if (n % d == 0)
-        s.insert(int(d)), s.insert(int(n / d));
+    }
+    for (int64_t d = 1; d * d <= n; ++d) {
+      if (n % d == 0) {
+        s.insert(int(d));
+        s.insert(int(n / d));
+      }
+    }
   }
   return {s.begin(), s.end()};
 }
@@ -62,15 +68,18 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const int vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
   double compute = double(g.gemm_uop_count()) + steps * insn +
                    out_total * (1 + imm_ops + 2 * vec_ops) + tiles * insn * (1 + imm_ops + vec_ops);
-  if (e.residual)
+  if (e.residual) {
     compute += out_total * m.out_e / m.bus + tiles * t.to * (m.rd_lat + insn);
-  if (e.bias)
+  }
+  if (e.bias) {
     compute += tiles * (m.rd_lat + insn);
+  }
   // Micro-op kernels that do not stay resident are reloaded every step.
   const double kernel_uops = double(t.ti) * kk * t.to;
   const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
-  if (kernel_uops * combos + 16 > cfg.uop_buff_depth)
+  if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
     compute += steps * (kernel_uops * 4 / m.bus + m.rd_lat);
+  }
 
   // Load stage: input windows every step, weights unless reused (single chunk).
   const double inp_step = t.ti * (t.ih * t.iw * m.inp_e / m.bus + m.rd_lat + insn);
@@ -84,8 +93,9 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const double store =
       out_total * (m.out_e / m.bus) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
 
-  if (P.s.threads == 1)
+  if (P.s.threads == 1) {
     return compute + load + store;
+  }
   // Overlapped: the slowest stage, plus filling (first load) and draining (last store).
   const double fill = inp_step + wgt_load;
   const double drain = store / tiles + out_total / tiles * (1 + imm_ops + 2 * vec_ops);
@@ -111,24 +121,29 @@ std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilo
   for (int vt : {2, 1}) {
     const uint64_t inp_slot = cfg.inp_buff_depth / vt, wgt_slot = cfg.wgt_buff_depth / vt,
                    acc_slot = cfg.acc_buff_depth / vt;
-    for (int to : os)
+    for (int to : os) {
       for (int ti : is) {
-        if (uint64_t(to) * ti * kk > wgt_slot)
+        if (uint64_t(to) * ti * kk > wgt_slot) {
           continue;
+        }
         // Rough micro-op count of the step kernel (exact when to >= 3).
-        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2)
+        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2) {
           continue;
+        }
         for (int th : hs) {
           const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
           for (int tw : ws) {
             const uint64_t iw = uint64_t(tw - 1) * p.stride_w + p.kw;
-            if (ti * ih * iw > inp_slot)
+            if (ti * ih * iw > inp_slot) {
               break;  // wider tiles only need more
+            }
             const uint64_t out = uint64_t(to) * th * tw;
-            if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot)
+            if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
               break;
-            if (uint64_t(th) * tw > 16383)
+            }
+            if (uint64_t(th) * tw > 16383) {
               break;
+            }
             ConvSchedule s;
             s.tile_h = th, s.tile_w = tw, s.tile_oc_blocks = to, s.tile_ic_blocks = ti;
             s.threads = vt;
@@ -148,24 +163,27 @@ std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilo
           }
         }
       }
+    }
   }
   std::sort(all.begin(), all.end(), by_estimate);
   std::vector<ScheduleCandidate> out;
   for (const auto& [c, index] : all) {
     (void)index;
-    if (out.size() >= max_count)
+    if (out.size() >= max_count) {
       break;
+    }
     try {
       (void)TilePlan::make(p, e, c.schedule, cfg);  // full check incl. the micro-op kernel
       out.push_back(c);
     } catch (const Error&) {
     }
   }
-  if (out.empty())
+  if (out.empty()) {
     throw Error(
         fmt::format("no schedule of {} fits config {} (smallest tiles do not fit the "
                     "SRAMs or the uop buffer)",
                     p.describe(), cfg.model_name));
+  }
   return out;
 }
 
@@ -174,8 +192,9 @@ ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwCon
 }
 
 double run_cost(const LayerRun& r, const HwConfig& cfg) {
-  if (r.stats.timed)
+  if (r.stats.timed) {
     return double(r.stats.cycles);
+  }
   return double(r.stats.gemm_counter + r.stats.alu_counter) +
          double(r.moved_bytes()) / double(cfg.bus_bytes);
 }
@@ -191,8 +210,9 @@ TuneResult tune_conv2d(const Target& target, const Conv2dParams& p, const Epilog
     t.run = run_conv2d(target, p, e, c.schedule, data, check);
     t.cost = run_cost(t.run, cfg);
     res.trials.push_back(std::move(t));
-    if (res.trials.back().cost < res.trials[res.best].cost)
+    if (res.trials.back().cost < res.trials[res.best].cost) {
       res.best = res.trials.size() - 1;
+    }
   }
   return res;
 }

@@ -34,8 +34,9 @@ struct Access {
 // Range of uop.field + it_out*f_out + it_in*f_in over the kernel (factors are non-negative).
 Interval span(const std::vector<Uop>& uops, uint32_t Uop::*field, uint32_t iter_out, uint32_t f_out,
               uint32_t iter_in, uint32_t f_in) {
-  if (uops.empty() || iter_out == 0 || iter_in == 0)
+  if (uops.empty() || iter_out == 0 || iter_in == 0) {
     return {};
+  }
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const Uop& u : uops) {
     lo = std::min<int64_t>(lo, u.*field);
@@ -53,8 +54,9 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   res.insns = program.insns.size();
   std::vector<Insn> insns;
   insns.reserve(program.insns.size());
-  for (const auto& w : program.insns)
+  for (const auto& w : program.insns) {
     insns.push_back(codec.decode(w));
+  }
 
   // Footprints, following the uop SRAM through the LOAD UOPs in compute order.
   std::vector<Uop> uop_sram(cfg.uop_buff_depth);
@@ -64,26 +66,32 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   for (size_t i = 0; i < insns.size(); ++i) {
     const Insn& in = insns[i];
     const Stage s = in.stage();
-    if (s == kStageNone)
+    if (s == kStageNone) {
       continue;
+    }
     per_stage[s].push_back(i);
     Access& a = acc[i];
     if (in.opcode == kOpLoad && in.x_size > 0) {
       const int64_t n =
           int64_t(in.y_pad_0 + in.y_size + in.y_pad_1) * (in.x_pad_0 + in.x_size + in.x_pad_1);
       const Interval w{in.sram_base, in.sram_base + n - 1};
-      if (in.memory_type == kMemInp)
+      if (in.memory_type == kMemInp) {
         a.inp_w = w;
-      if (in.memory_type == kMemWgt)
+      }
+      if (in.memory_type == kMemWgt) {
         a.wgt_w = w;
-      if (in.memory_type == kMemAcc || in.memory_type == kMemAcc8)
+      }
+      if (in.memory_type == kMemAcc || in.memory_type == kMemAcc8) {
         a.acc_w = w;
-      if (in.memory_type == kMemUop)
+      }
+      if (in.memory_type == kMemUop) {
         for (uint32_t k = 0; k < in.x_size && in.sram_base + k < uop_sram.size(); ++k) {
           const int64_t idx = int64_t(in.dram_base) - image_base + k;
-          if (idx >= 0 && idx < int64_t(program.uops.size()))
+          if (idx >= 0 && idx < int64_t(program.uops.size())) {
             uop_sram[in.sram_base + k] = codec.decode_uop(program.uops[size_t(idx)]);
+          }
         }
+      }
     } else if (in.opcode == kOpStore && in.x_size > 0) {
       a.acc_r = {in.sram_base, in.sram_base + int64_t(in.x_size) * in.y_size - 1};
     } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
@@ -115,39 +123,48 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
         const Insn& in = insns[i];
         const int pp = in.pop_prev_dep ? kPopPrev[s] : -1;
         const int pn = in.pop_next_dep ? kPopNext[s] : -1;
-        if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty()))
+        if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty())) {
           break;
+        }
         Clock c = stage_clock[s];
         for (int q : {pp, pn}) {
-          if (q < 0)
+          if (q < 0) {
             continue;
+          }
           const Clock& t = queues[q].front();
-          for (int k = 0; k < 4; ++k)
+          for (int k = 0; k < 4; ++k) {
             c[k] = std::max(c[k], t[k]);
+          }
           queues[q].pop_front();
         }
         c[s] = int64_t(pos[s]);
         clock[i] = c;
         position[i] = int64_t(pos[s]);
         stage_clock[s] = c;
-        if (in.push_prev_dep && kPushPrev[s] >= 0)
+        if (in.push_prev_dep && kPushPrev[s] >= 0) {
           queues[kPushPrev[s]].push_back(c);
-        if (in.push_next_dep && kPushNext[s] >= 0)
+        }
+        if (in.push_next_dep && kPushNext[s] >= 0) {
           queues[kPushNext[s]].push_back(c);
+        }
         ++pos[s];
         progress = true;
       }
     }
   }
-  for (int s = kStageLoad; s <= kStageStore; ++s)
-    if (pos[s] < per_stage[s].size() && res.first_problem.empty())
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    if (pos[s] < per_stage[s].size() && res.first_problem.empty()) {
       res.first_problem =
           fmt::format("deadlock: stage {} stops at instruction {} ({})", s, per_stage[s][pos[s]],
                       disassemble(insns[per_stage[s][pos[s]]]));
-  for (const auto& q : queues)
+    }
+  }
+  for (const auto& q : queues) {
     res.leftover_tokens += q.size();
-  if (!res.first_problem.empty())
+  }
+  if (!res.first_problem.empty()) {
     return res;
+  }
 
   auto ordered = [&](size_t a, size_t b) {
     const int sa = insns[a].stage(), sb = insns[b].stage();
@@ -156,19 +173,23 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   auto check = [&](Stage writer_stage, Interval Access::*w, Stage reader_stage, Interval Access::*r,
                    const char* what) {
     for (size_t a : per_stage[writer_stage]) {
-      if ((acc[a].*w).empty())
+      if ((acc[a].*w).empty()) {
         continue;
+      }
       for (size_t b : per_stage[reader_stage]) {
-        if (!(acc[a].*w).overlaps(acc[b].*r))
+        if (!(acc[a].*w).overlaps(acc[b].*r)) {
           continue;
+        }
         ++res.checked_pairs;
-        if (ordered(a, b))
+        if (ordered(a, b)) {
           continue;
-        if (res.races++ == 0)
+        }
+        if (res.races++ == 0) {
           res.first_problem = fmt::format(
               "race on {}: instruction {} ({}) and instruction {} ({}) "
               "are not ordered by dependency tokens",
               what, a, disassemble(insns[a]), b, disassemble(insns[b]));
+        }
       }
     }
   };

@@ -18,8 +18,9 @@ constexpr uint32_t kMaxDmaField = 65535;  // x_size / y_size / x_stride are 16-b
 }  // namespace
 
 ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object())
+  if (!j.is_object()) {
     throw Error(source + ": a schedule must be a JSON object");
+  }
   ConvSchedule s;
   bool seen[5] = {};
   for_each_json_key(j, source, "schedule", [&](const std::string& key, const nlohmann::json& v) {
@@ -45,9 +46,11 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
     }
   });
   const char* names[] = {"tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks", "threads"};
-  for (int i = 0; i < 5; ++i)
-    if (!seen[i])
+  for (int i = 0; i < 5; ++i) {
+    if (!seen[i]) {
       throw Error(fmt::format("{}: schedule key '{}' is missing", source, names[i]));
+    }
+  }
   return s;
 }
 
@@ -62,8 +65,9 @@ nlohmann::json ConvSchedule::to_json() const {
   j["tile_oc_blocks"] = tile_oc_blocks;
   j["tile_ic_blocks"] = tile_ic_blocks;
   j["threads"] = threads;
-  if (epilogue)
+  if (epilogue) {
     j["epilogue"] = epilogue->to_json();
+  }
   return j;
 }
 
@@ -124,10 +128,12 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   auto fail = [&](const std::string& why) { throw Error(who + ": " + why); };
 
   auto check_range = [&](const char* key, int v, int hi, const char* limit) {
-    if (v < 1)
+    if (v < 1) {
       fail(fmt::format("{} must be >= 1 (got {})", key, v));
-    if (v > hi)
+    }
+    if (v > hi) {
       fail(fmt::format("{} = {} exceeds {} ({})", key, v, limit, hi));
+    }
   };
   check_range("tile_h", s.tile_h, g.oh, "the output height");
   check_range("tile_w", s.tile_w, g.ow, "the output width");
@@ -142,37 +148,41 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   const TileShape t = plan.full_shape();
 
   const uint64_t inp_need = uint64_t(t.ti) * t.ih * t.iw;
-  if (inp_need > plan.inp_slot)
+  if (inp_need > plan.inp_slot) {
     fail(fmt::format(
         "input tile needs {} INP buffer entries (ic_blocks {} x {} rows x {} cols) "
         "but each of the {} virtual threads gets {} (input buffer depth {}, "
         "LOG_INP_BUFF_SIZE {})",
         inp_need, t.ti, t.ih, t.iw, vt, plan.inp_slot, cfg.inp_buff_depth, cfg.log_inp_buff_size));
+  }
   const uint64_t wgt_need = uint64_t(t.to) * t.ti * p.kh * p.kw;
-  if (wgt_need > plan.wgt_slot)
+  if (wgt_need > plan.wgt_slot) {
     fail(
         fmt::format("weight tile needs {} WGT buffer entries (oc_blocks {} x ic_blocks {} x "
                     "{}x{} kernel) but each of the {} virtual threads gets {} (weight buffer "
                     "depth {}, LOG_WGT_BUFF_SIZE {})",
                     wgt_need, t.to, t.ti, p.kh, p.kw, vt, plan.wgt_slot, cfg.wgt_buff_depth,
                     cfg.log_wgt_buff_size));
+  }
   const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
   const uint64_t acc_need = out_elems * (e.residual ? 2 : 1) + (e.bias ? t.to : 0);
-  if (acc_need > plan.acc_slot)
+  if (acc_need > plan.acc_slot) {
     fail(fmt::format(
         "accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
         "cols{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
         "depth {}, LOG_ACC_BUFF_SIZE {})",
         acc_need, t.to, t.th, t.tw, e.residual ? ", x2 for the residual" : "",
         e.bias ? ", + bias" : "", vt, plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
+  }
   plan.acc_out_off = 0;
   plan.acc_res_off = uint32_t(out_elems);
   plan.acc_bias_off = uint32_t(out_elems * (e.residual ? 2 : 1));
 
   // DMA field limits (16-bit sizes and strides).
   auto dma = [&](const char* what, uint64_t v) {
-    if (v > kMaxDmaField)
+    if (v > kMaxDmaField) {
       fail(fmt::format("{} = {} exceeds the 16-bit DMA field (max {})", what, v, kMaxDmaField));
+    }
   };
   dma("input row stride (W)", uint64_t(p.w));
   dma("output row stride (OW)", uint64_t(g.ow));
@@ -186,8 +196,9 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
 
   // Micro-op budget: the step kernel of a full tile must fit next to the epilogue kernels.
   const uint32_t alu_kernels = 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0) + 3;
-  if (cfg.uop_buff_depth <= alu_kernels)
+  if (cfg.uop_buff_depth <= alu_kernels) {
     fail(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
+  }
   try {
     (void)make_gemm_step(plan, t, 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
   } catch (const Error& ex) {

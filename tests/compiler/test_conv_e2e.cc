@@ -28,10 +28,11 @@ Target use(const std::string& backend, const char* config) {
   // The compiler checks every synchronised program for races between stages and leftover
   // tokens; the problems are also collected here.
   target.on_program_check = [](const ProgramCheck& c) {
-    if (!c.ok())
+    if (!c.ok()) {
       g_program_problems.push_back(c.first_problem.empty()
                                        ? std::to_string(c.leftover_tokens) + " leftover tokens"
                                        : c.first_problem);
+    }
   };
   return target;
 }
@@ -52,8 +53,9 @@ Conv2dParams random_conv(std::mt19937& rng) {
   p.k = uni(1, 40);
   const int kernels[] = {1, 3, 7};
   p.kh = p.kw = kernels[uni(0, 2)];
-  if (uni(0, 4) == 0)
+  if (uni(0, 4) == 0) {
     p.kw = kernels[uni(0, 1)];  // non-square now and then
+  }
   p.stride_h = p.stride_w = uni(1, 2);
   p.pad_top = uni(0, 3);
   p.pad_left = uni(0, 3);
@@ -72,10 +74,12 @@ Epilogue random_epilogue(std::mt19937& rng) {
   e.shift = uni(0, 1) ? uni(1, 10) : 0;
   e.residual = uni(0, 3) == 0;
   e.relu = uni(0, 1);
-  if (uni(0, 1))
+  if (uni(0, 1)) {
     e.clip_hi = uni(0, 127);
-  if (uni(0, 2) == 0)
+  }
+  if (uni(0, 2) == 0) {
     e.clip_lo = -uni(0, 128);
+  }
   return e;
 }
 
@@ -309,8 +313,9 @@ TEST_CASE("the program verifier finds a load/GEMM race and accepts the synchroni
     gemm.iter_in = 1, gemm.pop_prev_dep = tokens;
     vta::Insn finish;
     finish.opcode = vta::kOpFinish;
-    for (const vta::Insn& i : {load, uop, gemm, finish})
+    for (const vta::Insn& i : {load, uop, gemm, finish}) {
       p.insns.push_back(codec.encode(i));
+    }
     return p;
   };
   const ProgramCheck racy = check_program(build(false), cfg);

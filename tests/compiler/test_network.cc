@@ -54,9 +54,11 @@ TEST_CASE("built-in ResNet-18 runs on fsim", "[network]") {
     return out_hw * out_hw * k * c * kernel * kernel;
   };
   std::map<std::string, uint64_t> expected = {{"C1", conv(112, 64, 3, 7)}, {"fc", 512 * 1000}};
-  for (int b = 0; b < 2; ++b)
-    for (int i = 1; i <= 2; ++i)
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 1; i <= 2; ++i) {
       expected[fmt::format("layer1.{}.conv{}", b, i)] = conv(56, 64, 64, 3);
+    }
+  }
   const int widths[] = {64, 128, 256, 512}, sizes[] = {56, 28, 14, 7};
   for (int stage = 1; stage < 4; ++stage) {
     const uint64_t cin = widths[stage - 1], cout = widths[stage], hw = sizes[stage];
