@@ -98,20 +98,17 @@ uint64_t MicroKernel::executions() const {
   return n;
 }
 
-MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
-                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
-                             int only_ic) {
-  auto d = dim_table(plan, t);
-  if (only_ic >= 0) {
-    // One input block of the step: same strides, that block's offsets.
-    inp_base += uint32_t(only_ic) * d[kDimI].src;
-    wgt_base += uint32_t(only_ic) * d[kDimI].wgt;
-    d[kDimI].extent = 1;
-  }
-  // Micro-op nest order: reduction dims outside, output dims inside, so consecutive micro-ops
-  // write different accumulators whenever the tile has at least three of them.
-  const Dim order[] = {kDimI, kDimKh, kDimKw, kDimO, kDimY, kDimX};
-  // Loop candidates: the natural (row, column) pair first.
+namespace {
+
+using DimTable = std::array<DimInfo, kNumDims>;
+
+// Micro-op nest order: reduction dims outside, output dims inside, so consecutive micro-ops
+// write different accumulators whenever the tile has at least three of them.
+constexpr Dim kUopOrder[] = {kDimI, kDimKh, kDimKw, kDimO, kDimY, kDimX};
+
+// (outer, inner) hardware-loop candidates, kDimNone for an unused loop: the natural (row,
+// column) pair first.
+std::vector<std::pair<int, int>> loop_candidates() {
   std::vector<std::pair<int, int>> candidates = {{kDimY, kDimX}};
   for (int a = 0; a <= kNumDims; ++a) {
     for (int b = 0; b <= kNumDims; ++b) {
@@ -120,70 +117,105 @@ MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t 
       }
     }
   }
+  return candidates;
+}
 
+// The dims that are unrolled into micro-ops when `outer` and `inner` are the loops.
+std::vector<Dim> unrolled_dims(int outer, int inner) {
+  std::vector<Dim> rest;
+  for (Dim dim : kUopOrder) {
+    if (dim != outer && dim != inner) {
+      rest.push_back(dim);
+    }
+  }
+  return rest;
+}
+
+uint64_t unrolled_uops(const DimTable& d, int outer, int inner) {
+  uint64_t n = 1;
+  for (Dim dim : unrolled_dims(outer, inner)) {
+    n *= d[dim].extent;
+  }
+  return n;
+}
+
+// The kernel with `outer` and `inner` as hardware loops and the other dims unrolled.
+MicroKernel nest_kernel(const DimTable& d, int outer, int inner, const Uop& base) {
+  MicroKernel k;
+  k.gemm = true;
+  auto loop_of = [&](int dim) {
+    if (dim == kDimNone) {
+      return UopLoop{};
+    }
+    return UopLoop{d[dim].extent, d[dim].dst, d[dim].src, d[dim].wgt};
+  };
+  k.loops = {loop_of(outer), loop_of(inner)};
+  const std::vector<Dim> rest = unrolled_dims(outer, inner);
+  const uint64_t n = unrolled_uops(d, outer, inner);
+  std::vector<uint32_t> idx(rest.size(), 0);  // odometer over the unrolled dims
+  k.uops.reserve(n);
+  for (uint64_t u = 0; u < n; ++u) {
+    Uop op = base;
+    for (size_t r = 0; r < rest.size(); ++r) {
+      op.dst_idx += idx[r] * d[rest[r]].dst;
+      op.src_idx += idx[r] * d[rest[r]].src;
+      op.wgt_idx += idx[r] * d[rest[r]].wgt;
+    }
+    k.uops.push_back(op);
+    for (size_t r = rest.size(); r-- > 0;) {
+      if (++idx[r] < d[rest[r]].extent) {
+        break;
+      }
+      idx[r] = 0;
+    }
+  }
+  return k;
+}
+
+// "gemm 63 uops, loops oc(8) x(14)"
+std::string nest_description(const MicroKernel& k, int outer, int inner) {
+  return fmt::format("gemm {} uops, loops {}({}) {}({})", k.uops.size(),
+                     outer == kDimNone ? "-" : kDimNames[outer], k.loops[0].extent,
+                     inner == kDimNone ? "-" : kDimNames[inner], k.loops[1].extent);
+}
+
+bool fits_loop_field(const DimTable& d, int dim) {
+  return dim == kDimNone || d[dim].extent <= kMaxLoopExtent;
+}
+
+}  // namespace
+
+MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
+                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
+                             int only_ic) {
+  DimTable d = dim_table(plan, t);
+  if (only_ic >= 0) {
+    // One input block of the step: same strides, that block's offsets.
+    inp_base += uint32_t(only_ic) * d[kDimI].src;
+    wgt_base += uint32_t(only_ic) * d[kDimI].wgt;
+    d[kDimI].extent = 1;
+  }
   MicroKernel best;
   int best_rank = std::numeric_limits<int>::max();
   uint64_t best_uops = std::numeric_limits<uint64_t>::max();
   uint64_t smallest_seen = std::numeric_limits<uint64_t>::max();
-  for (auto [outer, inner] : candidates) {
-    if (outer != kDimNone && d[outer].extent > kMaxLoopExtent) {
+  for (auto [outer, inner] : loop_candidates()) {
+    if (!fits_loop_field(d, outer) || !fits_loop_field(d, inner)) {
       continue;
     }
-    if (inner != kDimNone && d[inner].extent > kMaxLoopExtent) {
-      continue;
-    }
-    uint64_t n = 1;
-    for (Dim dim : order) {
-      if (dim != outer && dim != inner) {
-        n *= d[dim].extent;
-      }
-    }
+    const uint64_t n = unrolled_uops(d, outer, inner);
     smallest_seen = std::min(smallest_seen, n);
     if (n > uop_limit || (best_rank == 0 && n >= best_uops)) {
       continue;
     }
-    MicroKernel k;
-    k.gemm = true;
-    auto loop_of = [&](int dim) {
-      if (dim == kDimNone) {
-        return UopLoop{};
-      }
-      return UopLoop{d[dim].extent, d[dim].dst, d[dim].src, d[dim].wgt};
-    };
-    k.loops = {loop_of(outer), loop_of(inner)};
-    // Enumerate the remaining dims as micro-ops.
-    std::vector<Dim> rest;
-    for (Dim dim : order) {
-      if (dim != outer && dim != inner) {
-        rest.push_back(dim);
-      }
-    }
-    std::vector<uint32_t> idx(rest.size(), 0);
-    k.uops.reserve(n);
-    for (uint64_t u = 0; u < n; ++u) {
-      Uop op{acc_base, inp_base, wgt_base};
-      for (size_t r = 0; r < rest.size(); ++r) {
-        op.dst_idx += idx[r] * d[rest[r]].dst;
-        op.src_idx += idx[r] * d[rest[r]].src;
-        op.wgt_idx += idx[r] * d[rest[r]].wgt;
-      }
-      k.uops.push_back(op);
-      for (size_t r = rest.size(); r-- > 0;) {
-        if (++idx[r] < d[rest[r]].extent) {
-          break;
-        }
-        idx[r] = 0;
-      }
-    }
+    MicroKernel k = nest_kernel(d, outer, inner, Uop{acc_base, inp_base, wgt_base});
     if (!k.satisfies_dep_rule()) {
       continue;
     }
     // Prefer nests whose unrolled sequence also avoids close repeats across loop iterations.
-    int rank = no_close_repeat(unrolled_dst(k, 4096)) ? 0 : 1;
+    const int rank = no_close_repeat(unrolled_dst(k, 4096)) ? 0 : 1;
     if (std::make_pair(rank, n) < std::make_pair(best_rank, best_uops)) {
-      k.what = fmt::format("gemm {} uops, loops {}({}) {}({})", n,
-                           outer == kDimNone ? "-" : kDimNames[outer], k.loops[0].extent,
-                           inner == kDimNone ? "-" : kDimNames[inner], k.loops[1].extent);
+      k.what = nest_description(k, outer, inner);
       best = std::move(k);
       best_rank = rank;
       best_uops = n;
