@@ -25,15 +25,16 @@ int cmd_matmul(int argc, char** argv) {
     std::string dump_path;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
-    desc.add_options()("m", po::value(&p.m)->default_value(64), "rows of A and C")(
-        "k", po::value(&p.k)->default_value(256), "columns of A = rows of B")(
-        "n", po::value(&p.n)->default_value(256), "columns of B and C")(
-        "schedule", po::value(&schedule_path),
+    auto add = desc.add_options();
+    add("m", po::value(&p.m)->default_value(64), "rows of A and C");
+    add("k", po::value(&p.k)->default_value(256), "columns of A = rows of B");
+    add("n", po::value(&p.n)->default_value(256), "columns of B and C");
+    add("schedule", po::value(&schedule_path),
         "schedule JSON of the 1x1 convolution (tile_h 1, tile_w = rows/BATCH per tile, "
-        "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)")(
-        "seed", po::value(&seed)->default_value(1), "seed of the random operands")(
-        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference")(
-        "dump-program", po::value(&dump_path),
+        "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)");
+    add("seed", po::value(&seed)->default_value(1), "seed of the random operands");
+    add("no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
+    add("dump-program", po::value(&dump_path),
         "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
     po::variables_map vm;

@@ -24,13 +24,14 @@ int cmd_network(int argc, char** argv) {
     int batch = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
-    desc.add_options()("network", po::value(&name), "resnet18 or a network JSON file")(
-        "batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18")(
-        "tune", po::value(&tune)->implicit_value(4),
-        "tune every convolution with the N best-estimated schedules (default 4)")(
-        "no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference")(
-        "quiet", po::bool_switch(&quiet), "no progress lines")(
-        "print-json", po::bool_switch(&print_json),
+    auto add = desc.add_options();
+    add("network", po::value(&name), "resnet18 or a network JSON file");
+    add("batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18");
+    add("tune", po::value(&tune)->implicit_value(4),
+        "tune every convolution with the N best-estimated schedules (default 4)");
+    add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
+    add("quiet", po::bool_switch(&quiet), "no progress lines");
+    add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
     pos.add("network", 1);

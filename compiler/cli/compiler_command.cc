@@ -15,12 +15,13 @@ namespace vta::cli {
 using namespace vta::compiler;
 
 void add_epilogue_options(po::options_description& desc, EpilogueFlags& f) {
-  desc.add_options()("bias", po::bool_switch(&f.bias), "add a random per-channel int32 bias")(
-      "shift", po::value(&f.shift), "arithmetic right shift of the accumulator")(
-      "relu", po::bool_switch(&f.relu), "ReLU (max 0)")("clip-lo", po::value(&f.clip_lo),
-                                                        "lower clip bound (ALU MAX)")(
-      "clip-hi", po::value(&f.clip_hi), "upper clip bound (ALU MIN)")(
-      "no-epilogue", po::bool_switch(&f.no_epilogue),
+  auto add = desc.add_options();
+  add("bias", po::bool_switch(&f.bias), "add a random per-channel int32 bias");
+  add("shift", po::value(&f.shift), "arithmetic right shift of the accumulator");
+  add("relu", po::bool_switch(&f.relu), "ReLU (max 0)");
+  add("clip-lo", po::value(&f.clip_lo), "lower clip bound (ALU MAX)");
+  add("clip-hi", po::value(&f.clip_hi), "upper clip bound (ALU MIN)");
+  add("no-epilogue", po::bool_switch(&f.no_epilogue),
       "start from an empty epilogue instead of the layer's / schedule's");
 }
 
