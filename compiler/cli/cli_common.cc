@@ -14,16 +14,17 @@
 namespace vta::cli {
 
 void add_common_options(po::options_description& desc, CommonOptions& o) {
-  desc.add_options()("help,h", "show this help")(
-      "config,c", po::value(&o.config),
+  auto add = desc.add_options();
+  add("help,h", "show this help");
+  add("config,c", po::value(&o.config),
       "hardware config: preset name (pynq, ultra96, zcu104, de10nano, block32, batch4, small) or "
-      "JSON file; default $VTA_CONFIG, else pynq")(
-      "backend,b", po::value(&o.backend),
-      "backend: fsim, cycle or rtl; default $VTA_BACKEND, else the build's default")(
-      "json", po::value(&o.json_path), "write a machine-readable report (JSON) to this file")(
-      "trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)")(
-      "vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)")(
-      "vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+      "JSON file; default $VTA_CONFIG, else pynq");
+  add("backend,b", po::value(&o.backend),
+      "backend: fsim, cycle or rtl; default $VTA_BACKEND, else the build's default");
+  add("json", po::value(&o.json_path), "write a machine-readable report (JSON) to this file");
+  add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
+  add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
+  add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
 }
 
 bool parse_args(int argc, char** argv, const std::string& usage,
@@ -98,16 +99,19 @@ void apply_trace_options(const CommonOptions& o, Backend& be) {
     if (!o.vcd_window.empty()) {
       const size_t colon = o.vcd_window.find(':');
       try {
-        if (colon == std::string::npos)
+        if (colon == std::string::npos) {
           throw std::invalid_argument("no colon");
+        }
         size_t used = 0;
         start = std::stoull(o.vcd_window.substr(0, colon), &used);
-        if (used != colon)
+        if (used != colon) {
           throw std::invalid_argument("junk");
+        }
         const std::string b = o.vcd_window.substr(colon + 1);
         end = std::stoull(b, &used);
-        if (used != b.size() || end <= start)
+        if (used != b.size() || end <= start) {
           throw std::invalid_argument("range");
+        }
       } catch (const std::exception&) {
         throw UsageError("--vcd-window '" + o.vcd_window +
                          "' must be A:B with cycle numbers A < B");

@@ -17,6 +17,8 @@ namespace vta::cli {
 
 using namespace vta::compiler;
 
+namespace {
+
 nlohmann::ordered_json tune_json(const TuneResult& t) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t i = 0; i < t.trials.size(); ++i) {
@@ -34,116 +36,160 @@ void print_tune(const TuneResult& t, bool timed) {
   std::cout << fmt::format("tuning: {} candidates, cost = {}\n", t.trials.size(),
                            timed ? "measured cycles" : "GEMM + ALU micro-ops + bytes / bus bytes");
   std::cout << fmt::format("  {:<22} {:>12} {:>12}\n", "schedule", "estimated", "cost");
-  for (size_t i = 0; i < t.trials.size(); ++i)
+  for (size_t i = 0; i < t.trials.size(); ++i) {
     std::cout << fmt::format("  {:<22} {:>12.0f} {:>12.0f}{}\n", t.trials[i].schedule.describe(),
                              t.trials[i].est_cycles, t.trials[i].cost,
                              i == t.best ? "  <- best" : "");
+  }
   std::cout << "best schedule: " << t.trials[t.best].schedule.to_json().dump() << "\n\n";
 }
 
+}  // namespace
+
 // ---- vtasim conv2d -------------------------------------------------------------------------
+
+namespace {
+
+// The command line of vtasim conv2d (shape options are used only without --layer; 0 or -1 means
+// "not given" for the ones that refine --kernel, --stride and --pad).
+struct Conv2dFlags {
+  CommonOptions common;
+  EpilogueFlags epilogue;
+  Conv2dParams p;
+  std::string layer, schedule_path, dump_path;
+  int kernel = 3, stride = 1, pad = 1, kh = 0, kw = 0, stride_h = 0, stride_w = 0;
+  int pad_top = -1, pad_bottom = -1, pad_left = -1, pad_right = -1, hw = 0;
+  int tune = 0;
+  uint64_t seed = 1;
+  bool no_check = false;
+};
+
+void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
+  add_common_options(desc, f.common);
+  auto add = desc.add_options();
+  add("layer", po::value(&f.layer),
+      "ResNet-18 layer preset resnet18.C1 .. resnet18.C11 (shape + epilogue)");
+  add("n", po::value(&f.p.n)->default_value(1), "batch");
+  add("c", po::value(&f.p.c)->default_value(16), "input channels");
+  add("h", po::value(&f.p.h)->default_value(14), "input height");
+  add("w", po::value(&f.p.w)->default_value(14), "input width");
+  add("hw", po::value(&f.hw), "input height and width");
+  add("k", po::value(&f.p.k)->default_value(16), "output channels");
+  add("kernel", po::value(&f.kernel)->default_value(3), "kernel size (square)");
+  add("kh", po::value(&f.kh), "kernel height");
+  add("kw", po::value(&f.kw), "kernel width");
+  add("stride", po::value(&f.stride)->default_value(1), "stride");
+  add("stride-h", po::value(&f.stride_h), "vertical stride");
+  add("stride-w", po::value(&f.stride_w), "horizontal stride");
+  add("pad", po::value(&f.pad)->default_value(1), "zero padding on every side");
+  add("pad-top", po::value(&f.pad_top), "");
+  add("pad-bottom", po::value(&f.pad_bottom), "");
+  add("pad-left", po::value(&f.pad_left), "");
+  add("pad-right", po::value(&f.pad_right), "");
+  add("schedule", po::value(&f.schedule_path),
+      "schedule JSON (tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads[, epilogue])");
+  add("tune", po::value(&f.tune)->implicit_value(8),
+      "run the N best-estimated schedules on the backend and keep the fastest (default 8)");
+  add("seed", po::value(&f.seed)->default_value(1), "seed of the random tensors");
+  add("no-check", po::bool_switch(&f.no_check), "skip the check against the C++ reference");
+  add("dump-program", po::value(&f.dump_path),
+      "write the compiled program as a program image (for vtasim run / disasm)");
+  add_epilogue_options(desc, f.epilogue);
+}
+
+void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
+  // Sizes beyond the ISA's 16-bit fields would never fit a program (and would make the
+  // schedule search and the tensors huge): refuse them here, naming the option.
+  for (const char* opt :
+       {"n", "c", "h", "w", "hw", "k", "kernel", "kh", "kw", "stride", "stride-h", "stride-w"}) {
+    check_option_range(vm, opt, 1, kMaxTensorDim);
+  }
+  for (const char* opt : {"pad", "pad-top", "pad-bottom", "pad-left", "pad-right"}) {
+    check_option_range(vm, opt, 0, 15);  // the 4-bit pad fields of LOAD
+  }
+  check_option_range(vm, "tune", 1, INT_MAX);
+  if (!f.schedule_path.empty() && f.tune) {
+    throw UsageError("--schedule and --tune exclude each other");
+  }
+}
+
+// The layer preset's shape and epilogue (--layer), or the shape of the size options.
+Conv2dParams conv2d_shape(const po::variables_map& vm, const Conv2dFlags& f, Epilogue& e) {
+  if (!f.layer.empty()) {
+    for (const char* opt : {"n", "c", "h", "w", "hw", "k", "kernel", "stride", "pad"}) {
+      if (!vm[opt].defaulted() && vm.count(opt)) {
+        throw UsageError(fmt::format("--layer fixes the shape; --{} is not allowed with it", opt));
+      }
+    }
+    const NamedConvLayer l = find_named_layer(f.layer);
+    e = l.epilogue;
+    return l.params;
+  }
+  Conv2dParams p = f.p;
+  p.name = "conv2d";
+  if (f.hw) {
+    p.h = p.w = f.hw;
+  }
+  p.kh = f.kh ? f.kh : f.kernel;
+  p.kw = f.kw ? f.kw : f.kernel;
+  p.stride_h = f.stride_h ? f.stride_h : f.stride;
+  p.stride_w = f.stride_w ? f.stride_w : f.stride;
+  p.pad_top = f.pad_top >= 0 ? f.pad_top : f.pad;
+  p.pad_bottom = f.pad_bottom >= 0 ? f.pad_bottom : f.pad;
+  p.pad_left = f.pad_left >= 0 ? f.pad_left : f.pad;
+  p.pad_right = f.pad_right >= 0 ? f.pad_right : f.pad;
+  return p;
+}
+
+// Tunes (--tune) or runs the given / automatic schedule; notes the choice in `extra`.
+LayerRun compile_and_run(const Target& target, const Conv2dFlags& f, const Conv2dParams& p,
+                         const Epilogue& e, const std::optional<ConvSchedule>& sched,
+                         nlohmann::ordered_json& extra) {
+  const ConvData data = random_conv_data(p, e, f.seed);
+  LayerRun run;
+  if (f.tune) {
+    TuneResult t = tune_conv2d(target, p, e, data, size_t(f.tune), !f.no_check);
+    print_tune(t, t.trials[t.best].run.stats.timed);
+    run = t.trials[t.best].run;
+    extra["tuning"] = tune_json(t);
+  } else {
+    const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
+    run = run_conv2d(target, p, e, s, data, !f.no_check);
+  }
+  extra["schedule_source"] = f.tune ? "tuned" : (sched ? f.schedule_path : "automatic");
+  return run;
+}
+
+}  // namespace
 
 int cmd_conv2d(int argc, char** argv) {
   return guarded([&] {
-    CommonOptions common;
-    EpilogueFlags ef;
-    Conv2dParams p;
-    std::string layer, schedule_path;
-    int kernel = 3, stride = 1, pad = 1, kh = 0, kw = 0, stride_h = 0, stride_w = 0;
-    int pad_top = -1, pad_bottom = -1, pad_left = -1, pad_right = -1, hw = 0;
-    int tune = 0;
-    uint64_t seed = 1;
-    bool no_check = false;
-    std::string dump_path;
+    Conv2dFlags f;
     po::options_description desc("conv2d options");
-    add_common_options(desc, common);
-    desc.add_options()("layer", po::value(&layer),
-                       "ResNet-18 layer preset resnet18.C1 .. resnet18.C11 (shape + epilogue)")(
-        "n", po::value(&p.n)->default_value(1), "batch")("c", po::value(&p.c)->default_value(16),
-                                                         "input channels")(
-        "h", po::value(&p.h)->default_value(14), "input height")(
-        "w", po::value(&p.w)->default_value(14), "input width")(
-        "hw", po::value(&hw), "input height and width")("k", po::value(&p.k)->default_value(16),
-                                                        "output channels")(
-        "kernel", po::value(&kernel)->default_value(3), "kernel size (square)")(
-        "kh", po::value(&kh), "kernel height")("kw", po::value(&kw), "kernel width")(
-        "stride", po::value(&stride)->default_value(1), "stride")(
-        "stride-h", po::value(&stride_h), "vertical stride")("stride-w", po::value(&stride_w),
-                                                             "horizontal stride")(
-        "pad", po::value(&pad)->default_value(1), "zero padding on every side")(
-        "pad-top", po::value(&pad_top), "")("pad-bottom", po::value(&pad_bottom), "")(
-        "pad-left", po::value(&pad_left), "")("pad-right", po::value(&pad_right), "")(
-        "schedule", po::value(&schedule_path),
-        "schedule JSON (tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads[, epilogue])")(
-        "tune", po::value(&tune)->implicit_value(8),
-        "run the N best-estimated schedules on the backend and keep the fastest (default 8)")(
-        "seed", po::value(&seed)->default_value(1), "seed of the random tensors")(
-        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference")(
-        "dump-program", po::value(&dump_path),
-        "write the compiled program as a program image (for vtasim run / disasm)");
-    add_epilogue_options(desc, ef);
+    add_conv2d_options(desc, f);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim conv2d [--layer NAME | shape options] [options]", desc, {},
-                    vm))
+                    vm)) {
       return 0;
-    // Sizes beyond the ISA's 16-bit fields would never fit a program (and would make the
-    // schedule search and the tensors huge): refuse them here, naming the option.
-    for (const char* opt :
-         {"n", "c", "h", "w", "hw", "k", "kernel", "kh", "kw", "stride", "stride-h", "stride-w"})
-      check_option_range(vm, opt, 1, kMaxTensorDim);
-    for (const char* opt : {"pad", "pad-top", "pad-bottom", "pad-left", "pad-right"})
-      check_option_range(vm, opt, 0, 15);  // the 4-bit pad fields of LOAD
-    check_option_range(vm, "tune", 1, INT_MAX);
-    if (!schedule_path.empty() && tune)
-      throw UsageError("--schedule and --tune exclude each other");
-
+    }
+    check_conv2d_options(vm, f);
     Epilogue e;
-    if (!layer.empty()) {
-      for (const char* opt : {"n", "c", "h", "w", "hw", "k", "kernel", "stride", "pad"})
-        if (!vm[opt].defaulted() && vm.count(opt))
-          throw UsageError(
-              fmt::format("--layer fixes the shape; --{} is not allowed with it", opt));
-      const NamedConvLayer l = find_named_layer(layer);
-      p = l.params;
-      e = l.epilogue;
-    } else {
-      p.name = "conv2d";
-      if (hw)
-        p.h = p.w = hw;
-      p.kh = kh ? kh : kernel;
-      p.kw = kw ? kw : kernel;
-      p.stride_h = stride_h ? stride_h : stride;
-      p.stride_w = stride_w ? stride_w : stride;
-      p.pad_top = pad_top >= 0 ? pad_top : pad;
-      p.pad_bottom = pad_bottom >= 0 ? pad_bottom : pad;
-      p.pad_left = pad_left >= 0 ? pad_left : pad;
-      p.pad_right = pad_right >= 0 ? pad_right : pad;
-    }
+    const Conv2dParams p = conv2d_shape(vm, f, e);
     p.validate();
-    const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
-    e = apply_epilogue_flags(e, ef, vm);
+    const std::optional<ConvSchedule> sched = read_schedule_option(f.schedule_path, e);
+    e = apply_epilogue_flags(e, f.epilogue, vm);
 
-    const HwConfig cfg = setup_runtime(common, !no_check);
-    if (!dump_path.empty())
-      runtime_set_program_dump(dump_path);
-    const ConvData data = random_conv_data(p, e, seed);
-    nlohmann::ordered_json extra;
-    LayerRun run;
-    if (tune) {
-      TuneResult t = tune_conv2d(p, e, data, size_t(tune), !no_check);
-      print_tune(t, t.trials[t.best].run.stats.timed);
-      run = t.trials[t.best].run;
-      extra["tuning"] = tune_json(t);
-    } else {
-      const ConvSchedule s = sched ? *sched : auto_schedule(p, e, cfg);
-      run = run_conv2d(p, e, s, data, !no_check);
+    const Target target = setup_target(f.common, !f.no_check);
+    if (!f.dump_path.empty()) {
+      runtime_set_program_dump(f.dump_path);
     }
-    extra["schedule_source"] = tune ? "tuned" : (sched ? schedule_path : "automatic");
+    nlohmann::ordered_json extra;
+    const LayerRun run = compile_and_run(target, f, p, e, sched, extra);
     std::cout << fmt::format("conv2d {}: {}, epilogue {}, schedule {} ({})\n", run.name, run.shape,
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
-    std::cout << TilePlan::make(p, e, run.schedule, cfg).describe(cfg);
-    return finish_compiler_command(common, "conv2d", run.name, {run}, extra);
+    std::cout << TilePlan::make(p, e, run.schedule, target.config).describe(target.config);
+    return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra);
   });
 }
 

@@ -12,17 +12,79 @@
 
 namespace vta::cli {
 
+namespace {
+
+// Where the instruction stream of the file is, once loaded into DRAM.
+struct LoadedStream {
+  HwConfig cfg;
+  uint32_t insn_phys = 0, insn_count = 0;
+  bool image = false;  // a program image (whose uop loads can be listed)
+};
+
+LoadedStream load_stream(const std::string& file, const std::string& config, Dram& dram) {
+  LoadedStream s;
+  require_regular_file(file);
+  if (ProgramImage::is_image_file(file)) {
+    const ProgramImage img = ProgramImage::load(file);
+    s.cfg = image_config(img, config, file);
+    img.load_into(dram);
+    s.insn_phys = img.insn_phys;
+    s.insn_count = img.insn_count;
+    s.image = true;
+    return s;
+  }
+  const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
+  if (data.empty() || data.size() % kInsnBytes != 0) {
+    throw Error(fmt::format("'{}' has {} bytes, not a positive multiple of the 16-byte instruction",
+                            file, data.size()));
+  }
+  s.cfg = resolve_config(config);
+  s.insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
+  if (s.insn_count > 0) {
+    void* p = dram.alloc(data.size());
+    std::copy(data.begin(), data.end(), static_cast<uint8_t*>(p));
+    s.insn_phys = dram.phys_addr(p);
+  }
+  return s;
+}
+
+// Lists the micro-ops a LOAD UOP brings in, by their uop SRAM index.
+void print_loaded_uops(const Insn& i, const Dram& dram, const IsaCodec& codec) {
+  for (uint32_t y = 0; y < i.y_size; ++y) {
+    const uint64_t row = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * kUopBytes;
+    const uint8_t* p = dram.checked_ptr(row, static_cast<uint64_t>(i.x_size) * kUopBytes);
+    for (uint32_t x = 0; x < i.x_size; ++x) {
+      const uint32_t sram =
+          i.sram_base + (i.y_pad_0 + y) * (i.x_pad_0 + i.x_size + i.x_pad_1) + i.x_pad_0 + x;
+      if (p == nullptr) {
+        std::cout << fmt::format("        uop[{}] = <DRAM {:#x} not in the image>\n", sram,
+                                 row + x * kUopBytes);
+        continue;
+      }
+      uint32_t word = 0;
+      for (int b = 0; b < kUopBytes; ++b) {
+        word |= static_cast<uint32_t>(p[x * kUopBytes + b]) << (8 * b);
+      }
+      std::cout << fmt::format("        uop[{}] = {}\n", sram, disassemble(codec.decode_uop(word)));
+    }
+  }
+}
+
+}  // namespace
+
 int cmd_disasm(int argc, char** argv) {
   return guarded([&]() {
     CommonOptions opts;
     std::string file;
     bool no_uops = false;
     po::options_description desc("disasm options");
-    desc.add_options()("help,h", "show this help")(
-        "config,c", po::value(&opts.config),
+    auto add = desc.add_options();
+    add("help,h", "show this help");
+    add("config,c", po::value(&opts.config),
         "field layout of this config (preset or JSON); default: the image's, else $VTA_CONFIG "
-        "or pynq")("file", po::value(&file), "raw instruction stream or program image")(
-        "no-uops", po::bool_switch(&no_uops), "do not list the micro-ops of LOAD UOP (images)");
+        "or pynq");
+    add("file", po::value(&file), "raw instruction stream or program image");
+    add("no-uops", po::bool_switch(&no_uops), "do not list the micro-ops of LOAD UOP (images)");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -34,65 +96,22 @@ int cmd_disasm(int argc, char** argv) {
       throw UsageError("missing FILE (usage: " + usage + ")");
     }
     Dram dram;
-    uint32_t insn_phys = 0, insn_count = 0;
-    HwConfig cfg;
-    bool image = false;
-    require_regular_file(file);
-    if (ProgramImage::is_image_file(file)) {
-      const ProgramImage img = ProgramImage::load(file);
-      cfg = image_config(img, opts.config, file);
-      img.load_into(dram);
-      insn_phys = img.insn_phys;
-      insn_count = img.insn_count;
-      image = true;
-    } else {
-      const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
-      if (data.empty() || data.size() % kInsnBytes != 0) {
-        throw Error(
-            fmt::format("'{}' has {} bytes, not a positive multiple of the 16-byte instruction",
-                        file, data.size()));
-      }
-      cfg = resolve_config(opts.config);
-      insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
-      if (insn_count > 0) {
-        void* p = dram.alloc(data.size());
-        std::copy(data.begin(), data.end(), static_cast<uint8_t*>(p));
-        insn_phys = dram.phys_addr(p);
-      }
-    }
+    const LoadedStream s = load_stream(file, opts.config, dram);
     const uint8_t* insns =
-        dram.checked_ptr(insn_phys, static_cast<uint64_t>(insn_count) * kInsnBytes);
-    if (insn_count > 0 && insns == nullptr) {
+        dram.checked_ptr(s.insn_phys, static_cast<uint64_t>(s.insn_count) * kInsnBytes);
+    if (s.insn_count > 0 && insns == nullptr) {
       throw Error(
           fmt::format("{}: the instruction stream at {:#x} ({} instructions) is not in "
                       "the image's segments",
-                      file, insn_phys, insn_count));
+                      file, s.insn_phys, s.insn_count));
     }
-    const IsaCodec codec(cfg);
-    for (uint32_t k = 0; k < insn_count; ++k) {
+    const IsaCodec codec(s.cfg);
+    for (uint32_t k = 0; k < s.insn_count; ++k) {
       const Insn i =
           codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
       std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
-      if (image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
-        for (uint32_t y = 0; y < i.y_size; ++y) {
-          const uint64_t row = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * kUopBytes;
-          const uint8_t* p = dram.checked_ptr(row, static_cast<uint64_t>(i.x_size) * kUopBytes);
-          for (uint32_t x = 0; x < i.x_size; ++x) {
-            const uint32_t sram =
-                i.sram_base + (i.y_pad_0 + y) * (i.x_pad_0 + i.x_size + i.x_pad_1) + i.x_pad_0 + x;
-            if (p == nullptr) {
-              std::cout << fmt::format("        uop[{}] = <DRAM {:#x} not in the image>\n", sram,
-                                       row + x * kUopBytes);
-              continue;
-            }
-            uint32_t word = 0;
-            for (int b = 0; b < kUopBytes; ++b) {
-              word |= static_cast<uint32_t>(p[x * kUopBytes + b]) << (8 * b);
-            }
-            std::cout << fmt::format("        uop[{}] = {}\n", sram,
-                                     disassemble(codec.decode_uop(word)));
-          }
-        }
+      if (s.image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
+        print_loaded_uops(i, dram, codec);
       }
     }
     return 0;

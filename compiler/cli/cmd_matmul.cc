@@ -25,34 +25,39 @@ int cmd_matmul(int argc, char** argv) {
     std::string dump_path;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
-    desc.add_options()("m", po::value(&p.m)->default_value(64), "rows of A and C")(
-        "k", po::value(&p.k)->default_value(256), "columns of A = rows of B")(
-        "n", po::value(&p.n)->default_value(256), "columns of B and C")(
-        "schedule", po::value(&schedule_path),
+    auto add = desc.add_options();
+    add("m", po::value(&p.m)->default_value(64), "rows of A and C");
+    add("k", po::value(&p.k)->default_value(256), "columns of A = rows of B");
+    add("n", po::value(&p.n)->default_value(256), "columns of B and C");
+    add("schedule", po::value(&schedule_path),
         "schedule JSON of the 1x1 convolution (tile_h 1, tile_w = rows/BATCH per tile, "
-        "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)")(
-        "seed", po::value(&seed)->default_value(1), "seed of the random operands")(
-        "no-check", po::bool_switch(&no_check), "skip the check against the C++ reference")(
-        "dump-program", po::value(&dump_path),
+        "tile_oc_blocks = N blocks, tile_ic_blocks = K blocks, threads)");
+    add("seed", po::value(&seed)->default_value(1), "seed of the random operands");
+    add("no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
+    add("dump-program", po::value(&dump_path),
         "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
     po::variables_map vm;
-    if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm))
+    if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm)) {
       return 0;
-    for (const char* opt : {"m", "k", "n"})
+    }
+    for (const char* opt : {"m", "k", "n"}) {
       check_option_range(vm, opt, 1, kMaxTensorDim);
+    }
     p.validate();
     Epilogue e;
     const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
-    const HwConfig cfg = setup_runtime(common, !no_check);
-    if (!dump_path.empty())
+    const Target target = setup_target(common, !no_check);
+    const HwConfig& cfg = target.config;
+    if (!dump_path.empty()) {
       runtime_set_program_dump(dump_path);
-    const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg.batch), e, cfg);
-    const LayerRun run = run_matmul(p, e, s, random_matmul_data(p, e, seed), !no_check);
+    }
+    const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
+    const LayerRun run = run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");
-    return finish_compiler_command(common, "matmul", p.describe(), {run},
+    return finish_compiler_command(common, target, "matmul", p.describe(), {run},
                                    nlohmann::ordered_json::object());
   });
 }

@@ -10,7 +10,6 @@
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/report.h"
-#include "vta/runtime_cpp.h"
 
 namespace vta::cli {
 
@@ -25,47 +24,52 @@ int cmd_network(int argc, char** argv) {
     int batch = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
-    desc.add_options()("network", po::value(&name), "resnet18 or a network JSON file")(
-        "batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18")(
-        "tune", po::value(&tune)->implicit_value(4),
-        "tune every convolution with the N best-estimated schedules (default 4)")(
-        "no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference")(
-        "quiet", po::bool_switch(&quiet), "no progress lines")(
-        "print-json", po::bool_switch(&print_json),
+    auto add = desc.add_options();
+    add("network", po::value(&name), "resnet18 or a network JSON file");
+    add("batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18");
+    add("tune", po::value(&tune)->implicit_value(4),
+        "tune every convolution with the N best-estimated schedules (default 4)");
+    add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
+    add("quiet", po::bool_switch(&quiet), "no progress lines");
+    add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
-    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm))
+    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm)) {
       return 0;
+    }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
-    if (name.empty())
+    if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
+    }
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
                                                                     : Network::from_file(name);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;
     }
-    setup_runtime(common, !no_check);
+    const Target target = setup_target(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
-    if (!quiet)
+    if (!quiet) {
       opt.on_layer = [](const LayerRun& r) {
         std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
       };
+    }
     std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
                              net.h, net.w, net.layers.size());
-    const NetworkRun r = run_network(net, opt);
-    for (const std::string& h : r.host_ops)
+    const NetworkRun r = run_network(target, net, opt);
+    for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";
+    }
     nlohmann::ordered_json extra;
     extra["network"] = net.name;
     extra["host_ops"] = r.host_ops;
-    return finish_compiler_command(common, "network", net.name, r.runs, extra);
+    return finish_compiler_command(common, target, "network", net.name, r.runs, extra);
   });
 }
 

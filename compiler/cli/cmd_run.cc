@@ -74,57 +74,95 @@ struct DemoProgram {
   std::string description;
 };
 
-// y[M][N] = clip((bias + x[M][K] . W[N][K]^T) >> 6, 0, 127) as int8, blocked over rows, output
-// channels and the reduction, with the load / compute / store units handing over by tokens.
-DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
-  const uint32_t M = 64, K = 256, N = 256;
-  const uint32_t RT = std::max(1u, M / cfg.batch), KT = K / cfg.block_in, NT = N / cfg.block_out;
-  const uint32_t rb = std::min(RT, 16u), kb = std::min(KT, 4u), nb = std::min(NT, 4u);
-  const uint32_t batch = cfg.batch, bin = cfg.block_in, bout = cfg.block_out;
-  const uint32_t rows = RT * batch;
+// The demo's sizes: y[M][N] from x[M][K] and W[N][K], in tiles of BATCH rows, BLOCK_IN
+// reduction and BLOCK_OUT output elements, processed in blocks of rb x kb x nb tiles.
+struct DemoShape {
+  explicit DemoShape(const HwConfig& cfg)
+      : RT(std::max(1u, M / cfg.batch)),
+        KT(K / cfg.block_in),
+        NT(N / cfg.block_out),
+        rb(std::min(RT, 16u)),
+        kb(std::min(KT, 4u)),
+        nb(std::min(NT, 4u)),
+        batch(cfg.batch),
+        bin(cfg.block_in),
+        bout(cfg.block_out),
+        rows(RT * cfg.batch) {}
+  static constexpr uint32_t M = 64, K = 256, N = 256;
+  uint32_t RT, KT, NT;  // row, reduction and output tiles
+  uint32_t rb, kb, nb;  // tiles per block
+  uint32_t batch, bin, bout;
+  uint32_t rows;  // M rounded up to whole row tiles
+};
+
+struct DemoData {
+  std::vector<int8_t> x, w;   // rows x K, N x K
+  std::vector<int32_t> bias;  // rows x N
+};
+
+DemoData demo_data(const DemoShape& s, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> i8(-128, 127), bias_d(-4096, 4096);
-  std::vector<int8_t> x(rows * K), w(N * K);
-  std::vector<int32_t> bias(rows * N);
-  for (auto& v : x)
+  DemoData d;
+  d.x.resize(s.rows * s.K);
+  d.w.resize(s.N * s.K);
+  d.bias.resize(s.rows * s.N);
+  for (auto& v : d.x) {
     v = static_cast<int8_t>(i8(rng));
-  for (auto& v : w)
+  }
+  for (auto& v : d.w) {
     v = static_cast<int8_t>(i8(rng));
-  for (auto& v : bias)
+  }
+  for (auto& v : d.bias) {
     v = bias_d(rng);
+  }
+  return d;
+}
 
-  DemoAssembler as(cfg, dram);
-  uint32_t x_phys, w_phys, b_phys, y_phys, u_phys;
-  uint8_t* xd = as.alloc(static_cast<size_t>(RT) * KT * cfg.inp_elem_bytes, &x_phys);
-  uint8_t* wd = as.alloc(static_cast<size_t>(NT) * KT * cfg.wgt_elem_bytes, &w_phys);
-  uint8_t* bd = as.alloc(static_cast<size_t>(RT) * NT * cfg.acc_elem_bytes, &b_phys);
-  as.alloc(static_cast<size_t>(RT) * NT * cfg.out_elem_bytes, &y_phys);
-  // Tiled DRAM layouts: x [RT][KT][batch][bin], W [NT][KT][bout][bin], bias/y
-  // [RT][NT][batch][bout].
-  for (uint32_t r = 0; r < rows; ++r) {
-    for (uint32_t k = 0; k < K; ++k) {
-      xd[((r / batch) * KT + k / bin) * cfg.inp_elem_bytes + (r % batch) * bin + k % bin] =
-          static_cast<uint8_t>(x[r * K + k]);
+// Physical addresses of the demo's DRAM buffers.
+struct DemoBuffers {
+  uint32_t x = 0, w = 0, bias = 0, y = 0;
+};
+
+// Allocates x, W, bias and y and writes the inputs in the tiled DRAM layouts:
+// x [RT][KT][batch][bin], W [NT][KT][bout][bin], bias/y [RT][NT][batch][bout].
+DemoBuffers place_demo_data(DemoAssembler& as, const HwConfig& cfg, const DemoShape& s,
+                            const DemoData& d) {
+  DemoBuffers b;
+  uint8_t* xd = as.alloc(static_cast<size_t>(s.RT) * s.KT * cfg.inp_elem_bytes, &b.x);
+  uint8_t* wd = as.alloc(static_cast<size_t>(s.NT) * s.KT * cfg.wgt_elem_bytes, &b.w);
+  uint8_t* bd = as.alloc(static_cast<size_t>(s.RT) * s.NT * cfg.acc_elem_bytes, &b.bias);
+  as.alloc(static_cast<size_t>(s.RT) * s.NT * cfg.out_elem_bytes, &b.y);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    for (uint32_t k = 0; k < s.K; ++k) {
+      xd[((r / s.batch) * s.KT + k / s.bin) * cfg.inp_elem_bytes + (r % s.batch) * s.bin +
+         k % s.bin] = static_cast<uint8_t>(d.x[r * s.K + k]);
     }
-    for (uint32_t n = 0; n < N; ++n) {
-      const int32_t v = bias[r * N + n];
-      std::memcpy(bd + ((r / batch) * NT + n / bout) * cfg.acc_elem_bytes +
-                      ((r % batch) * bout + n % bout) * 4,
+    for (uint32_t n = 0; n < s.N; ++n) {
+      const int32_t v = d.bias[r * s.N + n];
+      std::memcpy(bd + ((r / s.batch) * s.NT + n / s.bout) * cfg.acc_elem_bytes +
+                      ((r % s.batch) * s.bout + n % s.bout) * 4,
                   &v, 4);
     }
   }
-  for (uint32_t n = 0; n < N; ++n) {
-    for (uint32_t k = 0; k < K; ++k) {
-      wd[((n / bout) * KT + k / bin) * cfg.wgt_elem_bytes + (n % bout) * bin + k % bin] =
-          static_cast<uint8_t>(w[n * K + k]);
+  for (uint32_t n = 0; n < s.N; ++n) {
+    for (uint32_t k = 0; k < s.K; ++k) {
+      wd[((n / s.bout) * s.KT + k / s.bin) * cfg.wgt_elem_bytes + (n % s.bout) * s.bin +
+         k % s.bin] = static_cast<uint8_t>(d.w[n * s.K + k]);
     }
   }
-  // Micro-ops: rb GEMM uops (loops walk the reduction and output tiles) + one element-wise uop.
+  return b;
+}
+
+// Micro-ops: rb GEMM uops (loops walk the reduction and output tiles) + one element-wise uop,
+// and the LOAD UOP that brings them into the uop SRAM.
+void push_demo_uops(DemoAssembler& as, const DemoShape& s) {
   std::vector<Uop> uops;
-  for (uint32_t i = 0; i < rb; ++i) {
-    uops.push_back(Uop{i * nb, i * kb, 0});
+  for (uint32_t i = 0; i < s.rb; ++i) {
+    uops.push_back(Uop{i * s.nb, i * s.kb, 0});
   }
   uops.push_back(Uop{0, 0, 0});
+  uint32_t u_phys = 0;
   uint8_t* ud = as.alloc(uops.size() * kUopBytes, &u_phys);
   for (size_t k = 0; k < uops.size(); ++k) {
     const uint32_t word = as.codec().encode_uop(uops[k]);
@@ -132,69 +170,115 @@ DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
   }
   as.push(mem_insn(kOpLoad, kMemUop, 0, u_phys / kUopBytes, 1, static_cast<uint32_t>(uops.size()),
                    static_cast<uint32_t>(uops.size())));
+}
 
+// The GEMM of one (row block, output block, reduction block) step, for a full row block.
+Insn demo_gemm(const DemoShape& s) {
   Insn gemm;
   gemm.opcode = kOpGemm;
   gemm.uop_bgn = 0;
-  gemm.uop_end = rb;
-  gemm.iter_out = kb;
+  gemm.uop_end = s.rb;
+  gemm.iter_out = s.kb;
   gemm.src_factor_out = 1;
   gemm.wgt_factor_out = 1;
-  gemm.iter_in = nb;
+  gemm.iter_in = s.nb;
   gemm.dst_factor_in = 1;
-  gemm.wgt_factor_in = kb;
-  Insn alu;
-  alu.opcode = kOpAlu;
-  alu.uop_bgn = rb;
-  alu.uop_end = rb + 1;
-  alu.iter_out = 1;
-  alu.iter_in = rb * nb;
-  alu.dst_factor_in = 1;
-  alu.src_factor_in = 1;
-  alu.use_imm = true;
+  gemm.wgt_factor_in = s.kb;
+  return gemm;
+}
 
-  const uint32_t rblocks = (RT + rb - 1) / rb, nblocks = NT / nb, kblocks = KT / kb;
-  const uint32_t steps = rblocks * nblocks * kblocks;
-  uint32_t step = 0, block = 0;
-  for (uint32_t ri = 0; ri < rblocks; ++ri) {
-    const uint32_t r0 = ri * rb, rn = std::min(rb, RT - r0);
-    for (uint32_t ni = 0; ni < nblocks; ++ni, ++block) {
-      Insn bias_load = mem_insn(kOpLoad, kMemAcc, 0,
-                                b_phys / cfg.acc_elem_bytes + r0 * NT + ni * nb, rn, nb, NT);
-      bias_load.pop_next_dep = block > 0;  // the previous block's store has read the out buffer
-      as.push(bias_load);
-      for (uint32_t ki = 0; ki < kblocks; ++ki, ++step) {
-        Insn li = mem_insn(kOpLoad, kMemInp, 0, x_phys / cfg.inp_elem_bytes + r0 * KT + ki * kb, rn,
-                           kb, KT);
-        li.pop_next_dep = step > 0;  // compute is done with the previous tiles
-        as.push(li);
-        Insn lw = mem_insn(kOpLoad, kMemWgt, 0,
-                           w_phys / cfg.wgt_elem_bytes + ni * nb * KT + ki * kb, nb, kb, KT);
-        lw.push_next_dep = true;
-        as.push(lw);
-        Insn g = gemm;
-        g.uop_end = rn;
-        g.pop_prev_dep = true;
-        g.push_prev_dep = step + 1 < steps;
-        as.push(g);
+// The ALU epilogue of one output block: >> 6, max 0, min 127 (the last one signals the store).
+void push_demo_epilogue(DemoAssembler& as, const DemoShape& s, uint32_t rn) {
+  Insn a;
+  a.opcode = kOpAlu;
+  a.uop_bgn = s.rb;
+  a.uop_end = s.rb + 1;
+  a.iter_out = 1;
+  a.iter_in = rn * s.nb;
+  a.dst_factor_in = 1;
+  a.src_factor_in = 1;
+  a.use_imm = true;
+  a.alu_opcode = kAluShr;
+  a.imm = 6;
+  as.push(a);
+  a.alu_opcode = kAluMax;
+  a.imm = 0;
+  as.push(a);
+  a.alu_opcode = kAluMin;
+  a.imm = 127;
+  a.push_next_dep = true;
+  as.push(a);
+}
+
+// Position of the demo's instruction stream: steps (GEMMs) and output blocks pushed so far.
+struct DemoProgress {
+  uint32_t step = 0, block = 0, steps = 0;
+};
+
+// One output block (rows r0.. of row block, output tiles ni*nb..): bias load, the reduction
+// steps, the epilogue and the store.
+void push_demo_block(DemoAssembler& as, const HwConfig& cfg, const DemoShape& s,
+                     const DemoBuffers& b, uint32_t r0, uint32_t ni, DemoProgress& at) {
+  const uint32_t rn = std::min(s.rb, s.RT - r0);
+  Insn bias_load = mem_insn(kOpLoad, kMemAcc, 0,
+                            b.bias / cfg.acc_elem_bytes + r0 * s.NT + ni * s.nb, rn, s.nb, s.NT);
+  bias_load.pop_next_dep = at.block > 0;  // the previous block's store has read the out buffer
+  as.push(bias_load);
+  for (uint32_t ki = 0; ki < s.KT / s.kb; ++ki, ++at.step) {
+    Insn li = mem_insn(kOpLoad, kMemInp, 0, b.x / cfg.inp_elem_bytes + r0 * s.KT + ki * s.kb, rn,
+                       s.kb, s.KT);
+    li.pop_next_dep = at.step > 0;  // compute is done with the previous tiles
+    as.push(li);
+    Insn lw = mem_insn(kOpLoad, kMemWgt, 0, b.w / cfg.wgt_elem_bytes + ni * s.nb * s.KT + ki * s.kb,
+                       s.nb, s.kb, s.KT);
+    lw.push_next_dep = true;
+    as.push(lw);
+    Insn g = demo_gemm(s);
+    g.uop_end = rn;
+    g.pop_prev_dep = true;
+    g.push_prev_dep = at.step + 1 < at.steps;
+    as.push(g);
+  }
+  push_demo_epilogue(as, s, rn);
+  Insn st = mem_insn(kOpStore, kMemOut, 0, b.y / cfg.out_elem_bytes + r0 * s.NT + ni * s.nb, rn,
+                     s.nb, s.NT);
+  st.pop_prev_dep = true;
+  st.push_prev_dep = true;
+  as.push(st);
+  ++at.block;
+}
+
+// y as the int8 result tiled like the output buffer.
+std::vector<int8_t> demo_expected(const HwConfig& cfg, const DemoShape& s, const DemoData& d) {
+  std::vector<int8_t> expected(s.RT * s.NT * cfg.out_elem_bytes, 0);
+  for (uint32_t r = 0; r < s.rows; ++r) {
+    for (uint32_t n = 0; n < s.N; ++n) {
+      int64_t acc = d.bias[r * s.N + n];
+      for (uint32_t k = 0; k < s.K; ++k) {
+        acc += d.x[r * s.K + k] * d.w[n * s.K + k];
       }
-      Insn a = alu;
-      a.iter_in = rn * nb;
-      a.alu_opcode = kAluShr;
-      a.imm = 6;
-      as.push(a);
-      a.alu_opcode = kAluMax;
-      a.imm = 0;
-      as.push(a);
-      a.alu_opcode = kAluMin;
-      a.imm = 127;
-      a.push_next_dep = true;
-      as.push(a);
-      Insn st = mem_insn(kOpStore, kMemOut, 0, y_phys / cfg.out_elem_bytes + r0 * NT + ni * nb, rn,
-                         nb, NT);
-      st.pop_prev_dep = true;
-      st.push_prev_dep = true;
-      as.push(st);
+      const int32_t v = std::clamp(static_cast<int32_t>(acc) >> 6, 0, 127);
+      expected[((r / s.batch) * s.NT + n / s.bout) * cfg.out_elem_bytes + (r % s.batch) * s.bout +
+               n % s.bout] = static_cast<int8_t>(v);
+    }
+  }
+  return expected;
+}
+
+// y[M][N] = clip((bias + x[M][K] . W[N][K]^T) >> 6, 0, 127) as int8, blocked over rows, output
+// channels and the reduction, with the load / compute / store units handing over by tokens.
+DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
+  const DemoShape s(cfg);
+  const DemoData d = demo_data(s, seed);
+  DemoAssembler as(cfg, dram);
+  const DemoBuffers b = place_demo_data(as, cfg, s, d);
+  push_demo_uops(as, s);
+  const uint32_t rblocks = (s.RT + s.rb - 1) / s.rb;
+  DemoProgress at;
+  at.steps = rblocks * (s.NT / s.nb) * (s.KT / s.kb);
+  for (uint32_t ri = 0; ri < rblocks; ++ri) {
+    for (uint32_t ni = 0; ni < s.NT / s.nb; ++ni) {
+      push_demo_block(as, cfg, s, b, ri * s.rb, ni, at);
     }
   }
   Insn fin;
@@ -205,24 +289,61 @@ DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
   DemoProgram p;
   p.insn_count = as.count();
   p.insn_phys = as.emit();
-  p.out_phys = y_phys;
-  p.out_bytes = RT * NT * cfg.out_elem_bytes;
-  p.expected.assign(p.out_bytes, 0);
-  for (uint32_t r = 0; r < rows; ++r) {
-    for (uint32_t n = 0; n < N; ++n) {
-      int64_t acc = bias[r * N + n];
-      for (uint32_t k = 0; k < K; ++k) {
-        acc += x[r * K + k] * w[n * K + k];
-      }
-      const int32_t v = std::clamp(static_cast<int32_t>(acc) >> 6, 0, 127);
-      p.expected[((r / batch) * NT + n / bout) * cfg.out_elem_bytes + (r % batch) * bout +
-                 n % bout] = static_cast<int8_t>(v);
-    }
-  }
+  p.out_phys = b.y;
+  p.out_bytes = s.RT * s.NT * cfg.out_elem_bytes;
+  p.expected = demo_expected(cfg, s, d);
   p.description = fmt::format(
-      "matmul {}x{}x{} + bias, >> 6, clip [0, 127] (blocks {}x{}x{} tiles, {} instructions)", rows,
-      K, N, rb, kb, nb, p.insn_count);
+      "matmul {}x{}x{} + bias, >> 6, clip [0, 127] (blocks {}x{}x{} tiles, {} instructions)",
+      s.rows, s.K, s.N, s.rb, s.kb, s.nb, p.insn_count);
   return p;
+}
+
+// Loads `file` (a program image, or a raw stream placed in fresh DRAM) into `dram` and returns
+// the config to run it with; `img` gets the stream's position (and an image's outputs).
+HwConfig load_program(const std::string& file, const std::string& config, Dram& dram,
+                      ProgramImage& img) {
+  require_regular_file(file);
+  if (ProgramImage::is_image_file(file)) {
+    img = ProgramImage::load(file);
+    const HwConfig cfg = image_config(img, config, file);
+    if (!config.empty() && !img.config_json.empty()) {
+      const HwConfig built_for = embedded_config(img, file);
+      if (built_for.model_name != cfg.model_name) {
+        std::cerr << fmt::format("vtasim: note: running with config {}, but {} was built for {}\n",
+                                 cfg.model_name, file, built_for.model_name);
+      }
+    }
+    img.load_into(dram);
+    return cfg;
+  }
+  // A raw stream: 16-byte little-endian instructions, placed in fresh DRAM.
+  const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
+  if (data.empty() || data.size() % kInsnBytes != 0) {
+    throw Error(
+        fmt::format("'{}' is neither a program image nor a raw instruction stream "
+                    "({} bytes is not a positive multiple of 16)",
+                    file, data.size()));
+  }
+  const HwConfig cfg = resolve_config(config);
+  void* p = dram.alloc(data.size());
+  std::memcpy(p, data.data(), data.size());
+  img.insn_phys = dram.phys_addr(p);
+  img.insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
+  return cfg;
+}
+
+// The report line of an image's expected outputs ("2 match" or the first difference); returns
+// the difference ("" when they all match).
+std::string check_image_outputs(const ProgramImage& img, const Dram& dram, RunReport& r) {
+  const std::string check = img.check_outputs(dram);
+  size_t checked = 0;
+  for (const ImageOutput& o : img.outputs) {
+    checked += o.expected.empty() ? 0 : 1;
+  }
+  if (checked > 0) {
+    r.extra["outputs_checked"] = check.empty() ? fmt::format("{} match", checked) : check;
+  }
+  return check;
 }
 
 }  // namespace
@@ -234,8 +355,9 @@ int cmd_run(int argc, char** argv) {
     bool dump = false;
     po::options_description desc("run options");
     add_common_options(desc, opts);
-    desc.add_options()("file", po::value(&file), "program image or raw instruction stream")(
-        "dump-outputs", po::bool_switch(&dump), "print the output regions of an image");
+    auto add = desc.add_options();
+    add("file", po::value(&file), "program image or raw instruction stream");
+    add("dump-outputs", po::bool_switch(&dump), "print the output regions of an image");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -248,35 +370,7 @@ int cmd_run(int argc, char** argv) {
     }
     Dram dram;
     ProgramImage img;
-    HwConfig cfg;
-    require_regular_file(file);
-    if (ProgramImage::is_image_file(file)) {
-      img = ProgramImage::load(file);
-      cfg = image_config(img, opts.config, file);
-      if (!opts.config.empty() && !img.config_json.empty()) {
-        const HwConfig built_for = embedded_config(img, file);
-        if (built_for.model_name != cfg.model_name) {
-          std::cerr << fmt::format(
-              "vtasim: note: running with config {}, but {} was built for {}\n", cfg.model_name,
-              file, built_for.model_name);
-        }
-      }
-      img.load_into(dram);
-    } else {
-      // A raw stream: 16-byte little-endian instructions, placed in fresh DRAM.
-      const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
-      if (data.empty() || data.size() % kInsnBytes != 0) {
-        throw Error(
-            fmt::format("'{}' is neither a program image nor a raw instruction stream "
-                        "({} bytes is not a positive multiple of 16)",
-                        file, data.size()));
-      }
-      cfg = resolve_config(opts.config);
-      void* p = dram.alloc(data.size());
-      std::memcpy(p, data.data(), data.size());
-      img.insn_phys = dram.phys_addr(p);
-      img.insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
-    }
+    const HwConfig cfg = load_program(file, opts.config, dram, img);
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
     RunStatus status = RunStatus::kOk;
     RunReport r;
@@ -287,14 +381,7 @@ int cmd_run(int argc, char** argv) {
     r.wall_seconds = run_timed(*be, img.insn_phys, img.insn_count, &status);
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";
-    const std::string check = img.check_outputs(dram);
-    size_t checked = 0;
-    for (const ImageOutput& o : img.outputs) {
-      checked += o.expected.empty() ? 0 : 1;
-    }
-    if (checked > 0) {
-      r.extra["outputs_checked"] = check.empty() ? fmt::format("{} match", checked) : check;
-    }
+    const std::string check = check_image_outputs(img, dram, r);
     print_report(std::cout, r);
     if (dump) {
       for (const ImageOutput& o : img.outputs) {
@@ -316,9 +403,9 @@ int cmd_demo(int argc, char** argv) {
     uint32_t seed = 1;
     po::options_description desc("demo options");
     add_common_options(desc, opts);
-    desc.add_options()("save-image", po::value(&save),
-                       "also save the program as an image for `vtasim run`")(
-        "seed", po::value(&seed)->default_value(1), "seed of the random data");
+    auto add = desc.add_options();
+    add("save-image", po::value(&save), "also save the program as an image for `vtasim run`");
+    add("seed", po::value(&seed)->default_value(1), "seed of the random data");
     po::positional_options_description pos;
     po::variables_map vm;
     const std::string usage = "vtasim demo [--backend B] [--config C] [--json OUT]";

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "vta/backend_factory.h"
-#include "vta/compiler/program_check.h"
 #include "vta/compiler/report.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
@@ -16,76 +15,78 @@ namespace vta::cli {
 using namespace vta::compiler;
 
 void add_epilogue_options(po::options_description& desc, EpilogueFlags& f) {
-  desc.add_options()("bias", po::bool_switch(&f.bias), "add a random per-channel int32 bias")(
-      "shift", po::value(&f.shift), "arithmetic right shift of the accumulator")(
-      "relu", po::bool_switch(&f.relu), "ReLU (max 0)")("clip-lo", po::value(&f.clip_lo),
-                                                        "lower clip bound (ALU MAX)")(
-      "clip-hi", po::value(&f.clip_hi), "upper clip bound (ALU MIN)")(
-      "no-epilogue", po::bool_switch(&f.no_epilogue),
+  auto add = desc.add_options();
+  add("bias", po::bool_switch(&f.bias), "add a random per-channel int32 bias");
+  add("shift", po::value(&f.shift), "arithmetic right shift of the accumulator");
+  add("relu", po::bool_switch(&f.relu), "ReLU (max 0)");
+  add("clip-lo", po::value(&f.clip_lo), "lower clip bound (ALU MAX)");
+  add("clip-hi", po::value(&f.clip_hi), "upper clip bound (ALU MIN)");
+  add("no-epilogue", po::bool_switch(&f.no_epilogue),
       "start from an empty epilogue instead of the layer's / schedule's");
 }
 
 Epilogue apply_epilogue_flags(Epilogue e, const EpilogueFlags& f, const po::variables_map& vm) {
-  if (f.no_epilogue)
+  if (f.no_epilogue) {
     e = Epilogue{};
-  if (f.bias)
+  }
+  if (f.bias) {
     e.bias = true;
-  if (vm.count("shift"))
+  }
+  if (vm.count("shift")) {
     e.shift = f.shift;
-  if (f.relu)
+  }
+  if (f.relu) {
     e.relu = true;
-  if (vm.count("clip-lo"))
+  }
+  if (vm.count("clip-lo")) {
     e.clip_lo = f.clip_lo;
-  if (vm.count("clip-hi"))
+  }
+  if (vm.count("clip-hi")) {
     e.clip_hi = f.clip_hi;
+  }
   e.validate();
   return e;
 }
 
 void check_option_range(const po::variables_map& vm, const std::string& option, int min, int max) {
-  if (!vm.count(option))
+  if (!vm.count(option)) {
     return;
+  }
   const int x = vm[option].as<int>();
-  if (x < min || x > max)
+  if (x < min || x > max) {
     throw UsageError(fmt::format("--{} {} is out of range {}..{}", option, x, min, max));
+  }
 }
 
 std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilogue& e) {
-  if (path.empty())
+  if (path.empty()) {
     return std::nullopt;
+  }
   ConvSchedule s = ConvSchedule::from_file(path);
-  if (s.epilogue)
+  if (s.epilogue) {
     e = *s.epilogue;
+  }
   return s;
 }
 
-HwConfig setup_runtime(const CommonOptions& o, bool verify) {
+Target setup_target(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
-  const HwConfig cfg = resolve_config(o.config);
-  const std::string backend = o.backend.empty() ? backend_name_from_env() : o.backend;
-  runtime_configure(backend, cfg);
-  if (verify)
-    runtime_set_program_observer([cfg](const SyncedProgram& p) {
-      const ProgramCheck c = check_program(p, cfg);
-      if (!c.ok())
-        throw Error("program verifier: " +
-                    (c.first_problem.empty()
-                         ? fmt::format("{} dependency tokens left over", c.leftover_tokens)
-                         : c.first_problem));
-    });
+  Target target(resolve_config(o.config), o.backend.empty() ? backend_name_from_env() : o.backend);
+  target.verify_programs = verify;
+  runtime_configure(target.backend, target.config);
   apply_trace_options(o, runtime_backend());
-  return cfg;
+  return target;
 }
 
-int finish_compiler_command(const CommonOptions& o, const std::string& command,
-                            const std::string& program, const std::vector<LayerRun>& runs,
-                            nlohmann::ordered_json extra) {
+int finish_compiler_command(const CommonOptions& o, const Target& target,
+                            const std::string& command, const std::string& program,
+                            const std::vector<LayerRun>& runs, nlohmann::ordered_json extra) {
   std::cout << format_report(runs);
   RunReport rr;
   rr.command = command;
   rr.program = program;
-  rr.backend = runtime_backend_name();
-  rr.config = runtime_config().model_name;
+  rr.backend = target.backend;
+  rr.config = target.config.model_name;
   for (const LayerRun& r : runs) {
     rr.wall_seconds += r.wall_seconds;
     Stats& s = rr.stats;
@@ -99,8 +100,9 @@ int finish_compiler_command(const CommonOptions& o, const std::string& command,
     s.cycles += r.stats.cycles;
     s.runs += r.stats.runs;
     s.timed = r.stats.timed;
-    for (size_t i = 0; i < s.insn_count.size(); ++i)
+    for (size_t i = 0; i < s.insn_count.size(); ++i) {
       s.insn_count[i] += r.stats.insn_count[i];
+    }
   }
   if (runs.size() == 1) {
     rr.stats = runs.front().stats;  // complete, with the backend's own counters
@@ -108,21 +110,25 @@ int finish_compiler_command(const CommonOptions& o, const std::string& command,
     print_report(std::cout, rr);
   }
   const nlohmann::ordered_json rep = report_to_json(runs);
-  for (auto it = rep.begin(); it != rep.end(); ++it)
+  for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
+  }
   rr.extra = std::move(extra);
   write_json_report(o, rr);
   size_t bad = 0;
   std::string first;
-  for (const LayerRun& r : runs)
+  for (const LayerRun& r : runs) {
     if (r.mismatches) {
-      if (!bad)
+      if (!bad) {
         first = r.name + ": " + r.first_mismatch;
+      }
       bad += r.mismatches;
     }
-  if (bad)
+  }
+  if (bad) {
     throw Error(fmt::format("{} result differs from the C++ reference in {} element(s) (first: {})",
                             command, bad, first));
+  }
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "cli_common.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/schedule.h"
+#include "vta/compiler/target.h"
 #include "vta/compiler/workload.h"
 
 namespace vta::cli {
@@ -35,14 +36,17 @@ std::optional<compiler::ConvSchedule> read_schedule_option(const std::string& pa
 // `option` was given (or defaulted) with a value outside [min, max].
 void check_option_range(const po::variables_map& vm, const std::string& option, int min, int max);
 
-// Configures the runtime's device for the command (backend, config, trace/VCD). With `verify`,
-// every synchronised program is checked for cross-stage races before it runs.
-HwConfig setup_runtime(const CommonOptions& o, bool verify);
+// The command's target (--config, --backend); with `verify` the compiler checks every
+// synchronised program for cross-stage races before it runs. Also configures the runtime's
+// device for it and applies --trace / --vcd there: the compiler then finds the runtime already
+// serving the target and keeps that device.
+compiler::Target setup_target(const CommonOptions& o, bool verify);
 
 // Prints the layer table (and for a single layer the full counter report), writes the JSON
 // report, and turns a failed reference check into an error.
-int finish_compiler_command(const CommonOptions& o, const std::string& command,
-                            const std::string& program, const std::vector<compiler::LayerRun>& runs,
+int finish_compiler_command(const CommonOptions& o, const compiler::Target& target,
+                            const std::string& command, const std::string& program,
+                            const std::vector<compiler::LayerRun>& runs,
                             nlohmann::ordered_json extra);
 
 }  // namespace vta::cli

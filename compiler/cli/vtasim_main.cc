@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 namespace vta::cli {
-int cmd_run(int argc, char** argv);     // cmd_run.cc
-int cmd_demo(int argc, char** argv);    // cmd_run.cc
-int cmd_disasm(int argc, char** argv);  // cmd_disasm.cc
+int cmd_run(int argc, char** argv);      // cmd_run.cc
+int cmd_demo(int argc, char** argv);     // cmd_run.cc
+int cmd_disasm(int argc, char** argv);   // cmd_disasm.cc
 int cmd_conv2d(int argc, char** argv);   // cmd_conv2d.cc
 int cmd_matmul(int argc, char** argv);   // cmd_matmul.cc
 int cmd_network(int argc, char** argv);  // cmd_network.cc

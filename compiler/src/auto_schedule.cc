@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/layout.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -20,16 +19,22 @@ namespace {
 std::vector<int> size_candidates(int n) {
   std::set<int> s;
   if (n <= 32) {
-    for (int i = 1; i <= n; ++i)
+    for (int i = 1; i <= n; ++i) {
       s.insert(i);
+    }
   } else {
-    for (int64_t i = 1; i <= n; i *= 2)
+    for (int64_t i = 1; i <= n; i *= 2) {
       s.insert(int(i));
-    for (int k = 1; k <= 32; ++k)
+    }
+    for (int k = 1; k <= 32; ++k) {
       s.insert(ceil_div(n, k));
-    for (int64_t d = 1; d * d <= n; ++d)
-      if (n % d == 0)
-        s.insert(int(d)), s.insert(int(n / d));
+    }
+    for (int64_t d = 1; d * d <= n; ++d) {
+      if (n % d == 0) {
+        s.insert(int(d));
+        s.insert(int(n / d));
+      }
+    }
   }
   return {s.begin(), s.end()};
 }
@@ -63,15 +68,18 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const int vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
   double compute = double(g.gemm_uop_count()) + steps * insn +
                    out_total * (1 + imm_ops + 2 * vec_ops) + tiles * insn * (1 + imm_ops + vec_ops);
-  if (e.residual)
+  if (e.residual) {
     compute += out_total * m.out_e / m.bus + tiles * t.to * (m.rd_lat + insn);
-  if (e.bias)
+  }
+  if (e.bias) {
     compute += tiles * (m.rd_lat + insn);
+  }
   // Micro-op kernels that do not stay resident are reloaded every step.
   const double kernel_uops = double(t.ti) * kk * t.to;
   const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
-  if (kernel_uops * combos + 16 > cfg.uop_buff_depth)
+  if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
     compute += steps * (kernel_uops * 4 / m.bus + m.rd_lat);
+  }
 
   // Load stage: input windows every step, weights unless reused (single chunk).
   const double inp_step = t.ti * (t.ih * t.iw * m.inp_e / m.bus + m.rd_lat + insn);
@@ -85,89 +93,149 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const double store =
       out_total * (m.out_e / m.bus) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
 
-  if (P.s.threads == 1)
+  if (P.s.threads == 1) {
     return compute + load + store;
+  }
   // Overlapped: the slowest stage, plus filling (first load) and draining (last store).
   const double fill = inp_step + wgt_load;
   const double drain = store / tiles + out_total / tiles * (1 + imm_ops + 2 * vec_ops);
   return std::max({compute, load, store}) + fill + drain;
 }
 
-std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
-                                              const HwConfig& cfg, size_t max_count) {
-  const BlockedConv g = BlockedConv::make(p, cfg);
-  e.validate();
-  // (candidate, enumeration index); ties are broken by the index, so the choice is stable.
-  std::vector<std::pair<ScheduleCandidate, size_t>> all;
-  size_t counter = 0;
-  // Only the best `keep` estimates are kept (some may still fail the full plan check).
-  const size_t keep = std::max<size_t>(256, 8 * max_count);
-  auto by_estimate = [](const auto& a, const auto& b) {
+namespace {
+
+// The best `keep` estimates seen so far; ties are broken by the order of adding, so the choice
+// is stable.
+class BestEstimates {
+ public:
+  explicit BestEstimates(size_t keep) : m_keep(keep) {}
+  void add(const ConvSchedule& s, double est_cycles) {
+    m_all.push_back({{s, est_cycles}, m_added++});
+    if (m_all.size() >= 2 * m_keep) {
+      std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
+                       by_estimate);
+      m_all.resize(m_keep);
+    }
+  }
+  // Best estimate first.
+  std::vector<ScheduleCandidate> sorted() {
+    std::sort(m_all.begin(), m_all.end(), by_estimate);
+    std::vector<ScheduleCandidate> out;
+    for (const auto& entry : m_all) {
+      out.push_back(entry.first);
+    }
+    return out;
+  }
+
+ private:
+  using Entry = std::pair<ScheduleCandidate, size_t>;  // (candidate, order of adding)
+  static bool by_estimate(const Entry& a, const Entry& b) {
     return std::make_pair(a.first.est_cycles, a.second) <
            std::make_pair(b.first.est_cycles, b.second);
-  };
-  const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
-  const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
-  const uint64_t kk = uint64_t(p.kh) * p.kw;
-  for (int vt : {2, 1}) {
-    const uint64_t inp_slot = cfg.inp_buff_depth / vt, wgt_slot = cfg.wgt_buff_depth / vt,
-                   acc_slot = cfg.acc_buff_depth / vt;
-    for (int to : os)
-      for (int ti : is) {
-        if (uint64_t(to) * ti * kk > wgt_slot)
-          continue;
-        // Rough micro-op count of the step kernel (exact when to >= 3).
-        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2)
-          continue;
-        for (int th : hs) {
-          const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
-          for (int tw : ws) {
-            const uint64_t iw = uint64_t(tw - 1) * p.stride_w + p.kw;
-            if (ti * ih * iw > inp_slot)
-              break;  // wider tiles only need more
-            const uint64_t out = uint64_t(to) * th * tw;
-            if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot)
-              break;
-            if (uint64_t(th) * tw > 16383)
-              break;
-            ConvSchedule s;
-            s.tile_h = th, s.tile_w = tw, s.tile_oc_blocks = to, s.tile_ic_blocks = ti;
-            s.threads = vt;
-            TilePlan plan;  // light-weight plan for the estimate (no kernel construction)
-            plan.g = g;
-            plan.s = s;
-            plan.e = e;
-            plan.h_tiles = ceil_div(g.oh, th);
-            plan.w_tiles = ceil_div(g.ow, tw);
-            plan.oc_tiles = ceil_div(g.ocb, to);
-            plan.ic_chunks = ceil_div(g.icb, ti);
-            all.push_back({{s, estimate_cycles(plan, cfg)}, counter++});
-            if (all.size() >= 2 * keep) {
-              std::nth_element(all.begin(), all.begin() + keep, all.end(), by_estimate);
-              all.resize(keep);
-            }
-          }
-        }
-      }
   }
-  std::sort(all.begin(), all.end(), by_estimate);
+  size_t m_keep;
+  size_t m_added = 0;
+  std::vector<Entry> m_all;
+};
+
+// A light-weight plan of `s`, enough for the estimate (no SRAM checks, no kernel construction).
+TilePlan estimate_plan(const BlockedConv& g, const Epilogue& e, const ConvSchedule& s) {
+  TilePlan plan;
+  plan.g = g;
+  plan.s = s;
+  plan.e = e;
+  plan.h_tiles = ceil_div(g.oh, s.tile_h);
+  plan.w_tiles = ceil_div(g.ow, s.tile_w);
+  plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
+  plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
+  return plan;
+}
+
+// Adds every tile_h x tile_w (from hs x ws) whose input window and accumulators fit the slots
+// of `s.threads` threads, with the channel blocks and threads of `s`.
+void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg, ConvSchedule s,
+                       const std::vector<int>& hs, const std::vector<int>& ws,
+                       BestEstimates& best) {
+  const Conv2dParams& p = g.p;
+  const int vt = s.threads, to = s.tile_oc_blocks, ti = s.tile_ic_blocks;
+  const uint64_t inp_slot = cfg.inp_buff_depth / vt, acc_slot = cfg.acc_buff_depth / vt;
+  for (int th : hs) {
+    const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
+    for (int tw : ws) {
+      const uint64_t iw = uint64_t(tw - 1) * p.stride_w + p.kw;
+      if (ti * ih * iw > inp_slot) {
+        break;  // wider tiles only need more
+      }
+      const uint64_t out = uint64_t(to) * th * tw;
+      if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
+        break;
+      }
+      if (uint64_t(th) * tw > 16383) {
+        break;
+      }
+      s.tile_h = th;
+      s.tile_w = tw;
+      best.add(s, estimate_cycles(estimate_plan(g, e, s), cfg));
+    }
+  }
+}
+
+// The first `max_count` candidates that pass the full plan check (incl. the micro-op kernel).
+std::vector<ScheduleCandidate> fitting_schedules(const Conv2dParams& p, const Epilogue& e,
+                                                 const HwConfig& cfg,
+                                                 const std::vector<ScheduleCandidate>& ranked,
+                                                 size_t max_count) {
   std::vector<ScheduleCandidate> out;
-  for (const auto& [c, index] : all) {
-    (void)index;
-    if (out.size() >= max_count)
+  for (const ScheduleCandidate& c : ranked) {
+    if (out.size() >= max_count) {
       break;
+    }
     try {
-      (void)TilePlan::make(p, e, c.schedule, cfg);  // full check incl. the micro-op kernel
+      (void)TilePlan::make(p, e, c.schedule, cfg);
       out.push_back(c);
     } catch (const Error&) {
     }
   }
-  if (out.empty())
+  if (out.empty()) {
     throw Error(
         fmt::format("no schedule of {} fits config {} (smallest tiles do not fit the "
                     "SRAMs or the uop buffer)",
                     p.describe(), cfg.model_name));
+  }
   return out;
+}
+
+}  // namespace
+
+std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
+                                              const HwConfig& cfg, size_t max_count) {
+  const BlockedConv g = BlockedConv::make(p, cfg);
+  e.validate();
+  // Only the best estimates are kept (some may still fail the full plan check).
+  BestEstimates best(std::max<size_t>(256, 8 * max_count));
+  const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
+  const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
+  const uint64_t kk = uint64_t(p.kh) * p.kw;
+  for (int vt : {2, 1}) {
+    const uint64_t wgt_slot = cfg.wgt_buff_depth / vt;
+    for (int to : os) {
+      for (int ti : is) {
+        if (uint64_t(to) * ti * kk > wgt_slot) {
+          continue;
+        }
+        // Rough micro-op count of the step kernel (exact when to >= 3).
+        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2) {
+          continue;
+        }
+        ConvSchedule s;
+        s.tile_oc_blocks = to;
+        s.tile_ic_blocks = ti;
+        s.threads = vt;
+        add_spatial_tiles(g, e, cfg, s, hs, ws, best);
+      }
+    }
+  }
+  return fitting_schedules(p, e, cfg, best.sorted(), max_count);
 }
 
 ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg) {
@@ -175,25 +243,27 @@ ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwCon
 }
 
 double run_cost(const LayerRun& r, const HwConfig& cfg) {
-  if (r.stats.timed)
+  if (r.stats.timed) {
     return double(r.stats.cycles);
+  }
   return double(r.stats.gemm_counter + r.stats.alu_counter) +
          double(r.moved_bytes()) / double(cfg.bus_bytes);
 }
 
-TuneResult tune_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvData& data,
-                       size_t candidates, bool check) {
-  const HwConfig& cfg = runtime_config();
+TuneResult tune_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                       const ConvData& data, size_t candidates, bool check) {
+  const HwConfig& cfg = target.config;
   TuneResult res;
   for (const ScheduleCandidate& c : rank_schedules(p, e, cfg, candidates)) {
     TuneTrial t;
     t.schedule = c.schedule;
     t.est_cycles = c.est_cycles;
-    t.run = run_conv2d(p, e, c.schedule, data, check);
+    t.run = run_conv2d(target, p, e, c.schedule, data, check);
     t.cost = run_cost(t.run, cfg);
     res.trials.push_back(std::move(t));
-    if (res.trials.back().cost < res.trials[res.best].cost)
+    if (res.trials.back().cost < res.trials[res.best].cost) {
       res.best = res.trials.size() - 1;
+    }
   }
   return res;
 }

@@ -5,32 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "vta/runtime.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
 namespace vta::compiler {
 
 namespace {
-
-// Queue ids of the runtime (upstream numbering).
-constexpr int kLoadQ = 1, kComputeQ = 2, kStoreQ = 3;
-
-// The kernel being recorded: finit closures get it from here rather than from the signature
-// bytes, so the recording does not depend on how the runtime forwards the signature.
-thread_local const MicroKernel* g_recording = nullptr;
-
-int record_kernel(void*) {
-  const MicroKernel& k = *g_recording;
-  for (const UopLoop& l : k.loops)
-    VTAUopLoopBegin(l.extent, l.dst_factor, l.src_factor, l.wgt_factor);
-  for (const Uop& u : k.uops)
-    VTAUopPush(k.gemm ? 0 : 1, k.reset ? 1 : 0, u.dst_idx, u.src_idx, u.wgt_idx, k.alu_opcode,
-               k.use_imm ? 1 : 0, k.imm);
-  for (size_t i = 0; i < k.loops.size(); ++i)
-    VTAUopLoopEnd();
-  return 0;
-}
 
 // The part of [start, start + len) inside [0, limit): returns (before, size, after) padding.
 struct Clip {
@@ -39,8 +19,9 @@ struct Clip {
 Clip clip_window(int start, int len, int limit) {
   Clip c;
   int lo = std::max(start, 0), hi = std::min(start + len, limit);
-  if (hi <= lo)
+  if (hi <= lo) {
     return Clip{0, 0, 0, 0};  // entirely in the padding
+  }
   c.pad_before = lo - start;
   c.begin = lo;
   c.size = hi - lo;
@@ -50,33 +31,56 @@ Clip clip_window(int start, int len, int limit) {
 
 }  // namespace
 
+// One output tile (edge tiles are smaller) and the accumulator slot it uses.
+struct ConvCodegen::Tile {
+  uint64_t index = 0;             // position in emission order
+  int nb = 0, ot = 0;             // batch block, output-channel tile
+  int ob0 = 0, oy0 = 0, ox0 = 0;  // first output-channel block, output row, output column
+  int to = 0, th = 0, tw = 0;     // output-channel blocks, rows, columns
+  uint32_t acc_slot = 0, acc_base = 0, out_base = 0;
+  TileShape shape;  // with one input block: the shape of the element-wise kernels
+  std::string key;  // names the tile's kernels: "<to>x<th>x<tw>@<acc slot>"
+};
+
+// One input-channel chunk of a tile and the input/weight slot it uses.
+struct ConvCodegen::Step {
+  uint64_t index = 0;              // position in emission order
+  int chunk = 0, ib0 = 0, ti = 0;  // chunk, its first input-channel block, its block count
+  uint32_t io_slot = 0, inp_base = 0, wgt_base = 0;
+  TileShape shape;
+};
+
 ConvCodegen::ConvCodegen(const TilePlan& plan, const HwConfig& cfg) : m_plan(plan), m_cfg(cfg) {
   const auto& p = m_plan.g.p;
   // Windows that do not touch the input at all (padding wider than the kernel) load zeros.
-  for (int ht = 0; ht < m_plan.h_tiles; ++ht)
+  for (int ht = 0; ht < m_plan.h_tiles; ++ht) {
     for (int wt = 0; wt < m_plan.w_tiles; ++wt) {
       int oy0 = ht * m_plan.s.tile_h, ox0 = wt * m_plan.s.tile_w;
       TileShape t = m_plan.shape(std::min(m_plan.s.tile_h, m_plan.g.oh - oy0),
                                  std::min(m_plan.s.tile_w, m_plan.g.ow - ox0), 1, 1);
       Clip cy = clip_window(oy0 * p.stride_h - p.pad_top, t.ih, p.h);
       Clip cx = clip_window(ox0 * p.stride_w - p.pad_left, t.iw, p.w);
-      if (cy.size == 0 || cx.size == 0)
+      if (cy.size == 0 || cx.size == 0) {
         m_zero_elems = std::max(m_zero_elems, size_t(t.ih) * t.iw);
+      }
     }
+  }
 }
 
 size_t ConvCodegen::kernel_uops() const {
   size_t n = 0;
-  for (const auto& [key, k] : m_kernels)
+  for (const auto& [key, k] : m_kernels) {
     n += k->kernel.uops.size();
+  }
   return n;
 }
 
 ConvCodegen::KernelSlot& ConvCodegen::kernel(const std::string& key,
                                              const std::function<MicroKernel()>& build) {
   auto it = m_kernels.find(key);
-  if (it != m_kernels.end())
+  if (it != m_kernels.end()) {
     return *it->second;
+  }
   auto slot = std::make_unique<KernelSlot>();
   slot->kernel = build();
   auto& ref = *slot;
@@ -84,149 +88,252 @@ ConvCodegen::KernelSlot& ConvCodegen::kernel(const std::string& key,
   return ref;
 }
 
-void ConvCodegen::push_kernel(KernelSlot& k) {
-  g_recording = &k.kernel;
-  if (k.kernel.gemm)
-    VTAPushGEMMOp(&k.handle, &record_kernel, nullptr, 0);
-  else
-    VTAPushALUOp(&k.handle, &record_kernel, nullptr, 0);
-  g_recording = nullptr;
+ConvCodegen::Tile ConvCodegen::make_tile(int nb, int ot, int ht, int wt, uint64_t index) const {
+  const TilePlan& P = m_plan;
+  Tile t;
+  t.index = index;
+  t.nb = nb;
+  t.ot = ot;
+  t.ob0 = ot * P.s.tile_oc_blocks;
+  t.oy0 = ht * P.s.tile_h;
+  t.ox0 = wt * P.s.tile_w;
+  t.to = std::min(P.s.tile_oc_blocks, P.g.ocb - t.ob0);
+  t.th = std::min(P.s.tile_h, P.g.oh - t.oy0);
+  t.tw = std::min(P.s.tile_w, P.g.ow - t.ox0);
+  t.acc_slot = uint32_t(index % uint64_t(P.s.threads));
+  t.acc_base = t.acc_slot * P.acc_slot;
+  t.out_base = t.acc_base + P.acc_out_off;
+  t.shape = P.shape(t.th, t.tw, t.to, 1);
+  t.key = fmt::format("{}x{}x{}@{}", t.to, t.th, t.tw, t.acc_slot);
+  return t;
 }
 
-void ConvCodegen::emit(const ConvBuffers& b) {
+ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t index) const {
+  const TilePlan& P = m_plan;
+  Step s;
+  s.index = index;
+  s.chunk = chunk;
+  s.ib0 = chunk * P.s.tile_ic_blocks;
+  s.ti = std::min(P.s.tile_ic_blocks, P.g.icb - s.ib0);
+  s.shape = P.shape(tile.th, tile.tw, tile.to, s.ti);
+  s.io_slot = uint32_t(index % uint64_t(P.s.threads));
+  s.inp_base = s.io_slot * P.inp_slot;
+  s.wgt_base = s.io_slot * P.wgt_slot;
+  return s;
+}
+
+void ConvCodegen::emit(ProgramSink& sink, const ConvBuffers& b) {
+  const TilePlan& P = m_plan;
+  m_wgt_tag.assign(size_t(P.s.threads), -1);
+  uint64_t tile = 0, step = 0;
+  for (int nb = 0; nb < P.g.nb; ++nb) {
+    for (int ot = 0; ot < P.oc_tiles; ++ot) {
+      for (int ht = 0; ht < P.h_tiles; ++ht) {
+        for (int wt = 0; wt < P.w_tiles; ++wt) {
+          emit_tile(sink, b, make_tile(nb, ot, ht, wt, tile++), step);
+        }
+      }
+    }
+  }
+  drain_tokens(sink, tile, step);
+}
+
+void ConvCodegen::emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
+                            uint64_t& step) {
+  for (int ch = 0; ch < m_plan.ic_chunks; ++ch, ++step) {
+    const Step s = make_step(tile, ch, step);
+    emit_loads(sink, b, tile, s);
+    if (ch == 0) {
+      emit_tile_start(sink, b, tile);
+    }
+    emit_gemm(sink, tile, s);
+  }
+  emit_epilogue(sink, tile);
+  emit_stores(sink, b, tile);
+}
+
+void ConvCodegen::emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
+                             const Step& s) {
+  // The slot is free once the GEMM of the step that used it T steps ago has pushed g2l.
+  if (s.index >= uint64_t(m_plan.s.threads)) {
+    sink.dep_pop(kStageCompute, kStageLoad);
+  }
+  emit_input_loads(sink, b, tile, s);
+  emit_weight_load(sink, b, tile, s);
+  sink.dep_push(kStageLoad, kStageCompute);
+}
+
+void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
+                                   const Step& s) {
+  const Conv2dParams& p = m_plan.g.p;
+  const TileShape& t = s.shape;
+  // The input window of the tile, clipped at the image border (the DMA pads the rest).
+  const Clip cy = clip_window(tile.oy0 * p.stride_h - p.pad_top, t.ih, p.h);
+  const Clip cx = clip_window(tile.ox0 * p.stride_w - p.pad_left, t.iw, p.w);
+  for (int i = 0; i < s.ti; ++i) {
+    Load2D l;
+    l.sram_index = s.inp_base + uint32_t(i) * t.ih * t.iw;
+    l.memory_type = kMemInp;
+    if (cy.size == 0 || cx.size == 0) {
+      l.src = b.zeros;  // a window entirely in the padding
+      l.x_size = l.x_stride = uint32_t(t.iw);
+      l.y_size = uint32_t(t.ih);
+      sink.load_2d(l);
+      continue;
+    }
+    l.src = b.inp;
+    l.src_elem_offset =
+        ((uint32_t(tile.nb) * m_plan.g.icb + s.ib0 + i) * p.h + cy.begin) * p.w + cx.begin;
+    l.x_size = uint32_t(cx.size);
+    l.y_size = uint32_t(cy.size);
+    l.x_stride = uint32_t(p.w);
+    l.x_pad_before = uint32_t(cx.pad_before);
+    l.y_pad_before = uint32_t(cy.pad_before);
+    l.x_pad_after = uint32_t(cx.pad_after);
+    l.y_pad_after = uint32_t(cy.pad_after);
+    sink.load_2d(l);
+  }
+}
+
+void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
+                                   const Step& s) {
+  // Skipped when the slot already holds these weights (single-chunk reductions).
+  const int64_t tag = int64_t(tile.ot) * m_plan.ic_chunks + s.chunk;
+  if (m_wgt_tag[s.io_slot] == tag) {
+    return;
+  }
+  m_wgt_tag[s.io_slot] = tag;
+  const BlockedConv& g = m_plan.g;
+  const uint32_t kk = uint32_t(g.p.kh) * g.p.kw;
+  Load2D l;
+  l.src = b.wgt;
+  l.src_elem_offset = (uint32_t(tile.ob0) * g.icb + s.ib0) * kk;
+  l.x_size = uint32_t(s.ti) * kk;
+  l.y_size = uint32_t(tile.to);
+  l.x_stride = uint32_t(g.icb) * kk;
+  l.sram_index = s.wgt_base;
+  l.memory_type = kMemWgt;
+  sink.load_2d(l);
+}
+
+void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile) {
   const TilePlan& P = m_plan;
   const BlockedConv& g = P.g;
-  const Conv2dParams& p = g.p;
-  const Epilogue& e = P.e;
-  const int vt = P.s.threads;
-  const uint32_t kk = uint32_t(p.kh) * p.kw;
-  const uint32_t uop_limit = m_cfg.uop_buff_depth;
-  VTACommandHandle cmd = VTATLSCommandHandle();
+  // The accumulator slot is free once the store of the tile T tiles ago has pushed s2g.
+  if (tile.index >= uint64_t(P.s.threads)) {
+    sink.dep_pop(kStageStore, kStageCompute);
+  }
+  push(sink,
+       kernel("reset " + tile.key, [&] { return make_reset_kernel(tile.shape, tile.out_base); }));
+  if (P.e.bias) {
+    Load2D l;
+    l.src = b.bias;
+    l.src_elem_offset = uint32_t(tile.ob0);
+    l.x_size = l.x_stride = uint32_t(tile.to);
+    l.y_size = 1;
+    l.sram_index = tile.acc_base + P.acc_bias_off;
+    l.memory_type = kMemAcc;
+    sink.load_2d(l);
+  }
+  if (!P.e.residual) {
+    return;
+  }
+  for (int o = 0; o < tile.to; ++o) {
+    Load2D l;
+    l.src = b.residual;
+    l.src_elem_offset =
+        ((uint32_t(tile.nb) * g.ocb + tile.ob0 + o) * g.oh + tile.oy0) * g.ow + tile.ox0;
+    l.x_size = uint32_t(tile.tw);
+    l.y_size = uint32_t(tile.th);
+    l.x_stride = uint32_t(g.ow);
+    l.sram_index = tile.acc_base + P.acc_res_off + uint32_t(o * tile.th * tile.tw);
+    l.memory_type = kMemAcc8;
+    sink.load_2d(l);
+  }
+}
 
-  // Weights resident in each input/weight slot, to skip reloading identical tiles.
-  std::vector<int64_t> wgt_tag(size_t(vt), -1);
-  uint64_t step = 0, tile = 0;
+const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Tile& tile,
+                                                                       const Step& s) {
+  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} acc{}", tile.to, s.ti, tile.th,
+                                      tile.tw, s.io_slot, tile.acc_slot);
+  auto it = m_steps.find(key);
+  if (it != m_steps.end()) {
+    return it->second;
+  }
+  std::vector<KernelSlot*> slots;
+  auto kernels =
+      make_gemm_step(m_plan, s.shape, s.inp_base, s.wgt_base, tile.out_base, m_cfg.uop_buff_depth);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    slots.push_back(
+        &kernel(fmt::format("{} part {}", key, i), [&] { return std::move(kernels[i]); }));
+  }
+  return m_steps.emplace(key, std::move(slots)).first->second;
+}
 
-  for (int nb = 0; nb < g.nb; ++nb)
-    for (int ot = 0; ot < P.oc_tiles; ++ot)
-      for (int ht = 0; ht < P.h_tiles; ++ht)
-        for (int wt = 0; wt < P.w_tiles; ++wt, ++tile) {
-          const int ob0 = ot * P.s.tile_oc_blocks, oy0 = ht * P.s.tile_h, ox0 = wt * P.s.tile_w;
-          const int to = std::min(P.s.tile_oc_blocks, g.ocb - ob0);
-          const int th = std::min(P.s.tile_h, g.oh - oy0);
-          const int tw = std::min(P.s.tile_w, g.ow - ox0);
-          const uint32_t acc_slot = uint32_t(tile % vt);
-          const uint32_t acc_base = acc_slot * P.acc_slot;
-          const uint32_t out_base = acc_base + P.acc_out_off;
-          const TileShape tshape = P.shape(th, tw, to, 1);
-          const std::string tkey = fmt::format("{}x{}x{}@{}", to, th, tw, acc_slot);
+void ConvCodegen::emit_gemm(ProgramSink& sink, const Tile& tile, const Step& s) {
+  sink.dep_pop(kStageLoad, kStageCompute);
+  for (KernelSlot* k : step_kernels(tile, s)) {
+    push(sink, *k);
+  }
+  sink.dep_push(kStageCompute, kStageLoad);
+}
 
-          for (int ch = 0; ch < P.ic_chunks; ++ch, ++step) {
-            const int ib0 = ch * P.s.tile_ic_blocks;
-            const int ti = std::min(P.s.tile_ic_blocks, g.icb - ib0);
-            const TileShape t = P.shape(th, tw, to, ti);
-            const uint32_t io_slot = uint32_t(step % vt);
-            const uint32_t inp_base = io_slot * P.inp_slot;
-            const uint32_t wgt_base = io_slot * P.wgt_slot;
+void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
+  const Epilogue& e = m_plan.e;
+  const TileShape& t = tile.shape;
+  const uint32_t out = tile.out_base;
+  if (e.bias) {
+    push(sink, kernel("bias " + tile.key, [&] {
+           return make_bias_kernel(t, out, tile.acc_base + m_plan.acc_bias_off);
+         }));
+  }
+  if (e.shift) {
+    push(sink, kernel(fmt::format("shr{} {}", e.shift, tile.key),
+                      [&] { return make_alu_imm_kernel(t, out, kAluShr, e.shift); }));
+  }
+  if (e.residual) {
+    push(sink, kernel("residual " + tile.key, [&] {
+           return make_residual_kernel(t, out, tile.acc_base + m_plan.acc_res_off);
+         }));
+  }
+  if (auto lo = e.lower_bound()) {
+    push(sink, kernel(fmt::format("max{} {}", *lo, tile.key),
+                      [&] { return make_alu_imm_kernel(t, out, kAluMax, *lo); }));
+  }
+  if (e.clip_hi) {
+    push(sink, kernel(fmt::format("min{} {}", *e.clip_hi, tile.key),
+                      [&] { return make_alu_imm_kernel(t, out, kAluMin, *e.clip_hi); }));
+  }
+  sink.dep_push(kStageCompute, kStageStore);
+}
 
-            // ---- load stage ----
-            if (step >= uint64_t(vt))
-              VTADepPop(cmd, kComputeQ, kLoadQ);
-            const Clip cy = clip_window(oy0 * p.stride_h - p.pad_top, t.ih, p.h);
-            const Clip cx = clip_window(ox0 * p.stride_w - p.pad_left, t.iw, p.w);
-            for (int i = 0; i < ti; ++i) {
-              const uint32_t sram = inp_base + uint32_t(i) * t.ih * t.iw;
-              if (cy.size == 0 || cx.size == 0) {
-                VTALoadBuffer2D(cmd, b.zeros, 0, t.iw, t.ih, t.iw, 0, 0, 0, 0, sram, kMemInp);
-                continue;
-              }
-              const uint32_t elem =
-                  ((uint32_t(nb) * g.icb + ib0 + i) * p.h + cy.begin) * p.w + cx.begin;
-              VTALoadBuffer2D(cmd, b.inp, elem, cx.size, cy.size, p.w, cx.pad_before, cy.pad_before,
-                              cx.pad_after, cy.pad_after, sram, kMemInp);
-            }
-            const int64_t tag = (int64_t(ot) * P.ic_chunks + ch);
-            if (wgt_tag[io_slot] != tag) {
-              wgt_tag[io_slot] = tag;
-              VTALoadBuffer2D(cmd, b.wgt, (uint32_t(ob0) * g.icb + ib0) * kk, ti * kk, to,
-                              g.icb * kk, 0, 0, 0, 0, wgt_base, kMemWgt);
-            }
-            VTADepPush(cmd, kLoadQ, kComputeQ);
+void ConvCodegen::emit_stores(ProgramSink& sink, const ConvBuffers& b, const Tile& tile) {
+  const BlockedConv& g = m_plan.g;
+  sink.dep_pop(kStageCompute, kStageStore);
+  for (int o = 0; o < tile.to; ++o) {
+    Store2D st;
+    st.sram_index = tile.out_base + uint32_t(o * tile.th * tile.tw);
+    st.memory_type = kMemOut;
+    st.dst = b.out;
+    st.dst_elem_offset =
+        ((uint32_t(tile.nb) * g.ocb + tile.ob0 + o) * g.oh + tile.oy0) * g.ow + tile.ox0;
+    st.x_size = uint32_t(tile.tw);
+    st.y_size = uint32_t(tile.th);
+    st.x_stride = uint32_t(g.ow);
+    sink.store_2d(st);
+  }
+  sink.dep_push(kStageStore, kStageCompute);
+}
 
-            // ---- compute stage ----
-            if (ch == 0) {
-              if (tile >= uint64_t(vt))
-                VTADepPop(cmd, kStoreQ, kComputeQ);
-              push_kernel(
-                  kernel("reset " + tkey, [&] { return make_reset_kernel(tshape, out_base); }));
-              if (e.bias)
-                VTALoadBuffer2D(cmd, b.bias, ob0, to, 1, to, 0, 0, 0, 0, acc_base + P.acc_bias_off,
-                                kMemAcc);
-              if (e.residual)
-                for (int o = 0; o < to; ++o) {
-                  const uint32_t elem =
-                      ((uint32_t(nb) * g.ocb + ob0 + o) * g.oh + oy0) * g.ow + ox0;
-                  VTALoadBuffer2D(cmd, b.residual, elem, tw, th, g.ow, 0, 0, 0, 0,
-                                  acc_base + P.acc_res_off + uint32_t(o * th * tw), kMemAcc8);
-                }
-            }
-            VTADepPop(cmd, kLoadQ, kComputeQ);
-            const std::string gkey =
-                fmt::format("gemm {}x{}x{}x{} inp{} acc{}", to, ti, th, tw, io_slot, acc_slot);
-            auto it = m_steps.find(gkey);
-            if (it == m_steps.end()) {
-              std::vector<KernelSlot*> slots;
-              auto kernels = make_gemm_step(P, t, inp_base, wgt_base, out_base, uop_limit);
-              for (size_t i = 0; i < kernels.size(); ++i)
-                slots.push_back(&kernel(fmt::format("{} part {}", gkey, i),
-                                        [&] { return std::move(kernels[i]); }));
-              it = m_steps.emplace(gkey, std::move(slots)).first;
-            }
-            for (KernelSlot* k : it->second)
-              push_kernel(*k);
-            VTADepPush(cmd, kComputeQ, kLoadQ);
-            if (ch + 1 < P.ic_chunks)
-              continue;
-
-            // ---- epilogue on the compute stage ----
-            if (e.bias)
-              push_kernel(kernel("bias " + tkey, [&] {
-                return make_bias_kernel(tshape, out_base, acc_base + P.acc_bias_off);
-              }));
-            if (e.shift)
-              push_kernel(kernel(fmt::format("shr{} {}", e.shift, tkey), [&] {
-                return make_alu_imm_kernel(tshape, out_base, kAluShr, e.shift);
-              }));
-            if (e.residual)
-              push_kernel(kernel("residual " + tkey, [&] {
-                return make_residual_kernel(tshape, out_base, acc_base + P.acc_res_off);
-              }));
-            if (auto lo = e.lower_bound())
-              push_kernel(kernel(fmt::format("max{} {}", *lo, tkey), [&] {
-                return make_alu_imm_kernel(tshape, out_base, kAluMax, *lo);
-              }));
-            if (e.clip_hi)
-              push_kernel(kernel(fmt::format("min{} {}", *e.clip_hi, tkey), [&] {
-                return make_alu_imm_kernel(tshape, out_base, kAluMin, *e.clip_hi);
-              }));
-            VTADepPush(cmd, kComputeQ, kStoreQ);
-
-            // ---- store stage ----
-            VTADepPop(cmd, kComputeQ, kStoreQ);
-            for (int o = 0; o < to; ++o) {
-              const uint32_t elem = ((uint32_t(nb) * g.ocb + ob0 + o) * g.oh + oy0) * g.ow + ox0;
-              VTAStoreBuffer2D(cmd, out_base + uint32_t(o * th * tw), kMemOut, b.out, elem, tw, th,
-                               g.ow);
-            }
-            VTADepPush(cmd, kStoreQ, kComputeQ);
-          }
-        }
-
-  // Drain the tokens nobody consumed: the last T steps' g2l and the last T tiles' s2g.
-  for (uint64_t i = 0; i < std::min<uint64_t>(step, vt); ++i)
-    VTADepPop(cmd, kComputeQ, kLoadQ);
-  for (uint64_t i = 0; i < std::min<uint64_t>(tile, vt); ++i)
-    VTADepPop(cmd, kStoreQ, kComputeQ);
+void ConvCodegen::drain_tokens(ProgramSink& sink, uint64_t tiles, uint64_t steps) {
+  // Nobody consumes the last T steps' g2l and the last T tiles' s2g tokens.
+  const uint64_t vt = uint64_t(m_plan.s.threads);
+  for (uint64_t i = 0; i < std::min(steps, vt); ++i) {
+    sink.dep_pop(kStageCompute, kStageLoad);
+  }
+  for (uint64_t i = 0; i < std::min(tiles, vt); ++i) {
+    sink.dep_pop(kStageStore, kStageCompute);
+  }
 }
 
 }  // namespace vta::compiler

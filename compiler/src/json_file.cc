@@ -11,8 +11,9 @@ namespace vta::compiler {
 
 nlohmann::json read_json_file(const std::string& path, const char* kind) {
   std::ifstream in(path);
-  if (!in)
+  if (!in) {
     throw Error(fmt::format("cannot open {} file '{}'", kind, path));
+  }
   std::stringstream ss;
   ss << in.rdbuf();
   try {

@@ -8,8 +8,9 @@ namespace vta::compiler {
 
 namespace {
 void check_size(const char* what, size_t got, size_t want) {
-  if (got != want)
+  if (got != want) {
     throw Error(fmt::format("{}: tensor has {} elements, expected {}", what, got, want));
+  }
 }
 
 // NCHW activations and OIHW weights share one blocking: an A x B x H x W tensor becomes
@@ -18,13 +19,16 @@ void check_size(const char* what, size_t got, size_t want) {
 template <class F>
 void for_each_blocked(int a, int b, int h, int w, int ba, int bb, F f) {
   const int nbb = ceil_div(b, bb);
-  for (int ia = 0; ia < a; ++ia)
-    for (int ib = 0; ib < b; ++ib)
-      for (int y = 0; y < h; ++y)
+  for (int ia = 0; ia < a; ++ia) {
+    for (int ib = 0; ib < b; ++ib) {
+      for (int y = 0; y < h; ++y) {
         for (int x = 0; x < w; ++x) {
           size_t elem = ((size_t(ia / ba) * nbb + ib / bb) * h + y) * w + x;
           f(((size_t(ia) * b + ib) * h + y) * w + x, (elem * ba + ia % ba) * bb + ib % bb);
         }
+      }
+    }
+  }
 }
 
 size_t blocked_size(int a, int b, int h, int w, int ba, int bb) {
@@ -73,9 +77,11 @@ std::vector<int32_t> pack_bias(const std::vector<int32_t>& bias, int k, int batc
   check_size("pack_bias", bias.size(), size_t(k));
   const int kb = ceil_div(k, block_out);
   std::vector<int32_t> out(size_t(kb) * batch * block_out, 0);
-  for (int oc = 0; oc < k; ++oc)
-    for (int b = 0; b < batch; ++b)
+  for (int oc = 0; oc < k; ++oc) {
+    for (int b = 0; b < batch; ++b) {
       out[(size_t(oc / block_out) * batch + b) * block_out + oc % block_out] = bias[oc];
+    }
+  }
   return out;
 }
 

@@ -41,10 +41,12 @@ std::array<DimInfo, kNumDims> dim_table(const TilePlan& plan, const TileShape& t
 // unrolled loop nest).
 bool no_close_repeat(const std::vector<uint32_t>& dst) {
   for (size_t i = 1; i < dst.size(); ++i) {
-    if (dst[i] == dst[i - 1])
+    if (dst[i] == dst[i - 1]) {
       return false;
-    if (i >= 2 && dst[i] == dst[i - 2])
+    }
+    if (i >= 2 && dst[i] == dst[i - 2]) {
       return false;
+    }
   }
   return true;
 }
@@ -53,21 +55,25 @@ std::vector<uint32_t> unrolled_dst(const MicroKernel& k, size_t limit) {
   std::vector<uint32_t> seq;
   const UopLoop& lo = k.loops[0];
   const UopLoop& li = k.loops[1];
-  for (uint32_t a = 0; a < lo.extent; ++a)
-    for (uint32_t b = 0; b < li.extent; ++b)
+  for (uint32_t a = 0; a < lo.extent; ++a) {
+    for (uint32_t b = 0; b < li.extent; ++b) {
       for (const Uop& u : k.uops) {
         seq.push_back(u.dst_idx + a * lo.dst_factor + b * li.dst_factor);
-        if (seq.size() >= limit)
+        if (seq.size() >= limit) {
           return seq;
+        }
       }
+    }
+  }
   return seq;
 }
 
 MicroKernel two_loop_elementwise(const TileShape& t, uint32_t acc_base, uint32_t src_base,
                                  uint32_t src_factor_o, uint32_t src_factor_p) {
   const uint32_t plane = uint32_t(t.th * t.tw);
-  if (plane > kMaxLoopExtent || uint32_t(t.to) > kMaxLoopExtent)
+  if (plane > kMaxLoopExtent || uint32_t(t.to) > kMaxLoopExtent) {
     throw Error(fmt::format("tile of {} positions exceeds the 14-bit ALU loop extent", plane));
+  }
   MicroKernel k;
   k.loops = {UopLoop{uint32_t(t.to), plane, src_factor_o, 0}, UopLoop{plane, 1, src_factor_p, 0}};
   k.uops = {Uop{acc_base, src_base, 0}};
@@ -78,101 +84,149 @@ MicroKernel two_loop_elementwise(const TileShape& t, uint32_t acc_base, uint32_t
 
 bool MicroKernel::satisfies_dep_rule() const {
   std::vector<uint32_t> dst;
-  for (const Uop& u : uops)
+  for (const Uop& u : uops) {
     dst.push_back(u.dst_idx);
+  }
   return no_close_repeat(dst);
 }
 
 uint64_t MicroKernel::executions() const {
   uint64_t n = uops.size();
-  for (const UopLoop& l : loops)
+  for (const UopLoop& l : loops) {
     n *= l.extent;
+  }
   return n;
 }
+
+namespace {
+
+using DimTable = std::array<DimInfo, kNumDims>;
+
+// Micro-op nest order: reduction dims outside, output dims inside, so consecutive micro-ops
+// write different accumulators whenever the tile has at least three of them.
+constexpr Dim kUopOrder[] = {kDimI, kDimKh, kDimKw, kDimO, kDimY, kDimX};
+
+// (outer, inner) hardware-loop candidates, kDimNone for an unused loop: the natural (row,
+// column) pair first.
+std::vector<std::pair<int, int>> loop_candidates() {
+  std::vector<std::pair<int, int>> candidates = {{kDimY, kDimX}};
+  for (int a = 0; a <= kNumDims; ++a) {
+    for (int b = 0; b <= kNumDims; ++b) {
+      if ((a != b || a == kDimNone) && !(a == kDimY && b == kDimX)) {
+        candidates.push_back({a, b});
+      }
+    }
+  }
+  return candidates;
+}
+
+// The dims that are unrolled into micro-ops when `outer` and `inner` are the loops.
+std::vector<Dim> unrolled_dims(int outer, int inner) {
+  std::vector<Dim> rest;
+  for (Dim dim : kUopOrder) {
+    if (dim != outer && dim != inner) {
+      rest.push_back(dim);
+    }
+  }
+  return rest;
+}
+
+uint64_t unrolled_uops(const DimTable& d, int outer, int inner) {
+  uint64_t n = 1;
+  for (Dim dim : unrolled_dims(outer, inner)) {
+    n *= d[dim].extent;
+  }
+  return n;
+}
+
+// The kernel with `outer` and `inner` as hardware loops and the other dims unrolled.
+MicroKernel nest_kernel(const DimTable& d, int outer, int inner, const Uop& base) {
+  MicroKernel k;
+  k.gemm = true;
+  auto loop_of = [&](int dim) {
+    if (dim == kDimNone) {
+      return UopLoop{};
+    }
+    return UopLoop{d[dim].extent, d[dim].dst, d[dim].src, d[dim].wgt};
+  };
+  k.loops = {loop_of(outer), loop_of(inner)};
+  const std::vector<Dim> rest = unrolled_dims(outer, inner);
+  const uint64_t n = unrolled_uops(d, outer, inner);
+  std::vector<uint32_t> idx(rest.size(), 0);  // odometer over the unrolled dims
+  k.uops.reserve(n);
+  for (uint64_t u = 0; u < n; ++u) {
+    Uop op = base;
+    for (size_t r = 0; r < rest.size(); ++r) {
+      op.dst_idx += idx[r] * d[rest[r]].dst;
+      op.src_idx += idx[r] * d[rest[r]].src;
+      op.wgt_idx += idx[r] * d[rest[r]].wgt;
+    }
+    k.uops.push_back(op);
+    for (size_t r = rest.size(); r-- > 0;) {
+      if (++idx[r] < d[rest[r]].extent) {
+        break;
+      }
+      idx[r] = 0;
+    }
+  }
+  return k;
+}
+
+// "gemm 63 uops, loops oc(8) x(14)"
+std::string nest_description(const MicroKernel& k, int outer, int inner) {
+  return fmt::format("gemm {} uops, loops {}({}) {}({})", k.uops.size(),
+                     outer == kDimNone ? "-" : kDimNames[outer], k.loops[0].extent,
+                     inner == kDimNone ? "-" : kDimNames[inner], k.loops[1].extent);
+}
+
+bool fits_loop_field(const DimTable& d, int dim) {
+  return dim == kDimNone || d[dim].extent <= kMaxLoopExtent;
+}
+
+}  // namespace
 
 MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
                              uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
                              int only_ic) {
-  auto d = dim_table(plan, t);
+  DimTable d = dim_table(plan, t);
   if (only_ic >= 0) {
     // One input block of the step: same strides, that block's offsets.
     inp_base += uint32_t(only_ic) * d[kDimI].src;
     wgt_base += uint32_t(only_ic) * d[kDimI].wgt;
     d[kDimI].extent = 1;
   }
-  // Micro-op nest order: reduction dims outside, output dims inside, so consecutive micro-ops
-  // write different accumulators whenever the tile has at least three of them.
-  const Dim order[] = {kDimI, kDimKh, kDimKw, kDimO, kDimY, kDimX};
-  // Loop candidates: the natural (row, column) pair first.
-  std::vector<std::pair<int, int>> candidates = {{kDimY, kDimX}};
-  for (int a = 0; a <= kNumDims; ++a)
-    for (int b = 0; b <= kNumDims; ++b)
-      if ((a != b || a == kDimNone) && !(a == kDimY && b == kDimX))
-        candidates.push_back({a, b});
-
   MicroKernel best;
   int best_rank = std::numeric_limits<int>::max();
   uint64_t best_uops = std::numeric_limits<uint64_t>::max();
   uint64_t smallest_seen = std::numeric_limits<uint64_t>::max();
-  for (auto [outer, inner] : candidates) {
-    if (outer != kDimNone && d[outer].extent > kMaxLoopExtent)
+  for (auto [outer, inner] : loop_candidates()) {
+    if (!fits_loop_field(d, outer) || !fits_loop_field(d, inner)) {
       continue;
-    if (inner != kDimNone && d[inner].extent > kMaxLoopExtent)
-      continue;
-    uint64_t n = 1;
-    for (Dim dim : order)
-      if (dim != outer && dim != inner)
-        n *= d[dim].extent;
-    smallest_seen = std::min(smallest_seen, n);
-    if (n > uop_limit || (best_rank == 0 && n >= best_uops))
-      continue;
-    MicroKernel k;
-    k.gemm = true;
-    auto loop_of = [&](int dim) {
-      if (dim == kDimNone)
-        return UopLoop{};
-      return UopLoop{d[dim].extent, d[dim].dst, d[dim].src, d[dim].wgt};
-    };
-    k.loops = {loop_of(outer), loop_of(inner)};
-    // Enumerate the remaining dims as micro-ops.
-    std::vector<Dim> rest;
-    for (Dim dim : order)
-      if (dim != outer && dim != inner)
-        rest.push_back(dim);
-    std::vector<uint32_t> idx(rest.size(), 0);
-    k.uops.reserve(n);
-    for (uint64_t u = 0; u < n; ++u) {
-      Uop op{acc_base, inp_base, wgt_base};
-      for (size_t r = 0; r < rest.size(); ++r) {
-        op.dst_idx += idx[r] * d[rest[r]].dst;
-        op.src_idx += idx[r] * d[rest[r]].src;
-        op.wgt_idx += idx[r] * d[rest[r]].wgt;
-      }
-      k.uops.push_back(op);
-      for (size_t r = rest.size(); r-- > 0;) {
-        if (++idx[r] < d[rest[r]].extent)
-          break;
-        idx[r] = 0;
-      }
     }
-    if (!k.satisfies_dep_rule())
+    const uint64_t n = unrolled_uops(d, outer, inner);
+    smallest_seen = std::min(smallest_seen, n);
+    if (n > uop_limit || (best_rank == 0 && n >= best_uops)) {
       continue;
+    }
+    MicroKernel k = nest_kernel(d, outer, inner, Uop{acc_base, inp_base, wgt_base});
+    if (!k.satisfies_dep_rule()) {
+      continue;
+    }
     // Prefer nests whose unrolled sequence also avoids close repeats across loop iterations.
-    int rank = no_close_repeat(unrolled_dst(k, 4096)) ? 0 : 1;
+    const int rank = no_close_repeat(unrolled_dst(k, 4096)) ? 0 : 1;
     if (std::make_pair(rank, n) < std::make_pair(best_rank, best_uops)) {
-      k.what = fmt::format("gemm {} uops, loops {}({}) {}({})", n,
-                           outer == kDimNone ? "-" : kDimNames[outer], k.loops[0].extent,
-                           inner == kDimNone ? "-" : kDimNames[inner], k.loops[1].extent);
+      k.what = nest_description(k, outer, inner);
       best = std::move(k);
       best_rank = rank;
       best_uops = n;
     }
   }
-  if (best.uops.empty())
+  if (best.uops.empty()) {
     throw Error(fmt::format(
         "micro-op kernel of the tile (oc {} x {} rows x {} cols, ic {} x {}x{} kernel) needs at "
         "least {} micro-ops but the uop buffer allows {} (LOG_UOP_BUFF_SIZE); use a smaller tile",
         t.to, t.th, t.tw, t.ti, plan.g.p.kh, plan.g.p.kw, smallest_seen, uop_limit));
+  }
   return best;
 }
 
@@ -184,11 +238,13 @@ std::vector<MicroKernel> make_gemm_step(const TilePlan& plan, const TileShape& t
     // A tile with one or two accumulators and three reduction dimensions cannot keep the
     // dependence rule in one kernel: issue one GEMM per input-channel block instead, each
     // with the kernel taps in the hardware loops.
-    if (t.ti == 1 || uint64_t(t.to) * t.th * t.tw > 2)
+    if (t.ti == 1 || uint64_t(t.to) * t.th * t.tw > 2) {
       throw;
+    }
     std::vector<MicroKernel> out;
-    for (int i = 0; i < t.ti; ++i)
+    for (int i = 0; i < t.ti; ++i) {
       out.push_back(make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit, i));
+    }
     return out;
   }
 }

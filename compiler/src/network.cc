@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -11,7 +12,6 @@
 
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/json_file.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -52,15 +52,19 @@ struct Shape {
 
 // The JSON keys each op reads (to_json writes a subset); empty for an unknown op.
 std::vector<std::string> op_keys(const std::string& op) {
-  if (op == "conv2d")
+  if (op == "conv2d") {
     return {"name",   "op",  "input",    "k",        "kernel",
             "stride", "pad", "residual", "epilogue", "schedule"};
-  if (op == "dense")
+  }
+  if (op == "dense") {
     return {"name", "op", "input", "units", "epilogue", "schedule"};
-  if (op == "maxpool")
+  }
+  if (op == "maxpool") {
     return {"name", "op", "input", "kernel", "stride", "pad"};
-  if (op == "global_avgpool")
+  }
+  if (op == "global_avgpool") {
     return {"name", "op", "input"};
+  }
   return {};
 }
 
@@ -68,15 +72,18 @@ std::vector<std::string> op_keys(const std::string& op) {
 // `known` (a typo such as "kernal" would otherwise be ignored silently).
 void check_keys(const nlohmann::json& j, const std::vector<std::string>& known,
                 const std::string& where) {
-  if (!j.is_object())
+  if (!j.is_object()) {
     throw Error(where + " must be a JSON object");
-  for (auto it = j.begin(); it != j.end(); ++it)
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(known.begin(), known.end(), it.key()) == known.end()) {
       std::string list;
-      for (const std::string& k : known)
+      for (const std::string& k : known) {
         list += (list.empty() ? "" : ", ") + k;
+      }
       throw Error(fmt::format("{} has unknown key '{}' (known: {})", where, it.key(), list));
     }
+  }
 }
 
 Conv2dParams conv_params(const NetworkLayer& l, const Shape& in) {
@@ -99,9 +106,10 @@ MatmulParams dense_params(const NetworkLayer& l, const Shape& in) {
 // Output shape of a host maxpool; throws Error naming the layer for parameters without one.
 Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
   auto at_least = [&](const char* field, int v, int min) {
-    if (v < min)
+    if (v < min) {
       throw Error(
           fmt::format("maxpool layer '{}': {} must be >= {} (got {})", l.name, field, min, v));
+    }
   };
   at_least("kernel height", l.kh, 1);
   at_least("kernel width", l.kw, 1);
@@ -114,24 +122,29 @@ Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
   // 64-bit: the sums of user-given values must not wrap.
   const int64_t ph = int64_t(in.h) + l.pad_top + l.pad_bottom;
   const int64_t pw = int64_t(in.w) + l.pad_left + l.pad_right;
-  if (l.kh > ph || l.kw > pw)
+  if (l.kh > ph || l.kw > pw) {
     throw Error(fmt::format("maxpool layer '{}': kernel {}x{} exceeds the padded input {}x{}",
                             l.name, l.kh, l.kw, ph, pw));
+  }
   // A window that is padding only has no maximum; this also bounds the output size.
   for (auto [field, pad, kernel] : {std::tuple<const char*, int, int>{"pad_top", l.pad_top, l.kh},
                                     {"pad_bottom", l.pad_bottom, l.kh},
                                     {"pad_left", l.pad_left, l.kw},
-                                    {"pad_right", l.pad_right, l.kw}})
-    if (pad >= kernel)
+                                    {"pad_right", l.pad_right, l.kw}}) {
+    if (pad >= kernel) {
       throw Error(fmt::format("maxpool layer '{}': {} = {} must be smaller than the kernel ({})",
                               l.name, field, pad, kernel));
+    }
+  }
   const Shape out{in.n, in.c, int((ph - l.kh) / l.stride_h + 1), int((pw - l.kw) / l.stride_w + 1)};
-  if (out.h > kMaxTensorDim || out.w > kMaxTensorDim)
+  if (out.h > kMaxTensorDim || out.w > kMaxTensorDim) {
     throw Error(fmt::format("maxpool layer '{}': output {} exceeds {} per dimension", l.name,
                             out.str(), kMaxTensorDim));
-  if (uint64_t(out.n) * out.c * out.h * out.w > kMaxLayerBytes)
+  }
+  if (uint64_t(out.n) * out.c * out.h * out.w > kMaxLayerBytes) {
     throw Error(fmt::format("maxpool layer '{}': output {} is larger than {} MiB", l.name,
                             out.str(), kMaxLayerBytes >> 20));
+  }
   return out;
 }
 
@@ -144,8 +157,9 @@ std::vector<int8_t> random_int8(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> d(-128, 127);
   std::vector<int8_t> v(n);
-  for (auto& x : v)
+  for (auto& x : v) {
     x = int8_t(d(rng));
+  }
   return v;
 }
 
@@ -155,20 +169,25 @@ Tensor host_maxpool(const Tensor& in, const NetworkLayer& l) {
   const Shape s = maxpool_shape(l, Shape{in.n, in.c, in.h, in.w});
   out.h = s.h, out.w = s.w;
   out.data.resize(size_t(out.n) * out.c * out.h * out.w);
-  for (int n = 0; n < out.n; ++n)
-    for (int c = 0; c < out.c; ++c)
-      for (int y = 0; y < out.h; ++y)
+  for (int n = 0; n < out.n; ++n) {
+    for (int c = 0; c < out.c; ++c) {
+      for (int y = 0; y < out.h; ++y) {
         for (int x = 0; x < out.w; ++x) {
           int best = -128;  // padding never wins
-          for (int ky = 0; ky < l.kh; ++ky)
+          for (int ky = 0; ky < l.kh; ++ky) {
             for (int kx = 0; kx < l.kw; ++kx) {
               int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
-              if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w)
+              if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) {
                 continue;
+              }
               best = std::max(best, int(in.data[((size_t(n) * in.c + c) * in.h + iy) * in.w + ix]));
             }
+          }
           out.data[((size_t(n) * out.c + c) * out.h + y) * out.w + x] = int8_t(best);
         }
+      }
+    }
+  }
   return out;
 }
 
@@ -177,13 +196,15 @@ Tensor host_global_avgpool(const Tensor& in) {
   out.n = in.n, out.c = in.c, out.h = out.w = 1;
   out.data.resize(size_t(in.n) * in.c);
   const int count = in.h * in.w;
-  for (int n = 0; n < in.n; ++n)
+  for (int n = 0; n < in.n; ++n) {
     for (int c = 0; c < in.c; ++c) {
       int64_t sum = 0;  // up to kMaxLayerBytes int8 values
-      for (int i = 0; i < count; ++i)
+      for (int i = 0; i < count; ++i) {
         sum += in.data[(size_t(n) * in.c + c) * count + i];
+      }
       out.data[size_t(n) * in.c + c] = int8_t(sum / count);  // truncation toward zero
     }
+  }
   return out;
 }
 
@@ -207,30 +228,38 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
       l.name = lj.at("name").get<std::string>();
       l.op = lj.at("op").get<std::string>();
       const auto keys = op_keys(l.op);
-      if (keys.empty())
+      if (keys.empty()) {
         throw Error(
             fmt::format("{}: layer '{}' has unknown op '{}' (known: conv2d, dense, "
                         "maxpool, global_avgpool)",
                         source, l.name, l.op));
+      }
       check_keys(lj, keys, fmt::format("{}: {} layer '{}'", source, l.op, l.name));
       l.input = lj.at("input").get<std::string>();
       l.residual = lj.value("residual", std::string());
-      if (lj.contains("kernel"))
+      if (lj.contains("kernel")) {
         read_pair(lj["kernel"], l.kh, l.kw);
-      if (lj.contains("stride"))
+      }
+      if (lj.contains("stride")) {
         read_pair(lj["stride"], l.stride_h, l.stride_w);
-      if (lj.contains("pad"))
+      }
+      if (lj.contains("pad")) {
         read_pad(lj["pad"], l);
+      }
       l.k = lj.value("k", 0);
       l.units = lj.value("units", 0);
-      if (lj.contains("epilogue"))
+      if (lj.contains("epilogue")) {
         l.epilogue = Epilogue::from_json(lj["epilogue"], source + ": layer " + l.name);
-      if (lj.contains("schedule"))
+      }
+      if (lj.contains("schedule")) {
         l.schedule = ConvSchedule::from_json(lj["schedule"], source + ": layer " + l.name);
-      if (l.op == "conv2d" && l.k < 1)
+      }
+      if (l.op == "conv2d" && l.k < 1) {
         throw Error(fmt::format("{}: conv2d layer '{}' needs \"k\" >= 1", source, l.name));
-      if (l.op == "dense" && l.units < 1)
+      }
+      if (l.op == "dense" && l.units < 1) {
         throw Error(fmt::format("{}: dense layer '{}' needs \"units\" >= 1", source, l.name));
+      }
       l.epilogue.residual = !l.residual.empty();
       net.layers.push_back(std::move(l));
     }
@@ -247,21 +276,26 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
 
 void Network::validate() const {
   const std::string where = fmt::format("network {}", name);
-  for (auto [field, v] : {std::pair<const char*, int>{"n", n}, {"c", c}, {"h", h}, {"w", w}})
-    if (v < 1 || v > kMaxTensorDim)
+  for (auto [field, v] : {std::pair<const char*, int>{"n", n}, {"c", c}, {"h", h}, {"w", w}}) {
+    if (v < 1 || v > kMaxTensorDim) {
       throw Error(
           fmt::format("{}: input {} must be in 1..{} (got {})", where, field, kMaxTensorDim, v));
-  if (uint64_t(n) * c * h * w > kMaxLayerBytes)
+    }
+  }
+  if (uint64_t(n) * c * h * w > kMaxLayerBytes) {
     throw Error(fmt::format("{}: input {}x{}x{}x{} is larger than {} MiB", where, n, c, h, w,
                             kMaxLayerBytes >> 20));
+  }
   std::map<std::string, Shape> shapes;
   shapes[input_name] = Shape{n, c, h, w};
   for (const NetworkLayer& l : layers) {
     auto it = shapes.find(l.input);
-    if (it == shapes.end())
+    if (it == shapes.end()) {
       throw Error(fmt::format("{}: layer '{}' reads unknown tensor '{}'", where, l.name, l.input));
-    if (shapes.count(l.name))
+    }
+    if (shapes.count(l.name)) {
       throw Error(fmt::format("{}: layer name '{}' is used twice", where, l.name));
+    }
     const Shape in = it->second;
     Shape out;
     try {
@@ -271,22 +305,26 @@ void Network::validate() const {
         out = Shape{p.n, p.k, p.out_h(), p.out_w()};
         if (!l.residual.empty()) {
           auto r = shapes.find(l.residual);
-          if (r == shapes.end())
+          if (r == shapes.end()) {
             throw Error(
                 fmt::format("layer '{}' adds unknown residual tensor '{}'", l.name, l.residual));
-          if (r->second.str() != out.str())
+          }
+          if (r->second.str() != out.str()) {
             throw Error(
                 fmt::format("residual '{}' of layer '{}' has shape {} but the layer's output "
                             "is {}",
                             l.residual, l.name, r->second.str(), out.str()));
+          }
         }
       } else if (l.op == "dense") {
-        if (!l.residual.empty())
+        if (!l.residual.empty()) {
           throw Error(fmt::format("dense layer '{}' cannot take a residual", l.name));
+        }
         const uint64_t fan_in = uint64_t(in.c) * in.h * in.w;
-        if (fan_in > uint64_t(kMaxTensorDim))
+        if (fan_in > uint64_t(kMaxTensorDim)) {
           throw Error(fmt::format("dense layer '{}': input of {} values per sample exceeds {}",
                                   l.name, fan_in, kMaxTensorDim));
+        }
         dense_params(l, in).validate();
         out = Shape{in.n, l.units, 1, 1};
       } else if (l.op == "maxpool") {
@@ -316,33 +354,42 @@ nlohmann::ordered_json Network::to_json() const {
     lj["name"] = l.name;
     lj["op"] = l.op;
     lj["input"] = l.input;
-    if (l.op == "conv2d")
+    if (l.op == "conv2d") {
       lj["k"] = l.k;
-    if (l.op == "dense")
+    }
+    if (l.op == "dense") {
       lj["units"] = l.units;
+    }
     if (l.op == "conv2d" || l.op == "maxpool") {
       lj["kernel"] = {l.kh, l.kw};
       lj["stride"] = {l.stride_h, l.stride_w};
       lj["pad"] = {l.pad_top, l.pad_left, l.pad_bottom, l.pad_right};
     }
-    if (!l.residual.empty())
+    if (!l.residual.empty()) {
       lj["residual"] = l.residual;
+    }
     if (l.op == "conv2d" || l.op == "dense") {
       nlohmann::ordered_json e;
-      if (l.epilogue.bias)
+      if (l.epilogue.bias) {
         e["bias"] = true;
-      if (l.epilogue.shift)
+      }
+      if (l.epilogue.shift) {
         e["shift"] = l.epilogue.shift;
-      if (l.epilogue.relu)
+      }
+      if (l.epilogue.relu) {
         e["relu"] = true;
-      if (l.epilogue.clip_lo)
+      }
+      if (l.epilogue.clip_lo) {
         e["clip_lo"] = *l.epilogue.clip_lo;
-      if (l.epilogue.clip_hi)
+      }
+      if (l.epilogue.clip_hi) {
         e["clip_hi"] = *l.epilogue.clip_hi;
+      }
       lj["epilogue"] = e;
     }
-    if (l.schedule)
+    if (l.schedule) {
       lj["schedule"] = l.schedule->to_json();
+    }
     j["layers"].push_back(lj);
   }
   return j;
@@ -353,8 +400,9 @@ Network Network::from_file(const std::string& path) {
 }
 
 Network Network::load(const std::string& name_or_path) {
-  if (name_or_path == "resnet18" || name_or_path == "resnet-18")
+  if (name_or_path == "resnet18" || name_or_path == "resnet-18") {
     return resnet18();
+  }
   return from_file(name_or_path);
 }
 
@@ -371,10 +419,11 @@ Network Network::resnet18(int n) {
     l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = kernel / 2;
     l.epilogue.shift = shift_for_fan_in(cin * kernel * kernel);
     l.epilogue.residual = !residual.empty();
-    if (relu)
+    if (relu) {
       l.epilogue.relu = true;
-    else
+    } else {
       l.epilogue.clip_lo = -128;
+    }
     l.epilogue.clip_hi = 127;
     net.layers.push_back(l);
   };
@@ -415,9 +464,118 @@ Network Network::resnet18(int n) {
   return net;
 }
 
-NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
+namespace {
+
+// A network tensor an earlier layer produced (or the input); throws for a layer that reads an
+// unknown tensor or reuses a name.
+const Tensor& layer_input(const Network& net, const NetworkLayer& l,
+                          const std::map<std::string, Tensor>& tensors) {
+  auto it = tensors.find(l.input);
+  if (it == tensors.end()) {
+    throw Error(
+        fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name, l.input));
+  }
+  if (tensors.count(l.name)) {
+    throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
+  }
+  return it->second;
+}
+
+// Runs a maxpool or global_avgpool layer on the host and notes it in `host_ops`; nothing for a
+// VTA layer.
+std::optional<Tensor> run_host_layer(const NetworkLayer& l, const Tensor& in,
+                                     std::vector<std::string>& host_ops) {
+  if (l.op == "maxpool") {
+    Tensor out = host_maxpool(in, l);
+    host_ops.push_back(
+        fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
+    return out;
+  }
+  if (l.op == "global_avgpool") {
+    Tensor out = host_global_avgpool(in);
+    host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
+    return out;
+  }
+  return std::nullopt;
+}
+
+// What a VTA layer produced.
+struct VtaLayerResult {
+  LayerRun run;
+  Tensor out;
+};
+
+// The layer's random weights (and bias) with its actual input and residual tensors.
+ConvData conv_layer_data(const Network& net, const NetworkLayer& l, const Conv2dParams& p,
+                         const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                         uint64_t seed) {
+  ConvData d = random_conv_data(p, l.epilogue, seed);
+  d.x = in.data;
+  if (!l.epilogue.residual) {
+    return d;
+  }
+  auto r = tensors.find(l.residual);
+  if (r == tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'", net.name,
+                            l.name, l.residual));
+  }
+  const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
+  if (r->second.shape() != want) {
+    throw Error(
+        fmt::format("network {}: residual '{}' of layer '{}' has shape {} but the "
+                    "layer's output is {}",
+                    net.name, l.residual, l.name, r->second.shape(), want));
+  }
+  d.residual = r->second.data;
+  return d;
+}
+
+// The layer's own schedule, else a tuned (opt.tune_candidates) or the automatic one.
+ConvSchedule conv_layer_schedule(const Target& target, const NetworkLayer& l, const Conv2dParams& p,
+                                 const ConvData& d, const NetworkOptions& opt) {
+  if (l.schedule) {
+    return *l.schedule;
+  }
+  if (opt.tune_candidates) {
+    const TuneResult t = tune_conv2d(target, p, l.epilogue, d, opt.tune_candidates, false);
+    return t.trials[t.best].schedule;
+  }
+  return auto_schedule(p, l.epilogue, target.config);
+}
+
+VtaLayerResult run_conv_layer(const Target& target, const Network& net, const NetworkLayer& l,
+                              const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                              uint64_t seed, const NetworkOptions& opt) {
+  const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
+  p.validate();
+  const ConvData d = conv_layer_data(net, l, p, in, tensors, seed);
+  const ConvSchedule s = conv_layer_schedule(target, l, p, d, opt);
+  LayerRun run = run_conv2d(target, p, l.epilogue, s, d, opt.check);
+  Tensor out{p.n, p.k, p.out_h(), p.out_w(), run.out};
+  return {std::move(run), std::move(out)};
+}
+
+VtaLayerResult run_dense_layer(const Target& target, const Network& net, const NetworkLayer& l,
+                               const Tensor& in, uint64_t seed, const NetworkOptions& opt) {
+  if (!l.residual.empty()) {
+    throw Error(
+        fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
+  }
+  const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
+  MatmulData d = random_matmul_data(p, l.epilogue, seed);
+  d.a = in.data;  // NCHW flattened per sample = row of A
+  const HwConfig& cfg = target.config;
+  const ConvSchedule s =
+      l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg), l.epilogue, cfg);
+  LayerRun run = run_matmul(target, p, l.epilogue, s, d, opt.check);
+  Tensor out{p.m, p.n, 1, 1, run.out};
+  return {std::move(run), std::move(out)};
+}
+
+}  // namespace
+
+NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   net.validate();  // also for networks built in code: every shape below is then valid
-  const HwConfig& cfg = runtime_config();
   std::map<std::string, Tensor> tensors;
   Tensor input{net.n, net.c, net.h, net.w, {}};
   input.data = random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed);
@@ -428,74 +586,19 @@ NetworkRun run_network(const Network& net, const NetworkOptions& opt) {
   uint64_t layer_index = 0;
   for (const NetworkLayer& l : net.layers) {
     ++layer_index;
-    auto it = tensors.find(l.input);
-    if (it == tensors.end())
-      throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name,
-                              l.input));
-    if (tensors.count(l.name))
-      throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
-    const Tensor& in = it->second;
+    const Tensor& in = layer_input(net, l, tensors);
+    if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+      tensors[l.name] = std::move(*pooled);
+      continue;
+    }
     const uint64_t seed = net.seed * 1000003u + layer_index;
-
-    if (l.op == "maxpool") {
-      tensors[l.name] = host_maxpool(in, l);
-      result.host_ops.push_back(
-          fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
-      continue;
+    VtaLayerResult v = l.op == "conv2d" ? run_conv_layer(target, net, l, in, tensors, seed, opt)
+                                        : run_dense_layer(target, net, l, in, seed, opt);
+    if (opt.on_layer) {
+      opt.on_layer(v.run);
     }
-    if (l.op == "global_avgpool") {
-      tensors[l.name] = host_global_avgpool(in);
-      result.host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
-      continue;
-    }
-
-    LayerRun run;
-    Tensor out;
-    if (l.op == "conv2d") {
-      const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
-      p.validate();
-      ConvData d = random_conv_data(p, l.epilogue, seed);
-      d.x = in.data;
-      if (l.epilogue.residual) {
-        auto r = tensors.find(l.residual);
-        if (r == tensors.end())
-          throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'",
-                                  net.name, l.name, l.residual));
-        const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
-        if (r->second.shape() != want)
-          throw Error(
-              fmt::format("network {}: residual '{}' of layer '{}' has shape {} but the "
-                          "layer's output is {}",
-                          net.name, l.residual, l.name, r->second.shape(), want));
-        d.residual = r->second.data;
-      }
-      ConvSchedule s;
-      if (l.schedule) {
-        s = *l.schedule;
-      } else if (opt.tune_candidates) {
-        TuneResult t = tune_conv2d(p, l.epilogue, d, opt.tune_candidates, false);
-        s = t.trials[t.best].schedule;
-      } else {
-        s = auto_schedule(p, l.epilogue, cfg);
-      }
-      run = run_conv2d(p, l.epilogue, s, d, opt.check);
-      out = Tensor{p.n, p.k, p.out_h(), p.out_w(), run.out};
-    } else {  // dense
-      if (!l.residual.empty())
-        throw Error(
-            fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
-      const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
-      MatmulData d = random_matmul_data(p, l.epilogue, seed);
-      d.a = in.data;  // NCHW flattened per sample = row of A
-      const ConvSchedule s =
-          l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg.batch), l.epilogue, cfg);
-      run = run_matmul(p, l.epilogue, s, d, opt.check);
-      out = Tensor{p.m, p.n, 1, 1, run.out};
-    }
-    if (opt.on_layer)
-      opt.on_layer(run);
-    tensors[l.name] = std::move(out);
-    result.runs.push_back(std::move(run));
+    tensors[l.name] = std::move(v.out);
+    result.runs.push_back(std::move(v.run));
   }
   result.output = tensors[last].data;
   return result;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/runtime_cpp.h"  // SyncedProgram (data only)
 #include "vta/sim/isa.h"
 #include "vta/sim/token_queues.h"
 
@@ -33,8 +34,9 @@ struct Access {
 // Range of uop.field + it_out*f_out + it_in*f_in over the kernel (factors are non-negative).
 Interval span(const std::vector<Uop>& uops, uint32_t Uop::*field, uint32_t iter_out, uint32_t f_out,
               uint32_t iter_in, uint32_t f_in) {
-  if (uops.empty() || iter_out == 0 || iter_in == 0)
+  if (uops.empty() || iter_out == 0 || iter_in == 0) {
     return {};
+  }
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (const Uop& u : uops) {
     lo = std::min<int64_t>(lo, u.*field);
@@ -44,64 +46,104 @@ Interval span(const std::vector<Uop>& uops, uint32_t Uop::*field, uint32_t iter_
   return {lo, hi};
 }
 
-}  // namespace
-
-ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
-  const IsaCodec codec(cfg);
-  ProgramCheck res;
-  res.insns = program.insns.size();
+// The program's instructions, their SRAM footprints and each stage's instructions in order.
+struct Footprints {
   std::vector<Insn> insns;
-  insns.reserve(program.insns.size());
-  for (const auto& w : program.insns)
-    insns.push_back(codec.decode(w));
+  std::vector<Access> access;                    // per instruction
+  std::array<std::vector<size_t>, 4> per_stage;  // instruction indices of stages 1..3
+};
 
-  // Footprints, following the uop SRAM through the LOAD UOPs in compute order.
-  std::vector<Uop> uop_sram(cfg.uop_buff_depth);
+// The SRAM entries a LOAD writes; a LOAD UOP also fills `uop_sram` from the program's uop image.
+void load_footprint(const Insn& in, const SyncedProgram& program, const IsaCodec& codec,
+                    std::vector<Uop>& uop_sram, Access& a) {
+  const int64_t n =
+      int64_t(in.y_pad_0 + in.y_size + in.y_pad_1) * (in.x_pad_0 + in.x_size + in.x_pad_1);
+  const Interval w{in.sram_base, in.sram_base + n - 1};
+  if (in.memory_type == kMemInp) {
+    a.inp_w = w;
+  }
+  if (in.memory_type == kMemWgt) {
+    a.wgt_w = w;
+  }
+  if (in.memory_type == kMemAcc || in.memory_type == kMemAcc8) {
+    a.acc_w = w;
+  }
+  if (in.memory_type != kMemUop) {
+    return;
+  }
   const int64_t image_base = int64_t(program.uop_phys) / 4;
-  std::vector<Access> acc(insns.size());
-  std::array<std::vector<size_t>, 4> per_stage;
-  for (size_t i = 0; i < insns.size(); ++i) {
-    const Insn& in = insns[i];
-    const Stage s = in.stage();
-    if (s == kStageNone)
-      continue;
-    per_stage[s].push_back(i);
-    Access& a = acc[i];
-    if (in.opcode == kOpLoad && in.x_size > 0) {
-      const int64_t n =
-          int64_t(in.y_pad_0 + in.y_size + in.y_pad_1) * (in.x_pad_0 + in.x_size + in.x_pad_1);
-      const Interval w{in.sram_base, in.sram_base + n - 1};
-      if (in.memory_type == kMemInp)
-        a.inp_w = w;
-      if (in.memory_type == kMemWgt)
-        a.wgt_w = w;
-      if (in.memory_type == kMemAcc || in.memory_type == kMemAcc8)
-        a.acc_w = w;
-      if (in.memory_type == kMemUop)
-        for (uint32_t k = 0; k < in.x_size && in.sram_base + k < uop_sram.size(); ++k) {
-          const int64_t idx = int64_t(in.dram_base) - image_base + k;
-          if (idx >= 0 && idx < int64_t(program.uops.size()))
-            uop_sram[in.sram_base + k] = codec.decode_uop(program.uops[size_t(idx)]);
-        }
-    } else if (in.opcode == kOpStore && in.x_size > 0) {
-      a.acc_r = {in.sram_base, in.sram_base + int64_t(in.x_size) * in.y_size - 1};
-    } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
-      const std::vector<Uop> uops(uop_sram.begin() + std::min<size_t>(in.uop_bgn, uop_sram.size()),
-                                  uop_sram.begin() + std::min<size_t>(in.uop_end, uop_sram.size()));
-      a.acc_w =
-          span(uops, &Uop::dst_idx, in.iter_out, in.dst_factor_out, in.iter_in, in.dst_factor_in);
-      if (in.opcode == kOpGemm && !in.reset_reg) {
-        a.inp_r =
-            span(uops, &Uop::src_idx, in.iter_out, in.src_factor_out, in.iter_in, in.src_factor_in);
-        a.wgt_r =
-            span(uops, &Uop::wgt_idx, in.iter_out, in.wgt_factor_out, in.iter_in, in.wgt_factor_in);
-      }
+  for (uint32_t k = 0; k < in.x_size && in.sram_base + k < uop_sram.size(); ++k) {
+    const int64_t idx = int64_t(in.dram_base) - image_base + k;
+    if (idx >= 0 && idx < int64_t(program.uops.size())) {
+      uop_sram[in.sram_base + k] = codec.decode_uop(program.uops[size_t(idx)]);
     }
   }
+}
 
-  // Replay the tokens: each token carries the clock of the instruction that pushed it.
-  std::vector<Clock> clock(insns.size(), Clock{-1, -1, -1, -1});
-  std::vector<int64_t> position(insns.size(), -1);  // index within its stage
+// The accumulator entries a GEMM / ALU writes and the INP / WGT entries a GEMM reads, from the
+// micro-ops currently in `uop_sram`.
+void compute_footprint(const Insn& in, const std::vector<Uop>& uop_sram, Access& a) {
+  const std::vector<Uop> uops(uop_sram.begin() + std::min<size_t>(in.uop_bgn, uop_sram.size()),
+                              uop_sram.begin() + std::min<size_t>(in.uop_end, uop_sram.size()));
+  a.acc_w = span(uops, &Uop::dst_idx, in.iter_out, in.dst_factor_out, in.iter_in, in.dst_factor_in);
+  if (in.opcode == kOpGemm && !in.reset_reg) {
+    a.inp_r =
+        span(uops, &Uop::src_idx, in.iter_out, in.src_factor_out, in.iter_in, in.src_factor_in);
+    a.wgt_r =
+        span(uops, &Uop::wgt_idx, in.iter_out, in.wgt_factor_out, in.iter_in, in.wgt_factor_in);
+  }
+}
+
+// Decodes the program and computes every footprint, following the uop SRAM through the LOAD
+// UOPs in program order.
+Footprints footprints_of(const SyncedProgram& program, const HwConfig& cfg) {
+  const IsaCodec codec(cfg);
+  Footprints f;
+  f.insns.reserve(program.insns.size());
+  for (const auto& w : program.insns) {
+    f.insns.push_back(codec.decode(w));
+  }
+  std::vector<Uop> uop_sram(cfg.uop_buff_depth);
+  f.access.resize(f.insns.size());
+  for (size_t i = 0; i < f.insns.size(); ++i) {
+    const Insn& in = f.insns[i];
+    const Stage s = in.stage();
+    if (s == kStageNone) {
+      continue;
+    }
+    f.per_stage[s].push_back(i);
+    if (in.opcode == kOpLoad && in.x_size > 0) {
+      load_footprint(in, program, codec, uop_sram, f.access[i]);
+    } else if (in.opcode == kOpStore && in.x_size > 0) {
+      f.access[i].acc_r = {in.sram_base, in.sram_base + int64_t(in.x_size) * in.y_size - 1};
+    } else if (in.opcode == kOpGemm || in.opcode == kOpAlu) {
+      compute_footprint(in, uop_sram, f.access[i]);
+    }
+  }
+  return f;
+}
+
+// The order the dependency tokens impose on the instructions of the three stages.
+struct TokenOrder {
+  std::vector<Clock> clock;       // per instruction: vector clock when it issues
+  std::vector<int64_t> position;  // per instruction: index within its stage (-1: never issued)
+  size_t leftover_tokens = 0;     // tokens still queued at the end
+  std::string deadlock;           // the first stage that cannot proceed, if any
+
+  // True if a and b (on different stages) are ordered by tokens one way or the other.
+  bool ordered(const std::vector<Insn>& insns, size_t a, size_t b) const {
+    const int sa = insns[a].stage(), sb = insns[b].stage();
+    return clock[b][sa] >= position[a] || clock[a][sb] >= position[b];
+  }
+};
+
+// Replays the tokens: each stage issues its instructions in order as long as the tokens they pop
+// are queued; each token carries the clock of the instruction that pushed it.
+TokenOrder replay_tokens(const std::vector<Insn>& insns,
+                         const std::array<std::vector<size_t>, 4>& per_stage) {
+  TokenOrder order;
+  order.clock.assign(insns.size(), Clock{-1, -1, -1, -1});
+  order.position.assign(insns.size(), -1);
   std::array<std::deque<Clock>, 4> queues;
   std::array<size_t, 4> pos{};
   std::array<Clock, 4> stage_clock;
@@ -114,66 +156,92 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
         const Insn& in = insns[i];
         const int pp = in.pop_prev_dep ? kPopPrev[s] : -1;
         const int pn = in.pop_next_dep ? kPopNext[s] : -1;
-        if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty()))
+        if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty())) {
           break;
+        }
         Clock c = stage_clock[s];
         for (int q : {pp, pn}) {
-          if (q < 0)
+          if (q < 0) {
             continue;
+          }
           const Clock& t = queues[q].front();
-          for (int k = 0; k < 4; ++k)
+          for (int k = 0; k < 4; ++k) {
             c[k] = std::max(c[k], t[k]);
+          }
           queues[q].pop_front();
         }
         c[s] = int64_t(pos[s]);
-        clock[i] = c;
-        position[i] = int64_t(pos[s]);
+        order.clock[i] = c;
+        order.position[i] = int64_t(pos[s]);
         stage_clock[s] = c;
-        if (in.push_prev_dep && kPushPrev[s] >= 0)
+        if (in.push_prev_dep && kPushPrev[s] >= 0) {
           queues[kPushPrev[s]].push_back(c);
-        if (in.push_next_dep && kPushNext[s] >= 0)
+        }
+        if (in.push_next_dep && kPushNext[s] >= 0) {
           queues[kPushNext[s]].push_back(c);
+        }
         ++pos[s];
         progress = true;
       }
     }
   }
-  for (int s = kStageLoad; s <= kStageStore; ++s)
-    if (pos[s] < per_stage[s].size() && res.first_problem.empty())
-      res.first_problem =
-          fmt::format("deadlock: stage {} stops at instruction {} ({})", s, per_stage[s][pos[s]],
-                      disassemble(insns[per_stage[s][pos[s]]]));
-  for (const auto& q : queues)
-    res.leftover_tokens += q.size();
-  if (!res.first_problem.empty())
-    return res;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    if (pos[s] < per_stage[s].size() && order.deadlock.empty()) {
+      order.deadlock = fmt::format("deadlock: stage {} stops at instruction {} ({})", s,
+                                   per_stage[s][pos[s]], disassemble(insns[per_stage[s][pos[s]]]));
+    }
+  }
+  for (const auto& q : queues) {
+    order.leftover_tokens += q.size();
+  }
+  return order;
+}
 
-  auto ordered = [&](size_t a, size_t b) {
-    const int sa = insns[a].stage(), sb = insns[b].stage();
-    return clock[b][sa] >= position[a] || clock[a][sb] >= position[b];
-  };
-  auto check = [&](Stage writer_stage, Interval Access::*w, Stage reader_stage, Interval Access::*r,
-                   const char* what) {
-    for (size_t a : per_stage[writer_stage]) {
-      if ((acc[a].*w).empty())
+// Counts the overlapping (writer, reader) pairs of two stages and reports those the tokens do
+// not order.
+void check_races(const Footprints& f, const TokenOrder& order, Stage writer_stage,
+                 Interval Access::*w, Stage reader_stage, Interval Access::*r, const char* what,
+                 ProgramCheck& res) {
+  for (size_t a : f.per_stage[writer_stage]) {
+    if ((f.access[a].*w).empty()) {
+      continue;
+    }
+    for (size_t b : f.per_stage[reader_stage]) {
+      if (!(f.access[a].*w).overlaps(f.access[b].*r)) {
         continue;
-      for (size_t b : per_stage[reader_stage]) {
-        if (!(acc[a].*w).overlaps(acc[b].*r))
-          continue;
-        ++res.checked_pairs;
-        if (ordered(a, b))
-          continue;
-        if (res.races++ == 0)
-          res.first_problem = fmt::format(
-              "race on {}: instruction {} ({}) and instruction {} ({}) "
-              "are not ordered by dependency tokens",
-              what, a, disassemble(insns[a]), b, disassemble(insns[b]));
+      }
+      ++res.checked_pairs;
+      if (order.ordered(f.insns, a, b)) {
+        continue;
+      }
+      if (res.races++ == 0) {
+        res.first_problem = fmt::format(
+            "race on {}: instruction {} ({}) and instruction {} ({}) "
+            "are not ordered by dependency tokens",
+            what, a, disassemble(f.insns[a]), b, disassemble(f.insns[b]));
       }
     }
-  };
-  check(kStageLoad, &Access::inp_w, kStageCompute, &Access::inp_r, "the input buffer");
-  check(kStageLoad, &Access::wgt_w, kStageCompute, &Access::wgt_r, "the weight buffer");
-  check(kStageCompute, &Access::acc_w, kStageStore, &Access::acc_r, "the output buffer");
+  }
+}
+
+}  // namespace
+
+ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
+  const Footprints f = footprints_of(program, cfg);
+  const TokenOrder order = replay_tokens(f.insns, f.per_stage);
+  ProgramCheck res;
+  res.insns = program.insns.size();
+  res.leftover_tokens = order.leftover_tokens;
+  res.first_problem = order.deadlock;
+  if (!res.first_problem.empty()) {
+    return res;
+  }
+  check_races(f, order, kStageLoad, &Access::inp_w, kStageCompute, &Access::inp_r,
+              "the input buffer", res);
+  check_races(f, order, kStageLoad, &Access::wgt_w, kStageCompute, &Access::wgt_r,
+              "the weight buffer", res);
+  check_races(f, order, kStageCompute, &Access::acc_w, kStageStore, &Access::acc_r,
+              "the output buffer", res);
   return res;
 }
 

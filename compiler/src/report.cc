@@ -11,12 +11,15 @@ std::string kib(uint64_t bytes) {
 }
 
 std::string si(double v) {
-  if (v >= 1e9)
+  if (v >= 1e9) {
     return fmt::format("{:.2f}G", v / 1e9);
-  if (v >= 1e6)
+  }
+  if (v >= 1e6) {
     return fmt::format("{:.2f}M", v / 1e6);
-  if (v >= 1e4)
+  }
+  if (v >= 1e4) {
     return fmt::format("{:.1f}K", v / 1e3);
+  }
   return fmt::format("{:.0f}", v);
 }
 
@@ -55,15 +58,17 @@ LayerMetrics metrics_of(const LayerRun& r) {
     m.macs_per_cycle = double(r.macs) / double(r.stats.cycles);
     m.bound_ratio = r.gemm_bound ? double(r.stats.cycles) / double(r.gemm_bound) : 0;
   }
-  if (r.min_bytes)
+  if (r.min_bytes) {
     m.bytes_ratio = double(r.moved_bytes()) / double(r.min_bytes);
+  }
   return m;
 }
 
 std::string format_report(const std::vector<LayerRun>& runs) {
   std::string out;
-  if (runs.empty())
+  if (runs.empty()) {
     return out;
+  }
   const LayerRun& first = runs.front();
   out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
                      first.peak_macs_per_cycle);
@@ -88,23 +93,26 @@ std::string format_report(const std::vector<LayerRun>& runs) {
         timed ? fmt::format("{:.2f}", m.bound_ratio) : "-", fmt::format("{:.2f}", m.bytes_ratio),
         check);
   };
-  for (const LayerRun& r : runs)
+  for (const LayerRun& r : runs) {
     row(r, r.shape, r.schedule.describe());
+  }
   const LayerRun t = total_of(runs);
-  if (runs.size() > 1)
+  if (runs.size() > 1) {
     row(t, fmt::format("{} layers", runs.size()), "");
+  }
   const LayerMetrics m = metrics_of(t);
   out += fmt::format(
       "summary: {} layer(s), {} MACs, {} GEMM micro-ops (lower bound {}), {} bytes moved "
       "({:.2f}x minimum), ",
       runs.size(), si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
       si(double(t.moved_bytes())), m.bytes_ratio);
-  if (t.stats.timed)
+  if (t.stats.timed) {
     out += fmt::format("{} cycles ({:.2f}x bound, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
                        si(double(t.stats.cycles)), m.bound_ratio, 100 * m.gemm_utilization,
                        m.macs_per_cycle);
-  else
+  } else {
     out += "no cycles (untimed backend), ";
+  }
   out += fmt::format("wall {:.3f} s, check {}\n", t.wall_seconds,
                      !t.checked ? "skipped" : (t.mismatches ? "FAILED" : "passed"));
   return out;
@@ -139,8 +147,9 @@ nlohmann::ordered_json run_to_json(const LayerRun& r) {
   j["checked"] = r.checked;
   if (r.checked) {
     j["mismatches"] = r.mismatches;
-    if (r.mismatches)
+    if (r.mismatches) {
       j["first_mismatch"] = r.first_mismatch;
+    }
   }
   return j;
 }
@@ -148,8 +157,9 @@ nlohmann::ordered_json run_to_json(const LayerRun& r) {
 nlohmann::ordered_json report_to_json(const std::vector<LayerRun>& runs) {
   nlohmann::ordered_json j;
   j["layers"] = nlohmann::ordered_json::array();
-  for (const LayerRun& r : runs)
+  for (const LayerRun& r : runs) {
     j["layers"].push_back(run_to_json(r));
+  }
   const LayerRun t = total_of(runs);
   const LayerMetrics m = metrics_of(t);
   nlohmann::ordered_json s;

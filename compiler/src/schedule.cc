@@ -18,8 +18,9 @@ constexpr uint32_t kMaxDmaField = 65535;  // x_size / y_size / x_stride are 16-b
 }  // namespace
 
 ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object())
+  if (!j.is_object()) {
     throw Error(source + ": a schedule must be a JSON object");
+  }
   ConvSchedule s;
   bool seen[5] = {};
   for_each_json_key(j, source, "schedule", [&](const std::string& key, const nlohmann::json& v) {
@@ -45,9 +46,11 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
     }
   });
   const char* names[] = {"tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks", "threads"};
-  for (int i = 0; i < 5; ++i)
-    if (!seen[i])
+  for (int i = 0; i < 5; ++i) {
+    if (!seen[i]) {
       throw Error(fmt::format("{}: schedule key '{}' is missing", source, names[i]));
+    }
+  }
   return s;
 }
 
@@ -62,8 +65,9 @@ nlohmann::json ConvSchedule::to_json() const {
   j["tile_oc_blocks"] = tile_oc_blocks;
   j["tile_ic_blocks"] = tile_ic_blocks;
   j["threads"] = threads;
-  if (epilogue)
+  if (epilogue) {
     j["epilogue"] = epilogue->to_json();
+  }
   return j;
 }
 
@@ -111,6 +115,89 @@ TileShape TilePlan::shape(int th, int tw, int to, int ti) const {
   return t;
 }
 
+namespace {
+
+// The checks of TilePlan::make. Each throws vta::Error naming the violated limit; make()
+// prefixes the schedule, layer and config.
+
+void check_tile_ranges(const BlockedConv& g, const ConvSchedule& s) {
+  auto check_range = [&](const char* key, int v, int hi, const char* limit) {
+    if (v < 1) {
+      throw Error(fmt::format("{} must be >= 1 (got {})", key, v));
+    }
+    if (v > hi) {
+      throw Error(fmt::format("{} = {} exceeds {} ({})", key, v, limit, hi));
+    }
+  };
+  check_range("tile_h", s.tile_h, g.oh, "the output height");
+  check_range("tile_w", s.tile_w, g.ow, "the output width");
+  check_range("tile_oc_blocks", s.tile_oc_blocks, g.ocb, "the output-channel blocks");
+  check_range("tile_ic_blocks", s.tile_ic_blocks, g.icb, "the input-channel blocks");
+  check_range("threads", s.threads, kMaxThreads, "the supported virtual threads");
+}
+
+// The full tile's input window, weights and accumulators against one thread's SRAM slots.
+void check_sram_fit(const TilePlan& plan, const HwConfig& cfg) {
+  const TileShape t = plan.full_shape();
+  const Conv2dParams& p = plan.g.p;
+  const Epilogue& e = plan.e;
+  const int vt = plan.s.threads;
+  const uint64_t inp_need = uint64_t(t.ti) * t.ih * t.iw;
+  if (inp_need > plan.inp_slot) {
+    throw Error(fmt::format(
+        "input tile needs {} INP buffer entries (ic_blocks {} x {} rows x {} cols) "
+        "but each of the {} virtual threads gets {} (input buffer depth {}, "
+        "LOG_INP_BUFF_SIZE {})",
+        inp_need, t.ti, t.ih, t.iw, vt, plan.inp_slot, cfg.inp_buff_depth, cfg.log_inp_buff_size));
+  }
+  const uint64_t wgt_need = uint64_t(t.to) * t.ti * p.kh * p.kw;
+  if (wgt_need > plan.wgt_slot) {
+    throw Error(
+        fmt::format("weight tile needs {} WGT buffer entries (oc_blocks {} x ic_blocks {} x "
+                    "{}x{} kernel) but each of the {} virtual threads gets {} (weight buffer "
+                    "depth {}, LOG_WGT_BUFF_SIZE {})",
+                    wgt_need, t.to, t.ti, p.kh, p.kw, vt, plan.wgt_slot, cfg.wgt_buff_depth,
+                    cfg.log_wgt_buff_size));
+  }
+  const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
+  const uint64_t acc_need = out_elems * (e.residual ? 2 : 1) + (e.bias ? t.to : 0);
+  if (acc_need > plan.acc_slot) {
+    throw Error(fmt::format(
+        "accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
+        "cols{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
+        "depth {}, LOG_ACC_BUFF_SIZE {})",
+        acc_need, t.to, t.th, t.tw, e.residual ? ", x2 for the residual" : "",
+        e.bias ? ", + bias" : "", vt, plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
+  }
+}
+
+// DMA field limits (16-bit sizes and strides).
+void check_dma_fields(const TilePlan& plan) {
+  const BlockedConv& g = plan.g;
+  auto dma = [&](const char* what, uint64_t v) {
+    if (v > kMaxDmaField) {
+      throw Error(
+          fmt::format("{} = {} exceeds the 16-bit DMA field (max {})", what, v, kMaxDmaField));
+    }
+  };
+  dma("input row stride (W)", uint64_t(g.p.w));
+  dma("output row stride (OW)", uint64_t(g.ow));
+  dma("weight row stride (ic blocks x KH x KW)", uint64_t(g.icb) * g.p.kh * g.p.kw);
+  dma("input rows per load", uint64_t(plan.full_shape().ih));
+}
+
+// The step kernel of a full tile must fit the uop buffer next to the epilogue kernels.
+void check_uop_budget(const TilePlan& plan, const HwConfig& cfg) {
+  const Epilogue& e = plan.e;
+  const uint32_t alu_kernels = 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0) + 3;
+  if (cfg.uop_buff_depth <= alu_kernels) {
+    throw Error(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
+  }
+  (void)make_gemm_step(plan, plan.full_shape(), 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
+}
+
+}  // namespace
+
 TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
                         const HwConfig& cfg) {
   e.validate();
@@ -119,79 +206,28 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   plan.s = s;
   plan.e = e;
   const BlockedConv& g = plan.g;
-  const std::string who = fmt::format("schedule {} for {} on config {}", s.describe(),
-                                      p.name.empty() ? "conv2d" : p.name, cfg.model_name);
-  auto fail = [&](const std::string& why) { throw Error(who + ": " + why); };
-
-  auto check_range = [&](const char* key, int v, int hi, const char* limit) {
-    if (v < 1)
-      fail(fmt::format("{} must be >= 1 (got {})", key, v));
-    if (v > hi)
-      fail(fmt::format("{} = {} exceeds {} ({})", key, v, limit, hi));
-  };
-  check_range("tile_h", s.tile_h, g.oh, "the output height");
-  check_range("tile_w", s.tile_w, g.ow, "the output width");
-  check_range("tile_oc_blocks", s.tile_oc_blocks, g.ocb, "the output-channel blocks");
-  check_range("tile_ic_blocks", s.tile_ic_blocks, g.icb, "the input-channel blocks");
-  check_range("threads", s.threads, kMaxThreads, "the supported virtual threads");
-
-  const uint32_t vt = uint32_t(s.threads);
-  plan.inp_slot = cfg.inp_buff_depth / vt;
-  plan.wgt_slot = cfg.wgt_buff_depth / vt;
-  plan.acc_slot = cfg.acc_buff_depth / vt;
-  const TileShape t = plan.full_shape();
-
-  const uint64_t inp_need = uint64_t(t.ti) * t.ih * t.iw;
-  if (inp_need > plan.inp_slot)
-    fail(fmt::format(
-        "input tile needs {} INP buffer entries (ic_blocks {} x {} rows x {} cols) "
-        "but each of the {} virtual threads gets {} (input buffer depth {}, "
-        "LOG_INP_BUFF_SIZE {})",
-        inp_need, t.ti, t.ih, t.iw, vt, plan.inp_slot, cfg.inp_buff_depth, cfg.log_inp_buff_size));
-  const uint64_t wgt_need = uint64_t(t.to) * t.ti * p.kh * p.kw;
-  if (wgt_need > plan.wgt_slot)
-    fail(
-        fmt::format("weight tile needs {} WGT buffer entries (oc_blocks {} x ic_blocks {} x "
-                    "{}x{} kernel) but each of the {} virtual threads gets {} (weight buffer "
-                    "depth {}, LOG_WGT_BUFF_SIZE {})",
-                    wgt_need, t.to, t.ti, p.kh, p.kw, vt, plan.wgt_slot, cfg.wgt_buff_depth,
-                    cfg.log_wgt_buff_size));
-  const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
-  const uint64_t acc_need = out_elems * (e.residual ? 2 : 1) + (e.bias ? t.to : 0);
-  if (acc_need > plan.acc_slot)
-    fail(fmt::format(
-        "accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
-        "cols{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
-        "depth {}, LOG_ACC_BUFF_SIZE {})",
-        acc_need, t.to, t.th, t.tw, e.residual ? ", x2 for the residual" : "",
-        e.bias ? ", + bias" : "", vt, plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
-  plan.acc_out_off = 0;
-  plan.acc_res_off = uint32_t(out_elems);
-  plan.acc_bias_off = uint32_t(out_elems * (e.residual ? 2 : 1));
-
-  // DMA field limits (16-bit sizes and strides).
-  auto dma = [&](const char* what, uint64_t v) {
-    if (v > kMaxDmaField)
-      fail(fmt::format("{} = {} exceeds the 16-bit DMA field (max {})", what, v, kMaxDmaField));
-  };
-  dma("input row stride (W)", uint64_t(p.w));
-  dma("output row stride (OW)", uint64_t(g.ow));
-  dma("weight row stride (ic blocks x KH x KW)", uint64_t(g.icb) * p.kh * p.kw);
-  dma("input rows per load", uint64_t(t.ih));
-
-  plan.h_tiles = ceil_div(g.oh, s.tile_h);
-  plan.w_tiles = ceil_div(g.ow, s.tile_w);
-  plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
-  plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
-
-  // Micro-op budget: the step kernel of a full tile must fit next to the epilogue kernels.
-  const uint32_t alu_kernels = 2 + (e.bias ? 1 : 0) + (e.residual ? 1 : 0) + 3;
-  if (cfg.uop_buff_depth <= alu_kernels)
-    fail(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
   try {
-    (void)make_gemm_step(plan, t, 0, 0, 0, cfg.uop_buff_depth - alu_kernels);
+    check_tile_ranges(g, s);
+    const uint32_t vt = uint32_t(s.threads);
+    plan.inp_slot = cfg.inp_buff_depth / vt;
+    plan.wgt_slot = cfg.wgt_buff_depth / vt;
+    plan.acc_slot = cfg.acc_buff_depth / vt;
+    check_sram_fit(plan, cfg);
+    // Accumulator slot layout: outputs, then the residual, then the bias.
+    const TileShape t = plan.full_shape();
+    const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
+    plan.acc_out_off = 0;
+    plan.acc_res_off = uint32_t(out_elems);
+    plan.acc_bias_off = uint32_t(out_elems * (e.residual ? 2 : 1));
+    check_dma_fields(plan);
+    plan.h_tiles = ceil_div(g.oh, s.tile_h);
+    plan.w_tiles = ceil_div(g.ow, s.tile_w);
+    plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
+    plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
+    check_uop_budget(plan, cfg);
   } catch (const Error& ex) {
-    fail(ex.what());
+    throw Error(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
+                            p.name.empty() ? "conv2d" : p.name, cfg.model_name, ex.what()));
   }
   return plan;
 }

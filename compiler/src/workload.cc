@@ -19,22 +19,25 @@ namespace {
 // Sum of the int8 tensor sizes, as a message when it exceeds kMaxLayerBytes.
 void check_layer_bytes(const std::string& what, uint64_t in, uint64_t wgt, uint64_t out) {
   const uint64_t total = in + wgt + out;
-  if (total > kMaxLayerBytes)
+  if (total > kMaxLayerBytes) {
     throw Error(fmt::format(
         "{}: tensors need {} MiB (input {} + weights {} + output {} bytes), more than the {} MiB "
         "a layer may use in the simulated DRAM",
         what, (total + (1 << 20) - 1) >> 20, in, wgt, out, kMaxLayerBytes >> 20));
+  }
 }
 
 }  // namespace
 
 void Conv2dParams::validate() const {
   auto positive = [&](const char* field, int v) {
-    if (v < 1)
+    if (v < 1) {
       throw Error(fmt::format("conv2d '{}': {} must be >= 1 (got {})", name, field, v));
-    if (v > kMaxTensorDim)
+    }
+    if (v > kMaxTensorDim) {
       throw Error(fmt::format("conv2d '{}': {} = {} exceeds {} (16-bit ISA size fields)", name,
                               field, v, kMaxTensorDim));
+    }
   };
   positive("n", n);
   positive("c", c);
@@ -49,18 +52,22 @@ void Conv2dParams::validate() const {
                           {"pad_bottom", pad_bottom},
                           {"pad_left", pad_left},
                           {"pad_right", pad_right}}) {
-    if (v < 0)
+    if (v < 0) {
       throw Error(fmt::format("conv2d '{}': {} must be >= 0 (got {})", name, field, v));
-    if (v > 15)
+    }
+    if (v > 15) {
       throw Error(fmt::format(
           "conv2d '{}': {} = {} exceeds the 4-bit DMA pad field of LOAD (max 15)", name, field, v));
+    }
   }
-  if (h + pad_top + pad_bottom < kh)
+  if (h + pad_top + pad_bottom < kh) {
     throw Error(fmt::format("conv2d '{}': kernel height {} exceeds padded input height {}", name,
                             kh, h + pad_top + pad_bottom));
-  if (w + pad_left + pad_right < kw)
+  }
+  if (w + pad_left + pad_right < kw) {
     throw Error(fmt::format("conv2d '{}': kernel width {} exceeds padded input width {}", name, kw,
                             w + pad_left + pad_right));
+  }
   check_layer_bytes(fmt::format("conv2d '{}'", name), uint64_t(n) * c * h * w,
                     uint64_t(k) * c * kh * kw, uint64_t(n) * k * out_h() * out_w());
 }
@@ -76,46 +83,57 @@ std::string Conv2dParams::describe() const {
 }
 
 std::optional<int> Epilogue::lower_bound() const {
-  if (relu && clip_lo)
+  if (relu && clip_lo) {
     return std::max(0, *clip_lo);
-  if (relu)
+  }
+  if (relu) {
     return 0;
+  }
   return clip_lo;
 }
 
 void Epilogue::validate() const {
-  if (shift < 0 || shift > 31)
+  if (shift < 0 || shift > 31) {
     throw Error(fmt::format("epilogue: shift {} out of range 0..31", shift));
+  }
   auto imm = [](const char* what, std::optional<int> v) {
-    if (v && (*v < -32768 || *v > 32767))
+    if (v && (*v < -32768 || *v > 32767)) {
       throw Error(fmt::format("epilogue: {} = {} does not fit the 16-bit ALU immediate", what, *v));
+    }
   };
   imm("clip_lo", clip_lo);
   imm("clip_hi", clip_hi);
   auto lo = lower_bound();
-  if (lo && clip_hi && *lo > *clip_hi)
+  if (lo && clip_hi && *lo > *clip_hi) {
     throw Error(fmt::format("epilogue: lower bound {} exceeds clip_hi {}", *lo, *clip_hi));
+  }
 }
 
 std::string Epilogue::describe() const {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : ", ") + part; };
-  if (bias)
+  if (bias) {
     add("+bias");
-  if (shift)
+  }
+  if (shift) {
     add(fmt::format(">>{}", shift));
-  if (residual)
+  }
+  if (residual) {
     add("+residual");
-  if (auto lo = lower_bound())
+  }
+  if (auto lo = lower_bound()) {
     add(fmt::format("max {}", *lo));
-  if (clip_hi)
+  }
+  if (clip_hi) {
     add(fmt::format("min {}", *clip_hi));
+  }
   return s.empty() ? "none" : s;
 }
 
 Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object())
+  if (!j.is_object()) {
     throw Error(source + ": epilogue must be a JSON object");
+  }
   Epilogue e;
   for_each_json_key(j, source, "epilogue", [&](const std::string& key, const nlohmann::json& v) {
     if (key == "bias") {
@@ -147,20 +165,25 @@ nlohmann::json Epilogue::to_json() const {
   j["shift"] = shift;
   j["residual"] = residual;
   j["relu"] = relu;
-  if (clip_lo)
+  if (clip_lo) {
     j["clip_lo"] = *clip_lo;
-  if (clip_hi)
+  }
+  if (clip_hi) {
     j["clip_hi"] = *clip_hi;
+  }
   return j;
 }
 
 void MatmulParams::validate() const {
-  if (m < 1 || k < 1 || n < 1)
+  if (m < 1 || k < 1 || n < 1) {
     throw Error(fmt::format("matmul '{}': m, k, n must be >= 1 (got {}, {}, {})", name, m, k, n));
-  for (auto [field, v] : {std::pair<const char*, int>{"m", m}, {"k", k}, {"n", n}})
-    if (v > kMaxTensorDim)
+  }
+  for (auto [field, v] : {std::pair<const char*, int>{"m", m}, {"k", k}, {"n", n}}) {
+    if (v > kMaxTensorDim) {
       throw Error(fmt::format("matmul '{}': {} = {} exceeds {} (16-bit ISA size fields)", name,
                               field, v, kMaxTensorDim));
+    }
+  }
   check_layer_bytes(fmt::format("matmul '{}'", name), uint64_t(m) * k, uint64_t(k) * n,
                     uint64_t(m) * n);
 }
@@ -207,14 +230,16 @@ const std::vector<NamedConvLayer>& resnet18_conv_layers() {
 NamedConvLayer find_named_layer(const std::string& name) {
   std::string key = name;
   for (const char* prefix : {"resnet18.", "resnet-18.", "resnet18_"}) {
-    if (key.rfind(prefix, 0) == 0)
+    if (key.rfind(prefix, 0) == 0) {
       key = key.substr(std::string(prefix).size());
+    }
   }
   std::string known;
   for (const auto& l : resnet18_conv_layers()) {
     std::string short_name = l.params.name.substr(std::string("resnet18.").size());
-    if (short_name == key)
+    if (short_name == key) {
       return l;
+    }
     known += (known.empty() ? "" : ", ") + l.params.name;
   }
   throw Error(fmt::format("unknown layer '{}' (known: {})", name, known));

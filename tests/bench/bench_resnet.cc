@@ -20,10 +20,12 @@ int main(int argc, char** argv) {
     std::string backend = "cycle";
     const auto names = vta::available_backends();
     bool have_cycle = false;
-    for (const auto& n : names)
+    for (const auto& n : names) {
       have_cycle = have_cycle || n == "cycle";
-    if (!have_cycle)
+    }
+    if (!have_cycle) {
       backend = "fsim";
+    }
     std::string filter;
     size_t tune = 0;
     for (int i = 1; i < argc; ++i) {
@@ -36,22 +38,24 @@ int main(int argc, char** argv) {
       }
     }
     vta::set_error_mode(vta::ErrorMode::kThrow);
-    const vta::HwConfig cfg = vta::HwConfig::default_config();
-    vta::runtime_configure(backend, cfg);
+    Target target(vta::HwConfig::default_config(), backend);
+    target.verify_programs = false;  // timing the compiler and the backend only
+    const vta::HwConfig& cfg = target.config;
     std::printf("bench_resnet: backend %s, config %s, %s schedules\n", backend.c_str(),
                 cfg.model_name.c_str(), tune ? "tuned" : "automatic");
     std::printf("%-14s %-22s %12s %12s %8s %8s %9s\n", "layer", "schedule", "cycles", "bound",
                 "x bound", "est x", "wall s");
     double worst3x3 = 0;
     for (const auto& layer : resnet18_conv_layers()) {
-      if (!filter.empty() && layer.params.name.find(filter) == std::string::npos)
+      if (!filter.empty() && layer.params.name.find(filter) == std::string::npos) {
         continue;
+      }
       const ConvData data = random_conv_data(layer.params, layer.epilogue, 1);
       ConvSchedule s;
       double est = 0;
       LayerRun r;
       if (tune) {
-        TuneResult t = tune_conv2d(layer.params, layer.epilogue, data, tune, false);
+        TuneResult t = tune_conv2d(target, layer.params, layer.epilogue, data, tune, false);
         s = t.trials[t.best].schedule;
         est = t.trials[t.best].est_cycles;
         r = t.trials[t.best].run;
@@ -59,24 +63,27 @@ int main(int argc, char** argv) {
         const auto ranked = rank_schedules(layer.params, layer.epilogue, cfg, 1);
         s = ranked.front().schedule;
         est = ranked.front().est_cycles;
-        r = run_conv2d(layer.params, layer.epilogue, s, data, false);
+        r = run_conv2d(target, layer.params, layer.epilogue, s, data, false);
       }
       const double bound = double(r.gemm_bound);
       const double cycles = r.stats.timed ? double(r.stats.cycles) : 0;
       const std::string measured = r.stats.timed ? std::to_string(uint64_t(cycles)) : "-";
       char ratio_text[32] = "-";
-      if (r.stats.timed)
+      if (r.stats.timed) {
         std::snprintf(ratio_text, sizeof ratio_text, "%.3f", cycles / bound);
+      }
       const std::string ratio = ratio_text;
       std::printf("%-14s %-22s %12s %12.0f %8s %8.3f %9.2f\n", layer.params.name.c_str(),
                   s.describe().c_str(), measured.c_str(), bound, ratio.c_str(), est / bound,
                   r.wall_seconds);
       std::fflush(stdout);
-      if (layer.params.kh == 3)
+      if (layer.params.kh == 3) {
         worst3x3 = std::max(worst3x3, cycles / bound);
+      }
     }
-    if (worst3x3 > 0)
+    if (worst3x3 > 0) {
       std::printf("worst 3x3 layer: %.3f x bound (target 1.25)\n", worst3x3);
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_resnet: error: %s\n", e.what());

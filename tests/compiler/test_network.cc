@@ -14,19 +14,19 @@
 using namespace vta::compiler;
 
 namespace {
-void use_fsim(const char* config) {
+Target use_fsim(const char* config) {
   vta::set_error_mode(vta::ErrorMode::kThrow);
-  vta::runtime_configure("fsim", vta::HwConfig::from_file(config_path(config)));
+  return Target(vta::HwConfig::from_file(config_path(config)), "fsim");
 }
 }  // namespace
 
 TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]") {
   for (const char* config : {"pynq", "small", "batch4"}) {
     INFO(config);
-    use_fsim(config);
+    const Target target = use_fsim(config);
     const Network net =
         Network::from_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json");
-    const NetworkRun r = run_network(net, NetworkOptions{});
+    const NetworkRun r = run_network(target, net, NetworkOptions{});
     REQUIRE(r.runs.size() == 7);
     REQUIRE(r.host_ops.size() == 2);
     for (const LayerRun& l : r.runs) {
@@ -37,7 +37,7 @@ TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]"
     REQUIRE(r.output.size() == 10);
     // b1.conv2 (no bias) loads its residual (1x24x16x16) as ACC_8BIT: one acc element per
     // blocked output element, each counted as ACC elem bytes (vta-reference.md counters).
-    const vta::HwConfig& cfg = vta::runtime_config();
+    const vta::HwConfig& cfg = target.config;
     REQUIRE(r.runs[2].name == "b1.conv2");
     const uint64_t out_elems = uint64_t((1 + cfg.batch - 1) / cfg.batch) *
                                ((24 + cfg.block_out - 1) / cfg.block_out) * 16 * 16;
@@ -46,18 +46,19 @@ TEST_CASE("tiny_resnet.json runs on fsim with residual adds on VTA", "[network]"
 }
 
 TEST_CASE("built-in ResNet-18 runs on fsim", "[network]") {
-  use_fsim("pynq");
   const Network net = Network::resnet18();
-  const NetworkRun r = run_network(net, NetworkOptions{});
+  const NetworkRun r = run_network(use_fsim("pynq"), net, NetworkOptions{});
   REQUIRE(r.runs.size() == 21);  // 17 convs, 3 shortcuts, 1 dense
   // MACs per layer from the ResNet-18 shapes: output H*W * out channels * in channels * kernel.
   auto conv = [](uint64_t out_hw, uint64_t k, uint64_t c, uint64_t kernel) {
     return out_hw * out_hw * k * c * kernel * kernel;
   };
   std::map<std::string, uint64_t> expected = {{"C1", conv(112, 64, 3, 7)}, {"fc", 512 * 1000}};
-  for (int b = 0; b < 2; ++b)
-    for (int i = 1; i <= 2; ++i)
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 1; i <= 2; ++i) {
       expected[fmt::format("layer1.{}.conv{}", b, i)] = conv(56, 64, 64, 3);
+    }
+  }
   const int widths[] = {64, 128, 256, 512}, sizes[] = {56, 28, 14, 7};
   for (int stage = 1; stage < 4; ++stage) {
     const uint64_t cin = widths[stage - 1], cout = widths[stage], hw = sizes[stage];
@@ -85,8 +86,7 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
   auto error_of = [](const char* text) {
     try {
       Network net = Network::from_json(nlohmann::json::parse(text), "net.json");
-      use_fsim("pynq");
-      run_network(net, NetworkOptions{});
+      run_network(use_fsim("pynq"), net, NetworkOptions{});
     } catch (const vta::Error& e) {
       return std::string(e.what());
     }
@@ -156,9 +156,9 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
 }
 
 TEST_CASE("networks built in code are validated before they run", "[network]") {
-  use_fsim("pynq");
+  const Target target = use_fsim("pynq");
   try {
-    run_network(Network::resnet18(-1), NetworkOptions{});
+    run_network(target, Network::resnet18(-1), NetworkOptions{});
     FAIL("no error");
   } catch (const vta::Error& e) {
     REQUIRE(std::string(e.what()) == "network resnet18: input n must be in 1..65535 (got -1)");
@@ -171,7 +171,7 @@ TEST_CASE("networks built in code are validated before they run", "[network]") {
   pool.stride_h = 0;
   net.layers.push_back(pool);
   try {
-    run_network(net, NetworkOptions{});
+    run_network(target, net, NetworkOptions{});
     FAIL("no error");
   } catch (const vta::Error& e) {
     REQUIRE(std::string(e.what()) == "network n: maxpool layer 'p': stride_h must be >= 1 (got 0)");

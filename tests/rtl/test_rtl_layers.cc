@@ -26,10 +26,8 @@ Pair run_both(const char* config, const Run& run) {
   vta::set_error_mode(vta::ErrorMode::kThrow);
   const HwConfig cfg = HwConfig::from_file(config_path(config));
   Pair p;
-  vta::runtime_configure("rtl", cfg);
-  p.rtl = run(cfg);
-  vta::runtime_configure("cycle", cfg);
-  p.cycle = run(cfg);
+  p.rtl = run(Target(cfg, "rtl"));
+  p.cycle = run(Target(cfg, "cycle"));
   return p;
 }
 
@@ -50,9 +48,9 @@ void check_pair(const Pair& p) {
 }
 
 void conv_layer(const char* config, const Conv2dParams& p, const Epilogue& e, uint64_t seed) {
-  check_pair(run_both(config, [&](const HwConfig& cfg) {
-    const ConvSchedule s = auto_schedule(p, e, cfg);
-    return run_conv2d(p, e, s, random_conv_data(p, e, seed), true);
+  check_pair(run_both(config, [&](const Target& target) {
+    const ConvSchedule s = auto_schedule(p, e, target.config);
+    return run_conv2d(target, p, e, s, random_conv_data(p, e, seed), true);
   }));
 }
 
@@ -104,9 +102,9 @@ TEST_CASE("rtl layers: matmul equals cycle on pynq and small", "[rtl][e2e]") {
     Epilogue e;
     e.bias = true;
     e.shift = 4;
-    check_pair(run_both(config, [&](const HwConfig& cfg) {
-      const ConvSchedule s = auto_schedule(matmul_as_conv(m, cfg.batch), e, cfg);
-      return run_matmul(m, e, s, random_matmul_data(m, e, 15), true);
+    check_pair(run_both(config, [&](const Target& target) {
+      const ConvSchedule s = auto_schedule(matmul_as_conv(m, target.config), e, target.config);
+      return run_matmul(target, m, e, s, random_matmul_data(m, e, 15), true);
     }));
   }
 }

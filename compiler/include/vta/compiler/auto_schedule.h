@@ -4,7 +4,7 @@
 // and scores each with an analytic cycle model of the pipeline (GEMM one micro-op per cycle,
 // ALU one per cycle with an immediate and two without, DMA one bus beat per cycle plus the DRAM
 // latency per instruction; with two or more virtual threads load, compute and store overlap, so
-// the slowest stage dominates). tune_conv2d() runs the best candidates on the active backend and
+// the slowest stage dominates). tune_conv2d() runs the best candidates on the target and
 // keeps the fastest: measured cycles on a timed backend, and on fsim a byte/op cost
 // (GEMM + ALU micro-ops + bytes moved / bus bytes) computed from the counters.
 #pragma once
@@ -14,6 +14,7 @@
 
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/schedule.h"
+#include "vta/compiler/target.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::compiler {
@@ -43,8 +44,8 @@ struct TuneResult {
   std::vector<TuneTrial> trials;  // in the order tried
   size_t best = 0;
 };
-// Runs the `candidates` best-estimated schedules on the runtime's active backend.
-TuneResult tune_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvData& data,
-                       size_t candidates, bool check);
+// Runs the `candidates` best-estimated schedules on the target.
+TuneResult tune_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                       const ConvData& data, size_t candidates, bool check);
 
 }  // namespace vta::compiler

@@ -1,6 +1,6 @@
-// Code generation: turns a TilePlan into runtime API calls (VTALoadBuffer2D, VTAPushGEMMOp /
-// VTAPushALUOp with recorded micro-op kernels, VTADepPush/Pop, VTAStoreBuffer2D), the way TVM's
-// lowered VTA code drives the runtime.
+// Code generation: turns a TilePlan into the calls of a ProgramSink (2D loads, GEMM / ALU
+// instructions with their micro-op kernels, dependency tokens, 2D stores), the way TVM's lowered
+// VTA code drives the runtime.
 //
 // Pipeline: step s = (output tile j, input-channel chunk c). Input and weight tiles of step s
 // live in SRAM slot s % T, the accumulators of tile j in slot j % T (T = virtual threads).
@@ -20,18 +20,19 @@
 #include <vector>
 
 #include "vta/compiler/micro_kernel.h"
+#include "vta/compiler/program_sink.h"
 #include "vta/compiler/schedule.h"
 
 namespace vta::compiler {
 
-// Device buffers (VTABufferAlloc handles) of one convolution in the blocked layouts.
+// Device buffers of one convolution in the blocked layouts.
 struct ConvBuffers {
-  void* inp = nullptr;       // NCHWnc int8
-  void* wgt = nullptr;       // OIHWoi int8
-  void* out = nullptr;       // NCHWnc int8
-  void* bias = nullptr;      // [K/BO][B][BO] int32 (if the epilogue has a bias)
-  void* residual = nullptr;  // NCHWnc int8 of the output's shape (if it has a residual)
-  void* zeros = nullptr;     // zero_bytes() of zeros (if zero_bytes() > 0)
+  BufferHandle inp = nullptr;       // NCHWnc int8
+  BufferHandle wgt = nullptr;       // OIHWoi int8
+  BufferHandle out = nullptr;       // NCHWnc int8
+  BufferHandle bias = nullptr;      // [K/BO][B][BO] int32 (if the epilogue has a bias)
+  BufferHandle residual = nullptr;  // NCHWnc int8 of the output's shape (if it has a residual)
+  BufferHandle zeros = nullptr;     // zero_bytes() of zeros (if zero_bytes() > 0)
 };
 
 class ConvCodegen {
@@ -40,8 +41,8 @@ class ConvCodegen {
   ConvCodegen(const ConvCodegen&) = delete;
   ConvCodegen& operator=(const ConvCodegen&) = delete;
 
-  // Appends the layer to the runtime's command queue (no VTASynchronize).
-  void emit(const ConvBuffers& buffers);
+  // Appends the layer to the sink's program (no synchronize).
+  void emit(ProgramSink& sink, const ConvBuffers& buffers);
   // Bytes of the all-zero buffer needed for input windows that lie entirely in the padding.
   size_t zero_bytes() const { return m_zero_elems * size_t(m_cfg.inp_elem_bytes); }
   const TilePlan& plan() const { return m_plan; }
@@ -52,14 +53,33 @@ class ConvCodegen {
  private:
   struct KernelSlot {
     MicroKernel kernel;
-    void* handle = nullptr;  // the runtime's per-kernel cache handle
+    KernelCacheSlot cache;  // the sink's record of this kernel
   };
+  struct Tile;  // one output tile: position, extents, accumulator slot
+  struct Step;  // one input-channel chunk of a tile: extents, input/weight slot
+
+  Tile make_tile(int nb, int ot, int ht, int wt, uint64_t index) const;
+  Step make_step(const Tile& tile, int chunk, uint64_t index) const;
+  // The stages of one tile, in the order the pipeline comment above lists them.
+  void emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, uint64_t& step);
+  void emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
+  void emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
+  void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
+  void emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
+  void emit_gemm(ProgramSink& sink, const Tile& tile, const Step& s);
+  void emit_epilogue(ProgramSink& sink, const Tile& tile);
+  void emit_stores(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
+  void drain_tokens(ProgramSink& sink, uint64_t tiles, uint64_t steps);
+
   KernelSlot& kernel(const std::string& key, const std::function<MicroKernel()>& build);
-  void push_kernel(KernelSlot& k);
+  // The GEMM kernels of a step shape and slot pair, built on first use.
+  const std::vector<KernelSlot*>& step_kernels(const Tile& tile, const Step& s);
+  static void push(ProgramSink& sink, KernelSlot& k) { sink.push_kernel(k.kernel, k.cache); }
 
   TilePlan m_plan;
   HwConfig m_cfg;
   size_t m_zero_elems = 0;
+  std::vector<int64_t> m_wgt_tag;  // weights resident in each input/weight slot (-1: none)
   std::map<std::string, std::unique_ptr<KernelSlot>> m_kernels;
   std::map<std::string, std::vector<KernelSlot*>> m_steps;  // GEMM kernels of each step shape
 };

@@ -1,7 +1,8 @@
-// Runs one compiled layer on the runtime's active device: packs the user's tensors into the
-// blocked layouts, allocates device buffers, emits the program, synchronises, reads the result
-// back into the user's layout, and checks it bit for bit against the plain C++ reference.
-// The runtime must already be configured (vta::runtime_configure) for the config to use.
+// Runs one compiled layer on a Target: packs the user's tensors into the blocked layouts,
+// allocates device buffers, emits the program into the runtime adapter's sink (which makes the
+// runtime serve the target and verifies every synchronised program), synchronises, reads the
+// result back into the user's layout, and checks it bit for bit against the plain C++
+// reference.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "vta/compiler/schedule.h"
+#include "vta/compiler/target.h"
 #include "vta/compiler/workload.h"
 #include "vta/sim/stats.h"
 
@@ -52,14 +54,16 @@ struct LayerRun {
   bool ok() const { return !checked || mismatches == 0; }
 };
 
-// Throws Error if the schedule does not fit, or if the runtime's config differs from `cfg`'s.
-LayerRun run_conv2d(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
-                    const ConvData& data, bool check);
+// Throws Error if the schedule does not fit the target's config, if the data do not match the
+// shape, or for a runtime or program verifier failure. With `check`, compares the result with
+// the reference (LayerRun::mismatches).
+LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                    const ConvSchedule& s, const ConvData& data, bool check);
 // Matmul as a 1x1 convolution: rows of A become BATCH lanes x columns, K the input channels,
 // N the output channels (schedule: tile_h 1, tile_w = rows/BATCH per tile).
-LayerRun run_matmul(const MatmulParams& p, const Epilogue& e, const ConvSchedule& s,
-                    const MatmulData& data, bool check);
-// The convolution a matmul is mapped to, given the runtime's BATCH.
-Conv2dParams matmul_as_conv(const MatmulParams& p, int batch);
+LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue& e,
+                    const ConvSchedule& s, const MatmulData& data, bool check);
+// The convolution a matmul is mapped to on a config (its BATCH).
+Conv2dParams matmul_as_conv(const MatmulParams& p, const HwConfig& cfg);
 
 }  // namespace vta::compiler

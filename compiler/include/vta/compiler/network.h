@@ -27,6 +27,7 @@
 
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/schedule.h"
+#include "vta/compiler/target.h"
 #include "vta/compiler/workload.h"
 
 namespace vta::compiler {
@@ -78,6 +79,7 @@ struct NetworkRun {
   std::vector<int8_t> output;         // the last layer's output
 };
 
-NetworkRun run_network(const Network& net, const NetworkOptions& opt);
+// Runs every layer in order on the target (VTA layers through run_conv2d / run_matmul).
+NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt);
 
 }  // namespace vta::compiler

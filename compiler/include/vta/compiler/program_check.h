@@ -9,7 +9,11 @@
 #include <cstddef>
 #include <string>
 
-#include "vta/runtime_cpp.h"
+#include "vta/sim/hw_config.h"
+
+namespace vta {
+struct SyncedProgram;  // vta/runtime_cpp.h: one synchronised stream as handed to the device
+}  // namespace vta
 
 namespace vta::compiler {
 
