@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "vta/runtime_cpp.h"  // SyncedProgram (data only)
+#include "vta/sim/contract/dependency_replay.h"
 #include "vta/sim/isa.h"
-#include "vta/sim/token_queues.h"
 
 namespace vta::compiler {
 
@@ -137,62 +136,43 @@ struct TokenOrder {
   }
 };
 
-// Replays the tokens: each stage issues its instructions in order as long as the tokens they pop
-// are queued; each token carries the clock of the instruction that pushed it.
-TokenOrder replay_tokens(const std::vector<Insn>& insns,
-                         const std::array<std::vector<size_t>, 4>& per_stage) {
+// Vector clocks over the contract's replay (unbounded queues): the replay gives the start order
+// and, for every token popped, the instruction that pushed it; each instruction's clock joins its
+// stage's clock and its pushers' clocks.
+TokenOrder replay_tokens(const std::vector<Insn>& insns) {
+  const DependencyReplay replay = replay_dependencies(insns, UINT64_MAX);
   TokenOrder order;
   order.clock.assign(insns.size(), Clock{-1, -1, -1, -1});
   order.position.assign(insns.size(), -1);
-  std::array<std::deque<Clock>, 4> queues;
-  std::array<size_t, 4> pos{};
   std::array<Clock, 4> stage_clock;
   stage_clock.fill(Clock{-1, -1, -1, -1});
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int s = kStageLoad; s <= kStageStore; ++s) {
-      while (pos[s] < per_stage[s].size()) {
-        const size_t i = per_stage[s][pos[s]];
-        const Insn& in = insns[i];
-        const int pp = in.pop_prev_dep ? kPopPrev[s] : -1;
-        const int pn = in.pop_next_dep ? kPopNext[s] : -1;
-        if ((pp >= 0 && queues[pp].empty()) || (pn >= 0 && queues[pn].empty())) {
-          break;
-        }
-        Clock c = stage_clock[s];
-        for (int q : {pp, pn}) {
-          if (q < 0) {
-            continue;
-          }
-          const Clock& t = queues[q].front();
-          for (int k = 0; k < 4; ++k) {
-            c[k] = std::max(c[k], t[k]);
-          }
-          queues[q].pop_front();
-        }
-        c[s] = int64_t(pos[s]);
-        order.clock[i] = c;
-        order.position[i] = int64_t(pos[s]);
-        stage_clock[s] = c;
-        if (in.push_prev_dep && kPushPrev[s] >= 0) {
-          queues[kPushPrev[s]].push_back(c);
-        }
-        if (in.push_next_dep && kPushNext[s] >= 0) {
-          queues[kPushNext[s]].push_back(c);
-        }
-        ++pos[s];
-        progress = true;
+  std::array<int64_t, 4> next_position{};
+  for (const uint32_t i : replay.order) {
+    const int s = insns[i].stage();
+    Clock c = stage_clock[s];
+    for (const int64_t pusher : replay.popped_from[i]) {
+      if (pusher < 0) {
+        continue;
+      }
+      const Clock& t = order.clock[static_cast<size_t>(pusher)];
+      for (size_t k = 0; k < 4; ++k) {
+        c[k] = std::max(c[k], t[k]);
       }
     }
+    c[s] = next_position[s]++;
+    order.clock[i] = c;
+    order.position[i] = c[s];
+    stage_clock[s] = c;
   }
   for (int s = kStageLoad; s <= kStageStore; ++s) {
-    if (pos[s] < per_stage[s].size() && order.deadlock.empty()) {
-      order.deadlock = fmt::format("deadlock: stage {} stops at instruction {} ({})", s,
-                                   per_stage[s][pos[s]], disassemble(insns[per_stage[s][pos[s]]]));
+    if (replay.stuck[s] && order.deadlock.empty()) {
+      const uint32_t i = replay.stuck[s]->insn;
+      order.deadlock = fmt::format("deadlock: stage {} stops at instruction {} ({})", s, i,
+                                   disassemble(insns[i]));
     }
   }
-  for (const auto& q : queues) {
-    order.leftover_tokens += q.size();
+  for (const uint64_t n : replay.left) {
+    order.leftover_tokens += n;
   }
   return order;
 }
@@ -228,7 +208,7 @@ void check_races(const Footprints& f, const TokenOrder& order, Stage writer_stag
 
 ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   const Footprints f = footprints_of(program, cfg);
-  const TokenOrder order = replay_tokens(f.insns, f.per_stage);
+  const TokenOrder order = replay_tokens(f.insns);
   ProgramCheck res;
   res.insns = program.insns.size();
   res.leftover_tokens = order.leftover_tokens;

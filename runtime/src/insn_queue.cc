@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/sim/contract/dependency_replay.h"
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/insn_check.h"
@@ -27,15 +28,6 @@ Insn noop_insn(int stage) {
   return nop;
 }
 
-// Token queues an instruction of stage `s` pops and pushes, -1 where its flag is clear.
-struct TokenUse {
-  int pop_prev, pop_next, push_prev, push_next;
-};
-TokenUse token_use(const Insn& in, int s) {
-  return {in.pop_prev_dep ? kPopPrev[s] : -1, in.pop_next_dep ? kPopNext[s] : -1,
-          in.push_prev_dep ? kPushPrev[s] : -1, in.push_next_dep ? kPushNext[s] : -1};
-}
-
 std::string describe(const Insn& in) {
   if (in.opcode == kOpLoad || in.opcode == kOpStore) {
     return fmt::format("{} {}{}", opcode_name(in.opcode), mem_type_name(in.memory_type),
@@ -44,45 +36,34 @@ std::string describe(const Insn& in) {
   return opcode_name(in.opcode);
 }
 
-// Indices of the instructions of each stage, in stream order. Throws ProgramError for an
-// unknown opcode or a flag naming a queue the stage does not have.
-std::array<std::vector<uint32_t>, 4> split_by_stage(const std::vector<Insn>& insns) {
-  std::array<std::vector<uint32_t>, 4> per_stage;
+// Throws ProgramError for an unknown opcode or a flag naming a queue the stage does not have
+// (the replay would ignore such a flag; the hardware would not).
+void check_stage_flags(const std::vector<Insn>& insns) {
   for (uint32_t i = 0; i < insns.size(); ++i) {
     const Insn& in = insns[i];
-    const int s = in.stage();
+    const Stage s = in.stage();
     if (s == kStageNone) {
       throw ProgramError(fmt::format("instruction {}: unknown opcode {}", i, in.opcode));
     }
-    const std::pair<int, const char*> queues[] = {{kPopPrev[s], "pop_prev_dep"},
-                                                  {kPopNext[s], "pop_next_dep"},
-                                                  {kPushPrev[s], "push_prev_dep"},
-                                                  {kPushNext[s], "push_next_dep"}};
     const bool flags[] = {in.pop_prev_dep, in.pop_next_dep, in.push_prev_dep, in.push_next_dep};
     for (int f = 0; f < 4; ++f) {
-      if (queues[f].first < 0 && flags[f]) {
+      if (flags[f] && flag_queue(static_cast<DepFlag>(f), s) < 0) {
         throw ProgramError(
             fmt::format("instruction {} ({}): {} is set but the {} stage has no "
                         "such dependency queue",
-                        i, describe(in), queues[f].second, stage_unit_name(static_cast<Stage>(s))));
+                        i, describe(in), kDepFlagName[f], stage_unit_name(s)));
       }
     }
-    per_stage[s].push_back(i);
   }
-  return per_stage;
 }
 
-// Why instruction `i` of stage `s` cannot run with `tokens` in the queues.
-std::string wait_reason(const Insn& in, int s, const TokenCounts& tokens, uint64_t capacity) {
-  const auto [pp, pn, qp, qn] = token_use(in, s);
-  if (pp >= 0 && tokens[pp] == 0) {
-    return fmt::format("for a token on {}", token_queue_name(pp));
-  }
-  if (pn >= 0 && tokens[pn] == 0) {
-    return fmt::format("for a token on {}", token_queue_name(pn));
+// Why a stage's head instruction waits forever.
+std::string wait_reason(const StartBlock& b, uint64_t capacity) {
+  if (!b.on_push()) {
+    return fmt::format("for a token on {}", token_queue_name(b.queue));
   }
   return fmt::format("to push on {}, which is full ({} tokens, DEP_QUEUE_DEPTH)",
-                     token_queue_name(qp >= 0 && tokens[qp] >= capacity ? qp : qn), capacity);
+                     token_queue_name(b.queue), capacity);
 }
 
 }  // namespace
@@ -218,52 +199,22 @@ void InsnQueue::rewrite_force_serial() {
 }
 
 TokenCounts InsnQueue::check_tokens() const {
-  const std::array<std::vector<uint32_t>, 4> per_stage = split_by_stage(m_insns);
-  // Tokens only accumulate, so running every stage as far as it can reaches the unique fixpoint.
-  TokenCounts tokens{};
-  std::array<size_t, 4> pos{};
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (int s = kStageLoad; s <= kStageStore; ++s) {
-      while (pos[s] < per_stage[s].size()) {
-        const auto [pp, pn, qp, qn] = token_use(m_insns[per_stage[s][pos[s]]], s);
-        if ((pp >= 0 && tokens[pp] == 0) || (pn >= 0 && tokens[pn] == 0) ||
-            (qp >= 0 && tokens[qp] >= m_token_capacity) ||
-            (qn >= 0 && tokens[qn] >= m_token_capacity)) {
-          break;
-        }
-        if (pp >= 0) {
-          --tokens[pp];
-        }
-        if (pn >= 0) {
-          --tokens[pn];
-        }
-        if (qp >= 0) {
-          ++tokens[qp];
-        }
-        if (qn >= 0) {
-          ++tokens[qn];
-        }
-        ++pos[s];
-        progress = true;
-      }
-    }
-  }
+  check_stage_flags(m_insns);
+  const DependencyReplay replay = replay_dependencies(m_insns, m_token_capacity);
   std::string stuck;
   for (int s = kStageLoad; s <= kStageStore; ++s) {
-    if (pos[s] < per_stage[s].size()) {
-      const uint32_t i = per_stage[s][pos[s]];
-      const Insn& in = m_insns[i];
-      stuck += fmt::format("{}the {} stage waits forever at instruction {} ({}) {}",
-                           stuck.empty() ? "" : "; ", stage_unit_name(static_cast<Stage>(s)), i,
-                           describe(in), wait_reason(in, s, tokens, m_token_capacity));
+    if (replay.stuck[s]) {
+      const uint32_t i = replay.stuck[s]->insn;
+      stuck +=
+          fmt::format("{}the {} stage waits forever at instruction {} ({}) {}",
+                      stuck.empty() ? "" : "; ", stage_unit_name(static_cast<Stage>(s)), i,
+                      describe(m_insns[i]), wait_reason(replay.stuck[s]->block, m_token_capacity));
     }
   }
   if (!stuck.empty()) {
     throw ProgramError("dependency deadlock (a pop without a matching push): " + stuck);
   }
-  return tokens;
+  return replay.left;
 }
 
 std::vector<InsnWords> InsnQueue::words() const {

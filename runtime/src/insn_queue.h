@@ -17,15 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/isa.h"
-#include "vta/sim/token_queues.h"
 
 namespace vta {
 
 struct HwConfig;
 
 const char* token_queue_name(int q);  // "l2g (load->compute)", ...
-using TokenCounts = std::array<uint64_t, 4>;
 
 class InsnQueue {
  public:
