@@ -239,8 +239,8 @@ std::string TilePlan::describe(const HwConfig& cfg) const {
   try {
     const auto k = make_gemm_step(*this, t, 0, 0, 0, cfg.uop_buff_depth);
     kernel = k.size() == 1 ? k.front().what : fmt::format("{} x {}", k.size(), k.front().what);
-  } catch (const Error& e) {
-    kernel = e.what();
+  } catch (const Error& err) {
+    kernel = err.what();
   }
   return fmt::format(
       "plan: {} tiles ({} batch x {} oc x {} h x {} w), {} step(s) per tile, {} virtual thread(s)\n"

@@ -163,9 +163,7 @@ class RtlModelImpl final : public RtlModel {
     return false;
 #endif
   }
-  void set_vcd_active(bool on) override {
-    m_vcd_active = on;
-  }
+  void set_vcd_active(bool on) override { m_vcd_active = on; }
   void close_vcd() override {
 #if VM_TRACE
     if (m_vcd) {

@@ -19,7 +19,9 @@ Dram::Dram() : m_page_used(kPhysBytes >> kPageBits, 0) {
   m_base = static_cast<uint8_t*>(p);
 }
 
-Dram::~Dram() { munmap(m_base, kPhysBytes); }
+Dram::~Dram() {
+  munmap(m_base, kPhysBytes);
+}
 
 void* Dram::alloc(size_t bytes) {
   const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageBytes - 1) >> kPageBits);

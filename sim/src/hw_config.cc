@@ -48,10 +48,12 @@ const IntKey kIntKeys[] = {
     {"DEP_QUEUE_DEPTH", &HwConfig::dep_queue_depth, 1, 1 << 16, ""},
 };
 
-const char* const kKnownTargets[] = {"sim", "tsim", "pynq", "ultra96", "zcu104", "de10nano",
-                                     "intelfocl"};
+const char* const kKnownTargets[] = {"sim",    "tsim",     "pynq",     "ultra96",
+                                     "zcu104", "de10nano", "intelfocl"};
 
-bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+bool is_pow2(int v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 void derive(HwConfig& c, const std::string& src) {
   c.batch = 1 << c.log_batch;
@@ -101,14 +103,14 @@ void derive(HwConfig& c, const std::string& src) {
       "LOG_UOP_BUFF_SIZE={}, LOG_INP_BUFF_SIZE={}, LOG_WGT_BUFF_SIZE={}, LOG_ACC_BUFF_SIZE={}",
       c.log_uop_buff_size, c.log_inp_buff_size, c.log_wgt_buff_size, c.log_acc_buff_size);
   if (layout.gemm_bits > 128) {
-    throw ConfigError(fmt::format(
-        "{}: the GEMM instruction needs {} bits with {} (the upstream ISA has 128)", src,
-        layout.gemm_bits, sizes));
+    throw ConfigError(
+        fmt::format("{}: the GEMM instruction needs {} bits with {} (the upstream ISA has 128)",
+                    src, layout.gemm_bits, sizes));
   }
   if (layout.alu_bits > 128) {
-    throw ConfigError(fmt::format(
-        "{}: the ALU instruction needs {} bits with {} (the upstream ISA has 128)", src,
-        layout.alu_bits, sizes));
+    throw ConfigError(
+        fmt::format("{}: the ALU instruction needs {} bits with {} (the upstream ISA has 128)", src,
+                    layout.alu_bits, sizes));
   }
   const int uop_bits = layout.uop_dst_bits + layout.uop_src_bits + layout.uop_wgt_bits;
   if (uop_bits > 32) {
@@ -153,8 +155,8 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   for (const auto& k : kIntKeys) {
     const auto& v = j.at(k.name);
     if (!v.is_number_integer()) {
-      throw ConfigError(fmt::format("{}: key '{}' must be an integer, got {}", src, k.name,
-                                    v.dump()));
+      throw ConfigError(
+          fmt::format("{}: key '{}' must be an integer, got {}", src, k.name, v.dump()));
     }
     const int64_t x = v.get<int64_t>();
     if (x < k.min || x > k.max) {
@@ -187,8 +189,8 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   c.hw_ver = hw_ver.get<std::string>();
   if (!clock.is_number() || clock.get<double>() <= 0 || clock.get<double>() > 10000) {
-    throw ConfigError(fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number in (0, 10000]",
-                                  src, clock.dump()));
+    throw ConfigError(
+        fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number in (0, 10000]", src, clock.dump()));
   }
   c.clock_mhz = clock.get<double>();
   if (!is_pow2(c.max_burst_beats)) {
@@ -234,25 +236,38 @@ HwConfig HwConfig::from_env() {
 
 int HwConfig::elem_bytes(int memory_type) const {
   switch (memory_type) {
-    case kMemUop: return uop_elem_bytes;
-    case kMemWgt: return wgt_elem_bytes;
-    case kMemInp: return inp_elem_bytes;
-    case kMemAcc: return acc_elem_bytes;
-    case kMemOut: return out_elem_bytes;
-    case kMemAcc8: return acc_elem_bytes / (acc_width / 8);
-    default: throw Error(fmt::format("unknown memory type {}", memory_type));
+    case kMemUop:
+      return uop_elem_bytes;
+    case kMemWgt:
+      return wgt_elem_bytes;
+    case kMemInp:
+      return inp_elem_bytes;
+    case kMemAcc:
+      return acc_elem_bytes;
+    case kMemOut:
+      return out_elem_bytes;
+    case kMemAcc8:
+      return acc_elem_bytes / (acc_width / 8);
+    default:
+      throw Error(fmt::format("unknown memory type {}", memory_type));
   }
 }
 
 uint32_t HwConfig::buff_depth(int memory_type) const {
   switch (memory_type) {
-    case kMemUop: return uop_buff_depth;
-    case kMemWgt: return wgt_buff_depth;
-    case kMemInp: return inp_buff_depth;
+    case kMemUop:
+      return uop_buff_depth;
+    case kMemWgt:
+      return wgt_buff_depth;
+    case kMemInp:
+      return inp_buff_depth;
     case kMemAcc:
-    case kMemAcc8: return acc_buff_depth;
-    case kMemOut: return out_buff_depth;
-    default: throw Error(fmt::format("unknown memory type {}", memory_type));
+    case kMemAcc8:
+      return acc_buff_depth;
+    case kMemOut:
+      return out_buff_depth;
+    default:
+      throw Error(fmt::format("unknown memory type {}", memory_type));
   }
 }
 

@@ -13,8 +13,9 @@ namespace {
 std::vector<int8_t> random_bytes(size_t n, std::mt19937& rng) {
   std::uniform_int_distribution<int> d(-128, 127);
   std::vector<int8_t> v(n);
-  for (auto& x : v)
+  for (auto& x : v) {
     x = int8_t(d(rng));
+  }
   return v;
 }
 }  // namespace
@@ -54,9 +55,11 @@ TEST_CASE("padding lanes of packed activations are zero", "[layout]") {
   std::vector<int8_t> x(3 * 2 * 2, 7);  // N=1, C=3, 2x2
   auto packed = pack_nchw(x, 1, 3, 2, 2, 1, 16);
   REQUIRE(packed.size() == 4 * 16);
-  for (int e = 0; e < 4; ++e)
-    for (int lane = 0; lane < 16; ++lane)
+  for (int e = 0; e < 4; ++e) {
+    for (int lane = 0; lane < 16; ++lane) {
       REQUIRE(packed[e * 16 + lane] == (lane < 3 ? 7 : 0));
+    }
+  }
 }
 
 TEST_CASE("weight packing round-trips and places elements in OIHWoi", "[layout]") {

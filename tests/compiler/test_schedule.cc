@@ -91,9 +91,11 @@ TEST_CASE("invalid explicit schedules are rejected naming the limit", "[schedule
       "LOG_UOP_BUFF_SIZE": 8, "LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18,
       "LOG_ACC_BUFF_SIZE": 17})");
   const nlohmann::json full = cfg.to_json();
-  for (auto it = full.begin(); it != full.end(); ++it)
-    if (!j.contains(it.key()))
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    if (!j.contains(it.key())) {
       j[it.key()] = *it;
+    }
+  }
   const HwConfig tiny_uop = HwConfig::from_json(j, "tiny_uop");
   CHECK(error_of([&] {
           TilePlan::make(c8.params, e, sched(7, 14, 8, 1, 2), tiny_uop);
@@ -121,12 +123,15 @@ TEST_CASE("automatic schedules fit every preset config for every ResNet-18 layer
 // Simulates the hardware loop nest of a kernel and returns the (dst, src, wgt) triples.
 static std::multiset<std::tuple<uint32_t, uint32_t, uint32_t>> executed(const MicroKernel& k) {
   std::multiset<std::tuple<uint32_t, uint32_t, uint32_t>> out;
-  for (uint32_t a = 0; a < k.loops[0].extent; ++a)
-    for (uint32_t b = 0; b < k.loops[1].extent; ++b)
-      for (const auto& u : k.uops)
+  for (uint32_t a = 0; a < k.loops[0].extent; ++a) {
+    for (uint32_t b = 0; b < k.loops[1].extent; ++b) {
+      for (const auto& u : k.uops) {
         out.insert({u.dst_idx + a * k.loops[0].dst_factor + b * k.loops[1].dst_factor,
                     u.src_idx + a * k.loops[0].src_factor + b * k.loops[1].src_factor,
                     u.wgt_idx + a * k.loops[0].wgt_factor + b * k.loops[1].wgt_factor});
+      }
+    }
+  }
   return out;
 }
 
@@ -151,16 +156,22 @@ TEST_CASE("GEMM kernels execute exactly the convolution's index triples", "[sche
       got.insert(part.begin(), part.end());
     }
     std::multiset<std::tuple<uint32_t, uint32_t, uint32_t>> want;
-    for (int o = 0; o < c.to; ++o)
-      for (int y = 0; y < c.th; ++y)
-        for (int x = 0; x < c.tw; ++x)
-          for (int i = 0; i < c.ti; ++i)
-            for (int ky = 0; ky < c.kh; ++ky)
-              for (int kx = 0; kx < c.kh; ++kx)
+    for (int o = 0; o < c.to; ++o) {
+      for (int y = 0; y < c.th; ++y) {
+        for (int x = 0; x < c.tw; ++x) {
+          for (int i = 0; i < c.ti; ++i) {
+            for (int ky = 0; ky < c.kh; ++ky) {
+              for (int kx = 0; kx < c.kh; ++kx) {
                 want.insert(
                     {uint32_t(10 + (o * c.th + y) * c.tw + x),
                      uint32_t(100 + (i * t.ih + y * c.stride + ky) * t.iw + x * c.stride + kx),
                      uint32_t(50 + ((o * c.ti + i) * c.kh + ky) * c.kh + kx)});
+              }
+            }
+          }
+        }
+      }
+    }
     REQUIRE(got == want);
   }
 }

@@ -181,7 +181,8 @@ TEST_CASE("cycle timing: lone GEMM and ALU of N uop iterations", "[cycle]") {
     const uint64_t e = ref_compute_end(insn, f.visible[0]);
     INFO(disassemble(insn));
     CHECK(measured == std::max(f.visible[1], e + 1) + 1);
-    const double gemm = insn.opcode == kOpGemm && !insn.reset_reg ? ref_n(insn) : 0;
+    const double gemm =
+        insn.opcode == kOpGemm && !insn.reset_reg ? static_cast<double>(ref_n(insn)) : 0;
     CHECK(counter(be.stats(), "gemm.active_cycles") == gemm);
   }
 }

@@ -23,10 +23,12 @@ TEST_CASE("fsim ISA suite on every GEMM kernel and shuffled stage orders", "[fsi
     const HwConfig cfg = HwConfig::from_file(config_path(config));
     const GemmShape shape{cfg.batch, cfg.block_in, cfg.block_out};
     std::vector<GemmKernelKind> kinds{GemmKernelKind::kGeneric};
-    if (gemm_avx2_available(shape))
+    if (gemm_avx2_available(shape)) {
       kinds.push_back(GemmKernelKind::kAvx2);
-    if (gemm_avx512_available(shape))
+    }
+    if (gemm_avx512_available(shape)) {
       kinds.push_back(GemmKernelKind::kAvx512);
+    }
     for (const IsaTestCase& tc : isa_test_cases(cfg)) {
       for (GemmKernelKind kind : kinds) {
         for (uint32_t seed : {0u, 1u, 77u}) {

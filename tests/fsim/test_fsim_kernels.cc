@@ -22,10 +22,12 @@ std::string check_kernel(GemmKernelKind kind, const GemmShape& s, uint32_t seed)
   const size_t il = s.batch * s.block_in, wl = s.block_in * s.block_out, al = s.batch * s.block_out;
   std::vector<int8_t> inp8(n_inp * il), wgt8(n_wgt * wl);
   std::uniform_int_distribution<int> d8(-128, 127);
-  for (auto& v : inp8)
+  for (auto& v : inp8) {
     v = static_cast<int8_t>(d8(rng));
-  for (auto& v : wgt8)
+  }
+  for (auto& v : wgt8) {
     v = static_cast<int8_t>(d8(rng));
+  }
   // Extreme values too: -128 * -128 pairs are the one pmaddwd corner that could overflow int16.
   inp8[0] = inp8[1] = -128;
   wgt8[0] = wgt8[1] = -128;
@@ -39,8 +41,9 @@ std::string check_kernel(GemmKernelKind kind, const GemmShape& s, uint32_t seed)
   }
   std::vector<int32_t> acc(n_acc * al), ref;
   std::uniform_int_distribution<int32_t> d32(INT32_MIN, INT32_MAX);
-  for (auto& v : acc)
+  for (auto& v : acc) {
     v = d32(rng);
+  }
   ref = acc;
   std::vector<Uop> uops{{1, 2, 3}, {0, 0, 0}, {3, 1, 1}};
   GemmLoop l;

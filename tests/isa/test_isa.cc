@@ -23,7 +23,9 @@ uint64_t bits(const InsnWords& w, int lo, int width) {
   return v;
 }
 
-uint32_t max_of(int bits) { return bits >= 32 ? ~0u : (1u << bits) - 1; }
+uint32_t max_of(int bits) {
+  return bits >= 32 ? ~0u : (1u << bits) - 1;
+}
 
 }  // namespace
 
@@ -142,8 +144,7 @@ TEST_CASE("micro-op bit positions match upstream (default config)", "[isa]") {
   CHECK(codec.decode_uop(word) == u);
 }
 
-TEST_CASE("a small uop buffer moves fields into word 0 (move-to-bit-64 rule per field)",
-          "[isa]") {
+TEST_CASE("a small uop buffer moves fields into word 0 (move-to-bit-64 rule per field)", "[isa]") {
   // small.json: uop depth 2^8, inp 2^10, wgt 2^9, acc 2^10. GEMM word 0 holds 8+8+9+14+14 = 53
   // bits, so dst_factor_out (10) still fits at [62:53] and dst_factor_in moves to bit 64.
   const HwConfig cfg = HwConfig::from_file(config_path("small"));
@@ -170,8 +171,12 @@ TEST_CASE("round trip of every opcode at field extremes on every preset", "[isa]
     for (int variant = 0; variant < 64; ++variant) {
       // variant 0: all zero, 1: all max, others random.
       auto pick = [&](int width) -> uint32_t {
-        if (variant == 0) return 0;
-        if (variant == 1) return max_of(width);
+        if (variant == 0) {
+          return 0;
+        }
+        if (variant == 1) {
+          return max_of(width);
+        }
         return static_cast<uint32_t>(rng()) & max_of(width);
       };
       for (uint32_t op : {kOpLoad, kOpStore, kOpGemm, kOpFinish, kOpAlu}) {
@@ -208,7 +213,9 @@ TEST_CASE("round trip of every opcode at field extremes on every preset", "[isa]
             i.alu_opcode = pick(3);
             i.use_imm = pick(1);
             i.imm = static_cast<int16_t>(pick(16));
-            if (variant == 1) i.imm = -1;
+            if (variant == 1) {
+              i.imm = -1;
+            }
           } else {
             i.wgt_factor_out = pick(w("wgt_factor_out"));
             i.wgt_factor_in = pick(w("wgt_factor_in"));
@@ -239,7 +246,8 @@ TEST_CASE("encoding a value wider than its field names the field", "[isa]") {
   Insn a;
   a.opcode = kOpAlu;
   a.imm = 40000;
-  REQUIRE_THROWS_WITH(codec.encode(a), "ALU field 'imm' value 40000 does not fit in 16 signed bits");
+  REQUIRE_THROWS_WITH(codec.encode(a),
+                      "ALU field 'imm' value 40000 does not fit in 16 signed bits");
   REQUIRE_THROWS_WITH(codec.encode_uop(Uop{1u << 11, 0, 0}),
                       "micro-op field 'dst_idx' value 2048 does not fit in 11 bits");
 }

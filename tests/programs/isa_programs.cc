@@ -659,8 +659,9 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
           const uint32_t op = g % 5;
           const bool use_imm = (g / 5) % 2 == 1 || g == 11;
           int32_t imm = std::uniform_int_distribution<int32_t>(-40, 40)(rng);
-          if (op == kAluMul)
+          if (op == kAluMul) {
             imm = std::uniform_int_distribution<int32_t>(-3, 3)(rng);
+          }
           RandomLoop r = draw_loop(rng, n_acc, n_acc, 1, true, use_imm);
           r.loop.uop_bgn = static_cast<uint32_t>(all_uops.size());
           r.loop.uop_end = r.loop.uop_bgn + static_cast<uint32_t>(r.uops.size());

@@ -140,12 +140,15 @@ Stats expected_counters(const HwConfig& cfg, const std::vector<Insn>& insns) {
     const uint64_t uops = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
     switch (i.opcode) {
       case kOpLoad:
-        if (i.memory_type == kMemInp)
+        if (i.memory_type == kMemInp) {
           s.inp_load_nbytes += xy * cfg.inp_elem_bytes;
-        if (i.memory_type == kMemWgt)
+        }
+        if (i.memory_type == kMemWgt) {
           s.wgt_load_nbytes += xy * cfg.wgt_elem_bytes;
-        if (i.memory_type == kMemUop)
+        }
+        if (i.memory_type == kMemUop) {
           s.uop_load_nbytes += xy * 4;
+        }
         if (i.memory_type == kMemAcc || i.memory_type == kMemAcc8) {
           s.acc_load_nbytes += xy * cfg.batch * cfg.block_out * 4;
         }

@@ -58,17 +58,20 @@ void check_gemm_core(uint32_t seed) {
   std::uniform_int_distribution<int> i8(-128, 127);
   std::uniform_int_distribution<int32_t> i32(INT32_MIN, INT32_MAX);
   for (int trial = 0; trial < 200; ++trial) {
-    for (auto& v : inp)
+    for (auto& v : inp) {
       v = static_cast<int8_t>(i8(rng));
-    for (auto& v : wgt)
+    }
+    for (auto& v : wgt) {
       v = static_cast<int8_t>(i8(rng));
+    }
     // extremes now and then: all -128 (largest products) and accumulators near overflow
     if (trial % 17 == 0) {
       std::fill(inp.begin(), inp.end(), int8_t{-128});
       std::fill(wgt.begin(), wgt.end(), int8_t{-128});
     }
-    for (auto& v : acc)
+    for (auto& v : acc) {
       v = i32(rng);
+    }
     const bool reset = trial % 11 == 5;
     put_bytes(m.inp, inp.data(), inp.size());
     put_bytes(m.wgt, wgt.data(), wgt.size());
@@ -126,7 +129,7 @@ TEST_CASE("rtl unit: tensor_alu equals the reference for every opcode", "[rtl][u
     const int32_t imm = op == 3 ? small(rng) : imm16(rng);
     put_bytes(m.a, a.data(), lanes * 4);
     put_bytes(m.b, b.data(), lanes * 4);
-    m.op = op;
+    m.op = static_cast<CData>(op);
     m.use_imm = use_imm;
     m.imm = static_cast<uint16_t>(static_cast<int16_t>(imm));
     m.eval();

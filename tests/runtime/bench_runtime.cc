@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
       "runtime stream generation: %ld GEMM steps (%ld API calls), %llu instructions in "
       "%llu programs, %.3f s: %.2f M instructions/s, %.2f M API calls/s\n",
       steps, steps * 15, static_cast<unsigned long long>(insns),
-      static_cast<unsigned long long>(programs), s, insns / s / 1e6, steps * 15 / s / 1e6);
+      static_cast<unsigned long long>(programs), s, static_cast<double>(insns) / s / 1e6,
+      static_cast<double>(steps * 15) / s / 1e6);
   VTABufferFree(inp);
   VTABufferFree(wgt);
   return 0;

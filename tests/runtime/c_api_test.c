@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
   VTASynchronize(cmd, 1u << 31);
   const long inp_bytes = counter("inp_load_nbytes"), wgt_bytes = counter("wgt_load_nbytes");
   long block = 1;
-  while (block * block < wgt_bytes)
+  while (block * block < wgt_bytes) {
     block *= 2;
+  }
   const long batch = inp_bytes / block;
   VTABufferFree(probe);
   VTASimProfilerClear();
@@ -68,10 +69,12 @@ int main(int argc, char** argv) {
   signed char* x = malloc(batch * block);
   signed char* w = malloc(block * block);
   signed char* y = malloc(batch * block);
-  for (long i = 0; i < batch * block; ++i)
+  for (long i = 0; i < batch * block; ++i) {
     x[i] = (signed char)((i * 7) % 23 - 11);
-  for (long i = 0; i < block * block; ++i)
+  }
+  for (long i = 0; i < block * block; ++i) {
     w[i] = (signed char)((i * 5) % 19 - 9);
+  }
   void* xb = VTABufferAlloc(batch * block);
   void* wb = VTABufferAlloc(block * block);
   void* yb = VTABufferAlloc(batch * block);
@@ -97,12 +100,14 @@ int main(int argc, char** argv) {
   for (long b = 0; b < batch; ++b) {
     for (long o = 0; o < block; ++o) {
       int sum = 0;
-      for (long k = 0; k < block; ++k)
+      for (long k = 0; k < block; ++k) {
         sum += x[b * block + k] * w[o * block + k];
+      }
       const signed char want = (signed char)(sum >> 1);
       if (y[b * block + o] != want) {
-        if (errors++ < 5)
+        if (errors++ < 5) {
           printf("mismatch b %ld o %ld: got %d want %d\n", b, o, y[b * block + o], want);
+        }
       }
     }
   }

@@ -84,19 +84,29 @@ void conv2d_case(const std::string& preset) {
   };
   // Packed (tiled) layouts: data [icb][h][w][n][k], kernel [ocb][icb][kh][kw][oc][k].
   std::vector<int8_t> dpack(data.size()), kpack(kern.size());
-  for (uint32_t icb = 0; icb < kIcb; ++icb)
-    for (uint32_t h = 0; h < kH; ++h)
-      for (uint32_t w = 0; w < kW; ++w)
-        for (uint32_t n = 0; n < N; ++n)
-          for (uint32_t k = 0; k < BI; ++k)
+  for (uint32_t icb = 0; icb < kIcb; ++icb) {
+    for (uint32_t h = 0; h < kH; ++h) {
+      for (uint32_t w = 0; w < kW; ++w) {
+        for (uint32_t n = 0; n < N; ++n) {
+          for (uint32_t k = 0; k < BI; ++k) {
             dpack[(((icb * kH + h) * kW + w) * N + n) * BI + k] = d_at(n, icb * BI + k, h, w);
-  for (uint32_t ocb = 0; ocb < kOcb; ++ocb)
-    for (uint32_t icb = 0; icb < kIcb; ++icb)
-      for (uint32_t t = 0; t < kK * kK; ++t)
-        for (uint32_t o = 0; o < BO; ++o)
-          for (uint32_t k = 0; k < BI; ++k)
+          }
+        }
+      }
+    }
+  }
+  for (uint32_t ocb = 0; ocb < kOcb; ++ocb) {
+    for (uint32_t icb = 0; icb < kIcb; ++icb) {
+      for (uint32_t t = 0; t < kK * kK; ++t) {
+        for (uint32_t o = 0; o < BO; ++o) {
+          for (uint32_t k = 0; k < BI; ++k) {
             kpack[((((ocb * kIcb + icb) * kK * kK + t) * BO + o) * BI) + k] =
                 k_at(ocb * BO + o, icb * BI + k, t / kK, t % kK);
+          }
+        }
+      }
+    }
+  }
   Buffer db(dpack.size()), kb(kpack.size()), ob(N * OC * kH * kW);
   db.upload(dpack);
   kb.upload(kpack);

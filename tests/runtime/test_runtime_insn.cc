@@ -449,8 +449,9 @@ TEST_CASE("driver API: a hand-encoded program through VTADeviceRun", "[runtime]"
   const size_t lanes = c.batch * c.block_out;
   const uint32_t n = 2;
   std::vector<int32_t> acc(n * lanes);
-  for (size_t i = 0; i < acc.size(); ++i)
+  for (size_t i = 0; i < acc.size(); ++i) {
     acc[i] = static_cast<int32_t>(3 * i) - 7;
+  }
   void* acc_buf = VTAMemAlloc(acc.size() * 4, VTA_CACHED);
   void* out_buf = VTAMemAlloc(n * lanes, VTA_CACHED);
   void* uop_buf = VTAMemAlloc(kUopBytes, VTA_CACHED);

@@ -157,10 +157,12 @@ TEST_CASE("instruction stream of a small GEMM program equals the hand-written on
   Capture cap;
   Buffer inp(2 * c.inp_elem_bytes), wgt(c.wgt_elem_bytes), out(2 * c.out_elem_bytes);
   std::vector<int8_t> x(2 * c.inp_elem_bytes), w(c.wgt_elem_bytes);
-  for (size_t i = 0; i < x.size(); ++i)
+  for (size_t i = 0; i < x.size(); ++i) {
     x[i] = static_cast<int8_t>(int(i % 7) - 3);
-  for (size_t i = 0; i < w.size(); ++i)
+  }
+  for (size_t i = 0; i < w.size(); ++i) {
     w[i] = static_cast<int8_t>(int(i % 5) - 2);
+  }
   inp.upload(x);
   wgt.upload(w);
   void* h_reset = nullptr;
@@ -300,8 +302,9 @@ TEST_CASE("automatic synchronisation when the instruction buffer would overflow"
   const size_t lanes = s.cfg.batch * s.cfg.block_out;
   const uint32_t n = 40;  // 40 single-tile ALU "+1" ops on tile i: needs several programs
   std::vector<int32_t> a(n * lanes);
-  for (size_t i = 0; i < a.size(); ++i)
+  for (size_t i = 0; i < a.size(); ++i) {
     a[i] = static_cast<int32_t>(i % 50);
+  }
   Buffer ab(a.size() * 4), yb(n * lanes);
   ab.upload(a);
   VTACommandHandle cmd = VTATLSCommandHandle();
@@ -471,8 +474,9 @@ TEST_CASE("program dump: a synchronised program replays from its image", "[runti
   const std::string path = stem + ".vtaimg";
   const size_t lanes = s.cfg.batch * s.cfg.block_out;
   std::vector<int32_t> a(4 * lanes);
-  for (size_t i = 0; i < a.size(); ++i)
+  for (size_t i = 0; i < a.size(); ++i) {
     a[i] = static_cast<int32_t>(i) - 20;
+  }
   Buffer ab(a.size() * 4), yb(4 * lanes);
   ab.upload(a);
   runtime_set_program_dump(path);

@@ -15,8 +15,8 @@ namespace vta::compiler {
 struct ProgramCheck;
 
 struct Target {
-  Target(HwConfig config, std::string backend)
-      : config(std::move(config)), backend(std::move(backend)) {}
+  Target(HwConfig cfg, std::string backend_name)
+      : config(std::move(cfg)), backend(std::move(backend_name)) {}
 
   HwConfig config;
   std::string backend;  // "fsim", "cycle" or "rtl" (vta::available_backends())

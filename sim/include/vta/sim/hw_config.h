@@ -14,13 +14,13 @@ namespace vta {
 
 struct HwConfig {
   // ---- Upstream keys (log2 values unless noted) ----
-  std::string target;       // TARGET: "sim", "pynq", "ultra96", "zcu104", "de10nano", ...
-  std::string hw_ver;       // HW_VER: must be "0.0.2"
-  int log_inp_width = 0;    // LOG_INP_WIDTH: log2 bits of an input element
-  int log_wgt_width = 0;    // LOG_WGT_WIDTH
-  int log_acc_width = 0;    // LOG_ACC_WIDTH
-  int log_batch = 0;        // LOG_BATCH
-  int log_block = 0;        // LOG_BLOCK (= LOG_BLOCK_IN = LOG_BLOCK_OUT)
+  std::string target;         // TARGET: "sim", "pynq", "ultra96", "zcu104", "de10nano", ...
+  std::string hw_ver;         // HW_VER: must be "0.0.2"
+  int log_inp_width = 0;      // LOG_INP_WIDTH: log2 bits of an input element
+  int log_wgt_width = 0;      // LOG_WGT_WIDTH
+  int log_acc_width = 0;      // LOG_ACC_WIDTH
+  int log_batch = 0;          // LOG_BATCH
+  int log_block = 0;          // LOG_BLOCK (= LOG_BLOCK_IN = LOG_BLOCK_OUT)
   int log_uop_buff_size = 0;  // LOG_UOP_BUFF_SIZE, log2 bytes
   int log_inp_buff_size = 0;  // LOG_INP_BUFF_SIZE, log2 bytes
   int log_wgt_buff_size = 0;  // LOG_WGT_BUFF_SIZE, log2 bytes
@@ -50,7 +50,7 @@ struct HwConfig {
   int bus_bytes = 0;            // bytes per bus beat
   // Bus beats per SRAM element (at least 1; the uop moves several per beat).
   int inp_beats = 0, wgt_beats = 0, acc_beats = 0, out_beats = 0;
-  int uop_src_bits = 0;  // width of the micro-op src field: max(log acc depth, log inp depth)
+  int uop_src_bits = 0;    // width of the micro-op src field: max(log acc depth, log inp depth)
   std::string model_name;  // upstream bitstream string, e.g. 1x16_i8w8a32_15_15_18_17
 
   // Loads a config file; throws ConfigError naming the file and key on any problem.
