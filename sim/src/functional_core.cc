@@ -159,90 +159,102 @@ void FunctionalCore::count_load(const Insn& i) {
   }
 }
 
+// The writers below put `n` consecutive SRAM tiles from `n` consecutive DRAM elements at `src`,
+// or zeros when src is null (padding): whole rows at a time so the conversions vectorise.
+void FunctionalCore::write_uop_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
+  for (uint64_t k = 0; k < n; ++k) {
+    uint32_t word = 0;
+    if (src != nullptr) {
+      std::memcpy(&word, src + k * kUopBytes, sizeof(word));  // little-endian host
+    }
+    m_uop[t + k] = m_codec.decode_uop(word);
+  }
+}
+
+void FunctionalCore::write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
+  int16_t* d = &m_inp[t * m_inp_lanes];
+  const uint64_t lanes = n * m_inp_lanes;
+  if (src == nullptr) {
+    std::fill_n(d, lanes, 0);
+    return;
+  }
+  const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
+  for (uint64_t k = 0; k < lanes; ++k) {
+    d[k] = s8[k];
+  }
+}
+
+void FunctionalCore::write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
+  if (src == nullptr) {
+    std::fill_n(&m_wgt[t * m_wgt_lanes], n * m_wgt_lanes, 0);
+    return;
+  }
+  // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
+  const uint64_t e = static_cast<uint64_t>(m_cfg.wgt_elem_bytes);
+  const int bin = m_cfg.block_in, bout = m_cfg.block_out;
+  for (uint64_t k = 0; k < n; ++k) {
+    int16_t* d = &m_wgt[(t + k) * m_wgt_lanes];
+    const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
+    for (int j = 0; j < bin / 2; ++j) {
+      for (int oc = 0; oc < bout; ++oc) {
+        d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
+        d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
+      }
+    }
+  }
+}
+
+void FunctionalCore::write_acc_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src) {
+  for (uint64_t k = 0; k < n; ++k) {
+    refresh_out(static_cast<uint32_t>(t + k));  // LOAD ACC does not write the out buffer
+  }
+  int32_t* d = &m_acc[t * m_acc_lanes];
+  const uint64_t lanes = n * m_acc_lanes;
+  if (src == nullptr) {
+    std::fill_n(d, lanes, 0);
+  } else if (type == kMemAcc) {
+    std::memcpy(d, src, lanes * sizeof(int32_t));  // little-endian host
+  } else {
+    const int8_t* s8 = reinterpret_cast<const int8_t*>(src);  // ACC_8BIT: sign-extend
+    for (uint64_t k = 0; k < lanes; ++k) {
+      d[k] = s8[k];
+    }
+  }
+}
+
+void FunctionalCore::write_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src) {
+  switch (type) {
+    case kMemUop:
+      write_uop_tiles(t, n, src);
+      break;
+    case kMemInp:
+      write_inp_tiles(t, n, src);
+      break;
+    case kMemWgt:
+      write_wgt_tiles(t, n, src);
+      break;
+    case kMemAcc:
+    case kMemAcc8:
+      write_acc_tiles(type, t, n, src);
+      break;
+    default:
+      break;
+  }
+}
+
 template <typename RowFn>
 void FunctionalCore::write_tile_rows(const Insn& i, RowFn row) {
-  const uint32_t type = i.memory_type;
-  // Writes `n` consecutive SRAM tiles from `n` consecutive DRAM elements at `src`, or zeros
-  // when src is null (padding). Whole rows at a time so the conversions vectorise.
-  const auto write_tiles = [&](uint32_t t, uint64_t n, const uint8_t* src) {
-    switch (type) {
-      case kMemUop:
-        for (uint64_t k = 0; k < n; ++k) {
-          uint32_t word = 0;
-          if (src != nullptr) {
-            std::memcpy(&word, src + k * kUopBytes, sizeof(word));  // little-endian host
-          }
-          m_uop[t + k] = m_codec.decode_uop(word);
-        }
-        break;
-      case kMemInp: {
-        int16_t* d = &m_inp[t * m_inp_lanes];
-        const uint64_t lanes = n * m_inp_lanes;
-        if (src == nullptr) {
-          std::fill_n(d, lanes, 0);
-        } else {
-          const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
-          for (uint64_t k = 0; k < lanes; ++k) {
-            d[k] = s8[k];
-          }
-        }
-        break;
-      }
-      case kMemWgt: {
-        if (src == nullptr) {
-          std::fill_n(&m_wgt[t * m_wgt_lanes], n * m_wgt_lanes, 0);
-          break;
-        }
-        // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
-        const uint64_t e = static_cast<uint64_t>(m_cfg.wgt_elem_bytes);
-        const int bin = m_cfg.block_in, bout = m_cfg.block_out;
-        for (uint64_t k = 0; k < n; ++k) {
-          int16_t* d = &m_wgt[(t + k) * m_wgt_lanes];
-          const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
-          for (int j = 0; j < bin / 2; ++j) {
-            for (int oc = 0; oc < bout; ++oc) {
-              d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
-              d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
-            }
-          }
-        }
-        break;
-      }
-      case kMemAcc:
-      case kMemAcc8: {
-        for (uint64_t k = 0; k < n; ++k) {
-          refresh_out(static_cast<uint32_t>(t + k));  // LOAD ACC does not write the out buffer
-        }
-        int32_t* d = &m_acc[t * m_acc_lanes];
-        const uint64_t lanes = n * m_acc_lanes;
-        if (src == nullptr) {
-          std::fill_n(d, lanes, 0);
-        } else if (type == kMemAcc) {
-          std::memcpy(d, src, lanes * sizeof(int32_t));  // little-endian host
-        } else {
-          const int8_t* s8 = reinterpret_cast<const int8_t*>(src);  // ACC_8BIT: sign-extend
-          for (uint64_t k = 0; k < lanes; ++k) {
-            d[k] = s8[k];
-          }
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  };
-
   const uint64_t width = static_cast<uint64_t>(i.x_pad_0) + i.x_size + i.x_pad_1;
   const uint64_t height = static_cast<uint64_t>(i.y_pad_0) + i.y_size + i.y_pad_1;
   uint32_t t = i.sram_base;
   for (uint64_t r = 0; r < height; ++r, t += static_cast<uint32_t>(width)) {
     if (r < i.y_pad_0 || r >= i.y_pad_0 + i.y_size) {
-      write_tiles(t, width, nullptr);
+      write_tiles(i.memory_type, t, width, nullptr);
       continue;
     }
-    write_tiles(t, i.x_pad_0, nullptr);
-    write_tiles(t + i.x_pad_0, i.x_size, row(r - i.y_pad_0));
-    write_tiles(t + i.x_pad_0 + i.x_size, i.x_pad_1, nullptr);
+    write_tiles(i.memory_type, t, i.x_pad_0, nullptr);
+    write_tiles(i.memory_type, t + i.x_pad_0, i.x_size, row(r - i.y_pad_0));
+    write_tiles(i.memory_type, t + i.x_pad_0 + i.x_size, i.x_pad_1, nullptr);
   }
 }
 

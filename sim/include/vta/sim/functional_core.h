@@ -73,6 +73,11 @@ class FunctionalCore {
   // The LOAD tile / the STORE rows, row y of the DRAM side at row(y).
   template <typename RowFn>
   void write_tile_rows(const Insn& i, RowFn row);
+  void write_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
+  void write_uop_tiles(uint32_t t, uint64_t n, const uint8_t* src);
+  void write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src);
+  void write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src);
+  void write_acc_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
   template <typename RowFn>
   void read_out_rows(const Insn& i, RowFn row);
   // Makes out tile `tile` current (inline: STORE and LOAD ACC call it per element).
