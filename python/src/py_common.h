@@ -1,0 +1,39 @@
+// Shared by the binding units of the vtasim Python module: JSON <-> Python conversion, numpy
+// arrays that own a C++ vector (no copy), and the lock that keeps one simulation at a time in the
+// process (a SystemC kernel is not thread-safe, and runs release the GIL).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
+
+namespace vta::py {
+
+namespace pyb = pybind11;
+
+// JSON value as the equivalent Python object (dict, list, int, float, str, bool, None).
+pyb::object to_python(const nlohmann::ordered_json& j);
+pyb::object to_python(const nlohmann::json& j);
+// A Python value (dict, list, number, str, bool, None) as JSON; throws vta::Error naming `what`
+// for anything else.
+nlohmann::json from_python(const pyb::handle& h, const std::string& what);
+
+// An int8 numpy array of `shape` that takes ownership of `data` (no copy).
+pyb::array_t<int8_t> to_numpy(std::vector<int8_t>&& data, const std::vector<pyb::ssize_t>& shape);
+// The elements of a C-contiguous int8 array (any shape) after checking its size; throws
+// vta::Error naming `what` and the expected element count.
+std::vector<int8_t> int8_elements(const pyb::handle& array, size_t expected, const char* what);
+std::vector<int32_t> int32_elements(const pyb::handle& array, size_t expected, const char* what);
+
+// Held (with the GIL released) around every simulation.
+std::mutex& simulation_mutex();
+
+// Directory of the preset configs (the source tree's configs/, or $VTA_CONFIG_DIR).
+std::string preset_config_dir();
+
+}  // namespace vta::py

@@ -1,0 +1,277 @@
+#include "py_layers.h"
+
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <pybind11/stl.h>
+
+#include "py_common.h"
+#include "py_config.h"
+#include "vta/backend_factory.h"
+#include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/network.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/error.h"
+
+namespace vta::py {
+
+namespace {
+
+using compiler::ConvSchedule;
+using compiler::Epilogue;
+using compiler::LayerRun;
+using compiler::Target;
+
+// Raised from a network's per-layer callback when Python has a pending signal (Ctrl-C).
+struct Interrupted {};
+
+// Runs `f` with the GIL released and the process's one simulation slot held.
+template <class F>
+auto simulate(F&& f) {
+  pyb::gil_scoped_release nogil;
+  std::lock_guard<std::mutex> lock(simulation_mutex());
+  return f();
+}
+
+Target make_target(const pyb::handle& config, const std::string& backend, bool verify) {
+  Target t(config_arg(config), backend.empty() ? backend_name_from_env() : backend);
+  t.verify_programs = verify;
+  return t;
+}
+
+Epilogue make_epilogue(bool bias, int shift, bool relu, const pyb::object& clip) {
+  Epilogue e;
+  e.bias = bias;
+  e.shift = shift;
+  e.relu = relu;
+  if (!clip.is_none()) {
+    const auto [lo, hi] = clip.cast<std::pair<int, int>>();
+    e.clip_lo = lo;
+    e.clip_hi = hi;
+  }
+  e.validate();
+  return e;
+}
+
+// "auto", a schedule dict, or None (auto).
+ConvSchedule schedule_arg(const pyb::object& s, const compiler::Conv2dParams& p, const Epilogue& e,
+                          const HwConfig& cfg) {
+  if (s.is_none() || (pyb::isinstance<pyb::str>(s) && s.cast<std::string>() == "auto")) {
+    return compiler::auto_schedule(p, e, cfg);
+  }
+  if (pyb::isinstance<pyb::dict>(s)) {
+    return ConvSchedule::from_json(from_python(s, "schedule"), "schedule");
+  }
+  throw Error(
+      "schedule: expected \"auto\" or a dict with tile_h, tile_w, tile_oc_blocks, "
+      "tile_ic_blocks, threads");
+}
+
+// A finished layer as a dict; `output` takes the layer's output (no copy) in `shape`.
+pyb::dict layer_dict(LayerRun&& r, const std::vector<pyb::ssize_t>& shape) {
+  pyb::dict d;
+  d["name"] = r.name;
+  d["kind"] = r.kind;
+  d["shape"] = r.shape;
+  d["schedule"] = to_python(r.schedule.to_json());
+  d["epilogue"] = to_python(r.epilogue.to_json());
+  d["backend"] = r.backend;
+  d["config"] = r.config;
+  d["cycles"] = r.stats.timed ? pyb::object(pyb::int_(r.stats.cycles)) : pyb::object(pyb::none());
+  d["stats"] = to_python(r.stats.to_json());
+  d["wall_seconds"] = r.wall_seconds;
+  d["macs"] = r.macs;
+  d["gemm_bound"] = r.gemm_bound;
+  d["peak_macs_per_cycle"] = r.peak_macs_per_cycle;
+  d["min_bytes"] = r.min_bytes;
+  d["moved_bytes"] = r.moved_bytes();
+  d["checked"] = r.checked;
+  d["mismatches"] = r.mismatches;
+  d["first_mismatch"] = r.first_mismatch;
+  if (!shape.empty()) {
+    d["output"] = to_numpy(std::move(r.out), shape);
+  }
+  return d;
+}
+
+compiler::Conv2dParams conv_params(const pyb::object& layer, int n, int c, int h, int w, int k,
+                                   int kernel, int stride, const pyb::object& pad, Epilogue& e) {
+  if (!layer.is_none()) {
+    const compiler::NamedConvLayer l = compiler::find_named_layer(layer.cast<std::string>());
+    e = l.epilogue;
+    return l.params;
+  }
+  compiler::Conv2dParams p;
+  p.name = "conv2d";
+  p.n = n;
+  p.c = c;
+  p.h = h;
+  p.w = w;
+  p.k = k;
+  p.kh = p.kw = kernel;
+  p.stride_h = p.stride_w = stride;
+  const int pd = pad.is_none() ? kernel / 2 : pad.cast<int>();
+  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = pd;
+  p.validate();
+  return p;
+}
+
+pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int c, int h, int w,
+                 int k, int kernel, int stride, const pyb::object& pad, bool bias, int shift,
+                 bool relu, const pyb::object& clip, const pyb::object& x,
+                 const pyb::object& weights, const pyb::object& bias_values,
+                 const pyb::object& schedule, const std::string& backend, uint64_t seed, bool check,
+                 bool verify, const std::string& dump_program) {
+  const Target t = make_target(config, backend, verify);
+  Epilogue e = make_epilogue(bias || !bias_values.is_none(), shift, relu, clip);
+  const compiler::Conv2dParams p = conv_params(layer, n, c, h, w, k, kernel, stride, pad, e);
+  compiler::ConvData data = compiler::random_conv_data(p, e, seed);
+  if (!x.is_none()) {
+    data.x = int8_elements(x, data.x.size(), "x");
+  }
+  if (!weights.is_none()) {
+    data.w = int8_elements(weights, data.w.size(), "weights");
+  }
+  if (!bias_values.is_none()) {
+    data.bias = int32_elements(bias_values, static_cast<size_t>(p.k), "bias_values");
+  }
+  const ConvSchedule s = schedule_arg(schedule, p, e, t.config);
+  LayerRun r = simulate([&] {
+    runtime_set_program_dump(dump_program);
+    try {
+      LayerRun run = compiler::run_conv2d(t, p, e, s, data, check);
+      runtime_set_program_dump("");
+      return run;
+    } catch (...) {
+      runtime_set_program_dump("");
+      throw;
+    }
+  });
+  return layer_dict(std::move(r), {p.n, p.k, p.out_h(), p.out_w()});
+}
+
+pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::object& b,
+                 const pyb::object& bias_values, int shift, bool relu, const pyb::object& clip,
+                 const pyb::object& schedule, const std::string& backend, bool check, bool verify) {
+  const Target t = make_target(config, backend, verify);
+  const pyb::array aa = pyb::array::ensure(a), bb = pyb::array::ensure(b);
+  if (!aa || !bb || aa.ndim() != 2 || bb.ndim() != 2 || aa.shape(1) != bb.shape(0)) {
+    throw Error("matmul: a (M x K) and b (K x N) must be 2-D arrays with matching K");
+  }
+  compiler::MatmulParams p;
+  p.m = static_cast<int>(aa.shape(0));
+  p.k = static_cast<int>(aa.shape(1));
+  p.n = static_cast<int>(bb.shape(1));
+  p.validate();
+  const Epilogue e = make_epilogue(!bias_values.is_none(), shift, relu, clip);
+  compiler::MatmulData data;
+  data.a = int8_elements(a, size_t(p.m) * p.k, "a");
+  data.b = int8_elements(b, size_t(p.k) * p.n, "b");
+  if (!bias_values.is_none()) {
+    data.bias = int32_elements(bias_values, static_cast<size_t>(p.n), "bias_values");
+  }
+  const compiler::Conv2dParams as_conv = compiler::matmul_as_conv(p, t.config);
+  const ConvSchedule s = schedule_arg(schedule, as_conv, e, t.config);
+  LayerRun r = simulate([&] { return compiler::run_matmul(t, p, e, s, data, check); });
+  return layer_dict(std::move(r), {p.m, p.n});
+}
+
+pyb::dict network(const std::string& name_or_path, const pyb::object& config,
+                  const std::string& backend, bool check, size_t tune, bool verify) {
+  const Target t = make_target(config, backend, verify);
+  const compiler::Network net = compiler::Network::load(name_or_path);
+  compiler::NetworkOptions opt;
+  opt.check = check;
+  opt.tune_candidates = tune;
+  opt.on_layer = [](const LayerRun&) {
+    pyb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Clear();
+      throw Interrupted{};
+    }
+  };
+  compiler::NetworkRun run = simulate([&] { return compiler::run_network(t, net, opt); });
+  pyb::dict d;
+  d["name"] = net.name;
+  pyb::list layers;
+  uint64_t cycles = 0;
+  double wall = 0;
+  const bool timed = !run.runs.empty() && run.runs.front().stats.timed;
+  for (LayerRun& r : run.runs) {
+    cycles += r.stats.cycles;
+    wall += r.wall_seconds;
+    layers.append(layer_dict(std::move(r), {}));
+  }
+  d["layers"] = layers;
+  d["host_ops"] = run.host_ops;
+  d["cycles"] = timed ? pyb::object(pyb::int_(cycles)) : pyb::object(pyb::none());
+  d["wall_seconds"] = wall;
+  d["output"] = to_numpy(std::move(run.output), {static_cast<pyb::ssize_t>(run.output.size())});
+  return d;
+}
+
+pyb::list schedules(const pyb::object& config, const pyb::object& layer, int n, int c, int h, int w,
+                    int k, int kernel, int stride, const pyb::object& pad, size_t count) {
+  Epilogue e;
+  const compiler::Conv2dParams p = conv_params(layer, n, c, h, w, k, kernel, stride, pad, e);
+  pyb::list out;
+  for (const auto& cand : compiler::rank_schedules(p, e, config_arg(config), count)) {
+    pyb::dict d = to_python(cand.schedule.to_json()).cast<pyb::dict>();
+    d["est_cycles"] = cand.est_cycles;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_layers(pyb::module_& m) {
+  pyb::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) {
+        std::rethrow_exception(p);
+      }
+    } catch (const Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  using pyb::arg;
+  m.def("conv2d", &conv2d, R"doc(
+Compile and run one conv2d layer; returns a dict with the counters ("stats"), "cycles" (timed
+backends), the schedule, bytes moved and their minimum, and "output" (int8 numpy, N x K x OH x OW).
+
+Give a ResNet-18 layer (layer="resnet18.C8") or a shape (n, c, h, w, k, kernel, stride, pad;
+pad defaults to kernel // 2). x (N x C x H x W) and weights (K x C x KH x KW) are int8 numpy
+arrays; omitted ones are seeded random data. bias_values (int32, K) implies a bias. The result
+is checked against the plain C++ reference unless check=False ("mismatches").)doc",
+        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = 1,
+        arg("c") = 16, arg("h") = 14, arg("w") = 14, arg("k") = 16, arg("kernel") = 3,
+        arg("stride") = 1, arg("pad") = pyb::none(), arg("bias") = false, arg("shift") = 0,
+        arg("relu") = false, arg("clip") = pyb::none(), arg("x") = pyb::none(),
+        arg("weights") = pyb::none(), arg("bias_values") = pyb::none(), arg("schedule") = "auto",
+        arg("backend") = "", arg("seed") = 1, arg("check") = true, arg("verify") = true,
+        arg("dump_program") = "");
+  m.def("matmul", &matmul, R"doc(
+C = A x B on VTA (int8 a: M x K, b: K x N; optional int32 bias_values of N), with the fused
+epilogue (shift, relu, clip=(lo, hi)); returns a dict like conv2d with "output" M x N.)doc",
+        arg("config"), arg("a"), arg("b"), pyb::kw_only(), arg("bias_values") = pyb::none(),
+        arg("shift") = 0, arg("relu") = false, arg("clip") = pyb::none(), arg("schedule") = "auto",
+        arg("backend") = "", arg("check") = true, arg("verify") = true);
+  m.def("network", &network, R"doc(
+Run a whole network ("resnet18" or a network JSON file) layer by layer; returns {"layers": [dict
+per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. Ctrl-C stops between
+layers (KeyboardInterrupt).)doc",
+        arg("name_or_path") = "resnet18", arg("config") = "pynq", pyb::kw_only(),
+        arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true);
+  m.def("schedules", &schedules,
+        "The best-estimated schedules of a conv2d layer (dicts with est_cycles), best first.",
+        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = 1,
+        arg("c") = 16, arg("h") = 14, arg("w") = 14, arg("k") = 16, arg("kernel") = 3,
+        arg("stride") = 1, arg("pad") = pyb::none(), arg("count") = 8);
+  m.def("backends", &available_backends, "Backends built into this module, default last.");
+}
+
+}  // namespace vta::py

@@ -1,0 +1,111 @@
+import _thread
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+import vtasim
+
+from conftest import SOURCE_DIR, ref_conv2d
+
+
+@pytest.mark.parametrize("backend", ["fsim", "cycle"])
+def test_conv2d_with_numpy_inputs_matches_a_numpy_reference(rng, backend):
+    x = rng.integers(-128, 128, size=(1, 32, 9, 7), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(24, 32, 3, 3), dtype=np.int8)
+    b = rng.integers(-2000, 2000, size=24, dtype=np.int32)
+    r = vtasim.conv2d("pynq", c=32, h=9, w=7, k=24, kernel=3, stride=2, pad=1, x=x, weights=w,
+                      bias_values=b, shift=6, clip=(-100, 90), backend=backend)
+    expected = ref_conv2d(x, w, stride=2, pad=1, bias=b, shift=6, lo=-100, hi=90)
+    assert r["output"].dtype == np.int8
+    assert r["output"].shape == expected.shape
+    assert np.array_equal(r["output"], expected)
+    assert r["mismatches"] == 0 and r["checked"]
+    if backend == "cycle":
+        assert r["cycles"] > 0
+    else:
+        assert r["cycles"] is None
+
+
+def test_conv2d_counters_follow_the_upstream_rules():
+    # 1x1 conv, 16->16 channels, 4x4: one GEMM micro-op per output pixel (block 16)
+    r = vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, kernel=1, pad=0, backend="fsim")
+    assert r["stats"]["gemm_counter"] == 16
+    assert r["stats"]["out_store_nbytes"] == 16 * 16
+
+
+def test_matmul_matches_numpy(rng):
+    a = rng.integers(-128, 128, size=(20, 40), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(40, 24), dtype=np.int8)
+    r = vtasim.matmul("pynq", a, b, shift=7, relu=True, backend="fsim")
+    acc = a.astype(np.int64) @ b.astype(np.int64)
+    expected = (np.maximum(acc >> 7, 0) & 0xFF).astype(np.uint8).view(np.int8)
+    assert np.array_equal(r["output"], expected)
+
+
+def test_bad_shapes_and_dtypes_name_the_argument():
+    with pytest.raises(vtasim.Error, match="x: has 10 elements"):
+        vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, x=np.zeros(10, dtype=np.int8))
+    with pytest.raises(vtasim.Error, match="weights: dtype float64 is not int8"):
+        vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, kernel=1, weights=np.zeros((16, 16, 1, 1)))
+    with pytest.raises(vtasim.Error, match="matching K"):
+        vtasim.matmul("pynq", np.zeros((4, 5), np.int8), np.zeros((6, 4), np.int8))
+    with pytest.raises(vtasim.Error):
+        vtasim.conv2d("pynq", c=0)
+
+
+def test_schedules_and_an_explicit_schedule():
+    cands = vtasim.schedules("pynq", layer="resnet18.C8", count=3)
+    assert 1 <= len(cands) <= 3
+    assert cands[0]["est_cycles"] <= cands[-1]["est_cycles"]
+    s = {k: cands[0][k] for k in ("tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks",
+                                  "threads")}
+    r = vtasim.conv2d("pynq", layer="resnet18.C8", schedule=s, backend="fsim")
+    assert r["schedule"]["tile_h"] == s["tile_h"]
+    with pytest.raises(vtasim.Error, match="schedule"):
+        vtasim.conv2d("pynq", layer="resnet18.C8", schedule=42)
+
+
+def test_network_json_gives_a_layer_table():
+    net = vtasim.network(os.path.join(SOURCE_DIR, "compiler", "networks", "tiny_resnet.json"),
+                         "pynq", backend="fsim")
+    assert len(net["layers"]) >= 2
+    assert all(layer["mismatches"] == 0 for layer in net["layers"])
+    rows = vtasim.layer_table(net)
+    assert rows[0]["name"] == net["layers"][0]["name"]
+    assert "stats.gemm_counter" in rows[0]
+    assert net["output"].dtype == np.int8
+
+
+def test_bad_network_file():
+    with pytest.raises(vtasim.Error):
+        vtasim.network("/nonexistent/net.json", "pynq", backend="fsim")
+
+
+def test_runs_release_the_gil():
+    ticks = []
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        vtasim.conv2d("pynq", layer="resnet18.C8", backend="cycle")
+    finally:
+        done.set()
+        t.join()
+    assert len(ticks) > 3  # the other thread ran while the simulation did
+
+
+def test_ctrl_c_stops_a_network_between_layers():
+    threading.Timer(0.2, _thread.interrupt_main).start()
+    with pytest.raises(KeyboardInterrupt):
+        vtasim.network("resnet18", "pynq", backend="fsim", check=False)
+    # the simulator is usable afterwards
+    r = vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, kernel=1, pad=0, backend="fsim")
+    assert r["mismatches"] == 0
