@@ -410,6 +410,7 @@ TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
   for (int s = kStageLoad; s <= kStageStore; ++s) {
     TimedCounters::Unit& u = c.unit[static_cast<size_t>(s - 1)];
     u.busy = st.unit_busy[s - 1];
+    u.insns = st.unit_insns[s - 1];
     u.idle = st.unit_idle[s - 1];
     u.mem_stall = st.unit_mem_stall[s - 1];
     for (int f = kFlagPopPrev; f <= kFlagPushNext; ++f) {

@@ -195,6 +195,7 @@ TEST_CASE("contract: counters are published with units, and ratios over all runs
   st.cycles = 100;
   TimedCounters c;
   c.unit[1].busy = 80;
+  c.unit[1].insns = 7;
   c.gemm_active = 50;
   c.read[kClientInp].bytes = 300;
   c.read[kClientInp].bursts = 3;
@@ -202,6 +203,8 @@ TEST_CASE("contract: counters are published with units, and ratios over all runs
   REQUIRE(st.find("compute.busy_cycles") != nullptr);
   CHECK(st.find("compute.busy_cycles")->value == 80);
   CHECK(st.find("compute.busy_cycles")->unit == "cycles");
+  CHECK(st.find("insns.compute")->value == 7);
+  CHECK(st.find("insns.compute")->unit == "instructions");
   CHECK(st.find("compute.stall_l2g_cycles") != nullptr);
   CHECK(st.find("load.stall_l2g_cycles") == nullptr);  // the load stage never pops l2g
   CHECK(st.find("mem.inp.read_bytes")->value == 300);

@@ -33,6 +33,8 @@ double counter_value(const Stats& stats, const std::string& name) {
 void publish_unit(Stats& st, Stage s, const TimedCounters::Unit& u) {
   const std::string n = stage_unit_name(s);
   st.add(n + ".busy_cycles", num(u.busy), "cycles", "cycles executing instructions");
+  // Not under "<unit>.": the unit's counters there are cycles that partition the run.
+  st.add("insns." + n, num(u.insns), "instructions", "instructions executed by the unit");
   st.add(n + ".idle_cycles", num(u.idle), "cycles", "cycles with no instruction in the queue");
   for (int q : {kPopPrev[s], kPopNext[s]}) {
     if (q >= 0) {

@@ -200,6 +200,7 @@ TimedCounters CycleBackend::Impl::counters() const {
     const UnitStats& us = units[k]->stats();
     TimedCounters::Unit& u = t.unit[k];
     u.busy = us.busy_cycles;
+    u.insns = us.insns;
     u.idle = us.idle_cycles;
     u.mem_stall = us.mem_stall_cycles;
     u.stall_token = us.stall_token_cycles;

@@ -18,6 +18,7 @@ struct TimedCounters {
 
   struct Unit {
     uint64_t busy = 0;                      // cycles inside instructions [S, E]
+    uint64_t insns = 0;                     // instructions executed
     uint64_t idle = 0;                      // cycles with no instruction visible
     uint64_t mem_stall = 0;                 // part of busy: DMA instructions waiting on memory
     std::array<uint64_t, 4> stall_token{};  // per token queue: waiting for a token
