@@ -93,6 +93,19 @@ def main():
     subprocess.run([vcd_check, vcd], check=True)
     print("trace ok: %d events, %d layer slices, %d candidate slices, %d instruction spans"
           % (len(doc["traceEvents"]), len(slices), len(candidates), len(insn)))
+    # One tuned layer: its slice and one slice per candidate, one after the other.
+    subprocess.run([vtasim, "conv2d", "--c", "16", "--h", "8", "--w", "8", "--k", "16", "--tune",
+                    "3", "--backend", "cycle", "--trace", trace], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(trace) as f:
+        by_track, names = check_events(json.load(f)["traceEvents"])
+    layer = slices_on(by_track, names, "layers")
+    tried = slices_on(by_track, names, "candidates")
+    if len(layer) != 1 or len(tried) != 3:
+        fail("conv2d --tune 3: %d layer and %d candidate slices" % (len(layer), len(tried)))
+    if abs(layer[0]["dur"] - sum(c["dur"] for c in tried)) > 1e-3:
+        fail("conv2d --tune 3: the layer slice does not cover exactly its candidates")
+    print("conv2d --tune 3 trace ok")
 
 
 main()
