@@ -1,7 +1,8 @@
-# cmake -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DBACKENDS= -P install_consumer.cmake
+# cmake -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DBACKENDS= -DCONFIG= -P install_consumer.cmake
 # Installs the build into WORK_DIR/prefix, builds upstream_gemm.c against it twice (a CMake
 # project with find_package(vta), and cc with pkg-config --cflags --libs vta), and runs both on
-# every backend. Fails on the first step that does.
+# every backend with VTA_CONFIG = CONFIG (the config of the installed hw_spec_const.h). Fails on
+# the first step that does.
 function(run_step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -33,6 +34,7 @@ separate_arguments(flags UNIX_COMMAND "${step_output}")
 run_step("cc with pkg-config" cc -std=c99 -Wall -Wextra -Werror -o ${WORK_DIR}/upstream_gemm_pc
          ${SOURCE_DIR}/upstream_gemm.c ${flags})
 
+set(ENV{VTA_CONFIG} ${CONFIG})
 foreach(b ${BACKENDS})
   set(ENV{VTA_BACKEND} ${b})
   run_step("find_package consumer on ${b}" ${WORK_DIR}/build/upstream_gemm_cmake)
