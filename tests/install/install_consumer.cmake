@@ -1,6 +1,7 @@
 # cmake -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DBACKENDS= -DCONFIG= -P install_consumer.cmake
 # Installs the build into WORK_DIR/prefix, builds upstream_gemm.c against it twice (a CMake
-# project with find_package(vta), and cc with pkg-config --cflags --libs vta), and runs both on
+# project with find_package(vta), and cc with pkg-config --cflags --libs vta) and a C++ consumer
+# of runtime_cpp.h (find_package(vta COMPONENTS cpp), vta::vta_cpp), and runs them all on
 # every backend with VTA_CONFIG = CONFIG (the config of the installed hw_spec_const.h). Fails on
 # the first step that does.
 function(run_step what)
@@ -28,6 +29,10 @@ run_step("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B 
          -DUPSTREAM_GEMM_SOURCE=${SOURCE_DIR}/upstream_gemm.c)
 run_step("build the consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 
+run_step("configure the C++ consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer_cpp
+         -B ${WORK_DIR}/build_cpp -DCMAKE_PREFIX_PATH=${prefix})
+run_step("build the C++ consumer" ${CMAKE_COMMAND} --build ${WORK_DIR}/build_cpp)
+
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
 run_step("pkg-config" pkg-config --cflags --libs vta)
 separate_arguments(flags UNIX_COMMAND "${step_output}")
@@ -39,4 +44,5 @@ foreach(b ${BACKENDS})
   set(ENV{VTA_BACKEND} ${b})
   run_step("find_package consumer on ${b}" ${WORK_DIR}/build/upstream_gemm_cmake)
   run_step("pkg-config consumer on ${b}" ${WORK_DIR}/upstream_gemm_pc)
+  run_step("C++ consumer on ${b}" ${WORK_DIR}/build_cpp/runtime_cpp_consumer)
 endforeach()
