@@ -43,10 +43,26 @@ bool parse_args(int argc, char** argv, const std::string& usage,
   return true;
 }
 
+namespace {
+
+// The preset configs: next to an installed vtasim (<prefix>/share/vta/configs), else the
+// source tree's configs/.
+std::string preset_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path installed = exe.parent_path().parent_path() / "share/vta/configs";
+  if (!ec && std::filesystem::is_directory(installed, ec)) {
+    return installed.string();
+  }
+  return VTA_CONFIG_DIR;
+}
+
+}  // namespace
+
 std::vector<std::string> preset_names() {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(VTA_CONFIG_DIR, ec)) {
+  for (const auto& e : std::filesystem::directory_iterator(preset_dir(), ec)) {
     if (e.path().extension() == ".json") {
       names.push_back(e.path().stem().string());
     }
@@ -63,7 +79,7 @@ HwConfig resolve_config(const std::string& v) {
       std::filesystem::exists(v)) {
     return HwConfig::from_file(v);
   }
-  const std::string preset = std::string(VTA_CONFIG_DIR) + "/" + v + ".json";
+  const std::string preset = preset_dir() + "/" + v + ".json";
   if (std::filesystem::exists(preset)) {
     return HwConfig::from_file(preset);
   }

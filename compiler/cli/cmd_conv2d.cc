@@ -146,6 +146,7 @@ LayerRun compile_and_run(const Target& target, const Conv2dFlags& f, const Conv2
                          const Epilogue& e, const std::optional<ConvSchedule>& sched,
                          nlohmann::ordered_json& extra) {
   const ConvData data = random_conv_data(p, e, f.seed);
+  TargetStep step(target, "layers", p.name);  // the layer's slice of a trace
   LayerRun run;
   if (f.tune) {
     TuneResult t = tune_conv2d(target, p, e, data, size_t(f.tune), !f.no_check);
@@ -157,6 +158,7 @@ LayerRun compile_and_run(const Target& target, const Conv2dFlags& f, const Conv2
     run = run_conv2d(target, p, e, s, data, !f.no_check);
   }
   extra["schedule_source"] = f.tune ? "tuned" : (sched ? f.schedule_path : "automatic");
+  step.done(run.stats);
   return run;
 }
 

@@ -54,7 +54,9 @@ int cmd_matmul(int argc, char** argv) {
       runtime_set_program_dump(dump_path);
     }
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
+    TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
     const LayerRun run = run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
+    step.done(run.stats);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");
     return finish_compiler_command(common, target, "matmul", p.describe(), {run},

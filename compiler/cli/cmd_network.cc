@@ -50,24 +50,42 @@ int cmd_network(int argc, char** argv) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;
     }
-    const Target target = setup_target(common, !no_check);
+    Target target = setup_target(common, !no_check);
     NetworkOptions opt;
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
-    if (!quiet) {
-      opt.on_layer = [](const LayerRun& r) {
+    std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
+    opt.on_layer = [&](const LayerRun& r) {
+      if (!quiet) {
         std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
-      };
-    }
+      }
+      done.push_back(r);
+    };
+    std::string current;  // the VTA layer running
+    const auto begin_step = target.on_step_begin;
+    target.on_step_begin = [&](const std::string& track, const std::string& step) {
+      current = track == "layers" ? step : current;
+      if (begin_step) {
+        begin_step(track, step);
+      }
+    };
     std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
                              net.h, net.w, net.layers.size());
-    const NetworkRun r = run_network(target, net, opt);
+    nlohmann::ordered_json extra;
+    extra["network"] = net.name;
+    NetworkRun r;
+    try {
+      r = run_network(target, net, opt);
+    } catch (const Error& ex) {
+      // The report so far (layers done, the failure named) is still written; the error exits 1.
+      extra["failure"] = {{"layer", current}, {"error", ex.what()}};
+      finish_compiler_command(common, target, "network", net.name, done, extra);
+      throw Error(fmt::format("network {}: layer '{}': {}", net.name, current, ex.what()));
+    }
     for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";
     }
-    nlohmann::ordered_json extra;
-    extra["network"] = net.name;
     extra["host_ops"] = r.host_ops;
     return finish_compiler_command(common, target, "network", net.name, r.runs, extra);
   });

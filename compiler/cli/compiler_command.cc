@@ -75,6 +75,15 @@ Target setup_target(const CommonOptions& o, bool verify) {
   target.verify_programs = verify;
   runtime_configure(target.backend, target.config);
   apply_trace_options(o, runtime_backend());
+  if (!o.trace_path.empty()) {
+    // Layers and tuning candidates become named slices on top-level tracks of the trace.
+    target.on_step_begin = [](const std::string& track, const std::string& name) {
+      runtime_backend().begin_trace_slice(track, name);
+    };
+    target.on_step_end = [](const std::string& track, const Stats& counters) {
+      runtime_backend().end_trace_slice(track, counters);
+    };
+  }
   return target;
 }
 

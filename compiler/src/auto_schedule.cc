@@ -258,7 +258,9 @@ TuneResult tune_conv2d(const Target& target, const Conv2dParams& p, const Epilog
     TuneTrial t;
     t.schedule = c.schedule;
     t.est_cycles = c.est_cycles;
+    TargetStep step(target, "candidates", c.schedule.describe());
     t.run = run_conv2d(target, p, e, c.schedule, data, check);
+    step.done(t.run.stats);
     t.cost = run_cost(t.run, cfg);
     res.trials.push_back(std::move(t));
     if (res.trials.back().cost < res.trials[res.best].cost) {

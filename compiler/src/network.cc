@@ -592,8 +592,10 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
       continue;
     }
     const uint64_t seed = net.seed * 1000003u + layer_index;
+    TargetStep step(target, "layers", l.name);
     VtaLayerResult v = l.op == "conv2d" ? run_conv_layer(target, net, l, in, tensors, seed, opt)
                                         : run_dense_layer(target, net, l, in, seed, opt);
+    step.done(v.run.stats);
     if (opt.on_layer) {
       opt.on_layer(v.run);
     }

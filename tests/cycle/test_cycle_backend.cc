@@ -17,6 +17,7 @@
 #include "cycle_test_util.h"
 #include "program_builder.h"
 #include "software_backends.h"
+#include "vcd_check.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/cycle/dram_target.h"
 
@@ -279,6 +280,8 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   CHECK(v.find("queue_compute") != std::string::npos);
   CHECK(v.find("tok_l2g") != std::string::npos);
   CHECK(v.find("#1") != std::string::npos);
+  CHECK(v.find("$timescale 10 ns $end") != std::string::npos);  // one cycle at 100 MHz
+  CHECK(check_vcd_file(vcd).empty());
   std::remove(trace.c_str());
   std::remove(vcd.c_str());
 }
@@ -306,6 +309,7 @@ TEST_CASE("cycle backend: the VCD holds only the requested window", "[cycle]") {
     CHECK(t >= 30);
     CHECK(t < 45);
   }
+  CHECK(check_vcd_file(vcd).empty());
   CHECK_THROWS_AS(be.enable_vcd(vcd, 10, 10), Error);
   CHECK_THROWS_WITH(be.enable_vcd(vcd, 10, 10), "VCD window [10, 10) is empty");
   std::remove(vcd.c_str());

@@ -15,6 +15,7 @@
 
 #include "program_builder.h"
 #include "test_paths.h"
+#include "vcd_check.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
@@ -167,6 +168,7 @@ TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string vcd = ss.str();
+  CHECK(check_vcd_file(path).empty());
   std::filesystem::remove(path);
   CHECK(vcd.find("$enddefinitions") != std::string::npos);
   CHECK(vcd.find("mem_rd_req_valid") != std::string::npos);

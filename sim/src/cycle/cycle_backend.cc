@@ -28,7 +28,7 @@ struct CycleBackend::Impl {
   RunOutcome run(const LoadedProgram& program, uint64_t wait_cycles);
   uint64_t begin_run(const LoadedProgram& program);
   void unwind();
-  void end_run();
+  void end_run(uint64_t run_cycles);
   RunOutcome stuck() const;
   TimedCounters counters() const;
 };
@@ -71,7 +71,15 @@ void CycleBackend::enable_trace(const std::string& path) {
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  m_impl->core->trace.enable_vcd(path, start, end);
+  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz);
+}
+
+void CycleBackend::begin_trace_slice(const std::string& track, const std::string& name) {
+  m_impl->core->trace.begin_slice(track, name);
+}
+
+void CycleBackend::end_trace_slice(const std::string& track, const Stats& counters) {
+  m_impl->core->trace.end_slice(track, counters);
 }
 
 const std::string& CycleBackend::memory_model() const {
@@ -112,7 +120,7 @@ uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
   if (c.memory) {
     c.memory->reset(base);
   }
-  c.trace.set_run_offset(base, stats.cycles);
+  c.trace.begin_run(base);
   c.run.begin(base);
   return base;
 }
@@ -126,10 +134,11 @@ void CycleBackend::Impl::unwind() {
 }
 
 // Unwinds the threads and writes the trace up to here (after an error or a deadlock, it shows
-// who waited on whom).
-void CycleBackend::Impl::end_run() {
+// who waited on whom); the run took `run_cycles` (later runs are traced after them).
+void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
   core->trace.flush(now_cycle());
+  core->trace.end_run(run_cycles);
   core->program.set(nullptr);
 }
 
@@ -143,7 +152,7 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
 
   RunControl& run = core->run;
   if (run.error()) {
-    end_run();
+    end_run(now_cycle() + 1 - base);
     std::rethrow_exception(run.error());
   }
   RunOutcome out;
@@ -160,10 +169,10 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
     out.cycles = wait_cycles;
   } else {
     out = stuck();
-    end_run();
+    end_run(now_cycle() + 1 - base);
     return out;
   }
-  end_run();
+  end_run(out.cycles);
   last_cycles = out.cycles;
   out.counters = counters();
   return out;

@@ -49,10 +49,13 @@ void PipelineUnit::end_wait(uint64_t c) {
   const uint64_t n = c - m_wait_from;
   if (m_wait_kind == kWaitIdle) {
     m_stats.idle_cycles += n;
+    m_waits.idle += n;
   } else if (m_wait_kind >= kWaitFull0) {
     m_stats.stall_full_cycles[m_wait_kind - kWaitFull0] += n;
+    m_waits.full[static_cast<size_t>(m_wait_kind - kWaitFull0)] += n;
   } else {
     m_stats.stall_token_cycles[m_wait_kind - kWaitToken0] += n;
+    m_waits.token[static_cast<size_t>(m_wait_kind - kWaitToken0)] += n;
   }
   m_wait_kind = kWaitNone;
 }
@@ -82,6 +85,7 @@ void PipelineUnit::thread() {
     m_gen = run.wait_start(m_gen);
     m_busy = false;
     m_wait_kind = kWaitNone;
+    m_waits = InsnWaits{};
     try {
       run_loop();
     } catch (const RunAborted&) {
@@ -189,6 +193,7 @@ void PipelineUnit::start(uint32_t index, const Insn& insn, uint64_t s) {
   }
   m_busy = true;
   m_busy_from = s;
+  m_mem_stall_from = m_stats.mem_stall_cycles;
   ++m_ports.stats.insn_count[insn.opcode];
   ++m_stats.insns;
 }
@@ -207,7 +212,9 @@ void PipelineUnit::end(uint32_t index, const Insn& insn, uint64_t s, uint64_t e)
       trace.change(kSigTokL2G + q, e, t.size());
     }
   }
-  trace.span(m_stage, index, s, e, insn);
+  m_waits.mem_stall = m_stats.mem_stall_cycles - m_mem_stall_from;
+  trace.span(m_stage, index, s, e, insn, m_waits);
+  m_waits = InsnWaits{};
   m_stats.busy_cycles += e - s + 1;
   m_busy = false;
 }

@@ -81,6 +81,8 @@ class PipelineUnit : public sc_core::sc_module {
   StartBlock m_block;  // while blocked: the flag and queue
   uint64_t m_wait_from = 0;
   uint64_t m_busy_from = 0;
+  InsnWaits m_waits;              // waits since the previous instruction ended (for the trace)
+  uint64_t m_mem_stall_from = 0;  // mem_stall_cycles when the current instruction started
   bool m_busy = false;
   uint32_t m_head_index = 0;      // instruction at the head (or executing)
   std::vector<uint8_t> m_staged;  // DMA staging buffer

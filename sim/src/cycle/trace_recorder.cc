@@ -1,5 +1,7 @@
 #include "trace_recorder.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -13,6 +15,8 @@ namespace {
 
 const char* const kTrackName[TraceRecorder::kNumTracks] = {
     "fetch", "load", "compute", "store", "memory read data", "memory write data"};
+// Names of the wait causes in an instruction span's args, per dependency queue.
+const char* const kQueueArg[4] = {"l2g", "g2l", "s2g", "g2s"};
 
 struct SignalDef {
   const char* name;
@@ -45,7 +49,24 @@ std::string vcd_value(uint64_t v, int width) {
 
 }  // namespace
 
-TraceRecorder::TraceRecorder() : m_value(kNumVcdSignals, 0), m_at_start(kNumVcdSignals, 0) {}
+// The span args that say why an instruction waited before it started.
+nlohmann::json waits_json(const InsnWaits& w) {
+  nlohmann::json waited = nlohmann::json::object();
+  if (w.idle != 0) {
+    waited["insn_queue_empty_cycles"] = w.idle;
+  }
+  for (size_t q = 0; q < 4; ++q) {
+    if (w.token[q] != 0) {
+      waited[fmt::format("token_{}_cycles", kQueueArg[q])] = w.token[q];
+    }
+    if (w.full[q] != 0) {
+      waited[fmt::format("full_{}_cycles", kQueueArg[q])] = w.full[q];
+    }
+  }
+  return {{"waited", waited}, {"mem_stall_cycles", w.mem_stall}};
+}
+
+TraceRecorder::TraceRecorder() : m_at_start(kNumVcdSignals, 0), m_written(kNumVcdSignals, 0) {}
 
 void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
   m_trace_path = path;
@@ -61,20 +82,70 @@ void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
                                  {"pid", 1},
                                  {"args", {{"name", "VTA core"}}}}
                       .dump();
-  for (int t = 0; t < kNumTracks; ++t) {
-    m_trace_file << ",\n"
-                 << nlohmann::json{{"ph", "M"},
-                                   {"name", "thread_name"},
-                                   {"pid", 1},
-                                   {"tid", t},
-                                   {"args", {{"name", kTrackName[t]}}}}
-                        .dump();
-  }
   m_footer_pos = m_trace_file.tellp();
+  for (int t = 0; t < kNumTracks; ++t) {
+    write_track_name(t, t, kTrackName[t]);
+  }
+  m_slice_tracks.clear();
+  m_open.clear();
   write_trace();
 }
 
-void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
+void TraceRecorder::write_track_name(int tid, int sort_index, const std::string& name) {
+  m_trace_file.seekp(m_footer_pos);
+  m_trace_file << ",\n"
+               << nlohmann::json{{"ph", "M"},
+                                 {"name", "thread_name"},
+                                 {"pid", 1},
+                                 {"tid", tid},
+                                 {"args", {{"name", name}}}}
+                      .dump();
+  // Top-level tracks (slices) sort above the unit tracks.
+  m_trace_file << ",\n"
+               << nlohmann::json{{"ph", "M"},
+                                 {"name", "thread_sort_index"},
+                                 {"pid", 1},
+                                 {"tid", tid},
+                                 {"args", {{"sort_index", sort_index}}}}
+                      .dump();
+  m_footer_pos = m_trace_file.tellp();
+}
+
+void TraceRecorder::begin_slice(const std::string& track, const std::string& name) {
+  if (!tracing()) {
+    return;
+  }
+  if (m_open.count(track) != 0) {
+    throw Error(
+        fmt::format("trace slice '{}' on track '{}' is still open", m_open[track].name, track));
+  }
+  auto it = m_slice_tracks.find(track);
+  if (it == m_slice_tracks.end()) {
+    // Slice tracks sort above the unit tracks, in the order they were opened.
+    const int n = static_cast<int>(m_slice_tracks.size());
+    it = m_slice_tracks.emplace(track, kFirstSliceTrack + n).first;
+    write_track_name(it->second, n - kFirstSliceTrack, track);
+  }
+  m_open[track] = OpenSlice{it->second, m_elapsed, name};
+}
+
+void TraceRecorder::end_slice(const std::string& track, const Stats& counters) {
+  if (!tracing()) {
+    return;
+  }
+  const auto it = m_open.find(track);
+  if (it == m_open.end()) {
+    throw Error(fmt::format("no trace slice is open on track '{}'", track));
+  }
+  const OpenSlice& o = it->second;
+  m_events.push_back(
+      Event{'X', o.track, o.ts, m_elapsed - o.ts, 0, o.name, {{"counters", counters.to_json()}}});
+  m_open.erase(it);
+  write_trace();
+}
+
+void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t end,
+                               double clock_mhz) {
   if (end <= start) {
     throw Error(fmt::format("VCD window [{}, {}) is empty", start, end));
   }
@@ -83,6 +154,21 @@ void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t
   m_vcd_end = end;
   m_vcd_header = false;
   m_changes.clear();
+  // One time unit is one clock period when $timescale can say it (1, 10 or 100 of a unit),
+  // otherwise picoseconds (the period rounded to a whole picosecond).
+  const double period_ps = 1e6 / clock_mhz;
+  m_vcd_timescale = "1 ps";
+  m_vcd_units_per_cycle = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(period_ps)));
+  const std::pair<const char*, double> kScales[] = {{"1 ps", 1},   {"10 ps", 10},  {"100 ps", 100},
+                                                    {"1 ns", 1e3}, {"10 ns", 1e4}, {"100 ns", 1e5},
+                                                    {"1 us", 1e6}, {"10 us", 1e7}, {"100 us", 1e8}};
+  for (const auto& [scale, ps] : kScales) {
+    if (std::fabs(ps - period_ps) < 1e-9 * period_ps) {
+      m_vcd_timescale = scale;
+      m_vcd_units_per_cycle = 1;
+      break;
+    }
+  }
   m_vcd_file = std::ofstream(path, std::ios::out | std::ios::trunc);
   if (!m_vcd_file) {
     throw Error("cannot write VCD file '" + path + "'");
@@ -90,42 +176,41 @@ void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t
 }
 
 void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs,
-                         const Insn& insn) {
+                         const Insn& insn, const InsnWaits& waits) {
   if (!tracing()) {
     return;
   }
   m_events.push_back(Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, index,
-                           fmt::format("{}: {}", index, disassemble(insn))});
+                           fmt::format("{}: {}", index, disassemble(insn)), waits_json(waits)});
 }
 
 void TraceRecorder::span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name) {
   if (tracing()) {
     m_events.push_back(
-        Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name)});
+        Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name), {}});
   }
 }
 
 void TraceRecorder::flow_start(uint64_t id, int track, uint64_t abs, const char* queue) {
   if (tracing()) {
-    m_events.push_back(Event{'s', track, trace_cycle(abs), 0, id, queue});
+    m_events.push_back(Event{'s', track, trace_cycle(abs), 0, id, queue, {}});
   }
 }
 
 void TraceRecorder::flow_end(uint64_t id, int track, uint64_t abs, const char* queue) {
   if (tracing()) {
-    m_events.push_back(Event{'f', track, trace_cycle(abs), 0, id, queue});
+    m_events.push_back(Event{'f', track, trace_cycle(abs), 0, id, queue, {}});
   }
 }
 
+// Units report changes in the order their threads run, not in time order: they are kept and
+// sorted when written.
 void TraceRecorder::change(int sig, uint64_t abs, uint64_t value) {
-  if (!vcd_on() || m_value[sig] == value) {
+  if (!vcd_on()) {
     return;
   }
-  m_value[sig] = value;
   const uint64_t t = trace_cycle(abs);
-  if (t < m_vcd_start) {
-    m_at_start[sig] = value;
-  } else if (t < m_vcd_end) {
+  if (t < m_vcd_end) {
     m_changes.push_back(Change{t, sig, value});
   }
 }
@@ -140,6 +225,10 @@ void TraceRecorder::flush(uint64_t now_abs) {
 }
 
 void TraceRecorder::write_trace() {
+  // A run's events arrive per unit as they happen (a span when it ends): sorted by start time,
+  // every track's time stamps are non-decreasing, since runs are laid end to end.
+  std::stable_sort(m_events.begin(), m_events.end(),
+                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
   m_trace_file.seekp(m_footer_pos);
   for (const Event& e : m_events) {
     nlohmann::json j = {{"ph", std::string(1, e.ph)},
@@ -152,6 +241,9 @@ void TraceRecorder::write_trace() {
       j["args"] = {{"start_cycle", e.ts}, {"cycles", e.dur}};
       if (e.track >= 1 && e.track <= 3) {
         j["args"]["index"] = e.id;
+      }
+      if (e.args.is_object()) {
+        j["args"].update(e.args);
       }
     } else {
       j["id"] = e.id;
@@ -171,30 +263,64 @@ void TraceRecorder::write_trace() {
   }
 }
 
-void TraceRecorder::write_vcd(uint64_t now) {
-  // The header holds the values at the window start, known once time has passed it.
-  if (!m_vcd_header && (now >= m_vcd_start || !m_changes.empty())) {
-    std::ofstream& f = m_vcd_file;
-    f << "$comment VTA cycle model; one time unit = one clock cycle $end\n";
-    f << "$timescale 1 ns $end\n$scope module vta $end\n";
-    for (int k = 0; k < kNumVcdSignals; ++k) {
-      f << fmt::format("$var wire {} {} {} $end\n", kSignals[k].width, vcd_id(k), kSignals[k].name);
-    }
-    f << "$upscope $end\n$enddefinitions $end\n";
-    f << "#" << m_vcd_start << "\n$dumpvars\n";
-    for (int k = 0; k < kNumVcdSignals; ++k) {
-      f << vcd_value(m_at_start[k], kSignals[k].width) << " " << vcd_id(k) << "\n";
-    }
-    f << "$end\n";
-    m_vcd_header = true;
-    m_vcd_last_t = m_vcd_start;
+void TraceRecorder::write_vcd_header() {
+  std::ofstream& f = m_vcd_file;
+  f << "$comment VTA cycle model; time stamps are clock cycles"
+    << (m_vcd_units_per_cycle == 1 ? "" : fmt::format(" times {} ps", m_vcd_units_per_cycle))
+    << " $end\n";
+  f << "$timescale " << m_vcd_timescale << " $end\n$scope module vta $end\n";
+  for (int k = 0; k < kNumVcdSignals; ++k) {
+    f << fmt::format("$var wire {} {} {} $end\n", kSignals[k].width, vcd_id(k), kSignals[k].name);
   }
-  for (const Change& c : m_changes) {
-    if (c.t != m_vcd_last_t) {
-      m_vcd_file << "#" << c.t << "\n";
-      m_vcd_last_t = c.t;
+  f << "$upscope $end\n$enddefinitions $end\n";
+  f << "#" << m_vcd_start * m_vcd_units_per_cycle << "\n$dumpvars\n";
+  for (int k = 0; k < kNumVcdSignals; ++k) {
+    f << vcd_value(m_at_start[k], kSignals[k].width) << " " << vcd_id(k) << "\n";
+  }
+  f << "$end\n";
+  m_written = m_at_start;
+  m_vcd_header = true;
+  m_vcd_last_t = m_vcd_start;
+}
+
+// Writes the new changes in time order: per signal and time stamp only the last value, and
+// only if it differs from the value written before.
+void TraceRecorder::write_vcd(uint64_t now) {
+  std::stable_sort(m_changes.begin(), m_changes.end(),
+                   [](const Change& a, const Change& b) { return a.t < b.t; });
+  size_t k = 0;
+  if (!m_vcd_header) {
+    // Changes up to the window start set the values $dumpvars shows.
+    for (; k < m_changes.size() && m_changes[k].t <= m_vcd_start; ++k) {
+      m_at_start[m_changes[k].sig] = m_changes[k].value;
     }
-    m_vcd_file << vcd_value(c.value, kSignals[c.sig].width) << " " << vcd_id(c.sig) << "\n";
+    if (now < m_vcd_start && k == m_changes.size()) {
+      m_changes.clear();
+      return;
+    }
+    write_vcd_header();
+  }
+  for (; k < m_changes.size();) {
+    const uint64_t t = std::max(m_changes[k].t, m_vcd_last_t);
+    std::vector<uint64_t> at_t = m_written;
+    for (; k < m_changes.size() && std::max(m_changes[k].t, m_vcd_last_t) == t; ++k) {
+      at_t[m_changes[k].sig] = m_changes[k].value;
+    }
+    bool stamped = false;
+    for (int sig = 0; sig < kNumVcdSignals; ++sig) {
+      if (at_t[sig] == m_written[sig]) {
+        continue;
+      }
+      if (!stamped && t != m_vcd_last_t) {
+        m_vcd_file << "#" << t * m_vcd_units_per_cycle << "\n";
+      }
+      stamped = true;
+      m_vcd_file << vcd_value(at_t[sig], kSignals[sig].width) << " " << vcd_id(sig) << "\n";
+      m_written[sig] = at_t[sig];
+    }
+    if (stamped) {
+      m_vcd_last_t = t;
+    }
   }
   m_changes.clear();
   m_vcd_file.flush();

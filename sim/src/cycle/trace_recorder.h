@@ -3,19 +3,28 @@
 //    per instruction named by its disassembly, dependency tokens as flow arrows from the pushing
 //    instruction to the popping one; fetch bursts on the fetch track and the data beats of every
 //    memory burst on two memory tracks. Time stamps are microseconds at CLOCK_MHZ.
+//  * Named slices on top-level tracks (network layers, tuning candidates) opened and closed by
+//    the caller between runs; a slice ends with the counters of what ran inside it.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
-//    indices) for a window of cycles; one VCD time unit = one clock cycle.
-// Time is the backend's cumulative cycle count (runs laid end to end, as Stats::cycles).
+//    indices) for a window of cycles; changes are written sorted by time, one value per signal
+//    and time stamp, and the $timescale is one clock period (10 ns at 100 MHz).
+// Time is the cycles of every run since the recorder was enabled, laid end to end; it never
+// restarts (clearing the backend's Stats does not touch it).
 // Both files are written incrementally at the end of every run (only what is new), and are
 // complete, valid files whenever run() returns.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "vta/sim/isa.h"
+#include "vta/sim/stats.h"
 
 namespace vta::cycle {
 
@@ -46,25 +55,38 @@ enum UnitState : uint32_t {
   kStateStallFull = 3,   // waiting for room in a dependency queue
 };
 
+// Why an instruction started when it did: the cycles its unit waited between the end of the
+// previous instruction and this one's start, by cause, and the memory stall cycles inside it.
+struct InsnWaits {
+  uint64_t idle = 0;                // no instruction visible in the unit's instruction queue
+  std::array<uint64_t, 4> token{};  // waiting for a token, per dependency queue
+  std::array<uint64_t, 4> full{};   // waiting for room in a dependency queue, per queue
+  uint64_t mem_stall = 0;           // inside the span: waiting on memory
+};
+
 class TraceRecorder {
  public:
   TraceRecorder();
 
   void enable_trace(const std::string& path, double clock_mhz);
-  void enable_vcd(const std::string& path, uint64_t start, uint64_t end);
+  void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz);
   bool tracing() const { return !m_trace_path.empty(); }
   bool vcd_on() const { return !m_vcd_path.empty(); }
 
-  // Maps absolute SystemC cycles to trace cycles for the current run.
-  void set_run_offset(uint64_t run_base_abs, uint64_t cycles_before) {
+  // Maps absolute SystemC cycles to trace cycles for the run starting at `run_base_abs`; its
+  // cycle 0 follows the runs before it.
+  void begin_run(uint64_t run_base_abs) {
     m_base = run_base_abs;
-    m_before = cycles_before;
+    m_before = m_elapsed;
   }
+  // The run took `cycles` cycles: later runs (and slices) start after it.
+  void end_run(uint64_t cycles) { m_elapsed = m_before + cycles; }
   uint64_t trace_cycle(uint64_t abs) const { return abs - m_base + m_before; }
 
   // Track ids: 0 fetch, 1 load, 2 compute, 3 store, 4 memory read data, 5 memory write data.
   static constexpr int kNumTracks = 6;
-  void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn);
+  void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn,
+            const InsnWaits& waits);
   // A span with a free-form name (fetch bursts, memory bursts).
   void span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name);
   // A fresh id for the flow arrow of one token (1, 2, ... over the recorder's life).
@@ -72,6 +94,10 @@ class TraceRecorder {
   void flow_start(uint64_t id, int track, uint64_t abs, const char* queue);
   void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
   void change(int sig, uint64_t abs, uint64_t value);
+  // A named slice on the top-level track `track` from the end of the last run to the end of the
+  // last run at end_slice; `counters` become its args. Slices on one track do not nest.
+  void begin_slice(const std::string& track, const std::string& name);
+  void end_slice(const std::string& track, const Stats& counters);
 
   // Appends what happened since the last flush to both files (if enabled); `now_abs` is the
   // absolute cycle the run ended at. Throws Error if a file cannot be written.
@@ -85,6 +111,12 @@ class TraceRecorder {
     uint64_t dur;  // cycles (spans)
     uint64_t id;   // flow id or instruction index
     std::string name;
+    nlohmann::json args;  // extra span args (instruction waits, slice counters)
+  };
+  struct OpenSlice {
+    int track;
+    uint64_t ts;
+    std::string name;
   };
   struct Change {
     uint64_t t;
@@ -94,6 +126,9 @@ class TraceRecorder {
 
   void write_trace();
   void write_vcd(uint64_t now);
+  void write_vcd_header();
+  void write_track_name(int tid, int sort_index, const std::string& name);
+  static constexpr int kFirstSliceTrack = 100;  // tid of the first top-level slice track
 
   std::string m_trace_path, m_vcd_path;
   std::fstream m_trace_file;        // JSON, rewritten from m_footer_pos on every flush
@@ -102,13 +137,18 @@ class TraceRecorder {
   bool m_vcd_header = false;  // header and $dumpvars written
   uint64_t m_vcd_last_t = 0;  // last time stamp written
   double m_mhz = 100;
+  std::string m_vcd_timescale = "1 ns";  // one VCD time unit
+  uint64_t m_vcd_units_per_cycle = 1;    // VCD time units per cycle
   uint64_t m_vcd_start = 0, m_vcd_end = 0;
   uint64_t m_base = 0, m_before = 0;
+  uint64_t m_elapsed = 0;                     // trace cycles of all finished runs
+  std::map<std::string, int> m_slice_tracks;  // top-level track name -> tid
+  std::map<std::string, OpenSlice> m_open;    // open slice per track name
   uint64_t m_next_flow_id = 1;
   std::vector<Event> m_events;
   std::vector<Change> m_changes;
-  std::vector<uint64_t> m_value;     // current value per signal
   std::vector<uint64_t> m_at_start;  // value at the window start
+  std::vector<uint64_t> m_written;   // last value written to the VCD per signal
 };
 
 }  // namespace vta::cycle

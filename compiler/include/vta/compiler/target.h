@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "vta/sim/hw_config.h"
+#include "vta/sim/stats.h"
 
 namespace vta::compiler {
 
@@ -26,6 +27,44 @@ struct Target {
   // Optional: also receives the verifier's result for every checked program (e.g. to collect
   // statistics); called before the error for a failing program is thrown.
   std::function<void(const ProgramCheck&)> on_program_check;
+  // Optional: told where the steps of a command (network layers on track "layers", tuning
+  // candidates on track "candidates") begin and end, with the counters of the step (empty if
+  // it failed); the CLI turns them into named slices of the trace.
+  std::function<void(const std::string& track, const std::string& name)> on_step_begin;
+  std::function<void(const std::string& track, const Stats& counters)> on_step_end;
+};
+
+// Marks one step for Target::on_step_begin / on_step_end; a step left by an exception ends
+// with empty counters.
+class TargetStep {
+ public:
+  TargetStep(const Target& target, std::string track, const std::string& name)
+      : m_target(target), m_track(std::move(track)) {
+    if (m_target.on_step_begin) {
+      m_target.on_step_begin(m_track, name);
+    }
+  }
+  ~TargetStep() {
+    if (!m_done && m_target.on_step_end) {
+      try {
+        m_target.on_step_end(m_track, Stats{});
+      } catch (...) {  // the step's own error is the one to report
+      }
+    }
+  }
+  TargetStep(const TargetStep&) = delete;
+  TargetStep& operator=(const TargetStep&) = delete;
+  void done(const Stats& counters) {
+    m_done = true;
+    if (m_target.on_step_end) {
+      m_target.on_step_end(m_track, counters);
+    }
+  }
+
+ private:
+  const Target& m_target;
+  std::string m_track;
+  bool m_done = false;
 };
 
 }  // namespace vta::compiler

@@ -37,6 +37,17 @@ class Backend {
   virtual void enable_trace(const std::string& path) {
     throw Error(std::string("backend '") + name() + "' has no timing, so no trace: " + path);
   }
+  // With a trace enabled: a named slice (a network layer, a tuning candidate) on the top-level
+  // track `track`, covering the runs between begin and end; `counters` (what ran inside it)
+  // become its args. Without a trace (or timing) these do nothing.
+  virtual void begin_trace_slice(const std::string& track, const std::string& name) {
+    (void)track;
+    (void)name;
+  }
+  virtual void end_trace_slice(const std::string& track, const Stats& counters) {
+    (void)track;
+    (void)counters;
+  }
   // Timed backends dump the main signals of cycles [start, end) of later runs as VCD to `path`.
   virtual void enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
     (void)start;
