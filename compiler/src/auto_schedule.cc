@@ -48,6 +48,22 @@ struct Model {
 
 }  // namespace
 
+DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
+  const BlockedConv& g = P.g;
+  const TileShape t = P.full_shape();
+  const double tiles = double(P.tiles()), steps = double(P.steps());
+  const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
+  DramTraffic d;
+  d.wgt_loads = P.ic_chunks == 1
+                    ? double(g.nb) * P.oc_tiles * std::min<double>(P.s.threads, tiles / P.oc_tiles)
+                    : steps;
+  d.read = steps * t.ti * t.ih * t.iw * cfg.inp_elem_bytes +
+           d.wgt_loads * t.to * t.ti * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
+           (P.e.residual ? out_total * cfg.out_elem_bytes : 0);
+  d.write = out_total * cfg.out_elem_bytes;
+  return d;
+}
+
 double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const BlockedConv& g = P.g;
   const Conv2dParams& p = g.p;
@@ -84,9 +100,8 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
       t.ti * (dram_cycles(double(t.ih) * t.iw * m.inp_e, 0, cfg) + m.rd_lat + insn);
   const double wgt_bytes = double(t.to) * t.ti * kk * m.wgt_e;
   const double wgt_load = dram_cycles(wgt_bytes, 0, cfg) + m.rd_lat + insn;
-  const double wgt_loads = P.ic_chunks == 1 ? double(g.nb) * P.oc_tiles *
-                                                  std::min<double>(P.s.threads, tiles / P.oc_tiles)
-                                            : steps;
+  const DramTraffic traffic = estimate_traffic(P, cfg);
+  const double wgt_loads = traffic.wgt_loads;
   const double load = steps * inp_step + wgt_loads * wgt_load;
 
   // Store stage: 16-byte tiles at about 1.5 beats each plus the write response per row burst.
@@ -95,9 +110,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
       dram_cycles(0, out_bytes, cfg) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
 
   // All reads share one DRAM channel, whichever unit issues them.
-  const double read_bytes = steps * t.ti * t.ih * t.iw * m.inp_e + wgt_loads * wgt_bytes +
-                            (e.residual ? out_total * m.out_e : 0);
-  const double dram = dram_cycles(read_bytes, out_bytes, cfg);
+  const double dram = dram_cycles(traffic.read, traffic.write, cfg);
   if (P.s.threads == 1) {
     return std::max(compute + load + store, dram);
   }
@@ -109,20 +122,20 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
 
 namespace {
 
-// The best `keep` estimates seen so far; ties are broken by the order of adding, so the choice
+// The best `keep` scores seen so far; ties are broken by the order of adding, so the choice
 // is stable.
 class BestEstimates {
  public:
   explicit BestEstimates(size_t keep) : m_keep(keep) {}
-  void add(const ConvSchedule& s, double est_cycles) {
-    m_all.push_back({{s, est_cycles}, m_added++});
+  void add(const ScheduleCandidate& c) {
+    m_all.push_back({c, m_added++});
     if (m_all.size() >= 2 * m_keep) {
       std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
                        by_estimate);
       m_all.resize(m_keep);
     }
   }
-  // Best estimate first.
+  // Best score first.
   std::vector<ScheduleCandidate> sorted() {
     std::sort(m_all.begin(), m_all.end(), by_estimate);
     std::vector<ScheduleCandidate> out;
@@ -135,8 +148,7 @@ class BestEstimates {
  private:
   using Entry = std::pair<ScheduleCandidate, size_t>;  // (candidate, order of adding)
   static bool by_estimate(const Entry& a, const Entry& b) {
-    return std::make_pair(a.first.est_cycles, a.second) <
-           std::make_pair(b.first.est_cycles, b.second);
+    return std::make_pair(a.first.score, a.second) < std::make_pair(b.first.score, b.second);
   }
   size_t m_keep;
   size_t m_added = 0;
@@ -180,7 +192,11 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       }
       s.tile_h = th;
       s.tile_w = tw;
-      best.add(s, estimate_cycles(estimate_plan(g, e, s), cfg));
+      const TilePlan plan = estimate_plan(g, e, s);
+      const DramTraffic d = estimate_traffic(plan, cfg);
+      const double est = estimate_cycles(plan, cfg);
+      best.add(
+          {s, est, d.read + d.write, est + kTrafficWeight * dram_cycles(d.read, d.write, cfg)});
     }
   }
 }

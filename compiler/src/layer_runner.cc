@@ -123,7 +123,13 @@ LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const Ti
   r.macs = p.macs();
   r.gemm_bound = plan.g.gemm_uop_count();
   r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out;
-  r.bound = layer_bound(plan.g, plan.e, minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg), cfg);
+  // A fold may need fewer bytes than the channel-padded layer: the smaller minimum counts.
+  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
+  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
+  if (planned.total() < bytes.total()) {
+    bytes = planned;
+  }
+  r.bound = layer_bound(plan.g, plan.e, bytes, cfg);
   r.min_bytes = r.bound.bytes.total();
   return r;
 }

@@ -263,7 +263,7 @@ TEST_CASE("tuning runs the ranked candidates and keeps the cheapest", "[e2e]") {
 }
 
 TEST_CASE("a layer split by automatic synchronisations stays correct", "[e2e]") {
-  // 64 instructions per program: the runtime synchronises many times inside the pipelined
+  // 32 instructions per program: the runtime synchronises many times inside the pipelined
   // layer and carries the outstanding dependency tokens across runs.
   const Target target = use("fsim", "pynq");
   {
@@ -275,7 +275,7 @@ TEST_CASE("a layer split by automatic synchronisations stays correct", "[e2e]") 
         vta::runtime_reset();
       }
     } guard;
-    vta::runtime_set_max_xfer(64 * 16);
+    vta::runtime_set_max_xfer(32 * 16);
     vta::runtime_reset();
     const auto layer = find_named_layer("resnet18.C11");
     Epilogue e = layer.epilogue;

@@ -45,8 +45,8 @@ struct LayerBound {
   bool memory_binds() const { return memory_cycles > double(compute_cycles); }
   const char* binding() const { return memory_binds() ? "memory" : "compute"; }
 };
-// `bytes_of` is the layer whose operands count for the memory bound (the layer as written,
-// when the compiler runs a transformed one); `g` is the layer the GEMMs execute.
+// `bytes`: the minimum traffic (with a kernel fold, the smaller of the layer as written and
+// the folded one); `g`: the layer the GEMMs execute.
 LayerBound layer_bound(const BlockedConv& g, const Epilogue& e, const MinimumBytes& bytes,
                        const HwConfig& cfg);
 
