@@ -136,7 +136,7 @@ std::string format_report(const std::vector<LayerRun>& runs) {
       si(double(t.moved_bytes())), m.bytes_ratio);
   if (t.stats.timed) {
     out += fmt::format(
-        "{} cycles ({:.2f}x the bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
+        "{} cycles ({:.2f}x bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
         si(double(t.stats.cycles)), m.bound_ratio, si(t.bound.cycles), 100 * m.gemm_utilization,
         m.macs_per_cycle);
   } else {
