@@ -135,10 +135,9 @@ std::string format_report(const std::vector<LayerRun>& runs) {
       runs.size(), si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
       si(double(t.moved_bytes())), m.bytes_ratio);
   if (t.stats.timed) {
-    out += fmt::format(
-        "{} cycles ({:.2f}x bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
-        si(double(t.stats.cycles)), m.bound_ratio, si(t.bound.cycles), 100 * m.gemm_utilization,
-        m.macs_per_cycle);
+    out += fmt::format("{} cycles ({:.2f}x bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
+                       si(double(t.stats.cycles)), m.bound_ratio, si(t.bound.cycles),
+                       100 * m.gemm_utilization, m.macs_per_cycle);
   } else {
     out += "no cycles (untimed backend), ";
   }
