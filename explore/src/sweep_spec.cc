@@ -109,10 +109,14 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
   }
 }
 
+bool is_count(const nlohmann::ordered_json& v, int64_t min) {
+  return v.is_number_integer() && v.get<int64_t>() >= min;
+}
+
 void parse_sample(SweepSpec& s, const nlohmann::ordered_json& j) {
   SweepSample smp;
-  if (!j.is_object() || !j.contains("count") || !j["count"].is_number_unsigned() ||
-      j["count"].get<uint64_t>() == 0 || (j.contains("seed") && !j["seed"].is_number_unsigned()) ||
+  if (!j.is_object() || !j.contains("count") || !is_count(j["count"], 1) ||
+      (j.contains("seed") && !is_count(j["seed"], 0)) ||
       j.size() != 1 + (j.contains("seed") ? 1u : 0u)) {
     throw SpecError(s.source + ": 'sample' must be {\"count\": K >= 1, \"seed\": S >= 0}");
   }
@@ -178,7 +182,7 @@ void parse_run_keys(SweepSpec& s, const nlohmann::ordered_json& j) {
     s.check = j["check"].get<bool>();
   }
   if (j.contains("seed")) {
-    if (!j["seed"].is_number_unsigned()) {
+    if (!is_count(j["seed"], 0)) {
       throw SpecError(s.source + ": 'seed' must be an integer >= 0");
     }
     s.seed = j["seed"].get<uint64_t>();

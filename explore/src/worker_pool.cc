@@ -47,6 +47,15 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+// The kernel's OOM killer takes a worker before the parent, which holds the database. (No
+// address-space limit: the simulated DRAM reserves 4 GiB of it up front.)
+void prefer_worker_for_oom_kill() {
+  if (FILE* f = std::fopen("/proc/self/oom_score_adj", "w")) {
+    std::fputs("1000", f);
+    std::fclose(f);
+  }
+}
+
 // The worker's loop: job ids in, one result line out per job, until `limit` jobs or EOF.
 [[noreturn]] void worker_main(int in, int out, size_t limit, const WorkerPool::Task& task) {
   // Simulator output on stdout would mix with the parent's; results use their own pipe.
@@ -143,6 +152,7 @@ class Pool {
       ::close(down[1]);
       ::close(up[0]);
       ::signal(SIGPIPE, SIG_DFL);
+      prefer_worker_for_oom_kill();
       worker_main(down[0], up[1], m_opt.recycle_after, m_task);
     }
     ::close(down[0]);

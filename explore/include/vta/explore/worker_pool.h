@@ -3,7 +3,8 @@
 // live for many jobs (so per-process caches such as the reference results pay off) and are
 // replaced after `recycle_after` jobs (bounding SystemC's per-backend memory growth). A worker
 // that crashes, is killed (e.g. by the OOM killer) or exceeds the per-job timeout is replaced;
-// its job is reported lost with status "failed" or "timeout" and the others go on.
+// its job is reported lost with status "failed" or "timeout" and the others go on. Workers ask
+// the kernel's OOM killer to pick them before the parent.
 #pragma once
 
 #include <cstddef>
