@@ -16,6 +16,33 @@ namespace vta::cli {
 
 using namespace vta::compiler;
 
+namespace {
+
+size_t vta_layer_count(const Network& net) {
+  size_t n = 0;
+  for (const NetworkLayer& l : net.layers) {
+    n += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+  }
+  return n;
+}
+
+// One line per finished VTA layer (unless --quiet) and the progress display.
+void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+                  std::vector<LayerRun>& done) {
+  if (!quiet) {
+    progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
+                              !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
+  }
+  done.push_back(r);
+  size_t mismatched = 0;
+  for (const LayerRun& d : done) {
+    mismatched += d.mismatches ? 1 : 0;
+  }
+  progress.update(done.size(), mismatched);
+}
+
+}  // namespace
+
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
     CommonOptions common;
@@ -56,20 +83,9 @@ int cmd_network(int argc, char** argv) {
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
     std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-    size_t vta_layers = 0, mismatched = 0;
-    for (const NetworkLayer& l : net.layers) {
-      vta_layers += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
-    }
-    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layers, !quiet);
-    opt.on_layer = [&](const LayerRun& r) {
-      mismatched += r.mismatches ? 1 : 0;
-      if (!quiet) {
-        progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
-                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
-      }
-      done.push_back(r);
-      progress.update(done.size(), mismatched);
-    };
+    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                                      !quiet);
+    opt.on_layer = [&](const LayerRun& r) { report_layer(progress, quiet, r, done); };
     std::string current;  // the VTA layer running
     const auto begin_step = target.on_step_begin;
     target.on_step_begin = [&](const std::string& track, const std::string& step) {

@@ -2,9 +2,7 @@
 // a SQLite database; `sweep export` writes a database as CSV or JSON lines, `sweep merge` joins
 // shard databases. Exit status: 0 every job ok or invalid, 3 some failed or timed out, 2 bad
 // spec or usage, 1 other errors.
-#include <climits>
 #include <iostream>
-#include <thread>
 
 #include <fmt/format.h>
 

@@ -38,10 +38,10 @@ std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) c
   const std::string shard =
       opt.shard_count > 1 ? fmt::format(" (shard {}/{})", opt.shard_index, opt.shard_count) : "";
   return fmt::format(
-      "sweep {}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
+      "sweep {}{}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
       "{}, failed {}, timeout {}; {} in {}",
-      spec.name, shard, points, spec.workloads.size(), jobs, ran, skipped, ok, invalid, failed,
-      timeout, format_duration(wall_seconds), opt.db_path);
+      spec.name, shard, interrupted ? " (interrupted)" : "", points, spec.workloads.size(), jobs,
+      ran, skipped, ok, invalid, failed, timeout, format_duration(wall_seconds), opt.db_path);
 }
 
 namespace {
@@ -109,7 +109,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   for (size_t i = 0; i < ids.size(); ++i) {
     ids[i] = i;
   }
-  pool.run(
+  sum.interrupted = !pool.run(
       ids,
       [&](size_t i, const std::string& line) {
         std::vector<nlohmann::ordered_json> rows;
@@ -125,7 +125,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
       },
       [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
         record(lost_job_rows(spec, jobs[todo[i]], st, msg, seconds));
-      });
+      },
+      opt.interrupted);
   progress.finish();
   sum.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

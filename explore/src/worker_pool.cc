@@ -107,8 +107,8 @@ class Pool {
     }
   }
 
-  void run(const std::vector<size_t>& ids, const WorkerPool::OnDone& done,
-           const WorkerPool::OnLost& lost) {
+  bool run(const std::vector<size_t>& ids, const WorkerPool::OnDone& done,
+           const WorkerPool::OnLost& lost, const WorkerPool::StopCheck& stop) {
     std::deque<size_t> pending(ids.begin(), ids.end());
     size_t outstanding = ids.size();
     m_workers.resize(std::max<size_t>(1, std::min(m_opt.workers, ids.size())));
@@ -128,7 +128,11 @@ class Pool {
         }
       }
       outstanding -= wait_for_results(done, lost);
+      if (m_interrupted || (stop && stop())) {
+        return false;  // the destructor stops the workers
+      }
     }
+    return true;
   }
 
  private:
@@ -243,6 +247,10 @@ class Pool {
     const double s = std::chrono::duration<double>(Clock::now() - w.started).count();
     const size_t job = static_cast<size_t>(w.job);
     stop(w, 0);
+    if (WIFSIGNALED(m_last_status) && WTERMSIG(m_last_status) == SIGINT) {
+      m_interrupted = true;  // Ctrl-C reached the whole process group: not the job's fault
+      return 0;
+    }
     lost(job, "failed", describe_exit(m_last_status), s);
     return 1;
   }
@@ -251,17 +259,19 @@ class Pool {
   const WorkerPool::Task& m_task;
   std::vector<Worker> m_workers;
   int m_last_status = 0;
+  bool m_interrupted = false;
 };
 
 }  // namespace
 
-void WorkerPool::run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost) {
+bool WorkerPool::run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost,
+                     const StopCheck& stop) {
   if (ids.empty()) {
-    return;
+    return true;
   }
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error to report, not a signal
   Pool pool(m_opt, m_task);
-  pool.run(ids, done, lost);
+  return pool.run(ids, done, lost, stop);
 }
 
 }  // namespace vta::explore

@@ -32,8 +32,14 @@ class WorkerPool {
                                     const std::string& message, double seconds)>;
 
   WorkerPool(WorkerPoolOptions opt, Task task) : m_opt(opt), m_task(std::move(task)) {}
-  // Runs every job of `ids` (each once) and returns when all are reported.
-  void run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost);
+  // Polled about every 100 ms in the parent: true stops the run.
+  using StopCheck = std::function<bool()>;
+
+  // Runs every job of `ids` (each once) and returns when all are reported: true. Returns false
+  // when interrupted (`stop` returned true, or a worker died of SIGINT, i.e. Ctrl-C on the
+  // terminal): the running jobs are then abandoned, neither done nor lost.
+  bool run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost,
+           const StopCheck& stop = {});
 
  private:
   WorkerPoolOptions m_opt;
