@@ -36,8 +36,7 @@ int sweep_export(int argc, char** argv) {
     throw UsageError("needs a database and exactly one of --csv and --jsonl (usage: " + usage +
                      ")");
   }
-  require_regular_file(db);
-  const ResultsDb results(db);
+  const ResultsDb results(db, ResultsDb::Mode::kReadOnly);
   if (!csv.empty()) {
     results.export_csv(csv);
   } else {

@@ -1,7 +1,5 @@
 #include "py_sweep.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "py_common.h"
@@ -59,10 +57,7 @@ pyb::dict run_sweep_spec(const std::string& spec_path, const std::string& db, si
 }
 
 pyb::list results_rows(const std::string& db) {
-  if (!std::filesystem::is_regular_file(db)) {
-    throw Error(fmt::format("cannot open results database '{}': no such file", db));
-  }
-  const explore::ResultsDb results(db);
+  const explore::ResultsDb results(db, explore::ResultsDb::Mode::kReadOnly);
   pyb::list out;
   for (const auto& row : results.rows()) {
     out.append(to_python(row));

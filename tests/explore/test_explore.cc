@@ -340,6 +340,15 @@ TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {
   write_file(d / "text.sqlite", "not a database at all, but long enough to be looked at.....");
   CHECK_THROWS_WITH(ResultsDb((d / "text.sqlite").string()),
                     Catch::Contains("is not a sweep results database"));
+  // Reading a database without the results table (an empty file is an empty SQLite database)
+  // is an error that leaves it untouched; a missing file is not created.
+  write_file(d / "empty.sqlite", "");
+  CHECK_THROWS_WITH(ResultsDb((d / "empty.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("is not a sweep results database"));
+  CHECK(fs::file_size(d / "empty.sqlite") == 0);
+  CHECK_THROWS_WITH(ResultsDb((d / "absent.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("no such file"));
+  CHECK_FALSE(fs::exists(d / "absent.sqlite"));
 }
 
 TEST_CASE("shards partition the points: disjoint, union = the sweep", "[explore][spec]") {
