@@ -201,6 +201,23 @@ TEST_CASE("sweep specs: every error is named", "[explore][spec]") {
                     Catch::Contains("cannot open sweep spec '/no/such/spec.json'"));
 }
 
+TEST_CASE("sweep specs: relative paths are resolved against the spec's folder", "[explore][spec]") {
+  const fs::path d = temp_dir("spec_paths");
+  fs::create_directories(d / "specs");
+  write_file(d / "specs/mine.json", R"({"base": "small", "CLOCK_MHZ": 50})");
+  fs::copy_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json",
+                d / "specs/net.json");
+  write_file(d / "specs/s.json",
+             R"({"base": "mine.json", "workloads": ["network:net.json"], "backend": "fsim"})");
+  const SweepSpec s = SweepSpec::from_file((d / "specs/s.json").string());
+  CHECK(s.base_keys["CLOCK_MHZ"] == 50);
+  CHECK(s.base_keys["LOG_BLOCK"] == HwConfig::from_file(config_path("small")).log_block);
+  REQUIRE(s.workloads.size() == 1);
+  CHECK(s.workloads[0].network.layers.size() > 1);
+  CHECK(s.name == "s");
+  CHECK(expand(s).front().keys == s.base_keys);
+}
+
 TEST_CASE("sweep expansion: grid, ranges, constraints, sample, points", "[explore][spec]") {
   const std::string w = R"("workloads": ["matmul:16x16x16"])";
   // 3 x 2 grid; the last axis varies fastest.
