@@ -84,7 +84,8 @@ int sweep_run(int argc, char** argv) {
   add("help,h", "show this help");
   add("spec", po::value(&spec_path), "sweep spec (JSON, configs/sweeps/README.md)");
   add("db", po::value(&opt.db_path), "results database (SQLite); re-running resumes");
-  add("jobs,j", po::value(&workers), "worker processes (default: one per core)");
+  add("jobs,j", po::value(&workers),
+      "worker processes (default: one per CPU this process may use, e.g. a Slurm job's)");
   add("shard", po::value(&shard),
       "run shard I of N (I/N, 1 <= I <= N): points with index % N == I-1");
   add("retry-failed", po::bool_switch(&opt.retry_failed),

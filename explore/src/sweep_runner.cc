@@ -1,5 +1,7 @@
 #include "vta/explore/sweep_runner.h"
 
+#include <sched.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -46,6 +48,16 @@ std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) c
 
 namespace {
 
+// The CPUs this process may run on (a Slurm job's or a taskset's share), else all of them.
+size_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 void count_status(SweepSummary& s, const std::string& status) {
   if (status == "ok") {
     ++s.ok;
@@ -90,7 +102,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     }
   }
   WorkerPoolOptions wo;
-  wo.workers = opt.workers ? opt.workers : std::max(1u, std::thread::hardware_concurrency());
+  wo.workers = opt.workers ? opt.workers : usable_cpus();
   wo.recycle_after = opt.recycle_after;
   wo.timeout_seconds = opt.timeout_seconds;
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker

@@ -13,7 +13,7 @@ namespace vta::explore {
 
 struct SweepOptions {
   std::string db_path;
-  size_t workers = 0;                       // 0 = one per core
+  size_t workers = 0;  // 0 = one per CPU this process may use (its affinity mask)
   size_t shard_index = 1, shard_count = 1;  // this run's share: points with index % N == I - 1
   bool retry_failed = false;                // redo jobs recorded as failed or timeout
   double timeout_seconds = 0;               // per job; 0 = none
