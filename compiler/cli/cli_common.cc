@@ -67,8 +67,9 @@ std::vector<ConfigOverride> parse_overrides(const std::vector<std::string>& sets
 
 }  // namespace
 
-ResolvedConfig resolve_config(const std::string& v, const std::vector<std::string>& sets) {
-  return vta::resolve_config(v, parse_overrides(sets));
+ResolvedConfig resolve_config(const std::string& name_or_path,
+                              const std::vector<std::string>& sets) {
+  return vta::resolve_config(name_or_path, parse_overrides(sets));
 }
 
 HwConfig embedded_config(const ProgramImage& img, const std::string& file) {
