@@ -10,10 +10,38 @@
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/report.h"
+#include "vta/explore/progress.h"
 
 namespace vta::cli {
 
 using namespace vta::compiler;
+
+namespace {
+
+size_t vta_layer_count(const Network& net) {
+  size_t n = 0;
+  for (const NetworkLayer& l : net.layers) {
+    n += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+  }
+  return n;
+}
+
+// One line per finished VTA layer (unless --quiet) and the progress display.
+void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+                  std::vector<LayerRun>& done) {
+  if (!quiet) {
+    progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
+                              !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
+  }
+  done.push_back(r);
+  size_t mismatched = 0;
+  for (const LayerRun& d : done) {
+    mismatched += d.mismatches ? 1 : 0;
+  }
+  progress.update(done.size(), mismatched);
+}
+
+}  // namespace
 
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
@@ -55,13 +83,9 @@ int cmd_network(int argc, char** argv) {
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
     std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-    opt.on_layer = [&](const LayerRun& r) {
-      if (!quiet) {
-        std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
-                                 !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
-      }
-      done.push_back(r);
-    };
+    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                                      !quiet);
+    opt.on_layer = [&](const LayerRun& r) { report_layer(progress, quiet, r, done); };
     std::string current;  // the VTA layer running
     const auto begin_step = target.on_step_begin;
     target.on_step_begin = [&](const std::string& track, const std::string& step) {
@@ -77,7 +101,9 @@ int cmd_network(int argc, char** argv) {
     NetworkRun r;
     try {
       r = run_network(target, net, opt);
+      progress.finish();
     } catch (const Error& ex) {
+      progress.finish();
       // The report so far (layers done, the failure named) is still written; the error exits 1.
       extra["failure"] = {{"layer", current}, {"error", ex.what()}};
       finish_compiler_command(common, target, "network", net.name, done, extra);
