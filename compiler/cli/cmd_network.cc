@@ -9,11 +9,14 @@
 #include "cli_common.h"
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
+#include "vta/compiler/network_workers.h"
 #include "vta/compiler/report.h"
 
 namespace vta::cli {
 
 using namespace vta::compiler;
+
+constexpr int kMaxNetworkJobs = 256;  // worker processes of -j
 
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
@@ -21,7 +24,7 @@ int cmd_network(int argc, char** argv) {
     std::string name;
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
-    int batch = 1;
+    int batch = 1, jobs = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
     auto add = desc.add_options();
@@ -31,6 +34,8 @@ int cmd_network(int argc, char** argv) {
         "tune every convolution with the N best-estimated schedules (default 4)");
     add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
     add("quiet", po::bool_switch(&quiet), "no progress lines");
+    add("jobs,j", po::value(&jobs)->default_value(1),
+        "simulate the layers in N worker processes (same results as -j 1)");
     add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
@@ -41,6 +46,10 @@ int cmd_network(int argc, char** argv) {
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
+    check_option_range(vm, "jobs", 1, kMaxNetworkJobs);
+    if (jobs > 1 && !(common.trace_path.empty() && common.vcd_path.empty())) {
+      throw UsageError("--trace and --vcd record one process's time line: use them with -j 1");
+    }
     if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     }
@@ -76,7 +85,11 @@ int cmd_network(int argc, char** argv) {
     extra["network"] = net.name;
     NetworkRun r;
     try {
-      r = run_network(target, net, opt);
+      r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
+    } catch (const NetworkLayerError& ex) {
+      extra["failure"] = {{"layer", ex.layer}, {"error", ex.what()}};
+      finish_compiler_command(common, target, "network", net.name, ex.runs, extra);
+      throw Error(fmt::format("network {}: layer '{}': {}", net.name, ex.layer, ex.what()));
     } catch (const Error& ex) {
       // The report so far (layers done, the failure named) is still written; the error exits 1.
       extra["failure"] = {{"layer", current}, {"error", ex.what()}};

@@ -12,17 +12,14 @@
 
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/json_file.h"
+#include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
 
 namespace {
 
-struct Tensor {
-  int n = 0, c = 0, h = 0, w = 0;
-  std::vector<int8_t> data;
-  std::string shape() const { return fmt::format("{}x{}x{}x{}", n, c, h, w); }
-};
+using Tensor = NetworkTensor;
 
 // Reads an int or [a, b] pair.
 void read_pair(const nlohmann::json& v, int& a, int& b) {
@@ -572,7 +569,81 @@ VtaLayerResult run_dense_layer(const Target& target, const Network& net, const N
   return {std::move(run), std::move(out)};
 }
 
+// The weight seed of the layer at `index` (0-based) of the network.
+uint64_t layer_seed(const Network& net, size_t index) {
+  return net.seed * 1000003u + uint64_t(index + 1);
+}
+
+// The reference output of one VTA layer (see reference_layer_jobs) as the tensor it produces.
+Tensor reference_layer_output(const Network& net, const NetworkLayer& l, const Tensor& in,
+                              const std::map<std::string, Tensor>& tensors, uint64_t seed) {
+  ReferenceCache& cache = ReferenceCache::process();
+  if (l.op == "conv2d") {
+    const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
+    p.validate();
+    const ConvData d = conv_layer_data(net, l, p, in, tensors, seed);
+    return Tensor{p.n, p.k, p.out_h(), p.out_w(),
+                  *cache.conv2d(p, l.epilogue, d.x, d.w, d.bias, d.residual)};
+  }
+  if (!l.residual.empty()) {
+    throw Error(
+        fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
+  }
+  const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
+  MatmulData d = random_matmul_data(p, l.epilogue, seed);
+  d.a = in.data;
+  return Tensor{p.m, p.n, 1, 1, *cache.matmul(p, l.epilogue, d.a, d.b, d.bias)};
+}
+
 }  // namespace
+
+std::string NetworkTensor::shape() const {
+  return fmt::format("{}x{}x{}x{}", n, c, h, w);
+}
+
+NetworkJobs reference_layer_jobs(const Network& net) {
+  net.validate();
+  std::map<std::string, Tensor> tensors;
+  tensors[net.input_name] = Tensor{net.n, net.c, net.h, net.w,
+                                   random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed)};
+  NetworkJobs result;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    try {
+      const Tensor& in = layer_input(net, l, tensors);
+      if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+        tensors[l.name] = std::move(*pooled);
+        continue;
+      }
+      NetworkLayerJob job{i, layer_seed(net, i), in, {}};
+      if (l.epilogue.residual && tensors.count(l.residual)) {
+        job.residual = tensors.at(l.residual);
+      }
+      tensors[l.name] = reference_layer_output(net, l, in, tensors, job.seed);
+      result.jobs.push_back(std::move(job));
+    } catch (const Error& ex) {
+      // Running the layer would fail the same way: the layers before it still run.
+      result.failure = NetworkJobs::Failure{i, ex.what()};
+      break;
+    }
+  }
+  return result;
+}
+
+LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
+                       const NetworkOptions& opt) {
+  const NetworkLayer& l = net.layers.at(job.layer);
+  std::map<std::string, Tensor> tensors;
+  if (l.epilogue.residual) {
+    tensors[l.residual] = job.residual;
+  }
+  TargetStep step(target, "layers", l.name);
+  VtaLayerResult v = l.op == "conv2d"
+                         ? run_conv_layer(target, net, l, job.input, tensors, job.seed, opt)
+                         : run_dense_layer(target, net, l, job.input, job.seed, opt);
+  step.done(v.run.stats);
+  return std::move(v.run);
+}
 
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   net.validate();  // also for networks built in code: every shape below is then valid
@@ -591,7 +662,7 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
       tensors[l.name] = std::move(*pooled);
       continue;
     }
-    const uint64_t seed = net.seed * 1000003u + layer_index;
+    const uint64_t seed = layer_seed(net, layer_index - 1);
     TargetStep step(target, "layers", l.name);
     VtaLayerResult v = l.op == "conv2d" ? run_conv_layer(target, net, l, in, tensors, seed, opt)
                                         : run_dense_layer(target, net, l, in, seed, opt);
