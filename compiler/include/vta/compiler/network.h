@@ -89,13 +89,15 @@ struct NetworkTensor {
   std::string shape() const;  // "1x64x56x56"
 };
 
-// One VTA layer of a network, ready to run on its own: its input (and residual) tensor as the
-// layers before it produce them when each equals its C++ reference, which is what run_network
-// feeds it whenever every earlier layer passes its check.
+// One VTA layer of a network, ready to run on its own: its data (weights from its seed, input
+// and residual tensors as the layers before it produce them when each equals its C++
+// reference, which is what run_network feeds it whenever every earlier layer passes its check).
 struct NetworkLayerJob {
-  size_t layer = 0;   // index into Network::layers
-  uint64_t seed = 0;  // the layer's weight seed, as in run_network
-  NetworkTensor input, residual;
+  size_t layer = 0;           // index into Network::layers
+  uint64_t seed = 0;          // the layer's weight seed, as in run_network
+  NetworkTensor input_shape;  // n, c, h, w of the input (its data is in conv.x / dense.a)
+  ConvData conv;              // a conv2d layer's data
+  MatmulData dense;           // a dense layer's data
 };
 
 struct NetworkJobs {
