@@ -17,7 +17,42 @@ namespace vta::cli {
 
 using namespace vta::compiler;
 
+namespace {
+
+size_t vta_layer_count(const Network& net) {
+  size_t n = 0;
+  for (const NetworkLayer& l : net.layers) {
+    n += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+  }
+  return n;
+}
+
+// One line per finished VTA layer (unless --quiet) and the progress display.
+void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+                  std::vector<LayerRun>& done) {
+  if (!quiet) {
+    progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
+                              !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
+  }
+  done.push_back(r);
+  size_t mismatched = 0;
+  for (const LayerRun& d : done) {
+    mismatched += d.mismatches ? 1 : 0;
+  }
+  progress.update(done.size(), mismatched);
+}
+
 constexpr int kMaxNetworkJobs = 256;  // worker processes of -j
+
+// -j N: 1..kMaxNetworkJobs; traces record one process's time line, so only with -j 1.
+void check_jobs_option(const po::variables_map& vm, const CommonOptions& common, int jobs) {
+  check_option_range(vm, "jobs", 1, kMaxNetworkJobs);
+  if (jobs > 1 && !(common.trace_path.empty() && common.vcd_path.empty())) {
+    throw UsageError("--trace and --vcd record one process's time line: use them with -j 1");
+  }
+}
+
+}  // namespace
 
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
@@ -47,10 +82,7 @@ int cmd_network(int argc, char** argv) {
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
-    check_option_range(vm, "jobs", 1, kMaxNetworkJobs);
-    if (jobs > 1 && !(common.trace_path.empty() && common.vcd_path.empty())) {
-      throw UsageError("--trace and --vcd record one process's time line: use them with -j 1");
-    }
+    check_jobs_option(vm, common, jobs);
     if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     }
@@ -65,20 +97,9 @@ int cmd_network(int argc, char** argv) {
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
     std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-    size_t vta_layers = 0, mismatched = 0;
-    for (const NetworkLayer& l : net.layers) {
-      vta_layers += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
-    }
-    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layers, !quiet);
-    opt.on_layer = [&](const LayerRun& r) {
-      mismatched += r.mismatches ? 1 : 0;
-      if (!quiet) {
-        progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
-                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
-      }
-      done.push_back(r);
-      progress.update(done.size(), mismatched);
-    };
+    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                                      !quiet);
+    opt.on_layer = [&](const LayerRun& r) { report_layer(progress, quiet, r, done); };
     std::string current;  // the VTA layer running
     const auto begin_step = target.on_step_begin;
     target.on_step_begin = [&](const std::string& track, const std::string& step) {
@@ -95,17 +116,15 @@ int cmd_network(int argc, char** argv) {
     try {
       r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
       progress.finish();
-    } catch (const NetworkLayerError& ex) {
-      progress.finish();
-      extra["failure"] = {{"layer", ex.layer}, {"error", ex.what()}};
-      finish_compiler_command(common, target, "network", net.name, ex.runs, extra);
-      throw Error(fmt::format("network {}: layer '{}': {}", net.name, ex.layer, ex.what()));
     } catch (const Error& ex) {
       progress.finish();
       // The report so far (layers done, the failure named) is still written; the error exits 1.
-      extra["failure"] = {{"layer", current}, {"error", ex.what()}};
+      // Under -j the workers name the layer (`done` holds exactly the layers before it).
+      const auto* failed = dynamic_cast<const NetworkLayerError*>(&ex);
+      const std::string layer = failed ? failed->layer : current;
+      extra["failure"] = {{"layer", layer}, {"error", ex.what()}};
       finish_compiler_command(common, target, "network", net.name, done, extra);
-      throw Error(fmt::format("network {}: layer '{}': {}", net.name, current, ex.what()));
+      throw Error(fmt::format("network {}: layer '{}': {}", net.name, layer, ex.what()));
     }
     for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";

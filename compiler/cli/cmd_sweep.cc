@@ -2,9 +2,7 @@
 // a SQLite database; `sweep export` writes a database as CSV or JSON lines, `sweep merge` joins
 // shard databases. Exit status: 0 every job ok or invalid, 3 some failed or timed out, 2 bad
 // spec or usage, 1 other errors.
-#include <climits>
 #include <iostream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -38,8 +36,7 @@ int sweep_export(int argc, char** argv) {
     throw UsageError("needs a database and exactly one of --csv and --jsonl (usage: " + usage +
                      ")");
   }
-  require_regular_file(db);
-  const ResultsDb results(db);
+  const ResultsDb results(db, ResultsDb::Mode::kReadOnly);
   if (!csv.empty()) {
     results.export_csv(csv);
   } else {
@@ -87,7 +84,8 @@ int sweep_run(int argc, char** argv) {
   add("help,h", "show this help");
   add("spec", po::value(&spec_path), "sweep spec (JSON, configs/sweeps/README.md)");
   add("db", po::value(&opt.db_path), "results database (SQLite); re-running resumes");
-  add("jobs,j", po::value(&workers), "worker processes (default: one per core)");
+  add("jobs,j", po::value(&workers),
+      "worker processes (default: one per CPU this process may use, e.g. a Slurm job's)");
   add("shard", po::value(&shard),
       "run shard I of N (I/N, 1 <= I <= N): points with index % N == I-1");
   add("retry-failed", po::bool_switch(&opt.retry_failed),

@@ -131,7 +131,7 @@ PairedRows im2col(const Conv2dParams& p, const std::vector<int8_t>& x, int n) {
             const int ix = xo * p.stride_w - p.pad_left + kx;
             if (ix >= 0 && ix < p.w) {
               col.at(r, size_t(y) * size_t(ow) + size_t(xo)) =
-                  plane[size_t(iy) * size_t(p.w) + size_t(ix)];
+                  int16_t(plane[size_t(iy) * size_t(p.w) + size_t(ix)]);
             }
           }
         }
@@ -178,7 +178,7 @@ std::vector<int8_t> matmul_reference_fast(const MatmulParams& p, const Epilogue&
   PairedRows bx(k, n);
   for (size_t r = 0; r < k; ++r) {
     for (size_t j = 0; j < n; ++j) {
-      bx.at(r, j) = b[r * n + j];
+      bx.at(r, j) = int16_t(b[r * n + j]);
     }
   }
   const std::vector<uint32_t> acc = int8_matrix_product(a.data(), m, bx);

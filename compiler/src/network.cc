@@ -543,7 +543,7 @@ ConvSchedule conv_layer_schedule(const Target& target, const NetworkLayer& l, co
 // The layer's parameters and data: its random weights (and bias) with its actual input (and
 // residual) tensors.
 Conv2dParams conv_layer_params(const NetworkLayer& l, const Tensor& in) {
-  const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
+  Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
   p.validate();
   return p;
 }

@@ -200,6 +200,7 @@ class LayerDispatcher {
     }
     while (busy(workers)) {
       std::vector<pollfd> fds;
+      fds.reserve(workers.size());
       for (const Worker& w : workers) {
         fds.push_back(pollfd{w.job ? w.results_fd : -1, POLLIN, 0});
       }

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace vta::explore {
@@ -15,7 +17,7 @@ constexpr int kBarWidth = 30;
 }  // namespace
 
 std::string format_duration(double s) {
-  const long t = static_cast<long>(s + 0.5);
+  const long t = std::lround(s);
   if (t >= 3600) {
     return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
   }

@@ -102,16 +102,22 @@ std::string csv_field(const nlohmann::ordered_json& v) {
 
 }  // namespace
 
-ResultsDb::ResultsDb(const std::string& path) : m_path(path) {
-  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
+ResultsDb::ResultsDb(const std::string& path, Mode mode) : m_path(path) {
+  const bool create = mode == Mode::kCreate;
+  if (!create && !std::filesystem::is_regular_file(path)) {
+    throw Error(fmt::format("cannot open results database '{}': no such file", path));
+  }
+  const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  if (sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
     const std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
     throw Error(fmt::format("cannot open results database '{}': {}", path, msg));
   }
   sqlite3_busy_timeout(m_db, 10000);
   try {
-    exec(kCreateTable);
+    if (create) {
+      exec(kCreateTable);
+    }
     for (const std::string& c : columns("main")) {
       m_columns[c] = true;
     }
@@ -261,10 +267,7 @@ void ResultsDb::export_jsonl(const std::string& path) const {
 }
 
 size_t ResultsDb::merge_from(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw Error(fmt::format("cannot merge '{}': no such file", path));
-  }
-  { ResultsDb check(path); }  // names `path` if it is not a sweep database
+  { const ResultsDb check(path, Mode::kReadOnly); }  // names `path` unless a sweep database
   Stmt attach(m_db, "ATTACH DATABASE ?1 AS src", m_path);
   sqlite3_bind_text(attach.get(), 1, path.c_str(), -1, SQLITE_TRANSIENT);
   if (sqlite3_step(attach.get()) != SQLITE_DONE) {

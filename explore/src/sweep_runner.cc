@@ -1,5 +1,7 @@
 #include "vta/explore/sweep_runner.h"
 
+#include <sched.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -38,13 +40,23 @@ std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) c
   const std::string shard =
       opt.shard_count > 1 ? fmt::format(" (shard {}/{})", opt.shard_index, opt.shard_count) : "";
   return fmt::format(
-      "sweep {}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
+      "sweep {}{}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
       "{}, failed {}, timeout {}; {} in {}",
-      spec.name, shard, points, spec.workloads.size(), jobs, ran, skipped, ok, invalid, failed,
-      timeout, format_duration(wall_seconds), opt.db_path);
+      spec.name, shard, interrupted ? " (interrupted)" : "", points, spec.workloads.size(), jobs,
+      ran, skipped, ok, invalid, failed, timeout, format_duration(wall_seconds), opt.db_path);
 }
 
 namespace {
+
+// The CPUs this process may run on (a Slurm job's or a taskset's share), else all of them.
+size_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void count_status(SweepSummary& s, const std::string& status) {
   if (status == "ok") {
@@ -90,7 +102,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     }
   }
   WorkerPoolOptions wo;
-  wo.workers = opt.workers ? opt.workers : std::max(1u, std::thread::hardware_concurrency());
+  wo.workers = opt.workers ? opt.workers : usable_cpus();
   wo.recycle_after = opt.recycle_after;
   wo.timeout_seconds = opt.timeout_seconds;
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
@@ -109,7 +121,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   for (size_t i = 0; i < ids.size(); ++i) {
     ids[i] = i;
   }
-  pool.run(
+  sum.interrupted = !pool.run(
       ids,
       [&](size_t i, const std::string& line) {
         std::vector<nlohmann::ordered_json> rows;
@@ -125,7 +137,8 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
       },
       [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
         record(lost_job_rows(spec, jobs[todo[i]], st, msg, seconds));
-      });
+      },
+      opt.interrupted);
   progress.finish();
   sum.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -109,10 +109,14 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
   }
 }
 
+bool is_count(const nlohmann::ordered_json& v, int64_t min) {
+  return v.is_number_integer() && v.get<int64_t>() >= min;
+}
+
 void parse_sample(SweepSpec& s, const nlohmann::ordered_json& j) {
   SweepSample smp;
-  if (!j.is_object() || !j.contains("count") || !j["count"].is_number_unsigned() ||
-      j["count"].get<uint64_t>() == 0 || (j.contains("seed") && !j["seed"].is_number_unsigned()) ||
+  if (!j.is_object() || !j.contains("count") || !is_count(j["count"], 1) ||
+      (j.contains("seed") && !is_count(j["seed"], 0)) ||
       j.size() != 1 + (j.contains("seed") ? 1u : 0u)) {
     throw SpecError(s.source + ": 'sample' must be {\"count\": K >= 1, \"seed\": S >= 0}");
   }
@@ -178,7 +182,7 @@ void parse_run_keys(SweepSpec& s, const nlohmann::ordered_json& j) {
     s.check = j["check"].get<bool>();
   }
   if (j.contains("seed")) {
-    if (!j["seed"].is_number_unsigned()) {
+    if (!is_count(j["seed"], 0)) {
       throw SpecError(s.source + ": 'seed' must be an integer >= 0");
     }
     s.seed = j["seed"].get<uint64_t>();
@@ -290,22 +294,57 @@ size_t grid_size(const SweepSpec& spec) {
   return n;
 }
 
-std::vector<DesignPoint> expand(const SweepSpec& spec) {
-  std::vector<nlohmann::json> candidates;
+namespace {
+
+// The grid's override objects in order (mixed-radix digits, the last axis fastest).
+std::vector<nlohmann::json> grid_overrides(const SweepSpec& spec) {
   const size_t grid = spec.axes.empty() && !spec.points.empty() ? 0 : grid_size(spec);
   if (grid > 10'000'000) {
     throw SpecError(
         fmt::format("{}: the grid has {} points (at most 10000000)", spec.source, grid));
   }
+  std::vector<nlohmann::json> out;
+  out.reserve(grid);
   for (size_t g = 0; g < grid; ++g) {
     nlohmann::json o = nlohmann::json::object();
-    size_t rest = g;  // mixed-radix digits, last axis fastest
+    size_t rest = g;
     for (size_t a = spec.axes.size(); a-- > 0;) {
       o[spec.axes[a].key] = spec.axes[a].values[rest % spec.axes[a].values.size()];
       rest /= spec.axes[a].values.size();
     }
-    candidates.push_back(std::move(o));
+    out.push_back(std::move(o));
   }
+  return out;
+}
+
+// `count` of `items` drawn with partial Fisher-Yates over mt19937_64 (whose output the C++
+// standard fixes), kept in their order: the same seed gives the same sample on every platform.
+std::vector<nlohmann::json> sample_of(const std::vector<nlohmann::json>& items, size_t count,
+                                      uint64_t seed) {
+  if (count >= items.size()) {
+    return items;
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<size_t> idx(items.size());
+  for (size_t i = 0; i < idx.size(); ++i) {
+    idx[i] = i;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    std::swap(idx[i], idx[i + rng() % (idx.size() - i)]);
+  }
+  idx.resize(count);
+  std::sort(idx.begin(), idx.end());
+  std::vector<nlohmann::json> out;
+  out.reserve(count);
+  for (size_t i : idx) {
+    out.push_back(items[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<DesignPoint> expand(const SweepSpec& spec) {
   const auto keys_of = [&](const nlohmann::json& o) {
     nlohmann::json k = spec.base_keys;
     for (auto it = o.begin(); it != o.end(); ++it) {
@@ -313,7 +352,8 @@ std::vector<DesignPoint> expand(const SweepSpec& spec) {
     }
     return k;
   };
-  const auto allowed = [&](const nlohmann::json& keys) {
+  const auto allowed = [&](const nlohmann::json& o) {
+    const nlohmann::json keys = keys_of(o);
     for (const ConstraintExpr& c : spec.constraints) {
       try {
         if (!c.holds(keys)) {
@@ -327,32 +367,16 @@ std::vector<DesignPoint> expand(const SweepSpec& spec) {
     return true;
   };
   std::vector<nlohmann::json> kept;
-  for (const nlohmann::json& o : candidates) {
-    if (allowed(keys_of(o))) {
-      kept.push_back(o);
+  for (nlohmann::json& o : grid_overrides(spec)) {
+    if (allowed(o)) {
+      kept.push_back(std::move(o));
     }
   }
-  if (spec.sample && spec.sample->count < kept.size()) {
-    // Partial Fisher-Yates with mt19937_64 (whose output the C++ standard fixes), then grid
-    // order: the same seed gives the same sample on every platform.
-    std::mt19937_64 rng(spec.sample->seed);
-    std::vector<size_t> idx(kept.size());
-    for (size_t i = 0; i < idx.size(); ++i) {
-      idx[i] = i;
-    }
-    for (size_t i = 0; i < spec.sample->count; ++i) {
-      std::swap(idx[i], idx[i + rng() % (idx.size() - i)]);
-    }
-    idx.resize(spec.sample->count);
-    std::sort(idx.begin(), idx.end());
-    std::vector<nlohmann::json> sampled;
-    for (size_t i : idx) {
-      sampled.push_back(kept[i]);
-    }
-    kept = std::move(sampled);
+  if (spec.sample) {
+    kept = sample_of(kept, spec.sample->count, spec.sample->seed);
   }
   for (const nlohmann::json& o : spec.points) {
-    if (allowed(keys_of(o))) {
+    if (allowed(o)) {
       kept.push_back(o);
     }
   }

@@ -47,6 +47,15 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+// The kernel's OOM killer takes a worker before the parent, which holds the database. (No
+// address-space limit: the simulated DRAM reserves 4 GiB of it up front.)
+void prefer_worker_for_oom_kill() {
+  if (FILE* f = std::fopen("/proc/self/oom_score_adj", "w")) {
+    std::fputs("1000", f);
+    std::fclose(f);
+  }
+}
+
 // The worker's loop: job ids in, one result line out per job, until `limit` jobs or EOF.
 [[noreturn]] void worker_main(int in, int out, size_t limit, const WorkerPool::Task& task) {
   // Simulator output on stdout would mix with the parent's; results use their own pipe.
@@ -98,8 +107,8 @@ class Pool {
     }
   }
 
-  void run(const std::vector<size_t>& ids, const WorkerPool::OnDone& done,
-           const WorkerPool::OnLost& lost) {
+  bool run(const std::vector<size_t>& ids, const WorkerPool::OnDone& done,
+           const WorkerPool::OnLost& lost, const WorkerPool::StopCheck& stop) {
     std::deque<size_t> pending(ids.begin(), ids.end());
     size_t outstanding = ids.size();
     m_workers.resize(std::max<size_t>(1, std::min(m_opt.workers, ids.size())));
@@ -119,7 +128,11 @@ class Pool {
         }
       }
       outstanding -= wait_for_results(done, lost);
+      if (m_interrupted || (stop && stop())) {
+        return false;  // the destructor stops the workers
+      }
     }
+    return true;
   }
 
  private:
@@ -143,6 +156,7 @@ class Pool {
       ::close(down[1]);
       ::close(up[0]);
       ::signal(SIGPIPE, SIG_DFL);
+      prefer_worker_for_oom_kill();
       worker_main(down[0], up[1], m_opt.recycle_after, m_task);
     }
     ::close(down[0]);
@@ -233,6 +247,10 @@ class Pool {
     const double s = std::chrono::duration<double>(Clock::now() - w.started).count();
     const size_t job = static_cast<size_t>(w.job);
     stop(w, 0);
+    if (WIFSIGNALED(m_last_status) && WTERMSIG(m_last_status) == SIGINT) {
+      m_interrupted = true;  // Ctrl-C reached the whole process group: not the job's fault
+      return 0;
+    }
     lost(job, "failed", describe_exit(m_last_status), s);
     return 1;
   }
@@ -241,17 +259,19 @@ class Pool {
   const WorkerPool::Task& m_task;
   std::vector<Worker> m_workers;
   int m_last_status = 0;
+  bool m_interrupted = false;
 };
 
 }  // namespace
 
-void WorkerPool::run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost) {
+bool WorkerPool::run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost,
+                     const StopCheck& stop) {
   if (ids.empty()) {
-    return;
+    return true;
   }
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker's pipe is an error to report, not a signal
   Pool pool(m_opt, m_task);
-  pool.run(ids, done, lost);
+  return pool.run(ids, done, lost, stop);
 }
 
 }  // namespace vta::explore

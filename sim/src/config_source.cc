@@ -52,7 +52,7 @@ bool names_file(const std::string& v, const fs::path& dir) {
 
 // The file of a preset; "" for the built-in pynq when no preset file exists.
 std::string preset_file(const std::string& v) {
-  const std::string preset = preset_config_dir() + "/" + v + ".json";
+  std::string preset = preset_config_dir() + "/" + v + ".json";
   if (fs::exists(preset)) {
     return preset;
   }

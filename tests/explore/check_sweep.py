@@ -54,23 +54,30 @@ def write_spec(name, spec):
 
 
 def check_rows_and_reference():
-    # 2 x 2 grid + an explicit point the ISA cannot encode (LOG_BLOCK 3 with pynq's buffers).
+    # 2 x 2 grid + a point the ISA cannot encode (LOG_BLOCK 3 with pynq's buffers) + one whose
+    # uop buffer (4 entries) holds no schedule of either workload.
     spec = write_spec("grid.json", {
         "base": "pynq", "axes": {"LOG_BUS_WIDTH": [6, 7], "DRAM_READ_LATENCY_CYCLES": [8, 32]},
-        "points": [{"LOG_BLOCK": 3}], "workloads": [CONV, "matmul:16x64x32"],
+        "points": [{"LOG_BLOCK": 3}, {"LOG_UOP_BUFF_SIZE": 4}],
+        "workloads": [CONV, "matmul:16x64x32"],
         "backend": "cycle", "schedule": "auto"})
     db = os.path.join(WORK, "grid.sqlite")
     out = vtasim(["sweep", spec, "--db", db, "-j", "2"]).stdout
-    if "5 points x 2 workloads = 10 jobs; ran 10, 0 already done; ok 8, invalid 2" not in out:
+    if "6 points x 2 workloads = 12 jobs; ran 12, 0 already done; ok 8, invalid 4" not in out:
         fail("summary line: " + out)
     summaries = rows(db, "row_kind = 'summary'")
-    if len(summaries) != 10 or len(rows(db, "row_kind = 'layer'")) != 8:
-        fail("expected 10 summary rows and 8 layer rows, got %d / %d"
+    if len(summaries) != 12 or len(rows(db, "row_kind = 'layer'")) != 8:
+        fail("expected 12 summary rows and 8 layer rows, got %d / %d"
              % (len(summaries), len(rows(db, "row_kind = 'layer'"))))
     for r in summaries:
         if r["LOG_BLOCK"] == 3:
             if r["status"] != "invalid" or "GEMM instruction needs" not in r["error"]:
                 fail("invalid point: %r" % r)
+            continue
+        if r["LOG_UOP_BUFF_SIZE"] == 4:
+            if r["status"] != "invalid" or "no schedule of" not in r["error"] or \
+                    r["config_hash"] is None:
+                fail("point without a schedule: %r" % r)
             continue
         if r["status"] != "ok" or r["cycles"] <= 0 or r["config_hash"] is None:
             fail("ok point: %r" % r)
@@ -92,13 +99,13 @@ def check_rows_and_reference():
             fail("sweep %r vs conv2d --set %r" % (
                 (r["cycles"], r["config_hash"], r["config_label"]),
                 (direct["cycles"], direct["config_hash"], direct["config_label"])))
-    print("grid: 10 jobs, 2 invalid with the reason, cycles equal to conv2d --set")
+    print("grid: 12 jobs, 4 invalid with the reason, cycles equal to conv2d --set")
     # Resume: nothing is redone.
     before = rows(db)
     out = vtasim(["sweep", spec, "--db", db, "-j", "2"]).stdout
-    if "ran 0, 10 already done" not in out or rows(db) != before:
+    if "ran 0, 12 already done" not in out or rows(db) != before:
         fail("second run redid work: " + out)
-    print("resume: second run skips all 10 jobs, rows unchanged")
+    print("resume: second run skips all 12 jobs, rows unchanged")
     return spec, db
 
 

@@ -201,6 +201,23 @@ TEST_CASE("sweep specs: every error is named", "[explore][spec]") {
                     Catch::Contains("cannot open sweep spec '/no/such/spec.json'"));
 }
 
+TEST_CASE("sweep specs: relative paths are resolved against the spec's folder", "[explore][spec]") {
+  const fs::path d = temp_dir("spec_paths");
+  fs::create_directories(d / "specs");
+  write_file(d / "specs/mine.json", R"({"base": "small", "CLOCK_MHZ": 50})");
+  fs::copy_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json",
+                d / "specs/net.json");
+  write_file(d / "specs/s.json",
+             R"({"base": "mine.json", "workloads": ["network:net.json"], "backend": "fsim"})");
+  const SweepSpec s = SweepSpec::from_file((d / "specs/s.json").string());
+  CHECK(s.base_keys["CLOCK_MHZ"] == 50);
+  CHECK(s.base_keys["LOG_BLOCK"] == HwConfig::from_file(config_path("small")).log_block);
+  REQUIRE(s.workloads.size() == 1);
+  CHECK(s.workloads[0].network.layers.size() > 1);
+  CHECK(s.name == "s");
+  CHECK(expand(s).front().keys == s.base_keys);
+}
+
 TEST_CASE("sweep expansion: grid, ranges, constraints, sample, points", "[explore][spec]") {
   const std::string w = R"("workloads": ["matmul:16x16x16"])";
   // 3 x 2 grid; the last axis varies fastest.
@@ -340,6 +357,15 @@ TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {
   write_file(d / "text.sqlite", "not a database at all, but long enough to be looked at.....");
   CHECK_THROWS_WITH(ResultsDb((d / "text.sqlite").string()),
                     Catch::Contains("is not a sweep results database"));
+  // Reading a database without the results table (an empty file is an empty SQLite database)
+  // is an error that leaves it untouched; a missing file is not created.
+  write_file(d / "empty.sqlite", "");
+  CHECK_THROWS_WITH(ResultsDb((d / "empty.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("is not a sweep results database"));
+  CHECK(fs::file_size(d / "empty.sqlite") == 0);
+  CHECK_THROWS_WITH(ResultsDb((d / "absent.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("no such file"));
+  CHECK_FALSE(fs::exists(d / "absent.sqlite"));
 }
 
 TEST_CASE("shards partition the points: disjoint, union = the sweep", "[explore][spec]") {

@@ -20,9 +20,11 @@ extern const char* const kRowKeyColumns[5];  // point_id, workload, backend, sch
 
 class ResultsDb {
  public:
-  // Opens or creates `path` with the results table. Throws vta::Error naming the file when it
-  // cannot be opened or is not a sweep database.
-  explicit ResultsDb(const std::string& path);
+  enum class Mode { kCreate, kReadOnly };
+  // Opens `path`: kCreate makes the file and the results table when missing; kReadOnly needs an
+  // existing sweep database and never writes. Throws vta::Error naming the file when it cannot
+  // be opened or is not a sweep database.
+  explicit ResultsDb(const std::string& path, Mode mode = Mode::kCreate);
   ~ResultsDb();
   ResultsDb(const ResultsDb&) = delete;
   ResultsDb& operator=(const ResultsDb&) = delete;

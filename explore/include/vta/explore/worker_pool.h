@@ -3,7 +3,8 @@
 // live for many jobs (so per-process caches such as the reference results pay off) and are
 // replaced after `recycle_after` jobs (bounding SystemC's per-backend memory growth). A worker
 // that crashes, is killed (e.g. by the OOM killer) or exceeds the per-job timeout is replaced;
-// its job is reported lost with status "failed" or "timeout" and the others go on.
+// its job is reported lost with status "failed" or "timeout" and the others go on. Workers ask
+// the kernel's OOM killer to pick them before the parent.
 #pragma once
 
 #include <cstddef>
@@ -31,8 +32,14 @@ class WorkerPool {
                                     const std::string& message, double seconds)>;
 
   WorkerPool(WorkerPoolOptions opt, Task task) : m_opt(opt), m_task(std::move(task)) {}
-  // Runs every job of `ids` (each once) and returns when all are reported.
-  void run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost);
+  // Polled about every 100 ms in the parent: true stops the run.
+  using StopCheck = std::function<bool()>;
+
+  // Runs every job of `ids` (each once) and returns when all are reported: true. Returns false
+  // when interrupted (`stop` returned true, or a worker died of SIGINT, i.e. Ctrl-C on the
+  // terminal): the running jobs are then abandoned, neither done nor lost.
+  bool run(const std::vector<size_t>& ids, const OnDone& done, const OnLost& lost,
+           const StopCheck& stop = {});
 
  private:
   WorkerPoolOptions m_opt;
