@@ -23,6 +23,11 @@ struct PairedRows {
   const int16_t* pair_row(size_t p) const { return &v[p * cols * 2]; }
 };
 
+// An int8 tensor element as the int16 of the paired layout: the same signed value.
+int16_t widen(int8_t v) {
+  return v;  // NOLINT(bugprone-signed-char-misuse): int8 numbers, sign extension intended
+}
+
 // Output pixels per tile and output channels per block: a block's accumulators (8 x 512 x 4 B)
 // stay in the first-level cache while the reduction streams over them; row pairs per pass:
 // each pass loads and stores an accumulator once for eight multiply-adds.
@@ -131,7 +136,7 @@ PairedRows im2col(const Conv2dParams& p, const std::vector<int8_t>& x, int n) {
             const int ix = xo * p.stride_w - p.pad_left + kx;
             if (ix >= 0 && ix < p.w) {
               col.at(r, size_t(y) * size_t(ow) + size_t(xo)) =
-                  int16_t(plane[size_t(iy) * size_t(p.w) + size_t(ix)]);
+                  widen(plane[size_t(iy) * size_t(p.w) + size_t(ix)]);
             }
           }
         }
@@ -178,7 +183,7 @@ std::vector<int8_t> matmul_reference_fast(const MatmulParams& p, const Epilogue&
   PairedRows bx(k, n);
   for (size_t r = 0; r < k; ++r) {
     for (size_t j = 0; j < n; ++j) {
-      bx.at(r, j) = int16_t(b[r * n + j]);
+      bx.at(r, j) = widen(b[r * n + j]);
     }
   }
   const std::vector<uint32_t> acc = int8_matrix_product(a.data(), m, bx);
