@@ -26,6 +26,13 @@ def table(stdout):
     return re.sub(r"wall( time)? +[0-9.]+ s", "wall - s", stdout)
 
 
+def stderr_lines(stderr):
+    # Layer lines and errors; progress lines ("network N: 3/7 VTA layers, ... elapsed 1s") depend
+    # on timing and are left out.
+    progress = re.compile(r"^network \S+: \d+/\d+ VTA layers, ")
+    return [l for l in stderr.strip().splitlines() if not progress.match(l)]
+
+
 def compare(vtasim, work, name, args, rc):
     runs = {}
     for j in (1, 2):
@@ -34,7 +41,7 @@ def compare(vtasim, work, name, args, rc):
         if p.returncode != rc:
             sys.exit(f"{name} -j {j}: exit status {p.returncode}, expected {rc}\n{p.stderr}")
         with open(out) as f:
-            runs[j] = (without_wall(json.load(f)), table(p.stdout), p.stderr.strip().splitlines())
+            runs[j] = (without_wall(json.load(f)), table(p.stdout), stderr_lines(p.stderr))
     (rep1, out1, err1), (rep2, out2, err2) = runs[1], runs[2]
     if rep1 != rep2:
         sys.exit(f"{name}: the -j 2 report differs from -j 1")
