@@ -54,12 +54,22 @@ std::vector<std::string> preset_names() {
   return preset_config_names();
 }
 
-ResolvedConfig resolve_config(const std::string& v, const std::vector<std::string>& sets) {
+namespace {
+
+std::vector<ConfigOverride> parse_overrides(const std::vector<std::string>& sets) {
   std::vector<ConfigOverride> overrides;
+  overrides.reserve(sets.size());
   for (const std::string& s : sets) {
     overrides.push_back(parse_config_override(s));
   }
-  return vta::resolve_config(v, overrides);
+  return overrides;
+}
+
+}  // namespace
+
+ResolvedConfig resolve_config(const std::string& name_or_path,
+                              const std::vector<std::string>& sets) {
+  return vta::resolve_config(name_or_path, parse_overrides(sets));
 }
 
 HwConfig embedded_config(const ProgramImage& img, const std::string& file) {
@@ -71,12 +81,8 @@ ResolvedConfig image_config(const ProgramImage& img, const std::string& config,
   if (!config.empty() || img.config_json.empty()) {
     return resolve_config(config, sets);
   }
-  std::vector<ConfigOverride> overrides;
-  for (const std::string& s : sets) {
-    overrides.push_back(parse_config_override(s));
-  }
-  const std::string source = file + " (embedded config)";
-  return resolve_config_keys(source, embedded_config(img, file).to_json(), overrides);
+  return resolve_config_keys(file + " (embedded config)", embedded_config(img, file).to_json(),
+                             parse_overrides(sets));
 }
 
 void apply_trace_options(const CommonOptions& o, Backend& be) {

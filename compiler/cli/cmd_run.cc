@@ -306,7 +306,7 @@ ResolvedConfig load_program(const std::string& file, const CommonOptions& opts, 
   require_regular_file(file);
   if (ProgramImage::is_image_file(file)) {
     img = ProgramImage::load(file);
-    const ResolvedConfig rc = image_config(img, config, opts.sets, file);
+    ResolvedConfig rc = image_config(img, config, opts.sets, file);
     const HwConfig& cfg = rc.config;
     if (!config.empty() && !img.config_json.empty()) {
       const HwConfig built_for = embedded_config(img, file);

@@ -202,14 +202,17 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
     summary["wall_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
-    for (const LayerRun& r : runs) {
-      if (!r.ok()) {
-        rows.front()["status"] = "failed";
-        rows.front()["error"] = fmt::format(
-            "{}: result differs from the C++ reference in {} "
-            "element(s) (first: {})",
-            r.name, r.mismatches, r.first_mismatch);
-        break;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
+        const std::string why =
+            fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
+                        runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
+        for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
+          (*r)["status"] = "failed";
+          if ((*r)["error"].is_null()) {
+            (*r)["error"] = why;
+          }
+        }
       }
     }
     return rows;
