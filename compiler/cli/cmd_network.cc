@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
+#include "vta/compiler/network_workers.h"
 #include "vta/compiler/report.h"
 #include "vta/explore/progress.h"
 
@@ -41,6 +42,16 @@ void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun
   progress.update(done.size(), mismatched);
 }
 
+constexpr int kMaxNetworkJobs = 256;  // worker processes of -j
+
+// -j N: 1..kMaxNetworkJobs; traces record one process's time line, so only with -j 1.
+void check_jobs_option(const po::variables_map& vm, const CommonOptions& common, int jobs) {
+  check_option_range(vm, "jobs", 1, kMaxNetworkJobs);
+  if (jobs > 1 && !(common.trace_path.empty() && common.vcd_path.empty())) {
+    throw UsageError("--trace and --vcd record one process's time line: use them with -j 1");
+  }
+}
+
 }  // namespace
 
 int cmd_network(int argc, char** argv) {
@@ -49,7 +60,7 @@ int cmd_network(int argc, char** argv) {
     std::string name;
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
-    int batch = 1;
+    int batch = 1, jobs = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
     auto add = desc.add_options();
@@ -59,6 +70,8 @@ int cmd_network(int argc, char** argv) {
         "tune every convolution with the N best-estimated schedules (default 4)");
     add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
     add("quiet", po::bool_switch(&quiet), "no progress lines");
+    add("jobs,j", po::value(&jobs)->default_value(1),
+        "simulate the layers in N worker processes (same results as -j 1)");
     add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
@@ -69,6 +82,7 @@ int cmd_network(int argc, char** argv) {
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
+    check_jobs_option(vm, common, jobs);
     if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     }
@@ -100,14 +114,17 @@ int cmd_network(int argc, char** argv) {
     extra["network"] = net.name;
     NetworkRun r;
     try {
-      r = run_network(target, net, opt);
+      r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
       progress.finish();
     } catch (const Error& ex) {
       progress.finish();
       // The report so far (layers done, the failure named) is still written; the error exits 1.
-      extra["failure"] = {{"layer", current}, {"error", ex.what()}};
+      // Under -j the workers name the layer (`done` holds exactly the layers before it).
+      const auto* failed = dynamic_cast<const NetworkLayerError*>(&ex);
+      const std::string layer = failed ? failed->layer : current;
+      extra["failure"] = {{"layer", layer}, {"error", ex.what()}};
       finish_compiler_command(common, target, "network", net.name, done, extra);
-      throw Error(fmt::format("network {}: layer '{}': {}", net.name, current, ex.what()));
+      throw Error(fmt::format("network {}: layer '{}': {}", net.name, layer, ex.what()));
     }
     for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";

@@ -9,7 +9,7 @@
 #include "vta/compiler/conv_codegen.h"
 #include "vta/compiler/kernel_fold.h"
 #include "vta/compiler/layout.h"
-#include "vta/compiler/reference.h"
+#include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -236,11 +236,12 @@ LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue&
   r.out = unpack_nchw(tensors.out.read<int8_t>(), p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
   if (check) {
     const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
-    compare_with_reference(r, conv2d_reference(p, e, data.x, data.w, data.bias, data.residual),
-                           [&](size_t i) {
-                             return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k),
-                                                (i / (ow * oh)) % k, (i / ow) % oh, i % ow);
-                           });
+    const auto ref =
+        ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual);
+    compare_with_reference(r, *ref, [&](size_t i) {
+      return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k,
+                         (i / ow) % oh, i % ow);
+    });
   }
   return r;
 }
@@ -312,9 +313,9 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
   r.shape = p.describe();
   r.macs = p.macs();
   if (check) {
-    compare_with_reference(r, matmul_reference(p, e, data.a, data.b, data.bias), [&](size_t i) {
-      return fmt::format("row {} col {}", i / p.n, i % p.n);
-    });
+    const auto ref = ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias);
+    compare_with_reference(
+        r, *ref, [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
   }
   return r;
 }
