@@ -9,6 +9,7 @@
 
 #include "test_paths.h"
 #include "vta/compiler/json_file.h"
+#include "vta/compiler/layer_run_codec.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/network_workers.h"
 #include "vta/runtime_cpp.h"

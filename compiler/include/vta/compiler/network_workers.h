@@ -31,8 +31,4 @@ class NetworkLayerError : public Error {
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers);
 
-// A LayerRun as bytes and back (everything, counters and output included): what a worker sends.
-std::vector<uint8_t> encode_layer_run(const LayerRun& r);
-LayerRun decode_layer_run(const std::vector<uint8_t>& bytes);
-
 }  // namespace vta::compiler
