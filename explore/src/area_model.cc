@@ -16,30 +16,36 @@ extern const char* const kAreaCoefficientsJson;
 namespace {
 
 // A block RAM shape: depth x width of one primitive in simple dual-port mode (one write and one
-// read port, as vta_sram.v), and its size in 36 Kb units. Parity bits hold data (x9, x18, ...).
+// read port, as vta_sram.v), its size in 36 Kb units and Yosys' mapping cost for it
+// (/usr/share/yosys/xilinx/brams_xc4v.txt: RAMB18 129, RAMB36 257). Parity bits hold data.
 struct BramShape {
   uint64_t depth;
   int width;
   double units36;
+  double cost;
 };
 
 const BramShape kBramShapes[] = {
     // RAMB18E1
-    {16384, 1, 0.5},
-    {8192, 2, 0.5},
-    {4096, 4, 0.5},
-    {2048, 9, 0.5},
-    {1024, 18, 0.5},
-    {512, 36, 0.5},
+    {16384, 1, 0.5, 129},
+    {8192, 2, 0.5, 129},
+    {4096, 4, 0.5, 129},
+    {2048, 9, 0.5, 129},
+    {1024, 18, 0.5, 129},
+    {512, 36, 0.5, 129},
     // RAMB36E1
-    {32768, 1, 1},
-    {16384, 2, 1},
-    {8192, 4, 1},
-    {4096, 9, 1},
-    {2048, 18, 1},
-    {1024, 36, 1},
-    {512, 72, 1},
+    {32768, 1, 1, 257},
+    {16384, 2, 1, 257},
+    {8192, 4, 1, 257},
+    {4096, 9, 1, 257},
+    {2048, 18, 1, 257},
+    {1024, 36, 1, 257},
+    {512, 72, 1, 257},
 };
+
+// LUT-RAM in simple dual-port mode (lutrams_xc5v.txt): RAM32M holds 32 x 6 bits, RAM64M 64 x 3;
+// deeper memories stack RAM64M cells. Each cell costs 8.
+constexpr double kLutramCellCost = 8;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) {
   return (a + b - 1) / b;
@@ -48,21 +54,24 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 }  // namespace
 
 MemoryMapping map_memory(uint64_t depth, int width_bits) {
-  MemoryMapping m;
-  const auto bits = depth * static_cast<uint64_t>(width_bits);
-  // Yosys keeps memories of at most kLutramMaxBits in LUT-RAM: RAM64M cells of 64 x 3 bits (one
-  // write port, one read port), and RAM128X1D / RAM256X1S-based shapes beyond 64 entries.
-  constexpr uint64_t kLutramMaxBits = 2048;
-  if (bits <= kLutramMaxBits) {
-    m.lutram = static_cast<double>(ceil_div(depth, 64) * ceil_div(width_bits, 3));
-    return m;
-  }
-  double best = std::numeric_limits<double>::max();
+  const auto w = static_cast<uint64_t>(width_bits);
+  const uint64_t cells = depth <= 32 ? ceil_div(w, 6) : ceil_div(depth, 64) * ceil_div(w, 3);
+  double best_cost = std::numeric_limits<double>::max();
+  double best_units = 0;
   for (const auto& s : kBramShapes) {
-    const double n = static_cast<double>(ceil_div(depth, s.depth) * ceil_div(width_bits, s.width));
-    best = std::min(best, n * s.units36);
+    const double n = static_cast<double>(ceil_div(depth, s.depth) * ceil_div(w, s.width));
+    if (n * s.cost < best_cost) {
+      best_cost = n * s.cost;
+      best_units = n * s.units36;
+    }
   }
-  m.bram36 = best;
+  // Yosys maps each memory to the cheapest primitive (memory_libmap).
+  MemoryMapping m;
+  if (static_cast<double>(cells) * kLutramCellCost < best_cost) {
+    m.lutram = static_cast<double>(cells);
+  } else {
+    m.bram36 = best_units;
+  }
   return m;
 }
 

@@ -17,9 +17,11 @@ using vta::explore::map_memory;
 
 TEST_CASE("area: one memory maps like Yosys maps vta_sram alone", "[explore][area]") {
   // (depth, width) -> what `synth_xilinx -family xc7` made of hw/rtl/vta_sram.v with those
-  // parameters: LUT-RAM up to 2 Kbit, else the cheapest block RAM tiling.
+  // parameters: LUT-RAM when its cells cost less than the cheapest block RAM tiling.
   CHECK(map_memory(256, 8).lutram == 12);   // 12 RAM64M cells
   CHECK(map_memory(64, 32).lutram == 11);   // 11 RAM64M cells
+  CHECK(map_memory(64, 64).lutram == 22);   // 22 RAM64M cells beat one RAMB36 (512 x 72)
+  CHECK(map_memory(32, 64).lutram == 11);   // 11 RAM32M cells
   CHECK(map_memory(512, 8).bram36 == 0.5);  // one RAMB18
   CHECK(map_memory(128, 32).bram36 == 0.5);
   CHECK(map_memory(4096, 8).bram36 == 1);     // one RAMB36
