@@ -75,17 +75,34 @@ MemoryMapping map_memory(uint64_t depth, int width_bits) {
   return m;
 }
 
-std::vector<SramShape> core_srams(const HwConfig& c) {
+namespace {
+
+int clog2(uint64_t v) {
+  int r = 0;
+  while ((uint64_t{1} << r) < v) {
+    ++r;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<MemoryShape> core_memories(const HwConfig& c) {
   // compute.v: the uop SRAM has R = max(1, bus bytes / 4) banks so that the R micro-ops of one
   // bus beat are written in one cycle.
   const int banks = std::max(1, c.bus_bytes / 4);
-  const int log_banks = static_cast<int>(std::log2(banks));
+  const uint64_t insn_queue = uint64_t{1} << std::max(1, clog2(c.insn_queue_depth));
   return {
-      {"uop", uint64_t{1} << (c.log_uop_buff_depth - log_banks), 32, banks},
+      {"uop", uint64_t{1} << (c.log_uop_buff_depth - clog2(banks)), 32, banks},
       {"inp", c.inp_buff_depth, c.inp_elem_bytes * 8, 1},
       {"wgt", c.wgt_buff_depth, c.wgt_elem_bytes * 8, 1},
       {"acc", c.acc_buff_depth, c.acc_elem_bytes * 8, 1},
       {"out", c.out_buff_depth, c.out_elem_bytes * 8, 1},
+      // vta_core.v / fetch.v / store.v FIFOs of 128-bit instructions and output tiles.
+      {"insn_queue", insn_queue, 128, 3},
+      {"fetch_buffer", uint64_t{1} << clog2(2 * static_cast<uint64_t>(c.fetch_chunk_insns)), 128,
+       1},
+      {"store_buffer", 2, c.out_elem_bytes * 8, 1},
   };
 }
 
@@ -129,7 +146,7 @@ double linear(const nlohmann::json& coefs, const std::vector<std::pair<std::stri
 
 AreaEstimate estimate_area(const HwConfig& c) {
   AreaEstimate a;
-  for (const auto& m : core_srams(c)) {
+  for (const auto& m : core_memories(c)) {
     const MemoryMapping mm = map_memory(m.depth, m.width_bits);
     a.total.bram36 += mm.bram36 * m.copies;
     a.total.lutram += mm.lutram * m.copies;
@@ -142,7 +159,6 @@ AreaEstimate estimate_area(const HwConfig& c) {
   a.total.dsp = a.gemm_dsp + a.alu_dsp;
   a.total.lut = linear(k.at("lut"), f, "lut");
   a.total.ff = linear(k.at("ff"), f, "ff");
-  a.total.lutram += linear(k.at("fifo_lutram"), f, "fifo_lutram");
   return a;
 }
 

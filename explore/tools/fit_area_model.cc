@@ -1,4 +1,4 @@
-// fit_area_model: calibrates the area model's LUT, flip-flop, LUT-RAM and ALU-DSP coefficients on
+// fit_area_model: calibrates the area model's LUT, flip-flop and ALU-DSP coefficients on
 // Yosys resource reports (scripts/synth.sh) by least squares over the features of
 // vta::explore::area_features, and writes them as JSON.
 //   usage: fit_area_model OUT.json REPORT.json...
@@ -135,14 +135,6 @@ int main(int argc, char** argv) {
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
                     [&](const Sample& s) { return res(s, "ff"); });
-    // LUT-RAM beyond the SRAMs' own: the FIFOs (instruction queues, fetch and store buffers).
-    out["fifo_lutram"] = fit(samples, {"const"}, [&](const Sample& s) {
-      double sram = 0;
-      for (const auto& m : vta::explore::core_srams(s.config)) {
-        sram += vta::explore::map_memory(m.depth, m.width_bits).lutram * m.copies;
-      }
-      return res(s, "lutram") - sram;
-    });
     std::ofstream(argv[1]) << out.dump(1) << "\n";
     std::cout << out.dump(1) << "\n";
   } catch (const std::exception& e) {

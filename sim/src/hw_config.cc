@@ -1,5 +1,6 @@
 #include "vta/sim/hw_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -95,6 +96,9 @@ void derive(HwConfig& c, const std::string& src) {
   c.wgt_beats = beats(c.wgt_elem_bytes);
   c.acc_beats = beats(c.acc_elem_bytes);
   c.out_beats = beats(c.out_elem_bytes);
+  // Fetch reads at most one burst of instructions at a time (hw/rtl/fetch.v's buffer halves).
+  const int chunk_bytes = std::min(c.max_burst_beats * c.bus_bytes, c.burst_boundary_bytes);
+  c.fetch_chunk_insns = std::max(1, chunk_bytes / kInsnBytes);
 
   const IsaLayout layout = IsaLayout::compute(c.log_uop_buff_depth, c.log_inp_buff_depth,
                                               c.log_wgt_buff_depth, c.log_acc_buff_depth);

@@ -27,15 +27,16 @@ struct FpgaResources {
 };
 
 // One on-chip memory of the core, as the RTL instantiates it.
-struct SramShape {
-  std::string name;  // "uop", "inp", "wgt", "acc", "out"
+struct MemoryShape {
+  std::string name;  // "uop", "inp", "wgt", "acc", "out", "insn_queue", ...
   uint64_t depth = 0;
   int width_bits = 0;
   int copies = 1;  // banks of this shape (the uop SRAM is banked by micro-ops per bus beat)
 };
 
-// The memories of the core for `cfg` (hw/rtl/vta_core.v and compute.v).
-std::vector<SramShape> core_srams(const HwConfig& cfg);
+// The memories of the core for `cfg`: the five SRAMs and the instruction, fetch and store FIFOs
+// (hw/rtl/vta_core.v, compute.v, fetch.v, store.v).
+std::vector<MemoryShape> core_memories(const HwConfig& cfg);
 
 // How one memory maps to 7-series memory primitives under Yosys' cost-driven mapping: the
 // cheapest of the RAMB18 / RAMB36 shapes, or LUT-RAM when it is small.
@@ -45,7 +46,7 @@ struct MemoryMapping {
 };
 MemoryMapping map_memory(uint64_t depth, int width_bits);
 
-// The named design features the LUT / FF / LUT-RAM / ALU-DSP coefficients multiply ("const",
+// The named design features the LUT / FF / ALU-DSP coefficients multiply ("const",
 // "macs", "acc_lanes", "bus_bits", "sram_port_bits"): the one definition the fit and the
 // estimate share.
 std::vector<std::pair<std::string, double>> area_features(const HwConfig& cfg);
