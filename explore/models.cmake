@@ -10,7 +10,9 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc.in
 configure_file(${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc.in
   ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc @ONLY)
 
-add_library(vta_explore_models STATIC src/area_model.cc src/energy_model.cc
+set(VTA_EXPLORE_MODEL_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/src/area_model.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/energy_model.cc)
+add_library(vta_explore_models STATIC ${VTA_EXPLORE_MODEL_SOURCES}
   ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc)
 target_include_directories(vta_explore_models PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vta_explore_models PUBLIC vta_sim_core PRIVATE vta_warnings)

@@ -10,6 +10,7 @@
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/report.h"
+#include "vta/explore/progress.h"
 
 namespace vta::cli {
 
@@ -55,12 +56,19 @@ int cmd_network(int argc, char** argv) {
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
     std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
+    size_t vta_layers = 0, mismatched = 0;
+    for (const NetworkLayer& l : net.layers) {
+      vta_layers += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+    }
+    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layers, !quiet);
     opt.on_layer = [&](const LayerRun& r) {
+      mismatched += r.mismatches ? 1 : 0;
       if (!quiet) {
-        std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
-                                 !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
+        progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
+                                  !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
       }
       done.push_back(r);
+      progress.update(done.size(), mismatched);
     };
     std::string current;  // the VTA layer running
     const auto begin_step = target.on_step_begin;
@@ -77,7 +85,9 @@ int cmd_network(int argc, char** argv) {
     NetworkRun r;
     try {
       r = run_network(target, net, opt);
+      progress.finish();
     } catch (const Error& ex) {
+      progress.finish();
       // The report so far (layers done, the failure named) is still written; the error exits 1.
       extra["failure"] = {{"layer", current}, {"error", ex.what()}};
       finish_compiler_command(common, target, "network", net.name, done, extra);

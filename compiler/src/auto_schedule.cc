@@ -197,7 +197,7 @@ std::vector<ScheduleCandidate> fitting_schedules(const Conv2dParams& p, const Ep
     }
   }
   if (out.empty()) {
-    throw Error(
+    throw ScheduleFitError(
         fmt::format("no schedule of {} fits config {} (smallest tiles do not fit the "
                     "SRAMs or the uop buffer)",
                     p.describe(), cfg.model_name));

@@ -226,8 +226,9 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
     plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
     check_uop_budget(plan, cfg);
   } catch (const Error& ex) {
-    throw Error(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
-                            p.name.empty() ? "conv2d" : p.name, cfg.model_name, ex.what()));
+    throw ScheduleFitError(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
+                                       p.name.empty() ? "conv2d" : p.name, cfg.model_name,
+                                       ex.what()));
   }
   return plan;
 }

@@ -14,9 +14,17 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vta/compiler/workload.h"
+#include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::compiler {
+
+// A layer that a design cannot hold: the schedule does not fit its SRAMs, uop buffer or ISA
+// fields, or no schedule does (a sweep records the design point as invalid, not failed).
+class ScheduleFitError : public Error {
+ public:
+  explicit ScheduleFitError(const std::string& what) : Error(what) {}
+};
 
 struct ConvSchedule {
   int tile_h = 1;          // output rows per tile
