@@ -25,11 +25,20 @@ def layers_of(report):
     return [dict(report, name=report.get("program", "layer"), stats=report)]
 
 
+def get(stats, name):
+    """A counter by its report name ("load.busy_cycles") or its database column
+    ("load_busy_cycles")."""
+    value = stats.get(name)
+    if value is None:
+        value = stats.get(name.replace(".", "_"))
+    return value or 0
+
+
 def counter(stats, names):
     names = names if isinstance(names, tuple) else (names,)
-    value = sum(stats.get(n, 0) for n in names)
+    value = sum(get(stats, n) for n in names)
     if names[0].endswith(".busy_cycles"):  # memory stalls are part of busy (sim/README.md)
-        value -= stats.get(names[0].replace("busy", "mem_stall"), 0)
+        value -= get(stats, names[0].replace("busy", "mem_stall"))
     return value
 
 

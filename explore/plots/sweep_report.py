@@ -93,10 +93,10 @@ def designs_of(rows, workload):
     for r in rows:
         if r.get("row_kind") != "summary" or r.get("status") != "ok" or r.get("workload") != workload:
             continue
-        if r.get("cycles") is None or r.get("area_lut") is None:
+        if r.get("time_s") is None or r.get("area_lut") is None:
             continue
         d = dict(r)
-        d["latency_ms"] = r["cycles"] / (r["CLOCK_MHZ"] * 1e3)
+        d["latency_ms"] = r["time_s"] * 1e3
         d["lut_total"] = r["area_lut"] + (r.get("area_lutram") or 0)
         designs.append(d)
     return designs

@@ -19,8 +19,8 @@ def fail(msg):
 def pareto_count(db):
     """Designs no other design beats in both latency and LUTs (incl. LUT-RAM)."""
     con = sqlite3.connect(db)
-    rows = [(c / mhz, lut + (lr or 0)) for c, mhz, lut, lr in con.execute(
-        "SELECT cycles, CLOCK_MHZ, area_lut, area_lutram FROM results "
+    rows = [(t, lut + (lr or 0)) for t, lut, lr in con.execute(
+        "SELECT time_s, area_lut, area_lutram FROM results "
         "WHERE row_kind = 'summary' AND status = 'ok'")]
     pts = set(rows)  # equal designs are one point of the front
     front = [(t, a) for (t, a) in pts
