@@ -64,9 +64,7 @@ def design_roofs(report):
     """(peak MAC/cycle, peak DRAM bytes/cycle) of the report's design."""
     layer = layers_of(report)[0]
     peak = layer.get("peak_macs_per_cycle") or report.get("peak_macs_per_cycle")
-    cfg = report.get("config_keys") or report.get("resolved_config") or {}
-    if isinstance(report.get("config"), dict):
-        cfg = report["config"].get("keys", cfg)
+    cfg = report.get("config") if isinstance(report.get("config"), dict) else {}
     bus = (1 << cfg.get("LOG_BUS_WIDTH", 6)) / 8 / max(1, cfg.get("DRAM_CYCLES_PER_BEAT", 1))
     return peak, bus
 
