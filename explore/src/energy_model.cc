@@ -52,6 +52,20 @@ EnergyParams EnergyParams::for_config(const HwConfig& cfg) {
       p.dram_pj_per_byte = b.pj_per_byte;
     }
   }
+  // The config's ENERGY_* keys (sim/energy_spec.h) override the table.
+  const std::pair<const char*, double EnergyParams::*> keys[] = {
+      {"ENERGY_MAC_PJ", &EnergyParams::mac_pj},
+      {"ENERGY_ALU_OP_PJ", &EnergyParams::alu_op_pj},
+      {"ENERGY_SRAM_PJ_PER_BYTE_8KIB", &EnergyParams::sram_pj_per_byte_8kib},
+      {"ENERGY_DRAM_PJ_PER_BYTE", &EnergyParams::dram_pj_per_byte},
+      {"ENERGY_STATIC_MW", &EnergyParams::static_mw}};
+  for (const auto& [key, field] : keys) {
+    const auto it = cfg.energy.overrides.find(key);
+    if (it != cfg.energy.overrides.end()) {
+      p.*field = it->second;
+      p.dram_type = key == std::string("ENERGY_DRAM_PJ_PER_BYTE") ? "config" : p.dram_type;
+    }
+  }
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/config_source.h"
+#include "vta/sim/energy_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -145,7 +146,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   seen["TARGET"] = seen["HW_VER"] = seen["CLOCK_MHZ"] = false;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (seen.count(it.key()) == 0) {
+    if (seen.count(it.key()) == 0 && !is_energy_key(it.key())) {
       throw ConfigError(fmt::format("{}: unknown key '{}'", src, it.key()));
     }
     seen[it.key()] = true;
@@ -201,6 +202,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
                                   c.max_burst_beats));
   }
   derive(c, src);
+  c.energy = parse_energy_spec(j, src);
   return c;
 }
 
@@ -277,6 +279,7 @@ nlohmann::json HwConfig::to_json() const {
     j[k.name] = this->*(k.field);
   }
   j["CLOCK_MHZ"] = clock_mhz;
+  energy_spec_to_json(energy, j);
   return j;
 }
 

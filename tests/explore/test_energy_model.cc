@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "vta/explore/energy_model.h"
 #include "vta/sim/hw_config.h"
 
@@ -62,4 +64,22 @@ TEST_CASE("energy: DRAM by the board's standard, static power over time", "[expl
   CHECK(e4.params.dram_type == "DDR4");
   CHECK(part(e4, "dram.write") == Approx(500 * 243.75e-12 * 0.64));
   CHECK(e4.total_joules() < e.total_joules());
+}
+
+TEST_CASE("energy: ENERGY_* config keys override the table", "[explore][energy]") {
+  nlohmann::json j = HwConfig::default_config().to_json();
+  j["ENERGY_MAC_PJ"] = 1.0;
+  j["ENERGY_STATIC_MW"] = 0;
+  const HwConfig cfg = HwConfig::from_json(j, "test");
+  Stats s;
+  s.gemm_counter = 10;
+  s.timed = true;
+  s.cycles = 1000;
+  const auto e = estimate_energy(cfg, s);
+  CHECK(part(e, "gemm.mac") == Approx(10 * 256 * 1e-12));
+  CHECK(part(e, "static") == 0);
+  CHECK(cfg.to_json().at("ENERGY_MAC_PJ") == 1.0);
+  j["ENERGY_ALU_OP_PJ"] = -1;
+  CHECK_THROWS_WITH(HwConfig::from_json(j, "test"),
+                    Catch::Contains("key 'ENERGY_ALU_OP_PJ' = -1 must be a number > 0"));
 }
