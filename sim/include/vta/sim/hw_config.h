@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "vta/sim/energy_spec.h"
+
 namespace vta {
 
 struct HwConfig {
@@ -36,6 +38,7 @@ struct HwConfig {
   int burst_boundary_bytes = 0;       // BURST_BOUNDARY_BYTES: bursts never cross this alignment
   int insn_queue_depth = 0;           // INSN_QUEUE_DEPTH: entries of each unit's command queue
   int dep_queue_depth = 0;            // DEP_QUEUE_DEPTH: tokens each dependency queue can hold
+  EnergySpec energy;                  // optional ENERGY_* overrides of the energy model
 
   // ---- Derived (computed by derive(); never set by hand) ----
   int batch = 0, block_in = 0, block_out = 0;
@@ -51,6 +54,7 @@ struct HwConfig {
   // Bus beats per SRAM element (at least 1; the uop moves several per beat).
   int inp_beats = 0, wgt_beats = 0, acc_beats = 0, out_beats = 0;
   int uop_src_bits = 0;    // width of the micro-op src field: max(log acc depth, log inp depth)
+  int fetch_chunk_insns = 0;  // instructions of the longest fetch burst (the fetch buffer half)
   std::string model_name;  // upstream bitstream string, e.g. 1x16_i8w8a32_15_15_18_17
 
   // Loads a config file (following its "base" chain, config_source.h); throws ConfigError
