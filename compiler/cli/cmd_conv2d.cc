@@ -192,8 +192,7 @@ int cmd_conv2d(int argc, char** argv) {
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
     std::cout << TilePlan::make(p, e, run.schedule, target.config).describe(target.config);
-    return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra,
-                                   f.plot_path);
+    return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra, f.plot_path);
   });
 }
 

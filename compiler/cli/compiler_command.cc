@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "vta/backend_factory.h"
 #include "plot_script.h"
+#include "vta/backend_factory.h"
 #include "vta/compiler/report.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/energy_model.h"

@@ -130,12 +130,11 @@ double linear(const nlohmann::json& coefs, const std::vector<std::pair<std::stri
               const char* what) {
   double sum = 0;
   for (auto it = coefs.begin(); it != coefs.end(); ++it) {
-    const auto hit = std::find_if(f.begin(), f.end(), [&](const auto& p) {
-      return p.first == it.key();
-    });
+    const auto hit =
+        std::find_if(f.begin(), f.end(), [&](const auto& p) { return p.first == it.key(); });
     if (hit == f.end()) {
-      throw Error(std::string("area model: ") + what + " coefficient names no feature: " +
-                  it.key());
+      throw Error(std::string("area model: ") + what +
+                  " coefficient names no feature: " + it.key());
     }
     sum += it.value().get<double>() * hit->second;
   }
@@ -163,8 +162,8 @@ AreaEstimate estimate_area(const HwConfig& c) {
 }
 
 nlohmann::ordered_json AreaEstimate::to_json() const {
-  return {{"lut", total.lut},       {"lutram", total.lutram}, {"ff", total.ff},
-          {"dsp", total.dsp},       {"bram36", total.bram36}, {"gemm_dsp", gemm_dsp},
+  return {{"lut", total.lut},  {"lutram", total.lutram}, {"ff", total.ff},
+          {"dsp", total.dsp},  {"bram36", total.bram36}, {"gemm_dsp", gemm_dsp},
           {"alu_dsp", alu_dsp}};
 }
 
@@ -176,7 +175,9 @@ const std::vector<FpgaDevice>& fpga_devices() {
       {"pynq", "xc7z020", {53200, 0, 106400, 220, 140}, "Xilinx DS190: XC7Z020"},
       {"ultra96", "xczu3eg", {70560, 0, 141120, 360, 216}, "Xilinx DS891: XCZU3EG"},
       {"zcu104", "xczu7ev", {230400, 0, 460800, 1728, 312}, "Xilinx DS891: XCZU7EV"},
-      {"de10nano", "5cseba6", {41509, 0, 166036, 224, 557.0 * 10 / 36},
+      {"de10nano",
+       "5cseba6",
+       {41509, 0, 166036, 224, 557.0 * 10 / 36},
        "Intel Cyclone V overview: 5CSEBA6 (41,509 ALMs, 166,036 registers, 112 DSP blocks, "
        "5,570 Kb M10K)"},
   };

@@ -31,7 +31,7 @@ struct BoardDram {
 
 // The DRAM of each board (configs/README.md lists the boards).
 const BoardDram kBoardDram[] = {
-    {"pynq", "DDR3", kDdr3PjPerByte},     {"de10nano", "DDR3", kDdr3PjPerByte},
+    {"pynq", "DDR3", kDdr3PjPerByte},        {"de10nano", "DDR3", kDdr3PjPerByte},
     {"ultra96", "LPDDR4", kLpddr4PjPerByte}, {"zcu104", "DDR4", kDdr4PjPerByte},
     {"intelfocl", "DDR4", kDdr4PjPerByte},
 };

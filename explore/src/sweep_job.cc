@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/report.h"
+#include "vta/compiler/schedule.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/energy_model.h"
-#include "vta/compiler/schedule.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/isa.h"

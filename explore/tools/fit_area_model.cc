@@ -131,6 +131,9 @@ int main(int argc, char** argv) {
     out["alu_dsp"] = fit(samples, {"const", "acc_lanes"}, [&](const Sample& s) {
       return res(s, "dsp") - s.config.batch * s.config.block_in * s.config.block_out / 2.0;
     });
+    for (auto& [name, coef] : out["alu_dsp"].items()) {
+      coef = std::round(coef.get<double>());  // slices per lane and fixed ones: whole numbers
+    }
     out["lut"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},

@@ -24,8 +24,8 @@ TEST_CASE("area: one memory maps like Yosys maps vta_sram alone", "[explore][are
   CHECK(map_memory(32, 64).lutram == 11);   // 11 RAM32M cells
   CHECK(map_memory(512, 8).bram36 == 0.5);  // one RAMB18
   CHECK(map_memory(128, 32).bram36 == 0.5);
-  CHECK(map_memory(4096, 8).bram36 == 1);     // one RAMB36
-  CHECK(map_memory(8192, 8).bram36 == 2);     // two RAMB36
+  CHECK(map_memory(4096, 8).bram36 == 1);      // one RAMB36
+  CHECK(map_memory(8192, 8).bram36 == 2);      // two RAMB36
   CHECK(map_memory(2048, 128).bram36 == 7.5);  // 15 RAMB18 of 2K x 9
   CHECK(map_memory(1024, 32).bram36 == 1);
 }

@@ -61,10 +61,10 @@ AreaEstimate estimate_area(const HwConfig& cfg);
 
 // An FPGA and its resources (the budget a design must fit).
 struct FpgaDevice {
-  std::string board;    // "pynq", "ultra96", "zcu104", "de10nano"
-  std::string part;     // "xc7z020", ...
-  FpgaResources budget; // in the units of FpgaResources (see the source note for conversions)
-  std::string source;   // where the numbers come from
+  std::string board;     // "pynq", "ultra96", "zcu104", "de10nano"
+  std::string part;      // "xc7z020", ...
+  FpgaResources budget;  // in the units of FpgaResources (see the source note for conversions)
+  std::string source;    // where the numbers come from
 };
 
 const std::vector<FpgaDevice>& fpga_devices();

@@ -19,12 +19,12 @@ namespace vta::explore {
 
 // Energies per event, in picojoules (static power in milliwatts).
 struct EnergyParams {
-  double mac_pj = 0;                  // one int8 x int8 multiply + its share of the int32 sum
-  double alu_op_pj = 0;               // one int32 ALU lane operation
-  double sram_pj_per_byte_8kib = 0;   // SRAM access energy per byte for an 8 KiB array
-  double dram_pj_per_byte = 0;        // DRAM read or write per byte, including I/O
-  double static_mw = 0;               // static power of the accelerator's share of the device
-  std::string dram_type;              // the DRAM standard the default DRAM energy is for
+  double mac_pj = 0;                 // one int8 x int8 multiply + its share of the int32 sum
+  double alu_op_pj = 0;              // one int32 ALU lane operation
+  double sram_pj_per_byte_8kib = 0;  // SRAM access energy per byte for an 8 KiB array
+  double dram_pj_per_byte = 0;       // DRAM read or write per byte, including I/O
+  double static_mw = 0;              // static power of the accelerator's share of the device
+  std::string dram_type;             // the DRAM standard the default DRAM energy is for
 
   // The defaults for this design (DRAM energy by the board's DRAM standard), with any ENERGY_*
   // override of the config applied.
