@@ -144,13 +144,16 @@ double linear(const nlohmann::json& coefs, const std::vector<std::pair<std::stri
 }  // namespace
 
 AreaEstimate estimate_area(const HwConfig& c) {
+  return estimate_area(c, coefficients());
+}
+
+AreaEstimate estimate_area(const HwConfig& c, const nlohmann::json& k) {
   AreaEstimate a;
   for (const auto& m : core_memories(c)) {
     const MemoryMapping mm = map_memory(m.depth, m.width_bits);
     a.total.bram36 += mm.bram36 * m.copies;
     a.total.lutram += mm.lutram * m.copies;
   }
-  const auto& k = coefficients();
   const auto f = area_features(c);
   // gemm_core.v (VTA_GEMM_PACKED): two output channels share one multiplier, one DSP48 each.
   a.gemm_dsp = static_cast<double>(c.batch) * c.block_in * c.block_out / 2;

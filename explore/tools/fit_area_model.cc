@@ -102,6 +102,22 @@ nlohmann::ordered_json fit(const std::vector<Sample>& samples,
   return j;
 }
 
+// The model with the new coefficients against every report (the README's table).
+void print_comparison(const std::vector<Sample>& samples, const nlohmann::json& coefficients) {
+  std::cout << "| design | set | LUT Yosys / model | FF Yosys / model | DSP Yosys / model | "
+               "BRAM36 Yosys / model |\n| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& s : samples) {
+    const auto m = vta::explore::estimate_area(s.config, coefficients).total;
+    const auto cell = [&](const char* key, double model) {
+      const double y = s.resources.at(key).get<double>();
+      return fmt::format("{:.6g} / {:.6g} ({:+.1f}%)", y, model, 100 * (model / y - 1));
+    };
+    std::cout << fmt::format("| {} | {} | {} | {} | {} | {} |\n", s.name,
+                             s.held_out ? "held out" : "fitted", cell("lut", m.lut),
+                             cell("ff", m.ff), cell("dsp", m.dsp), cell("bram36", m.bram36));
+  }
+}
+
 std::vector<Sample> read_samples(int argc, char** argv) {
   std::vector<Sample> samples;
   for (int i = 2; i < argc; ++i) {
@@ -139,7 +155,7 @@ int main(int argc, char** argv) {
     out["ff"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
                     [&](const Sample& s) { return res(s, "ff"); });
     std::ofstream(argv[1]) << out.dump(1) << "\n";
-    std::cout << out.dump(1) << "\n";
+    print_comparison(samples, nlohmann::json::parse(out.dump()));
   } catch (const std::exception& e) {
     std::cerr << "fit_area_model: error: " << e.what() << "\n";
     return 1;

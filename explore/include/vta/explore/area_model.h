@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "vta/sim/hw_config.h"
 
@@ -58,6 +58,8 @@ struct AreaEstimate {
 };
 
 AreaEstimate estimate_area(const HwConfig& cfg);
+// The same with other coefficients (the JSON of explore/area_data/coefficients.json).
+AreaEstimate estimate_area(const HwConfig& cfg, const nlohmann::json& coefficients);
 
 // An FPGA and its resources (the budget a design must fit).
 struct FpgaDevice {
