@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "vta/sim/dram_spec.h"
+
 namespace vta {
 
 struct HwConfig {
@@ -36,6 +38,8 @@ struct HwConfig {
   int burst_boundary_bytes = 0;       // BURST_BOUNDARY_BYTES: bursts never cross this alignment
   int insn_queue_depth = 0;           // INSN_QUEUE_DEPTH: entries of each unit's command queue
   int dep_queue_depth = 0;            // DEP_QUEUE_DEPTH: tokens each dependency queue can hold
+  // MEMORY_MODEL ("fixed" when absent), DRAM_PRESET and the DRAM_* overrides (dram_spec.h).
+  MemorySpec memory;
 
   // ---- Derived (computed by derive(); never set by hand) ----
   int batch = 0, block_in = 0, block_out = 0;

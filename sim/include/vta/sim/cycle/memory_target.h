@@ -21,6 +21,8 @@
 #include <systemc>
 #include <tlm>
 
+#include "vta/sim/contract/counter_schema.h"
+#include "vta/sim/cycle/dram_timing.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/registry.h"
@@ -72,6 +74,14 @@ class MemoryTarget : public sc_core::sc_module {
   virtual tlm::tlm_target_socket<>& target_socket() = 0;
   // A run begins in absolute cycle `base_cycle`: every channel is idle from then on.
   virtual void reset(uint64_t base_cycle) = 0;
+  // Times a write burst of `beats` beats at beat-aligned `addr` granted in cycle `grant` whose
+  // data moves later (the rtl backend's store unit sends beats after the request); the same
+  // timing b_transport gives a write. Calls come in grant order.
+  virtual WriteBeats time_write(uint64_t addr, uint32_t beats, uint64_t grant) = 0;
+  // Adds the model's own counters of the runs since the last reset_counters() (DRAM rows,
+  // refreshes, latency); the fixed model has none.
+  virtual void add_counters(TimedCounters& /*out*/) const {}
+  virtual void reset_counters() {}
 };
 
 struct MemoryModelEntry {
