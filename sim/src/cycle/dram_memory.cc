@@ -70,7 +70,9 @@ ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
   const uint64_t last_back = core_cycle_back(d.last_end);
   ReadBeats r;
   r.interval = 1;
-  r.first = std::max({grant + 1, m_read_free, first_back, last_back - (beats - 1)});
+  const uint64_t spread = beats - 1u;  // the last beat may not precede the last data back
+  r.first = std::max({grant + 1, m_read_free, first_back,
+                      last_back > spread ? last_back - spread : uint64_t{0}});
   r.last = r.first + beats - 1;
   m_read_free = r.last + 1;
   ++m_stats.read_bursts;
