@@ -155,8 +155,8 @@ size_t DramController::pick(const std::deque<Access>& queue) const {
   const size_t window = std::min(queue.size(), static_cast<size_t>(m_spec.queue_depth));
   for (size_t k = 0; k < window; ++k) {
     const Access& a = queue[k];
-    const Rank& r = m_channels[static_cast<size_t>(a.loc.channel)]
-                        .ranks[static_cast<size_t>(a.loc.rank)];
+    const Rank& r =
+        m_channels[static_cast<size_t>(a.loc.channel)].ranks[static_cast<size_t>(a.loc.rank)];
     const Bank& b = r.banks[static_cast<size_t>(a.loc.bank_group * m_spec.banks + a.loc.bank)];
     if (a.arrival <= now && b.open_row == a.loc.row) {
       return k;

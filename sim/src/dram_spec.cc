@@ -142,8 +142,8 @@ std::string choice(const nlohmann::json& v, const char* key, std::initializer_li
 // The string fields: the address map, page policy and scheduler.
 void parse_string_fields(const nlohmann::json& j, DramSpec& d, const std::string& src) {
   if (j.contains("DRAM_PAGE_POLICY")) {
-    d.open_page = choice(j["DRAM_PAGE_POLICY"], "DRAM_PAGE_POLICY", {"open", "closed"}, src) ==
-                  "open";
+    d.open_page =
+        choice(j["DRAM_PAGE_POLICY"], "DRAM_PAGE_POLICY", {"open", "closed"}, src) == "open";
   }
   if (j.contains("DRAM_SCHEDULER")) {
     d.frfcfs = choice(j["DRAM_SCHEDULER"], "DRAM_SCHEDULER", {"frfcfs", "fcfs"}, src) == "frfcfs";
@@ -223,10 +223,14 @@ bool is_memory_key(const std::string& key) {
 }
 
 void check_dram_spec(const DramSpec& d, const std::string& src) {
-  const std::pair<const char*, int> pow2[] = {
-      {"DRAM_CHANNELS", d.channels}, {"DRAM_RANKS", d.ranks},     {"DRAM_BANK_GROUPS", d.bank_groups},
-      {"DRAM_BANKS", d.banks},       {"DRAM_ROWS", d.rows},       {"DRAM_COLUMNS", d.columns},
-      {"DRAM_BUS_BITS", d.bus_bits}, {"DRAM_BURST_LENGTH", d.burst_length}};
+  const std::pair<const char*, int> pow2[] = {{"DRAM_CHANNELS", d.channels},
+                                              {"DRAM_RANKS", d.ranks},
+                                              {"DRAM_BANK_GROUPS", d.bank_groups},
+                                              {"DRAM_BANKS", d.banks},
+                                              {"DRAM_ROWS", d.rows},
+                                              {"DRAM_COLUMNS", d.columns},
+                                              {"DRAM_BUS_BITS", d.bus_bits},
+                                              {"DRAM_BURST_LENGTH", d.burst_length}};
   for (const auto& [key, v] : pow2) {
     if (!is_pow2(v)) {
       throw ConfigError(fmt::format("{}: key '{}' = {} must be a power of two", src, key, v));
@@ -242,13 +246,14 @@ void check_dram_spec(const DramSpec& d, const std::string& src) {
         src, d.rc, d.ras + d.rp));
   }
   if (d.refi <= d.rfc) {
-    throw ConfigError(fmt::format("{}: key 'DRAM_TREFI' = {} must exceed DRAM_TRFC = {}", src,
-                                  d.refi, d.rfc));
+    throw ConfigError(
+        fmt::format("{}: key 'DRAM_TREFI' = {} must exceed DRAM_TRFC = {}", src, d.refi, d.rfc));
   }
   if (d.rtw_ck() < 1) {
-    throw ConfigError(fmt::format("{}: DRAM_CL + DRAM_BURST_LENGTH/2 + 2 - DRAM_CWL < 1: set "
-                                  "key 'DRAM_TRTW'",
-                                  src));
+    throw ConfigError(
+        fmt::format("{}: DRAM_CL + DRAM_BURST_LENGTH/2 + 2 - DRAM_CWL < 1: set "
+                    "key 'DRAM_TRTW'",
+                    src));
   }
   check_address_map(d.address_map, src);
 }
@@ -277,8 +282,8 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
     }
     const int64_t x = v.get<int64_t>();
     if (x < f.min || x > f.max) {
-      throw ConfigError(fmt::format("{}: key '{}' = {} is out of range [{}, {}]", src, f.key, x,
-                                    f.min, f.max));
+      throw ConfigError(
+          fmt::format("{}: key '{}' = {} is out of range [{}, {}]", src, f.key, x, f.min, f.max));
     }
     m.dram.*(f.field) = static_cast<int>(x);
   }

@@ -33,6 +33,8 @@ def main():
         ("conv2d_tune", ["conv2d", "--c", "16", "--h", "8", "--w", "8", "--k", "16", "--tune", "2",
                          "--backend", "cycle"]),
         ("matmul", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle"]),
+        ("matmul_dram", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle",
+                         "--config", src + "/configs/pynq_ddr.json"]),
         ("network", ["network", src + "/compiler/networks/tiny_resnet.json", "--backend", "fsim",
                      "--quiet"]),
         ("demo", ["demo", "--backend", "cycle", "--save-image", image]),

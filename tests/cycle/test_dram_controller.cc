@@ -19,7 +19,7 @@ namespace {
 // DDR3-1066F x16 (JEDEC 79-3F speed bin, 4 Gb part): values in nCK at tCK = 1.875 ns.
 constexpr int64_t kCL = 7, kCWL = 6, kRCD = 7, kRP = 7, kRAS = 20, kRC = 27, kWR = 8, kRTP = 4;
 constexpr int64_t kWTR = 4, kRRD = 6, kFAW = 27, kCCD = 4, kREFI = 4160, kRFC = 139;
-constexpr int64_t kBurst = 4;  // BL8: four clocks of data
+constexpr int64_t kBurst = 4;   // BL8: four clocks of data
 constexpr uint64_t kAtom = 16;  // 16-bit bus x BL8
 
 DramSpec ddr3() {
@@ -123,8 +123,8 @@ TEST_CASE("dram controller: a read after a write waits tWTR", "[dram]") {
   // A write to an idle bank posted at 0 (order 1), then a read of the same row (order 2).
   c.post_write(addr(2, 4, 0), kAtom, 0, 1);
   const DramReadTiming t = c.read(addr(2, 4, 1), kAtom, 1, 2);
-  const int64_t wr = kRCD;                     // ACT 0, WRITE tRCD later
-  const int64_t wr_end = wr + kCWL + kBurst;   // end of the write data
+  const int64_t wr = kRCD;                    // ACT 0, WRITE tRCD later
+  const int64_t wr_end = wr + kCWL + kBurst;  // end of the write data
   const int64_t rd = std::max(wr + kCCD, wr_end + kWTR);
   CHECK(t.last_end == rd + kCL + kBurst);
   CHECK(c.counters().writes == 1);
@@ -136,8 +136,8 @@ TEST_CASE("dram controller: FR-FCFS serves a row hit before older writes, FCFS d
     DramSpec s = ddr3();
     s.frfcfs = frfcfs;
     DramController c(s);
-    c.read(addr(0, 1, 0), kAtom, 0, 1);           // opens row 1 of bank 0
-    c.post_write(addr(0, 2, 0), kAtom, 30, 2);    // conflicts with it
+    c.read(addr(0, 1, 0), kAtom, 0, 1);                            // opens row 1 of bank 0
+    c.post_write(addr(0, 2, 0), kAtom, 30, 2);                     // conflicts with it
     const DramReadTiming t = c.read(addr(0, 1, 1), kAtom, 30, 3);  // hits row 1
     if (frfcfs) {
       // The hit goes first: READ at 30 (tCCD and the bus are long free).

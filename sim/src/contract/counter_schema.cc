@@ -90,7 +90,7 @@ void publish_dram(Stats& st, const TimedCounters::Dram& d) {
          "column accesses to a precharged bank (ACT)");
   st.add("dram.row_conflicts", num(d.row_conflicts), "accesses",
          "column accesses to a bank with another row open (PRE + ACT)");
-  st.add("dram.bytes", num(d.bytes), "bytes", "bytes moved on the DRAM data bus");
+  st.add("dram.bus_bytes", num(d.bytes), "bytes", "bytes moved on the DRAM data bus");
   st.add("dram.read_bursts", num(d.read_bursts), "bursts", "core read bursts served by DRAM");
   st.add("dram.read_latency_total_cycles", num(d.read_latency_sum), "cycles",
          "read bursts: cycles from grant to the last data beat, summed");
@@ -103,8 +103,8 @@ void publish_dram(Stats& st, const TimedCounters::Dram& d) {
               bursts > 0 ? counter_value(st, "dram.read_latency_total_cycles") / bursts : 0.0,
               "cycles", "mean read burst latency, grant to last data beat");
   const double peak = d.peak_bytes_per_cycle * (st.cycles > 0 ? num(st.cycles) : 1.0);
-  set_counter(st, "dram.bandwidth_utilization", counter_value(st, "dram.bytes") / peak, "ratio",
-              "dram.bytes / (cycles * peak DRAM bytes per cycle)");
+  set_counter(st, "dram.bandwidth_utilization", counter_value(st, "dram.bus_bytes") / peak, "ratio",
+              "dram.bus_bytes / (cycles * peak DRAM bytes per cycle)");
 }
 
 }  // namespace

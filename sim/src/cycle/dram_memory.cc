@@ -64,15 +64,14 @@ uint64_t DramMemory::core_cycle_back(int64_t ck) const {
 // the read data channel; the last beat not before the last DRAM data is back.
 ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
   const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
-  const DramReadTiming d =
-      m_ctrl.read(addr / bus * bus, beats * bus, dram_cycle_at(grant), grant);
+  const DramReadTiming d = m_ctrl.read(addr / bus * bus, beats * bus, dram_cycle_at(grant), grant);
   const uint64_t first_back = core_cycle_back(d.first_end);
   const uint64_t last_back = core_cycle_back(d.last_end);
   ReadBeats r;
   r.interval = 1;
   const uint64_t spread = beats - 1u;  // the last beat may not precede the last data back
-  r.first = std::max({grant + 1, m_read_free, first_back,
-                      last_back > spread ? last_back - spread : uint64_t{0}});
+  r.first = std::max(
+      {grant + 1, m_read_free, first_back, last_back > spread ? last_back - spread : uint64_t{0}});
   r.last = r.first + beats - 1;
   m_read_free = r.last + 1;
   ++m_stats.read_bursts;
@@ -145,6 +144,8 @@ void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& dela
   delay = cycles(t.response - grant) + delay;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
+
+void link_dram_memory_model() {}
 
 VTA_REGISTER(MemoryModelEntry, dram_memory,
              {"dram", 10,

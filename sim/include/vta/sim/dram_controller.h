@@ -9,7 +9,7 @@
 // granted after them arrives, together with it: the scheduler (FR-FCFS or FCFS) chooses among
 // the oldest DRAM_QUEUE_DEPTH waiting accesses. The result therefore depends only on the
 // sequence of (grant, address, size) - which is what keeps cycle = rtl exact. The formulas are
-// in sim/README.md section 7.
+// in sim/DRAM.md.
 #pragma once
 
 #include <array>
@@ -31,7 +31,7 @@ struct DramLocation {
 struct DramCommand {
   enum Kind : uint8_t { kAct, kPre, kRead, kWrite, kRefresh };
   Kind kind = kAct;
-  int64_t ck = 0;  // DRAM cycle it is issued in
+  int64_t ck = 0;                       // DRAM cycle it is issued in
   int channel = 0, rank = 0, bank = 0;  // bank: flat index (bank_group * banks + bank)
   int64_t row = 0;
 };
@@ -39,10 +39,10 @@ struct DramCommand {
 struct DramCounters {
   uint64_t activates = 0, precharges = 0, refreshes = 0;
   uint64_t reads = 0, writes = 0;  // column accesses
-  uint64_t row_hits = 0;       // the bank had the row open
-  uint64_t row_misses = 0;     // the bank was closed (precharged)
-  uint64_t row_conflicts = 0;  // another row was open: PRE + ACT
-  uint64_t bytes = 0;          // bytes moved on the DRAM data bus (whole column accesses)
+  uint64_t row_hits = 0;           // the bank had the row open
+  uint64_t row_misses = 0;         // the bank was closed (precharged)
+  uint64_t row_conflicts = 0;      // another row was open: PRE + ACT
+  uint64_t bytes = 0;              // bytes moved on the DRAM data bus (whole column accesses)
 };
 
 // When the data of a read is on the DRAM bus (nCK, end of the data transfer).
@@ -82,11 +82,11 @@ class DramController {
     int64_t next_pre = 0;   // earliest PRE (tRAS, tRTP, tWR)
   };
   struct Rank {
-    std::vector<Bank> banks;          // index bank_group * banks + bank
-    std::array<int64_t, 4> faw{};     // the last four ACTs (ring)
+    std::vector<Bank> banks;       // index bank_group * banks + bank
+    std::array<int64_t, 4> faw{};  // the last four ACTs (ring)
     size_t faw_next = 0;
-    int64_t acts = 0;                 // ACTs issued (the first four are not limited by tFAW)
-    int64_t last_act = -1;            // tRRD
+    int64_t acts = 0;                  // ACTs issued (the first four are not limited by tFAW)
+    int64_t last_act = -1;             // tRRD
     std::vector<int64_t> last_act_bg;  // tRRD_L, per bank group
     int64_t wr_data_end = -1;          // tWTR: end of the last write's data
     int64_t next_ref = 0;              // the next refresh is due
@@ -118,7 +118,7 @@ class DramController {
   void log(DramCommand::Kind k, int64_t ck, const DramLocation& l, int64_t row);
 
   DramSpec m_spec;
-  std::array<int, 6> m_field_bits{};  // bits of Ch, Ra, Bg, Ba, Co, Ro
+  std::array<int, 6> m_field_bits{};   // bits of Ch, Ra, Bg, Ba, Co, Ro
   std::array<int, 6> m_field_order{};  // fields, least significant first
   int m_atom_bits = 0;
   std::vector<Channel> m_channels;

@@ -2,7 +2,7 @@
 // the DRAM device and controller parameters: a named parameter set (DRAM_PRESET, one per board
 // of the presets, configs/README.md cites the datasheets and JEDEC speed bins) whose values each
 // DRAM_* key may override. Timings are in DRAM clock cycles (nCK, the unit of the JEDEC tables)
-// except tCK (ps) and the interconnect latency (ns). sim/README.md section 7 gives the formulas.
+// except tCK (ps) and the interconnect latency (ns). sim/DRAM.md gives the formulas.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +17,13 @@ struct DramSpec {
   std::string preset;    // DRAM_PRESET: the parameter set the values start from
   std::string standard;  // DDR3, DDR4, LPDDR4 (informative; from the preset)
   // ---- organisation ----
-  int channels = 1;     // independent channels (each its own controller, bus and banks)
-  int ranks = 1;        // ranks per channel
-  int bank_groups = 1;  // bank groups per rank (DDR4); 1 = none
-  int banks = 8;        // banks per bank group
-  int rows = 32768;     // rows per bank
-  int columns = 1024;   // columns per row (each bus_bits wide)
-  int bus_bits = 16;    // data bus width of one channel, bits
+  int channels = 1;      // independent channels (each its own controller, bus and banks)
+  int ranks = 1;         // ranks per channel
+  int bank_groups = 1;   // bank groups per rank (DDR4); 1 = none
+  int banks = 8;         // banks per bank group
+  int rows = 32768;      // rows per bank
+  int columns = 1024;    // columns per row (each bus_bits wide)
+  int bus_bits = 16;     // data bus width of one channel, bits
   int burst_length = 8;  // BL: data transfers (two per clock) of one column access
   int tck_ps = 1875;     // tCK: DRAM clock period, picoseconds
   // ---- timings, nCK ----
@@ -58,9 +58,7 @@ struct DramSpec {
   int rrd_l_ck() const { return rrd_l != 0 ? rrd_l : rrd; }
   int ccd_l_ck() const { return ccd_l != 0 ? ccd_l : ccd; }
   // Peak bandwidth of all channels, bytes per nanosecond (= GB/s).
-  double peak_bytes_per_ns() const {
-    return 2.0 * channels * bus_bytes() * 1000.0 / tck_ps;
-  }
+  double peak_bytes_per_ns() const { return 2.0 * channels * bus_bytes() * 1000.0 / tck_ps; }
 };
 
 // The memory model and DRAM parameters of a configuration.

@@ -2,7 +2,7 @@
 // protocol is in memory_target.h) that moves the payload bytes to/from the simulated physical
 // memory and times each burst with a DramController on the DRAM's own clock (tCK), behind an
 // interconnect of DRAM_INTERCONNECT_NS each way. The core side stays AXI-like: one read data
-// channel and one write data channel, one beat per core cycle. sim/README.md section 7.
+// channel and one write data channel, one beat per core cycle. sim/DRAM.md.
 #pragma once
 
 #include <cstdint>
