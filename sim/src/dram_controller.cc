@@ -113,6 +113,13 @@ void DramController::drain_writes() {
 
 DramReadTiming DramController::read(uint64_t addr, uint64_t bytes, int64_t arrival,
                                     uint64_t order) {
+  const bool writes_waiting = !m_writes.empty() && m_writes.front().order < order;
+  if (!writes_waiting && m_log == nullptr && bytes > 0) {
+    DramReadTiming fast;
+    if (read_one_row(addr, bytes, arrival, order, fast)) {
+      return fast;
+    }
+  }
   // The waiting accesses, oldest first: the writes granted before this read, then its own.
   std::deque<Access> queue;
   while (!m_writes.empty() && m_writes.front().order < order) {
@@ -141,6 +148,60 @@ DramReadTiming DramController::read(uint64_t addr, uint64_t bytes, int64_t arriv
     m_writes.push_front(*it);
   }
   return t;
+}
+
+// The common case of streaming DMA, in closed form: a read whose accesses all fall in one row
+// of one bank, with no write waiting. The first access is served as usual; every next one is a
+// row hit whose READ follows the previous by max(tCCD_L, BL/2) (the data bus). Returns false,
+// having changed nothing, when the read is not such a case or a refresh falls due on the way.
+bool DramController::read_one_row(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order,
+                                  DramReadTiming& out) {
+  const DramSpec& s = m_spec;
+  const uint64_t atom = static_cast<uint64_t>(s.atom_bytes());
+  const uint64_t a0 = addr / atom * atom;
+  const auto n = static_cast<int64_t>((addr + bytes - a0 + atom - 1) / atom);
+  Access first;
+  first.loc = decode(a0);
+  first.arrival = arrival;
+  first.order = order;
+  first.close_after = n == 1;
+  const DramLocation& f = first.loc;
+  const DramLocation l = decode(a0 + static_cast<uint64_t>(n - 1) * atom);
+  if (!s.open_page || f.channel != l.channel || f.rank != l.rank || f.bank_group != l.bank_group ||
+      f.bank != l.bank || f.row != l.row || l.column - f.column != n - 1) {
+    return false;
+  }
+  Channel& c = m_channels[static_cast<size_t>(f.channel)];
+  Rank& r = c.ranks[static_cast<size_t>(f.rank)];
+  const int64_t step = std::max(s.ccd_l_ck(), s.burst_ck());
+  out.first_end = serve(first);
+  const int64_t col0 = c.last_col;
+  // Access k >= 1 probes for a refresh at the previous READ, col0 + (k - 1) * step.
+  if (n > 1 && col0 + (n - 2) * step >= r.next_ref) {
+    // Rare: a refresh falls inside the read. The rest as the general path serves them.
+    for (int64_t k = 1; k < n; ++k) {
+      Access x = first;
+      x.loc = decode(a0 + static_cast<uint64_t>(k) * atom);
+      x.close_after = k == n - 1;
+      out.last_end = serve(x);
+    }
+    return true;
+  }
+  out.last_end = out.first_end;
+  if (n == 1) {
+    return true;
+  }
+  Bank& b = r.banks[static_cast<size_t>(f.bank_group * s.banks + f.bank)];
+  const int64_t col = col0 + (n - 1) * step;
+  out.last_end = col + s.cl + s.burst_ck();
+  c.data_free = out.last_end;
+  c.last_col = c.last_rd = col;
+  b.next_pre = std::max(b.next_pre, col + s.rtp);
+  const auto more = static_cast<uint64_t>(n - 1);
+  m_counters.reads += more;
+  m_counters.row_hits += more;
+  m_counters.bytes += more * static_cast<uint64_t>(s.atom_bytes());
+  return true;
 }
 
 // FCFS: the oldest access. FR-FCFS: the oldest row hit among the first DRAM_QUEUE_DEPTH

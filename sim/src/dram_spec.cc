@@ -46,7 +46,7 @@ DramSpec ddr4_2400_zcu104() {
   d.cl = 16, d.cwl = 12, d.rcd = 16, d.rp = 16, d.ras = 39, d.rc = 55, d.wr = 18, d.rtp = 9;
   d.wtr = 9, d.rrd = 7, d.rrd_l = 8, d.faw = 36, d.ccd = 4, d.ccd_l = 6;
   d.refi = 9363, d.rfc = 313;
-  d.address_map = "RoRaBaCoBgCh";
+  d.address_map = "RoRaBaBgCoCh";
   d.interconnect_ns = 30;
   return d;
 }
@@ -59,7 +59,7 @@ DramSpec lpddr4_2133_ultra96() {
   d.bus_bits = 16, d.burst_length = 16, d.tck_ps = 938;
   d.cl = 20, d.cwl = 10, d.rcd = 20, d.rp = 20, d.ras = 45, d.rc = 65, d.wr = 20, d.rtp = 8;
   d.wtr = 11, d.rrd = 11, d.faw = 43, d.ccd = 8, d.refi = 4162, d.rfc = 192;
-  d.address_map = "RoRaBaBgCoCh";
+  d.address_map = "RoRaBaBgChCo";
   d.interconnect_ns = 30;
   return d;
 }

@@ -188,11 +188,10 @@ TEST_CASE("memory model keys: default, presets, overrides and rejections", "[con
   const HwConfig again = HwConfig::from_json(c.to_json(), "again.json");
   CHECK(again.to_json() == c.to_json());
   // Every *_ddr preset names its board's set.
-  const std::pair<const char*, const char*> boards[] = {
-      {"pynq_ddr", "PYNQ-Z1-DDR3-1066-x16"},
-      {"ultra96_ddr", "Ultra96-LPDDR4-2133-x32"},
-      {"zcu104_ddr", "ZCU104-DDR4-2400-x64"},
-      {"de10nano_ddr", "DE10-Nano-DDR3-800-x32"}};
+  const std::pair<const char*, const char*> boards[] = {{"pynq_ddr", "PYNQ-Z1-DDR3-1066-x16"},
+                                                        {"ultra96_ddr", "Ultra96-LPDDR4-2133-x32"},
+                                                        {"zcu104_ddr", "ZCU104-DDR4-2400-x64"},
+                                                        {"de10nano_ddr", "DE10-Nano-DDR3-800-x32"}};
   for (const auto& [file, set] : boards) {
     const HwConfig b = HwConfig::from_file(config_path(file));
     CHECK(b.memory.model == "dram");

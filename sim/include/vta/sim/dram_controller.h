@@ -109,6 +109,8 @@ class DramController {
 
   void split(uint64_t addr, uint64_t bytes, bool write, int64_t arrival, uint64_t order,
              std::deque<Access>& out) const;
+  bool read_one_row(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order,
+                    DramReadTiming& out);
   size_t pick(const std::deque<Access>& queue) const;
   int64_t serve(const Access& a);  // returns the end of its data transfer
   int64_t open_row(Rank& r, Bank& b, const Access& a, int64_t t);

@@ -97,8 +97,9 @@ using MemoryModelRegistry = Registry<MemoryModelEntry>;
 // The model a CycleBackend uses unless it is given another name: "fixed".
 extern const char* const kDefaultMemoryModel;
 
-// Defined in dram_memory.cc and called by find_memory_model: links the "dram" model's
-// registration into every static link that can look a model up.
+// Defined in fixed_memory.cc / dram_memory.cc and called by find_memory_model: links each
+// model's registration into every static link that can look a model up.
+void link_fixed_memory_model();
 void link_dram_memory_model();
 
 // The registered model `name`; throws Error naming the registered models if there is none.
