@@ -10,6 +10,7 @@
 #include "vta/backend_factory.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/version.h"
 
 namespace vta::cli {
 
@@ -19,12 +20,18 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("config,c", po::value(&o.config),
       "hardware config: preset name (pynq, ultra96, zcu104, de10nano, block32, batch4, small) or "
       "JSON file; default $VTA_CONFIG, else pynq");
+  add_set_option(desc, o.sets);
   add("backend,b", po::value(&o.backend),
       "backend: fsim, cycle or rtl; default $VTA_BACKEND, else the build's default");
   add("json", po::value(&o.json_path), "write a machine-readable report (JSON) to this file");
   add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
   add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
   add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+}
+
+void add_set_option(po::options_description& desc, std::vector<std::string>& sets) {
+  desc.add_options()("set", po::value(&sets)->composing(),
+                     "override a config key: --set KEY=VALUE (repeatable, e.g. --set LOG_BLOCK=5)");
 }
 
 bool parse_args(int argc, char** argv, const std::string& usage,
@@ -43,64 +50,39 @@ bool parse_args(int argc, char** argv, const std::string& usage,
   return true;
 }
 
+std::vector<std::string> preset_names() {
+  return preset_config_names();
+}
+
 namespace {
 
-// The preset configs: next to an installed vtasim (<prefix>/share/vta/configs), else the
-// source tree's configs/.
-std::string preset_dir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path installed = exe.parent_path().parent_path() / "share/vta/configs";
-  if (!ec && std::filesystem::is_directory(installed, ec)) {
-    return installed.string();
+std::vector<ConfigOverride> parse_overrides(const std::vector<std::string>& sets) {
+  std::vector<ConfigOverride> overrides;
+  overrides.reserve(sets.size());
+  for (const std::string& s : sets) {
+    overrides.push_back(parse_config_override(s));
   }
-  return VTA_CONFIG_DIR;
+  return overrides;
 }
 
 }  // namespace
 
-std::vector<std::string> preset_names() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(preset_dir(), ec)) {
-    if (e.path().extension() == ".json") {
-      names.push_back(e.path().stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-HwConfig resolve_config(const std::string& v) {
-  if (v.empty()) {
-    return HwConfig::from_env();
-  }
-  if (v.find('/') != std::string::npos || v.find(".json") != std::string::npos ||
-      std::filesystem::exists(v)) {
-    return HwConfig::from_file(v);
-  }
-  const std::string preset = preset_dir() + "/" + v + ".json";
-  if (std::filesystem::exists(preset)) {
-    return HwConfig::from_file(preset);
-  }
-  if (v == "pynq" || v == "default") {
-    return HwConfig::default_config();
-  }
-  std::string known;
-  for (const std::string& n : preset_names()) {
-    known += (known.empty() ? "" : ", ") + n;
-  }
-  throw UsageError(fmt::format("unknown config '{}': not a file and not a preset ({})", v,
-                               known.empty() ? "pynq" : known));
+ResolvedConfig resolve_config(const std::string& name_or_path,
+                              const std::vector<std::string>& sets) {
+  return vta::resolve_config(name_or_path, parse_overrides(sets));
 }
 
 HwConfig embedded_config(const ProgramImage& img, const std::string& file) {
   return HwConfig::from_json_text(img.config_json, file + " (embedded config)");
 }
 
-HwConfig image_config(const ProgramImage& img, const std::string& config, const std::string& file) {
-  return !config.empty() || img.config_json.empty() ? resolve_config(config)
-                                                    : embedded_config(img, file);
+ResolvedConfig image_config(const ProgramImage& img, const std::string& config,
+                            const std::vector<std::string>& sets, const std::string& file) {
+  if (!config.empty() || img.config_json.empty()) {
+    return resolve_config(config, sets);
+  }
+  return resolve_config_keys(file + " (embedded config)", embedded_config(img, file).to_json(),
+                             parse_overrides(sets));
 }
 
 void apply_trace_options(const CommonOptions& o, Backend& be) {
@@ -187,8 +169,17 @@ nlohmann::ordered_json report_json(const RunReport& r) {
   j["command"] = r.command;
   j["program"] = r.program;
   j["backend"] = r.backend;
-  j["config"] = r.config;
+  const ResolvedConfig& c = r.resolved;
+  j["config"] =
+      c.keys.is_object() ? nlohmann::ordered_json(c.keys) : nlohmann::ordered_json(r.config);
+  j["config_label"] = c.label;
+  j["config_hash"] = c.hash;
+  j["model"] = r.config;
+  j["version"] = simulator_version();
   j["wall_seconds"] = r.wall_seconds;
+  if (r.stats.timed && c.config.clock_mhz > 0) {
+    j["time_s"] = static_cast<double>(r.stats.cycles) / (c.config.clock_mhz * 1e6);
+  }
   const nlohmann::ordered_json stats = r.stats.to_json();  // items() must not outlive it
   for (const auto& [key, value] : stats.items()) {
     j[key] = value;

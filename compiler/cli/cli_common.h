@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/backend.h"
+#include "vta/sim/config_source.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/program_image.h"
@@ -32,16 +33,19 @@ class UsageError : public std::runtime_error {
 };
 
 struct CommonOptions {
-  std::string config;      // preset name or JSON path; "" = $VTA_CONFIG, else built-in default
-  std::string backend;     // fsim | cycle | rtl; "" = $VTA_BACKEND, else the default
-  std::string json_path;   // machine-readable report ("" = none)
-  std::string trace_path;  // Perfetto/Chrome trace (timed backends)
-  std::string vcd_path;    // VCD of the main signals (timed backends)
-  std::string vcd_window;  // "A:B": cycles [A, B) of the VCD
+  std::string config;  // preset name or JSON path; "" = $VTA_CONFIG, else built-in default
+  std::vector<std::string> sets;  // --set KEY=VALUE overrides, applied in order
+  std::string backend;            // fsim | cycle | rtl; "" = $VTA_BACKEND, else the default
+  std::string json_path;          // machine-readable report ("" = none)
+  std::string trace_path;         // Perfetto/Chrome trace (timed backends)
+  std::string vcd_path;           // VCD of the main signals (timed backends)
+  std::string vcd_window;         // "A:B": cycles [A, B) of the VCD
 };
 
 // Adds the common options (and --help) to `desc`, storing into `opts`.
 void add_common_options(po::options_description& desc, CommonOptions& opts);
+// Adds --set KEY=VALUE (repeatable), storing into `sets`.
+void add_set_option(po::options_description& desc, std::vector<std::string>& sets);
 
 // Parses argv (argv[0] is the subcommand name). Prints "usage: ..." and `desc` and returns false
 // on --help. Throws UsageError on unknown options or missing/extra arguments.
@@ -49,13 +53,16 @@ bool parse_args(int argc, char** argv, const std::string& usage,
                 const po::options_description& desc, const po::positional_options_description& pos,
                 po::variables_map& vm);
 
-// A preset name (configs/<name>.json), a path to a JSON file, or "" for $VTA_CONFIG / default.
-HwConfig resolve_config(const std::string& name_or_path);
+// A preset name (configs/<name>.json), a path to a JSON file, or "" for $VTA_CONFIG / default,
+// with the --set overrides applied (config_source.h).
+ResolvedConfig resolve_config(const std::string& name_or_path,
+                              const std::vector<std::string>& sets = {});
 // The config a program image was built for (its embedded JSON, which must be present).
 HwConfig embedded_config(const ProgramImage& img, const std::string& file);
 // The config to run or decode image `file` with: --config when given, else the embedded one,
-// else $VTA_CONFIG / the default.
-HwConfig image_config(const ProgramImage& img, const std::string& config, const std::string& file);
+// else $VTA_CONFIG / the default; --set applies over it.
+ResolvedConfig image_config(const ProgramImage& img, const std::string& config,
+                            const std::vector<std::string>& sets, const std::string& file);
 // Preset names available.
 std::vector<std::string> preset_names();
 
@@ -69,7 +76,8 @@ struct RunReport {
   std::string command;  // "run", "demo", ...
   std::string program;  // what ran (file name, workload)
   std::string backend;
-  std::string config;  // model name of the config
+  std::string config;       // model name of the config
+  ResolvedConfig resolved;  // the complete config, its hash and label
   double wall_seconds = 0;
   Stats stats;
   nlohmann::ordered_json extra = nlohmann::ordered_json::object();  // subcommand-specific
@@ -78,7 +86,8 @@ struct RunReport {
 // Text table: the seven upstream counters, instruction counts, cycles (timed backends), the
 // backend's extra counters and the wall time.
 void print_report(std::ostream& os, const RunReport& r);
-// {"command", "program", "backend", "config", "wall_seconds", <Stats::to_json keys>, extra...}
+// {"command", "program", "backend", "config" (every key), "config_label", "config_hash",
+//  "model", "version", "wall_seconds", "time_s" (timed backends), <Stats::to_json keys>, extra...}
 nlohmann::ordered_json report_json(const RunReport& r);
 // Writes the report if opts.json_path is set; throws Error if the file cannot be written.
 void write_json_report(const CommonOptions& opts, const RunReport& r);

@@ -21,12 +21,13 @@ struct LoadedStream {
   bool image = false;  // a program image (whose uop loads can be listed)
 };
 
-LoadedStream load_stream(const std::string& file, const std::string& config, Dram& dram) {
+LoadedStream load_stream(const std::string& file, const CommonOptions& opts, Dram& dram) {
+  const std::string& config = opts.config;
   LoadedStream s;
   require_regular_file(file);
   if (ProgramImage::is_image_file(file)) {
     const ProgramImage img = ProgramImage::load(file);
-    s.cfg = image_config(img, config, file);
+    s.cfg = image_config(img, config, opts.sets, file).config;
     img.load_into(dram);
     s.insn_phys = img.insn_phys;
     s.insn_count = img.insn_count;
@@ -38,7 +39,7 @@ LoadedStream load_stream(const std::string& file, const std::string& config, Dra
     throw Error(fmt::format("'{}' has {} bytes, not a positive multiple of the 16-byte instruction",
                             file, data.size()));
   }
-  s.cfg = resolve_config(config);
+  s.cfg = resolve_config(config, opts.sets).config;
   s.insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
   if (s.insn_count > 0) {
     void* p = dram.alloc(data.size());
@@ -83,6 +84,7 @@ int cmd_disasm(int argc, char** argv) {
     add("config,c", po::value(&opts.config),
         "field layout of this config (preset or JSON); default: the image's, else $VTA_CONFIG "
         "or pynq");
+    add_set_option(desc, opts.sets);
     add("file", po::value(&file), "raw instruction stream or program image");
     add("no-uops", po::bool_switch(&no_uops), "do not list the micro-ops of LOAD UOP (images)");
     po::positional_options_description pos;
@@ -96,7 +98,7 @@ int cmd_disasm(int argc, char** argv) {
       throw UsageError("missing FILE (usage: " + usage + ")");
     }
     Dram dram;
-    const LoadedStream s = load_stream(file, opts.config, dram);
+    const LoadedStream s = load_stream(file, opts, dram);
     const uint8_t* insns =
         dram.checked_ptr(s.insn_phys, static_cast<uint64_t>(s.insn_count) * kInsnBytes);
     if (s.insn_count > 0 && insns == nullptr) {

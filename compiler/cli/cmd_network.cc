@@ -9,11 +9,50 @@
 #include "cli_common.h"
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
+#include "vta/compiler/network_workers.h"
 #include "vta/compiler/report.h"
+#include "vta/explore/progress.h"
 
 namespace vta::cli {
 
 using namespace vta::compiler;
+
+namespace {
+
+size_t vta_layer_count(const Network& net) {
+  size_t n = 0;
+  for (const NetworkLayer& l : net.layers) {
+    n += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+  }
+  return n;
+}
+
+// One line per finished VTA layer (unless --quiet) and the progress display.
+void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+                  std::vector<LayerRun>& done) {
+  if (!quiet) {
+    progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
+                              !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok")));
+  }
+  done.push_back(r);
+  size_t mismatched = 0;
+  for (const LayerRun& d : done) {
+    mismatched += d.mismatches ? 1 : 0;
+  }
+  progress.update(done.size(), mismatched);
+}
+
+constexpr int kMaxNetworkJobs = 256;  // worker processes of -j
+
+// -j N: 1..kMaxNetworkJobs; traces record one process's time line, so only with -j 1.
+void check_jobs_option(const po::variables_map& vm, const CommonOptions& common, int jobs) {
+  check_option_range(vm, "jobs", 1, kMaxNetworkJobs);
+  if (jobs > 1 && !(common.trace_path.empty() && common.vcd_path.empty())) {
+    throw UsageError("--trace and --vcd record one process's time line: use them with -j 1");
+  }
+}
+
+}  // namespace
 
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
@@ -21,7 +60,7 @@ int cmd_network(int argc, char** argv) {
     std::string name;
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
-    int batch = 1;
+    int batch = 1, jobs = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
     auto add = desc.add_options();
@@ -31,6 +70,8 @@ int cmd_network(int argc, char** argv) {
         "tune every convolution with the N best-estimated schedules (default 4)");
     add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
     add("quiet", po::bool_switch(&quiet), "no progress lines");
+    add("jobs,j", po::value(&jobs)->default_value(1),
+        "simulate the layers in N worker processes (same results as -j 1)");
     add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
     po::positional_options_description pos;
@@ -41,6 +82,7 @@ int cmd_network(int argc, char** argv) {
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
+    check_jobs_option(vm, common, jobs);
     if (name.empty()) {
       throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
     }
@@ -55,13 +97,9 @@ int cmd_network(int argc, char** argv) {
     opt.check = !no_check;
     opt.tune_candidates = size_t(tune);
     std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-    opt.on_layer = [&](const LayerRun& r) {
-      if (!quiet) {
-        std::cerr << fmt::format("  {:<20} {:<40} {} {}\n", r.name, r.shape, r.schedule.describe(),
-                                 !r.checked ? "" : (r.mismatches ? "MISMATCH" : "ok"));
-      }
-      done.push_back(r);
-    };
+    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                                      !quiet);
+    opt.on_layer = [&](const LayerRun& r) { report_layer(progress, quiet, r, done); };
     std::string current;  // the VTA layer running
     const auto begin_step = target.on_step_begin;
     target.on_step_begin = [&](const std::string& track, const std::string& step) {
@@ -76,12 +114,17 @@ int cmd_network(int argc, char** argv) {
     extra["network"] = net.name;
     NetworkRun r;
     try {
-      r = run_network(target, net, opt);
+      r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
+      progress.finish();
     } catch (const Error& ex) {
+      progress.finish();
       // The report so far (layers done, the failure named) is still written; the error exits 1.
-      extra["failure"] = {{"layer", current}, {"error", ex.what()}};
+      // Under -j the workers name the layer (`done` holds exactly the layers before it).
+      const auto* failed = dynamic_cast<const NetworkLayerError*>(&ex);
+      const std::string layer = failed ? failed->layer : current;
+      extra["failure"] = {{"layer", layer}, {"error", ex.what()}};
       finish_compiler_command(common, target, "network", net.name, done, extra);
-      throw Error(fmt::format("network {}: layer '{}': {}", net.name, current, ex.what()));
+      throw Error(fmt::format("network {}: layer '{}': {}", net.name, layer, ex.what()));
     }
     for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";

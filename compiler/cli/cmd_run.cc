@@ -300,12 +300,14 @@ DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
 
 // Loads `file` (a program image, or a raw stream placed in fresh DRAM) into `dram` and returns
 // the config to run it with; `img` gets the stream's position (and an image's outputs).
-HwConfig load_program(const std::string& file, const std::string& config, Dram& dram,
-                      ProgramImage& img) {
+ResolvedConfig load_program(const std::string& file, const CommonOptions& opts, Dram& dram,
+                            ProgramImage& img) {
+  const std::string& config = opts.config;
   require_regular_file(file);
   if (ProgramImage::is_image_file(file)) {
     img = ProgramImage::load(file);
-    const HwConfig cfg = image_config(img, config, file);
+    ResolvedConfig rc = image_config(img, config, opts.sets, file);
+    const HwConfig& cfg = rc.config;
     if (!config.empty() && !img.config_json.empty()) {
       const HwConfig built_for = embedded_config(img, file);
       if (built_for.model_name != cfg.model_name) {
@@ -314,7 +316,7 @@ HwConfig load_program(const std::string& file, const std::string& config, Dram& 
       }
     }
     img.load_into(dram);
-    return cfg;
+    return rc;
   }
   // A raw stream: 16-byte little-endian instructions, placed in fresh DRAM.
   const std::vector<uint8_t> data = read_regular_file(file, Dram::kPhysBytes);
@@ -324,12 +326,12 @@ HwConfig load_program(const std::string& file, const std::string& config, Dram& 
                     "({} bytes is not a positive multiple of 16)",
                     file, data.size()));
   }
-  const HwConfig cfg = resolve_config(config);
+  ResolvedConfig rc = resolve_config(config, opts.sets);
   void* p = dram.alloc(data.size());
   std::memcpy(p, data.data(), data.size());
   img.insn_phys = dram.phys_addr(p);
   img.insn_count = static_cast<uint32_t>(data.size() / kInsnBytes);
-  return cfg;
+  return rc;
 }
 
 // The report line of an image's expected outputs ("2 match" or the first difference); returns
@@ -370,7 +372,8 @@ int cmd_run(int argc, char** argv) {
     }
     Dram dram;
     ProgramImage img;
-    const HwConfig cfg = load_program(file, opts.config, dram, img);
+    const ResolvedConfig rc = load_program(file, opts, dram, img);
+    const HwConfig& cfg = rc.config;
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
     RunStatus status = RunStatus::kOk;
     RunReport r;
@@ -378,6 +381,7 @@ int cmd_run(int argc, char** argv) {
     r.program = file;
     r.backend = be->name();
     r.config = cfg.model_name;
+    r.resolved = rc;
     r.wall_seconds = run_timed(*be, img.insn_phys, img.insn_count, &status);
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";
@@ -412,7 +416,8 @@ int cmd_demo(int argc, char** argv) {
     if (!parse_args(argc, argv, usage, desc, pos, vm)) {
       return 0;
     }
-    const HwConfig cfg = resolve_config(opts.config);
+    const ResolvedConfig rc = resolve_config(opts.config, opts.sets);
+    const HwConfig& cfg = rc.config;
     Dram dram;
     const DemoProgram p = build_demo(cfg, dram, seed);
     if (!save.empty()) {
@@ -430,6 +435,7 @@ int cmd_demo(int argc, char** argv) {
     r.program = p.description;
     r.backend = be->name();
     r.config = cfg.model_name;
+    r.resolved = rc;
     r.wall_seconds = run_timed(*be, p.insn_phys, p.insn_count, &status);
     r.stats = be->stats();
     const bool ok = std::memcmp(dram.host_ptr(p.out_phys), p.expected.data(), p.out_bytes) == 0;

@@ -71,7 +71,8 @@ std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilog
 
 Target setup_target(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
-  Target target(resolve_config(o.config), o.backend.empty() ? backend_name_from_env() : o.backend);
+  Target target(resolve_config(o.config, o.sets).config,
+                o.backend.empty() ? backend_name_from_env() : o.backend);
   target.verify_programs = verify;
   runtime_configure(target.backend, target.config);
   apply_trace_options(o, runtime_backend());
@@ -96,6 +97,7 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
   rr.program = program;
   rr.backend = target.backend;
   rr.config = target.config.model_name;
+  rr.resolved = resolve_config(o.config, o.sets);  // the same keys, with their label and hash
   for (const LayerRun& r : runs) {
     rr.wall_seconds += r.wall_seconds;
     Stats& s = rr.stats;

@@ -12,6 +12,7 @@ int cmd_disasm(int argc, char** argv);   // cmd_disasm.cc
 int cmd_conv2d(int argc, char** argv);   // cmd_conv2d.cc
 int cmd_matmul(int argc, char** argv);   // cmd_matmul.cc
 int cmd_network(int argc, char** argv);  // cmd_network.cc
+int cmd_sweep(int argc, char** argv);    // cmd_sweep.cc
 }  // namespace vta::cli
 
 namespace {
@@ -34,6 +35,8 @@ const Command kCommands[] = {
      vta::cli::cmd_matmul},
     {"network", "run a network (resnet18 or a JSON file) layer by layer and report",
      vta::cli::cmd_network},
+    {"sweep", "run a design-space sweep (JSON spec) into SQLite; sweep export / sweep merge",
+     vta::cli::cmd_sweep},
 };
 
 void usage(std::ostream& os) {

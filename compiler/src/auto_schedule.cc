@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/bound.h"
+#include "vta/compiler/kernel_fold.h"
 #include "vta/compiler/layout.h"
 #include "vta/sim/error.h"
 
@@ -40,23 +42,35 @@ std::vector<int> size_candidates(int n) {
 }
 
 struct Model {
-  double bus, rd_lat, wr_lat;
+  double rd_lat, wr_lat;
   double inp_e, wgt_e, acc_e, out_e;
 };
 
 }  // namespace
 
+DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
+  const BlockedConv& g = P.g;
+  const TileShape t = P.full_shape();
+  const double tiles = double(P.tiles()), steps = double(P.steps());
+  const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
+  DramTraffic d;
+  d.wgt_loads = P.ic_chunks == 1
+                    ? double(g.nb) * P.oc_tiles * std::min<double>(P.s.threads, tiles / P.oc_tiles)
+                    : steps;
+  d.read = steps * t.ti * t.ih * t.iw * cfg.inp_elem_bytes +
+           d.wgt_loads * t.to * t.ti * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
+           (P.e.residual ? out_total * cfg.out_elem_bytes : 0);
+  d.write = out_total * cfg.out_elem_bytes;
+  return d;
+}
+
 double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const BlockedConv& g = P.g;
   const Conv2dParams& p = g.p;
   const Epilogue& e = P.e;
-  const Model m{double(cfg.bus_bytes),
-                double(cfg.dram_read_latency_cycles),
-                double(cfg.dram_write_latency_cycles),
-                double(cfg.inp_elem_bytes),
-                double(cfg.wgt_elem_bytes),
-                double(cfg.acc_elem_bytes),
-                double(cfg.out_elem_bytes)};
+  const Model m{double(cfg.dram_read_latency_cycles), double(cfg.dram_write_latency_cycles),
+                double(cfg.inp_elem_bytes),           double(cfg.wgt_elem_bytes),
+                double(cfg.acc_elem_bytes),           double(cfg.out_elem_bytes)};
   const double insn = 8;  // fixed cost of issuing one instruction
   const TileShape t = P.full_shape();
   const double tiles = double(P.tiles()), steps = double(P.steps());
@@ -69,7 +83,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   double compute = double(g.gemm_uop_count()) + steps * insn +
                    out_total * (1 + imm_ops + 2 * vec_ops) + tiles * insn * (1 + imm_ops + vec_ops);
   if (e.residual) {
-    compute += out_total * m.out_e / m.bus + tiles * t.to * (m.rd_lat + insn);
+    compute += dram_cycles(out_total * m.out_e, 0, cfg) + tiles * t.to * (m.rd_lat + insn);
   }
   if (e.bias) {
     compute += tiles * (m.rd_lat + insn);
@@ -78,46 +92,50 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const double kernel_uops = double(t.ti) * kk * t.to;
   const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
   if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
-    compute += steps * (kernel_uops * 4 / m.bus + m.rd_lat);
+    compute += steps * (dram_cycles(kernel_uops * 4, 0, cfg) + m.rd_lat);
   }
 
   // Load stage: input windows every step, weights unless reused (single chunk).
-  const double inp_step = t.ti * (t.ih * t.iw * m.inp_e / m.bus + m.rd_lat + insn);
-  const double wgt_load = t.to * t.ti * kk * m.wgt_e / m.bus + m.rd_lat + insn;
-  const double wgt_loads = P.ic_chunks == 1 ? double(g.nb) * P.oc_tiles *
-                                                  std::min<double>(P.s.threads, tiles / P.oc_tiles)
-                                            : steps;
+  const double inp_step =
+      t.ti * (dram_cycles(double(t.ih) * t.iw * m.inp_e, 0, cfg) + m.rd_lat + insn);
+  const double wgt_bytes = double(t.to) * t.ti * kk * m.wgt_e;
+  const double wgt_load = dram_cycles(wgt_bytes, 0, cfg) + m.rd_lat + insn;
+  const DramTraffic traffic = estimate_traffic(P, cfg);
+  const double wgt_loads = traffic.wgt_loads;
   const double load = steps * inp_step + wgt_loads * wgt_load;
 
   // Store stage: 16-byte tiles at about 1.5 beats each plus the write response per row burst.
+  const double out_bytes = out_total * m.out_e;
   const double store =
-      out_total * (m.out_e / m.bus) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
+      dram_cycles(0, out_bytes, cfg) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
 
+  // All reads share one DRAM channel, whichever unit issues them.
+  const double dram = dram_cycles(traffic.read, traffic.write, cfg);
   if (P.s.threads == 1) {
-    return compute + load + store;
+    return std::max(compute + load + store, dram);
   }
   // Overlapped: the slowest stage, plus filling (first load) and draining (last store).
   const double fill = inp_step + wgt_load;
   const double drain = store / tiles + out_total / tiles * (1 + imm_ops + 2 * vec_ops);
-  return std::max({compute, load, store}) + fill + drain;
+  return std::max({compute, load, store, dram}) + fill + drain;
 }
 
 namespace {
 
-// The best `keep` estimates seen so far; ties are broken by the order of adding, so the choice
+// The best `keep` scores seen so far; ties are broken by the order of adding, so the choice
 // is stable.
 class BestEstimates {
  public:
   explicit BestEstimates(size_t keep) : m_keep(keep) {}
-  void add(const ConvSchedule& s, double est_cycles) {
-    m_all.push_back({{s, est_cycles}, m_added++});
+  void add(const ScheduleCandidate& c) {
+    m_all.push_back({c, m_added++});
     if (m_all.size() >= 2 * m_keep) {
       std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
                        by_estimate);
       m_all.resize(m_keep);
     }
   }
-  // Best estimate first.
+  // Best score first.
   std::vector<ScheduleCandidate> sorted() {
     std::sort(m_all.begin(), m_all.end(), by_estimate);
     std::vector<ScheduleCandidate> out;
@@ -130,8 +148,7 @@ class BestEstimates {
  private:
   using Entry = std::pair<ScheduleCandidate, size_t>;  // (candidate, order of adding)
   static bool by_estimate(const Entry& a, const Entry& b) {
-    return std::make_pair(a.first.est_cycles, a.second) <
-           std::make_pair(b.first.est_cycles, b.second);
+    return std::make_pair(a.first.score, a.second) < std::make_pair(b.first.score, b.second);
   }
   size_t m_keep;
   size_t m_added = 0;
@@ -175,7 +192,39 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       }
       s.tile_h = th;
       s.tile_w = tw;
-      best.add(s, estimate_cycles(estimate_plan(g, e, s), cfg));
+      const TilePlan plan = estimate_plan(g, e, s);
+      const DramTraffic d = estimate_traffic(plan, cfg);
+      const double est = estimate_cycles(plan, cfg);
+      best.add(
+          {s, est, d.read + d.write, est + kTrafficWeight * dram_cycles(d.read, d.write, cfg)});
+    }
+  }
+}
+
+// Adds the channel blockings and thread counts of a (possibly folded) layer.
+void add_blockings(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg, int fold,
+                   BestEstimates& best) {
+  const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
+  const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
+  const uint64_t kk = uint64_t(g.p.kh) * g.p.kw;
+  for (int vt : {2, 1}) {
+    const uint64_t wgt_slot = cfg.wgt_buff_depth / vt;
+    for (int to : os) {
+      for (int ti : is) {
+        if (uint64_t(to) * ti * kk > wgt_slot) {
+          continue;
+        }
+        // Rough micro-op count of the step kernel (exact when to >= 3).
+        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2) {
+          continue;
+        }
+        ConvSchedule s;
+        s.tile_oc_blocks = to;
+        s.tile_ic_blocks = ti;
+        s.threads = vt;
+        s.fold_rows = fold;
+        add_spatial_tiles(g, e, cfg, s, hs, ws, best);
+      }
     }
   }
 }
@@ -197,7 +246,7 @@ std::vector<ScheduleCandidate> fitting_schedules(const Conv2dParams& p, const Ep
     }
   }
   if (out.empty()) {
-    throw Error(
+    throw ScheduleFitError(
         fmt::format("no schedule of {} fits config {} (smallest tiles do not fit the "
                     "SRAMs or the uop buffer)",
                     p.describe(), cfg.model_name));
@@ -209,31 +258,16 @@ std::vector<ScheduleCandidate> fitting_schedules(const Conv2dParams& p, const Ep
 
 std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
                                               const HwConfig& cfg, size_t max_count) {
-  const BlockedConv g = BlockedConv::make(p, cfg);
+  (void)BlockedConv::make(p, cfg);  // validates the layer as written
   e.validate();
   // Only the best estimates are kept (some may still fail the full plan check).
   BestEstimates best(std::max<size_t>(256, 8 * max_count));
-  const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
-  const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
-  const uint64_t kk = uint64_t(p.kh) * p.kw;
-  for (int vt : {2, 1}) {
-    const uint64_t wgt_slot = cfg.wgt_buff_depth / vt;
-    for (int to : os) {
-      for (int ti : is) {
-        if (uint64_t(to) * ti * kk > wgt_slot) {
-          continue;
-        }
-        // Rough micro-op count of the step kernel (exact when to >= 3).
-        if (uint64_t(ti) * kk * to > cfg.uop_buff_depth / 2) {
-          continue;
-        }
-        ConvSchedule s;
-        s.tile_oc_blocks = to;
-        s.tile_ic_blocks = ti;
-        s.threads = vt;
-        add_spatial_tiles(g, e, cfg, s, hs, ws, best);
-      }
-    }
+  std::vector<int> folds = {0};
+  for (int f : fold_candidates(p, cfg.block_in)) {
+    folds.push_back(f);
+  }
+  for (int fold : folds) {
+    add_blockings(BlockedConv::make(fold ? folded_params(p, fold) : p, cfg), e, cfg, fold, best);
   }
   return fitting_schedules(p, e, cfg, best.sorted(), max_count);
 }

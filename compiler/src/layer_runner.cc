@@ -7,8 +7,9 @@
 
 #include "runtime_sink.h"
 #include "vta/compiler/conv_codegen.h"
+#include "vta/compiler/kernel_fold.h"
 #include "vta/compiler/layout.h"
-#include "vta/compiler/reference.h"
+#include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -107,19 +108,9 @@ void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& d
   }
 }
 
-// Every operand moved once, counted by the upstream counter rules.
-uint64_t minimum_bytes(const TilePlan& plan, const HwConfig& cfg) {
-  const BlockedConv& g = plan.g;
-  const uint64_t out_elems = uint64_t(g.nb) * g.ocb * g.oh * g.ow;
-  return uint64_t(g.nb) * g.icb * g.p.h * g.p.w * cfg.inp_elem_bytes +
-         uint64_t(g.ocb) * g.icb * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
-         out_elems * cfg.out_elem_bytes + (plan.e.bias ? uint64_t(g.ocb) * cfg.acc_elem_bytes : 0) +
-         (plan.e.residual ? out_elems * cfg.acc_elem_bytes : 0);
-}
-
-// The run's description and the figures that follow from the plan alone.
-LayerRun describe_conv_run(const Target& target, const TilePlan& plan) {
-  const Conv2dParams& p = plan.g.p;
+// The run's description and the figures that follow from the plan alone. `p` is the layer as
+// written; the plan's layer differs from it when the schedule folds the kernel window.
+LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const TilePlan& plan) {
   const HwConfig& cfg = target.config;
   LayerRun r;
   r.name = p.name.empty() ? "conv2d" : p.name;
@@ -132,8 +123,25 @@ LayerRun describe_conv_run(const Target& target, const TilePlan& plan) {
   r.macs = p.macs();
   r.gemm_bound = plan.g.gemm_uop_count();
   r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out;
-  r.min_bytes = minimum_bytes(plan, cfg);
+  // A fold may need fewer bytes than the channel-padded layer: the smaller minimum counts.
+  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
+  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
+  if (planned.total() < bytes.total()) {
+    bytes = planned;
+  }
+  r.bound = layer_bound(plan.g, plan.e, bytes, cfg);
+  r.min_bytes = r.bound.bytes.total();
   return r;
+}
+
+// The data of the layer the plan computes: with a fold, the folded input and weights.
+ConvData planned_data(const Conv2dParams& p, const ConvSchedule& s, const ConvData& data) {
+  ConvData d;
+  d.x = fold_input(p, s.fold_rows, data.x);
+  d.w = fold_weights(p, s.fold_rows, data.w);
+  d.bias = data.bias;
+  d.residual = data.residual;
+  return d;
 }
 
 // Counts the elements of r.out that differ from `ref`; `where(i)` names element i.
@@ -207,29 +215,33 @@ LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue&
   const TilePlan plan = TilePlan::make(p, e, s, cfg);
   const BlockedConv& g = plan.g;
   check_conv_data(p, e, data);
+  const ConvData folded = s.fold_rows ? planned_data(p, s, data) : ConvData{};
 
   RuntimeSink sink(target);  // outlives the buffers below
   ConvCodegen codegen(plan, cfg);
-  const ConvDeviceTensors tensors = upload(sink, plan, cfg, data, codegen.zero_bytes());
+  const ConvDeviceTensors tensors =
+      upload(sink, plan, cfg, s.fold_rows ? folded : data, codegen.zero_bytes());
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
   codegen.emit(sink, tensors.buffers());
   sink.synchronize();
   const auto t1 = std::chrono::steady_clock::now();
 
-  LayerRun r = describe_conv_run(target, plan);
+  LayerRun r = describe_conv_run(target, p, plan);
   r.stats = sink.stats();
+  r.verdict = verdict_of(r.bound, r.stats, cfg);
   r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
   r.kernels = codegen.kernel_count();
   r.kernel_uops = codegen.kernel_uops();
   r.out = unpack_nchw(tensors.out.read<int8_t>(), p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
   if (check) {
     const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
-    compare_with_reference(r, conv2d_reference(p, e, data.x, data.w, data.bias, data.residual),
-                           [&](size_t i) {
-                             return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k),
-                                                (i / (ow * oh)) % k, (i / ow) % oh, i % ow);
-                           });
+    const auto ref =
+        ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual);
+    compare_with_reference(r, *ref, [&](size_t i) {
+      return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k,
+                         (i / ow) % oh, i % ow);
+    });
   }
   return r;
 }
@@ -301,9 +313,9 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
   r.shape = p.describe();
   r.macs = p.macs();
   if (check) {
-    compare_with_reference(r, matmul_reference(p, e, data.a, data.b, data.bias), [&](size_t i) {
-      return fmt::format("row {} col {}", i / p.n, i % p.n);
-    });
+    const auto ref = ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias);
+    compare_with_reference(
+        r, *ref, [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
   }
   return r;
 }

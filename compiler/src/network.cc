@@ -12,17 +12,14 @@
 
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/json_file.h"
+#include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
 
 namespace {
 
-struct Tensor {
-  int n = 0, c = 0, h = 0, w = 0;
-  std::vector<int8_t> data;
-  std::string shape() const { return fmt::format("{}x{}x{}x{}", n, c, h, w); }
-};
+using Tensor = NetworkTensor;
 
 // Reads an int or [a, b] pair.
 void read_pair(const nlohmann::json& v, int& a, int& b) {
@@ -543,27 +540,39 @@ ConvSchedule conv_layer_schedule(const Target& target, const NetworkLayer& l, co
   return auto_schedule(p, l.epilogue, target.config);
 }
 
-VtaLayerResult run_conv_layer(const Target& target, const Network& net, const NetworkLayer& l,
-                              const Tensor& in, const std::map<std::string, Tensor>& tensors,
-                              uint64_t seed, const NetworkOptions& opt) {
-  const Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
+// The layer's parameters and data: its random weights (and bias) with its actual input (and
+// residual) tensors.
+Conv2dParams conv_layer_params(const NetworkLayer& l, const Tensor& in) {
+  Conv2dParams p = conv_params(l, Shape{in.n, in.c, in.h, in.w});
   p.validate();
-  const ConvData d = conv_layer_data(net, l, p, in, tensors, seed);
+  return p;
+}
+
+MatmulParams dense_layer_params(const Network& net, const NetworkLayer& l, const Tensor& in) {
+  if (!l.residual.empty()) {
+    throw Error(
+        fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
+  }
+  return dense_params(l, Shape{in.n, in.c, in.h, in.w});
+}
+
+MatmulData dense_layer_data(const NetworkLayer& l, const MatmulParams& p, const Tensor& in,
+                            uint64_t seed) {
+  MatmulData d = random_matmul_data(p, l.epilogue, seed);
+  d.a = in.data;  // NCHW flattened per sample = row of A
+  return d;
+}
+
+VtaLayerResult run_conv_layer(const Target& target, const NetworkLayer& l, const Conv2dParams& p,
+                              const ConvData& d, const NetworkOptions& opt) {
   const ConvSchedule s = conv_layer_schedule(target, l, p, d, opt);
   LayerRun run = run_conv2d(target, p, l.epilogue, s, d, opt.check);
   Tensor out{p.n, p.k, p.out_h(), p.out_w(), run.out};
   return {std::move(run), std::move(out)};
 }
 
-VtaLayerResult run_dense_layer(const Target& target, const Network& net, const NetworkLayer& l,
-                               const Tensor& in, uint64_t seed, const NetworkOptions& opt) {
-  if (!l.residual.empty()) {
-    throw Error(
-        fmt::format("network {}: dense layer '{}' cannot take a residual", net.name, l.name));
-  }
-  const MatmulParams p = dense_params(l, Shape{in.n, in.c, in.h, in.w});
-  MatmulData d = random_matmul_data(p, l.epilogue, seed);
-  d.a = in.data;  // NCHW flattened per sample = row of A
+VtaLayerResult run_dense_layer(const Target& target, const NetworkLayer& l, const MatmulParams& p,
+                               const MatmulData& d, const NetworkOptions& opt) {
   const HwConfig& cfg = target.config;
   const ConvSchedule s =
       l.schedule ? *l.schedule : auto_schedule(matmul_as_conv(p, cfg), l.epilogue, cfg);
@@ -572,7 +581,87 @@ VtaLayerResult run_dense_layer(const Target& target, const Network& net, const N
   return {std::move(run), std::move(out)};
 }
 
+// One VTA layer of run_network: its data, then the run.
+VtaLayerResult run_vta_layer(const Target& target, const Network& net, const NetworkLayer& l,
+                             const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                             uint64_t seed, const NetworkOptions& opt) {
+  if (l.op == "conv2d") {
+    const Conv2dParams p = conv_layer_params(l, in);
+    return run_conv_layer(target, l, p, conv_layer_data(net, l, p, in, tensors, seed), opt);
+  }
+  const MatmulParams p = dense_layer_params(net, l, in);
+  return run_dense_layer(target, l, p, dense_layer_data(l, p, in, seed), opt);
+}
+
+// The weight seed of the layer at `index` (0-based) of the network.
+uint64_t layer_seed(const Network& net, size_t index) {
+  return net.seed * 1000003u + uint64_t(index + 1);
+}
+
+// A VTA layer's job (see reference_layer_jobs) with its data; its reference output as the
+// tensor it produces.
+Tensor prepare_layer_job(const Network& net, const NetworkLayer& l, const Tensor& in,
+                         const std::map<std::string, Tensor>& tensors, NetworkLayerJob& job) {
+  ReferenceCache& cache = ReferenceCache::process();
+  if (l.op == "conv2d") {
+    const Conv2dParams p = conv_layer_params(l, in);
+    job.conv = conv_layer_data(net, l, p, in, tensors, job.seed);
+    const ConvData& d = job.conv;
+    return Tensor{p.n, p.k, p.out_h(), p.out_w(),
+                  *cache.conv2d(p, l.epilogue, d.x, d.w, d.bias, d.residual)};
+  }
+  const MatmulParams p = dense_layer_params(net, l, in);
+  job.dense = dense_layer_data(l, p, in, job.seed);
+  const MatmulData& d = job.dense;
+  return Tensor{p.m, p.n, 1, 1, *cache.matmul(p, l.epilogue, d.a, d.b, d.bias)};
+}
+
 }  // namespace
+
+std::string NetworkTensor::shape() const {
+  return fmt::format("{}x{}x{}x{}", n, c, h, w);
+}
+
+NetworkJobs reference_layer_jobs(const Network& net) {
+  net.validate();
+  std::map<std::string, Tensor> tensors;
+  tensors[net.input_name] = Tensor{net.n, net.c, net.h, net.w,
+                                   random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed)};
+  NetworkJobs result;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    try {
+      const Tensor& in = layer_input(net, l, tensors);
+      if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+        tensors[l.name] = std::move(*pooled);
+        continue;
+      }
+      NetworkLayerJob job;
+      job.layer = i;
+      job.seed = layer_seed(net, i);
+      job.input_shape = {in.n, in.c, in.h, in.w, {}};
+      tensors[l.name] = prepare_layer_job(net, l, in, tensors, job);
+      result.jobs.push_back(std::move(job));
+    } catch (const Error& ex) {
+      // Running the layer would fail the same way: the layers before it still run.
+      result.failure = NetworkJobs::Failure{i, ex.what()};
+      break;
+    }
+  }
+  return result;
+}
+
+LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
+                       const NetworkOptions& opt) {
+  const NetworkLayer& l = net.layers.at(job.layer);
+  TargetStep step(target, "layers", l.name);
+  VtaLayerResult v =
+      l.op == "conv2d"
+          ? run_conv_layer(target, l, conv_layer_params(l, job.input_shape), job.conv, opt)
+          : run_dense_layer(target, l, dense_layer_params(net, l, job.input_shape), job.dense, opt);
+  step.done(v.run.stats);
+  return std::move(v.run);
+}
 
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   net.validate();  // also for networks built in code: every shape below is then valid
@@ -591,10 +680,9 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
       tensors[l.name] = std::move(*pooled);
       continue;
     }
-    const uint64_t seed = net.seed * 1000003u + layer_index;
+    const uint64_t seed = layer_seed(net, layer_index - 1);
     TargetStep step(target, "layers", l.name);
-    VtaLayerResult v = l.op == "conv2d" ? run_conv_layer(target, net, l, in, tensors, seed, opt)
-                                        : run_dense_layer(target, net, l, in, seed, opt);
+    VtaLayerResult v = run_vta_layer(target, net, l, in, tensors, seed, opt);
     step.done(v.run.stats);
     if (opt.on_layer) {
       opt.on_layer(v.run);

@@ -41,12 +41,32 @@ LayerRun total_of(const std::vector<LayerRun>& runs) {
     t.macs += r.macs;
     t.gemm_bound += r.gemm_bound;
     t.min_bytes += r.min_bytes;
+    t.bound.gemm_cycles += r.bound.gemm_cycles;
+    t.bound.alu_cycles += r.bound.alu_cycles;
+    t.bound.compute_cycles += r.bound.compute_cycles;
+    t.bound.bytes.read += r.bound.bytes.read;
+    t.bound.bytes.write += r.bound.bytes.write;
+    t.bound.memory_cycles += r.bound.memory_cycles;
+    t.bound.cycles += r.bound.cycles;  // each layer's own bound: layers run one after another
     t.peak_macs_per_cycle = r.peak_macs_per_cycle;
     t.checked = t.checked || r.checked;
     t.mismatches += r.mismatches;
   }
   t.stats.timed = timed;
   return t;
+}
+
+nlohmann::ordered_json bound_to_json(const LayerBound& b) {
+  nlohmann::ordered_json j;
+  j["gemm_cycles"] = b.gemm_cycles;
+  j["alu_cycles"] = b.alu_cycles;
+  j["compute_cycles"] = b.compute_cycles;
+  j["read_bytes_minimum"] = b.bytes.read;
+  j["write_bytes_minimum"] = b.bytes.write;
+  j["memory_cycles"] = b.memory_cycles;
+  j["cycles"] = b.cycles;
+  j["binds"] = b.binding();
+  return j;
 }
 
 }  // namespace
@@ -56,7 +76,7 @@ LayerMetrics metrics_of(const LayerRun& r) {
   if (r.stats.timed && r.stats.cycles) {
     m.gemm_utilization = double(r.stats.gemm_counter) / double(r.stats.cycles);
     m.macs_per_cycle = double(r.macs) / double(r.stats.cycles);
-    m.bound_ratio = r.gemm_bound ? double(r.stats.cycles) / double(r.gemm_bound) : 0;
+    m.bound_ratio = r.bound.cycles > 0 ? double(r.stats.cycles) / r.bound.cycles : 0;
   }
   if (r.min_bytes) {
     m.bytes_ratio = double(r.moved_bytes()) / double(r.min_bytes);
@@ -74,10 +94,10 @@ std::string format_report(const std::vector<LayerRun>& runs) {
                      first.peak_macs_per_cycle);
   const char* hdr =
       "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>7} "
-      "{:>7} {:>5}\n";
+      "{:>7} {:>5} {:>14}\n";
   out += fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
                      "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bound", "B/min",
-                     "check");
+                     "check", "limit");
   auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
     const LayerMetrics m = metrics_of(r);
     const bool timed = r.stats.timed;
@@ -91,7 +111,7 @@ std::string format_report(const std::vector<LayerRun>& runs) {
         timed ? fmt::format("{:.1f}%", 100 * m.gemm_utilization) : "-",
         timed ? fmt::format("{:.1f}/{}", m.macs_per_cycle, r.peak_macs_per_cycle) : "-",
         timed ? fmt::format("{:.2f}", m.bound_ratio) : "-", fmt::format("{:.2f}", m.bytes_ratio),
-        check);
+        check, r.verdict.key.empty() ? "-" : r.verdict.key);
   };
   for (const LayerRun& r : runs) {
     row(r, r.shape, r.schedule.describe());
@@ -100,6 +120,14 @@ std::string format_report(const std::vector<LayerRun>& runs) {
   if (runs.size() > 1) {
     row(t, fmt::format("{} layers", runs.size()), "");
   }
+  for (const LayerRun& r : runs) {
+    out += fmt::format(
+        "bound {}: compute {} (GEMM {} + ALU {}), memory {:.0f} ({} B read, {} B "
+        "written), {} binds; {}\n",
+        r.name, r.bound.compute_cycles, r.bound.gemm_cycles, r.bound.alu_cycles,
+        r.bound.memory_cycles, r.bound.bytes.read, r.bound.bytes.write, r.bound.binding(),
+        r.verdict.advice);
+  }
   const LayerMetrics m = metrics_of(t);
   out += fmt::format(
       "summary: {} layer(s), {} MACs, {} GEMM micro-ops (lower bound {}), {} bytes moved "
@@ -107,9 +135,9 @@ std::string format_report(const std::vector<LayerRun>& runs) {
       runs.size(), si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
       si(double(t.moved_bytes())), m.bytes_ratio);
   if (t.stats.timed) {
-    out += fmt::format("{} cycles ({:.2f}x bound, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
-                       si(double(t.stats.cycles)), m.bound_ratio, 100 * m.gemm_utilization,
-                       m.macs_per_cycle);
+    out += fmt::format("{} cycles ({:.2f}x bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
+                       si(double(t.stats.cycles)), m.bound_ratio, si(t.bound.cycles),
+                       100 * m.gemm_utilization, m.macs_per_cycle);
   } else {
     out += "no cycles (untimed backend), ";
   }
@@ -142,6 +170,9 @@ nlohmann::ordered_json run_to_json(const LayerRun& r) {
   j["bytes_moved"] = r.moved_bytes();
   j["bytes_minimum"] = r.min_bytes;
   j["bytes_over_minimum"] = m.bytes_ratio;
+  j["bound"] = bound_to_json(r.bound);
+  j["verdict"] = r.verdict.key;
+  j["verdict_advice"] = r.verdict.advice;
   j["uop_kernels"] = r.kernels;
   j["uop_kernel_entries"] = r.kernel_uops;
   j["checked"] = r.checked;
@@ -170,6 +201,8 @@ nlohmann::ordered_json report_to_json(const std::vector<LayerRun>& runs) {
   s["gemm_lower_bound"] = t.gemm_bound;
   s["bytes_moved"] = t.moved_bytes();
   s["bytes_minimum"] = t.min_bytes;
+  s["bound"] = bound_to_json(t.bound);
+  s["bound"].erase("binds");  // each layer has its own
   if (t.stats.timed) {
     s["cycles"] = t.stats.cycles;
     s["cycles_over_bound"] = m.bound_ratio;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/compiler/json_file.h"
+#include "vta/compiler/kernel_fold.h"
 #include "vta/compiler/layout.h"
 #include "vta/compiler/micro_kernel.h"
 #include "vta/sim/error.h"
@@ -34,6 +35,11 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
       s.tile_ic_blocks = v.get<int>(), seen[3] = true;
     } else if (key == "threads") {
       s.threads = v.get<int>(), seen[4] = true;
+    } else if (key == "fold_rows") {
+      s.fold_rows = v.get<int>();
+      if (s.fold_rows < 0) {
+        throw Error(fmt::format("{}: fold_rows must be >= 0 (got {})", source, s.fold_rows));
+      }
     } else if (key == "epilogue") {
       s.epilogue = Epilogue::from_json(v, source);
     } else if (key == "comment" || key == "layer") {
@@ -41,7 +47,7 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
     } else {
       throw Error(
           fmt::format("{}: unknown schedule key '{}' (known: tile_h, tile_w, "
-                      "tile_oc_blocks, tile_ic_blocks, threads, epilogue, comment)",
+                      "tile_oc_blocks, tile_ic_blocks, threads, fold_rows, epilogue, comment)",
                       source, key));
     }
   });
@@ -65,6 +71,9 @@ nlohmann::json ConvSchedule::to_json() const {
   j["tile_oc_blocks"] = tile_oc_blocks;
   j["tile_ic_blocks"] = tile_ic_blocks;
   j["threads"] = threads;
+  if (fold_rows) {
+    j["fold_rows"] = fold_rows;
+  }
   if (epilogue) {
     j["epilogue"] = epilogue->to_json();
   }
@@ -72,13 +81,13 @@ nlohmann::json ConvSchedule::to_json() const {
 }
 
 std::string ConvSchedule::describe() const {
-  return fmt::format("h{} w{} oc{} ic{} vt{}", tile_h, tile_w, tile_oc_blocks, tile_ic_blocks,
-                     threads);
+  return fmt::format("h{} w{} oc{} ic{} vt{}{}", tile_h, tile_w, tile_oc_blocks, tile_ic_blocks,
+                     threads, fold_rows ? fmt::format(" fold{}", fold_rows) : "");
 }
 
 bool ConvSchedule::operator==(const ConvSchedule& o) const {
-  return std::tie(tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads) ==
-         std::tie(o.tile_h, o.tile_w, o.tile_oc_blocks, o.tile_ic_blocks, o.threads);
+  return std::tie(tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads, fold_rows) ==
+         std::tie(o.tile_h, o.tile_w, o.tile_oc_blocks, o.tile_ic_blocks, o.threads, o.fold_rows);
 }
 
 BlockedConv BlockedConv::make(const Conv2dParams& p, const HwConfig& cfg) {
@@ -207,6 +216,9 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
   plan.e = e;
   const BlockedConv& g = plan.g;
   try {
+    if (s.fold_rows) {
+      plan.g = BlockedConv::make(folded_params(p, s.fold_rows), cfg);
+    }
     check_tile_ranges(g, s);
     const uint32_t vt = uint32_t(s.threads);
     plan.inp_slot = cfg.inp_buff_depth / vt;
@@ -226,8 +238,9 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
     plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
     check_uop_budget(plan, cfg);
   } catch (const Error& ex) {
-    throw Error(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
-                            p.name.empty() ? "conv2d" : p.name, cfg.model_name, ex.what()));
+    throw ScheduleFitError(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
+                                       p.name.empty() ? "conv2d" : p.name, cfg.model_name,
+                                       ex.what()));
   }
   return plan;
 }

@@ -5,12 +5,13 @@
 #include "py_config.h"
 #include "py_layers.h"
 #include "py_programs.h"
+#include "py_sweep.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 PYBIND11_MODULE(_vtasim, m) {
   namespace pyb = pybind11;
-  m.doc() = "VTA simulator: configs, conv2d/matmul/network runs, program images.";
+  m.doc() = "VTA simulator: configs, conv2d/matmul/network runs, program images, sweeps.";
   // C API misuse inside the runtime raises instead of exiting the interpreter.
   vta::set_error_mode(vta::ErrorMode::kThrow);
   auto error = pyb::register_exception<vta::Error>(m, "Error", PyExc_RuntimeError);
@@ -19,4 +20,5 @@ PYBIND11_MODULE(_vtasim, m) {
   vta::py::bind_config(m);
   vta::py::bind_layers(m);
   vta::py::bind_programs(m);
+  vta::py::bind_sweep(m);
 }

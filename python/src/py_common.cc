@@ -129,9 +129,4 @@ std::mutex& simulation_mutex() {
   return m;
 }
 
-std::string preset_config_dir() {
-  const char* env = std::getenv("VTA_CONFIG_DIR");
-  return env != nullptr && *env != '\0' ? env : VTA_CONFIG_DIR;
-}
-
 }  // namespace vta::py

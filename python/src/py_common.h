@@ -33,7 +33,4 @@ std::vector<int32_t> int32_elements(const pyb::handle& array, size_t expected, c
 // Held (with the GIL released) around every simulation.
 std::mutex& simulation_mutex();
 
-// Directory of the preset configs (the source tree's configs/, or $VTA_CONFIG_DIR).
-std::string preset_config_dir();
-
 }  // namespace vta::py

@@ -1,10 +1,9 @@
 #include "py_config.h"
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "py_common.h"
+#include "vta/sim/config_source.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -12,20 +11,10 @@ namespace vta::py {
 
 namespace {
 
+// A preset name or a config file (which may start from another with "base"), resolved as the
+// CLI resolves --config (sim/config_source.h).
 HwConfig from_name_or_path(const std::string& v) {
-  if (v.find('/') != std::string::npos || v.find(".json") != std::string::npos ||
-      std::filesystem::exists(v)) {
-    return HwConfig::from_file(v);
-  }
-  const std::string preset = preset_config_dir() + "/" + v + ".json";
-  if (std::filesystem::exists(preset)) {
-    return HwConfig::from_file(preset);
-  }
-  if (v == "pynq" || v == "default") {
-    return HwConfig::default_config();
-  }
-  throw ConfigError(fmt::format("unknown config '{}': not a file and not a preset in {}", v,
-                                preset_config_dir()));
+  return resolve_config(v, {}).config;
 }
 
 pyb::dict derived_values(const HwConfig& c) {

@@ -221,6 +221,8 @@ pyb::list schedules(const pyb::object& config, const pyb::object& layer, int n, 
   for (const auto& cand : compiler::rank_schedules(p, e, config_arg(config), count)) {
     pyb::dict d = to_python(cand.schedule.to_json()).cast<pyb::dict>();
     d["est_cycles"] = cand.est_cycles;
+    d["est_bytes"] = cand.est_bytes;
+    d["score"] = cand.score;
     out.append(d);
   }
   return out;
@@ -267,7 +269,8 @@ layers (KeyboardInterrupt).)doc",
         arg("name_or_path") = "resnet18", arg("config") = "pynq", pyb::kw_only(),
         arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true);
   m.def("schedules", &schedules,
-        "The best-estimated schedules of a conv2d layer (dicts with est_cycles), best first.",
+        "The best-ranked schedules of a conv2d layer (dicts with est_cycles, est_bytes and the "
+        "ranking score), best first.",
         arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = 1,
         arg("c") = 16, arg("h") = 14, arg("w") = 14, arg("k") = 16, arg("kernel") = 3,
         arg("stride") = 1, arg("pad") = pyb::none(), arg("count") = 8);

@@ -58,7 +58,9 @@ def test_bad_shapes_and_dtypes_name_the_argument():
 def test_schedules_and_an_explicit_schedule():
     cands = vtasim.schedules("pynq", layer="resnet18.C8", count=3)
     assert 1 <= len(cands) <= 3
-    assert cands[0]["est_cycles"] <= cands[-1]["est_cycles"]
+    # Ranked by score = estimated cycles + a share of the DRAM traffic's cycles.
+    assert cands[0]["score"] <= cands[-1]["score"]
+    assert all(c["score"] >= c["est_cycles"] and c["est_bytes"] > 0 for c in cands)
     s = {k: cands[0][k] for k in ("tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks",
                                   "threads")}
     r = vtasim.conv2d("pynq", layer="resnet18.C8", schedule=s, backend="fsim")

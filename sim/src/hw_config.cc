@@ -1,13 +1,12 @@
 #include "vta/sim/hw_config.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/sim/config_source.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -213,13 +212,8 @@ HwConfig HwConfig::from_json_text(const std::string& text, const std::string& sr
 }
 
 HwConfig HwConfig::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError(fmt::format("cannot open config file '{}'", path));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_json_text(ss.str(), path);
+  // A file may start from another ("base"); config_source.cc merges the chain.
+  return from_json(load_config_source(path).keys, path);
 }
 
 const HwConfig& HwConfig::default_config() {
@@ -228,11 +222,11 @@ const HwConfig& HwConfig::default_config() {
 }
 
 HwConfig HwConfig::from_env() {
-  const char* path = std::getenv("VTA_CONFIG");
-  if (path == nullptr || *path == '\0') {
+  const char* name = std::getenv("VTA_CONFIG");
+  if (name == nullptr || *name == '\0') {
     return default_config();
   }
-  return from_file(path);
+  return resolve_config(name, {}).config;  // a preset name or a path
 }
 
 int HwConfig::elem_bytes(int memory_type) const {

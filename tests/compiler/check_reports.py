@@ -20,6 +20,35 @@ def run(vtasim, args, status=0):
     return p.stderr
 
 
+def fnv1a_12(text):
+    h = 0xcbf29ce484222325
+    for b in text.encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return "%016x" % h
+
+
+def check_config_identity(work):
+    """The config keys, hash, label and time at the clock of the reports (configs/README.md)."""
+    with open(work + "/report_matmul_set.json") as f:
+        rep = json.load(f)
+    cfg = rep["config"]
+    if cfg["LOG_BLOCK"] != 5 or cfg["CLOCK_MHZ"] != 250 or cfg["LOG_BUS_WIDTH"] != 7:
+        sys.exit("FAIL: resolved config %r" % cfg)
+    if rep["config_label"] != "ultra96+CLOCK_MHZ=250,LOG_BLOCK=5":
+        sys.exit("FAIL: label %r" % rep["config_label"])
+    canonical = json.dumps(cfg, sort_keys=True, separators=(",", ":"))
+    if rep["config_hash"] != fnv1a_12(canonical)[:12]:
+        sys.exit("FAIL: hash %r of %s" % (rep["config_hash"], canonical))
+    if abs(rep["time_s"] - rep["cycles"] / 250e6) > 1e-15:
+        sys.exit("FAIL: time_s %r for %d cycles at 250 MHz" % (rep["time_s"], rep["cycles"]))
+    with open(work + "/report_matmul.json") as f:
+        plain = json.load(f)
+    if plain["config_label"] != "pynq" or plain["config_hash"] == rep["config_hash"]:
+        sys.exit("FAIL: pynq report label / hash %r %r" % (plain["config_label"],
+                                                          plain["config_hash"]))
+    print("config identity: keys, FNV-1a hash, label and time at the clock")
+
+
 def main():
     vtasim, src, work = sys.argv[1:4]
     with open(src + "/compiler/report.schema.json") as f:
@@ -35,6 +64,11 @@ def main():
         ("matmul", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle"]),
         ("matmul_dram", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle",
                          "--config", src + "/configs/pynq_ddr.json"]),
+        ("matmul_dram_set", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle",
+                             "--config", "zcu104", "--set", "MEMORY_MODEL=dram",
+                             "--set", "DRAM_SCHEDULER=fcfs"]),
+        ("matmul_set", ["matmul", "--m", "4", "--k", "32", "--n", "16", "--backend", "cycle",
+                        "--config", "ultra96", "--set", "LOG_BLOCK=5", "--set", "CLOCK_MHZ=250"]),
         ("network", ["network", src + "/compiler/networks/tiny_resnet.json", "--backend", "fsim",
                      "--quiet"]),
         ("demo", ["demo", "--backend", "cycle", "--save-image", image]),
@@ -46,6 +80,7 @@ def main():
         with open(out) as f:
             validator.validate(json.load(f))
         print("%s: report valid" % name)
+    check_config_identity(work)
     # A failing layer: the report so far is written, the failure named, exit status 1.
     out = work + "/report_failure.json"
     err = run(vtasim, ["network", src + "/tests/compiler/data/net_second_layer_fails.json",

@@ -21,12 +21,26 @@ namespace vta::compiler {
 
 struct ScheduleCandidate {
   ConvSchedule schedule;
-  double est_cycles = 0;
+  double est_cycles = 0;  // estimate_cycles
+  double est_bytes = 0;   // estimate_traffic: read + write
+  double score = 0;       // what the ranking sorts by: est_cycles + kTrafficWeight x DRAM cycles
 };
 
+// Candidates are ranked by the estimated cycles plus this share of the cycles their DRAM traffic
+// needs (dram_cycles), so that among schedules of about the same speed the one moving fewer
+// bytes wins: it stays fast on designs with less bandwidth per MAC.
+constexpr double kTrafficWeight = 0.1;
+
+// DRAM bytes a plan moves by the code generator's rules: every step loads its input window,
+// weights once per (oc tile, slot) with a single input chunk and every step otherwise.
+struct DramTraffic {
+  double read = 0, write = 0;
+  double wgt_loads = 0;  // LOAD WGT instructions
+};
+DramTraffic estimate_traffic(const TilePlan& plan, const HwConfig& cfg);
 // Analytic estimate (cycles) of a plan; see the file comment.
 double estimate_cycles(const TilePlan& plan, const HwConfig& cfg);
-// Up to max_count fitting schedules, best estimate first. Throws Error if none fits.
+// Up to max_count fitting schedules, best score first. Throws Error if none fits.
 std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
                                               const HwConfig& cfg, size_t max_count);
 ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vta/compiler/bound.h"
 #include "vta/compiler/schedule.h"
 #include "vta/compiler/target.h"
 #include "vta/compiler/workload.h"
@@ -45,6 +46,8 @@ struct LayerRun {
   uint64_t gemm_bound = 0;           // GEMM micro-op executions of the blocked layer (cycle bound)
   uint64_t peak_macs_per_cycle = 0;  // BATCH * BLOCK_IN * BLOCK_OUT
   uint64_t min_bytes = 0;            // every operand moved once, counted by the upstream rules
+  LayerBound bound;                  // the honest bound (compute or memory, whichever is larger)
+  Verdict verdict;                   // what keeps the run at its cycles (from the counters)
   size_t kernels = 0, kernel_uops = 0;
   bool checked = false;
   size_t mismatches = 0;

@@ -82,4 +82,39 @@ struct NetworkRun {
 // Runs every layer in order on the target (VTA layers through run_conv2d / run_matmul).
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt);
 
+// A tensor between the layers of a network (NCHW int8).
+struct NetworkTensor {
+  int n = 0, c = 0, h = 0, w = 0;
+  std::vector<int8_t> data;
+  std::string shape() const;  // "1x64x56x56"
+};
+
+// One VTA layer of a network, ready to run on its own: its data (weights from its seed, input
+// and residual tensors as the layers before it produce them when each equals its C++
+// reference, which is what run_network feeds it whenever every earlier layer passes its check).
+struct NetworkLayerJob {
+  size_t layer = 0;           // index into Network::layers
+  uint64_t seed = 0;          // the layer's weight seed, as in run_network
+  NetworkTensor input_shape;  // n, c, h, w of the input (its data is in conv.x / dense.a)
+  ConvData conv;              // a conv2d layer's data
+  MatmulData dense;           // a dense layer's data
+};
+
+struct NetworkJobs {
+  struct Failure {
+    size_t layer = 0;  // index into Network::layers
+    std::string error;
+  };
+  std::vector<NetworkLayerJob> jobs;  // the VTA layers, in order
+  std::vector<std::string> host_ops;  // as NetworkRun::host_ops
+  std::optional<Failure> failure;     // a layer that cannot run; the jobs stop before it
+};
+
+// Follows the network on the host with the C++ reference in place of VTA (memoised in
+// ReferenceCache::process(), so checking the jobs' runs later costs a lookup).
+NetworkJobs reference_layer_jobs(const Network& net);
+// Runs one job's layer on the target (a "layers" step, like each VTA layer of run_network).
+LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
+                       const NetworkOptions& opt);
+
 }  // namespace vta::compiler

@@ -16,7 +16,7 @@ namespace vta::compiler {
 struct LayerMetrics {
   double gemm_utilization = 0;  // GEMM micro-ops / cycles
   double macs_per_cycle = 0;    // real MACs / cycles
-  double bound_ratio = 0;       // cycles / GEMM micro-op lower bound
+  double bound_ratio = 0;       // cycles / the honest bound (LayerBound::cycles)
   double bytes_ratio = 0;       // bytes moved / minimum bytes
 };
 LayerMetrics metrics_of(const LayerRun& r);

@@ -14,9 +14,17 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vta/compiler/workload.h"
+#include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::compiler {
+
+// A layer that a design cannot hold: the schedule does not fit its SRAMs, uop buffer or ISA
+// fields, or no schedule does (a sweep records the design point as invalid, not failed).
+class ScheduleFitError : public Error {
+ public:
+  explicit ScheduleFitError(const std::string& what) : Error(what) {}
+};
 
 struct ConvSchedule {
   int tile_h = 1;          // output rows per tile
@@ -24,14 +32,15 @@ struct ConvSchedule {
   int tile_oc_blocks = 1;  // output-channel blocks (of BLOCK_OUT) per tile
   int tile_ic_blocks = 1;  // input-channel blocks (of BLOCK_IN) loaded and reduced per step
   int threads = 2;         // virtual threads = SRAM slots in rotation (1..4)
+  int fold_rows = 0;       // 0: the layer as is; f >= 1: kernel window folded (kernel_fold.h)
   std::optional<Epilogue> epilogue;  // a schedule file may carry the epilogue of its layer
 
-  // Keys: tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads, optional epilogue, optional
-  // comment. Unknown keys are an error naming the key.
+  // Keys: tile_h, tile_w, tile_oc_blocks, tile_ic_blocks, threads, optional fold_rows, epilogue
+  // and comment. Unknown keys are an error naming the key.
   static ConvSchedule from_json(const nlohmann::json& j, const std::string& source);
   static ConvSchedule from_file(const std::string& path);
   nlohmann::json to_json() const;
-  std::string describe() const;  // "h7 w14 oc8 ic1 vt2"
+  std::string describe() const;  // "h7 w14 oc8 ic1 vt2" (+ " fold2" with fold_rows 2)
   bool operator==(const ConvSchedule& o) const;
 };
 
@@ -55,7 +64,8 @@ struct TileShape {
   bool operator<(const TileShape& o) const;
 };
 
-// Everything the code generator needs; make() checks every hardware limit.
+// Everything the code generator needs; make() checks every hardware limit. With a fold, `g`
+// is the folded layer (the one the program computes).
 struct TilePlan {
   BlockedConv g;
   ConvSchedule s;

@@ -57,14 +57,15 @@ struct HwConfig {
   int uop_src_bits = 0;    // width of the micro-op src field: max(log acc depth, log inp depth)
   std::string model_name;  // upstream bitstream string, e.g. 1x16_i8w8a32_15_15_18_17
 
-  // Loads a config file; throws ConfigError naming the file and key on any problem.
+  // Loads a config file (following its "base" chain, config_source.h); throws ConfigError
+  // naming the file and key on any problem.
   static HwConfig from_file(const std::string& path);
   // Parses JSON text; `source` names it in error messages.
   static HwConfig from_json_text(const std::string& text, const std::string& source);
   static HwConfig from_json(const nlohmann::json& j, const std::string& source);
   // The built-in default: the contents of configs/pynq.json, compiled in.
   static const HwConfig& default_config();
-  // $VTA_CONFIG if set (a path), else the built-in default.
+  // $VTA_CONFIG if set (a preset name or a path), else the built-in default.
   static HwConfig from_env();
 
   // Element bytes of a memory type id (isa.h MemType); ACC_8BIT reads 16-byte DRAM elements.

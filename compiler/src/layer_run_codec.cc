@@ -1,0 +1,64 @@
+#include "vta/compiler/layer_run_codec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace vta::compiler {
+
+namespace {
+
+nlohmann::json stats_to_json(const Stats& s) {
+  nlohmann::json extra = nlohmann::json::array();
+  for (const NamedCounter& c : s.extra) {
+    extra.push_back({c.name, c.value, c.unit, c.description});
+  }
+  return {s.inp_load_nbytes, s.wgt_load_nbytes,  s.acc_load_nbytes,
+          s.uop_load_nbytes, s.out_store_nbytes, s.gemm_counter,
+          s.alu_counter,     s.insn_count,       s.runs,
+          s.timed,           s.cycles,           extra};
+}
+
+Stats stats_from_json(const nlohmann::json& j) {
+  Stats s;
+  s.inp_load_nbytes = j[0], s.wgt_load_nbytes = j[1], s.acc_load_nbytes = j[2];
+  s.uop_load_nbytes = j[3], s.out_store_nbytes = j[4], s.gemm_counter = j[5];
+  s.alu_counter = j[6], s.insn_count = j[7], s.runs = j[8], s.timed = j[9], s.cycles = j[10];
+  for (const auto& c : j[11]) {
+    s.extra.push_back(NamedCounter{c[0], c[1], c[2], c[3]});
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_layer_run(const LayerRun& r) {
+  nlohmann::json j;
+  j["text"] = {r.name, r.kind, r.shape, r.backend, r.config, r.first_mismatch};
+  j["schedule"] = r.schedule.to_json();
+  j["epilogue"] = r.epilogue.to_json();
+  j["out"] = nlohmann::json::binary(std::vector<uint8_t>(r.out.begin(), r.out.end()));
+  j["stats"] = stats_to_json(r.stats);
+  j["wall_seconds"] = r.wall_seconds;
+  j["figures"] = {r.macs,        r.gemm_bound, r.peak_macs_per_cycle, r.min_bytes, r.kernels,
+                  r.kernel_uops, r.checked,    r.mismatches};
+  return nlohmann::json::to_msgpack(j);
+}
+
+LayerRun decode_layer_run(const std::vector<uint8_t>& bytes) {
+  const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
+  LayerRun r;
+  const auto& t = j.at("text");
+  r.name = t[0], r.kind = t[1], r.shape = t[2], r.backend = t[3], r.config = t[4];
+  r.first_mismatch = t[5];
+  r.schedule = ConvSchedule::from_json(j.at("schedule"), "worker result");
+  r.epilogue = Epilogue::from_json(j.at("epilogue"), "worker result");
+  const auto& out = j.at("out").get_binary();
+  r.out.assign(out.begin(), out.end());
+  r.stats = stats_from_json(j.at("stats"));
+  r.wall_seconds = j.at("wall_seconds");
+  const auto& f = j.at("figures");
+  r.macs = f[0], r.gemm_bound = f[1], r.peak_macs_per_cycle = f[2], r.min_bytes = f[3];
+  r.kernels = f[4], r.kernel_uops = f[5], r.checked = f[6], r.mismatches = f[7];
+  return r;
+}
+
+}  // namespace vta::compiler

@@ -1,0 +1,32 @@
+// One job of a sweep: a design point x a workload. Runs it (in a worker process) and turns the
+// outcome into database rows: a summary row and one row per layer, every config key a column
+// (configs/sweeps/README.md lists the columns). A design the ISA or the SRAMs cannot hold, or
+// for which no schedule fits, gives status "invalid" with the reason; any other error "failed".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/explore/sweep_spec.h"
+
+namespace vta::explore {
+
+struct SweepJob {
+  const DesignPoint* point = nullptr;
+  size_t workload = 0;  // index into SweepSpec::workloads
+};
+
+// The schedule column's value of the spec ("auto" or "tune:N").
+std::string job_key(const SweepSpec& spec, const SweepJob& job);
+
+// Runs the job in this process and returns its rows (status ok, invalid or failed).
+std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJob& job);
+
+// The single summary row of a job that did not report back (status "failed" or "timeout").
+std::vector<nlohmann::ordered_json> lost_job_rows(const SweepSpec& spec, const SweepJob& job,
+                                                  const std::string& status,
+                                                  const std::string& error, double wall_seconds);
+
+}  // namespace vta::explore

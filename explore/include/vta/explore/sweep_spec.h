@@ -1,0 +1,74 @@
+// A design-space sweep as described by a JSON spec (configs/sweeps/README.md has the format):
+// the base config, the axes (config key -> values or a range; full grid), explicit points, a
+// seeded random sample of the grid, constraints on the keys, the workloads, the backend and the
+// schedule. Parsing checks everything that can be checked without simulating and throws
+// SpecError naming the spec file and the key; expand() turns the spec into design points.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/explore/constraint_expr.h"
+#include "vta/explore/sweep_workload.h"
+#include "vta/sim/error.h"
+
+namespace vta::explore {
+
+// A sweep spec that cannot describe a sweep (exit status 2 of `vtasim sweep`).
+class SpecError : public Error {
+ public:
+  explicit SpecError(const std::string& what) : Error(what) {}
+};
+
+struct SweepAxis {
+  std::string key;
+  std::vector<nlohmann::json> values;
+};
+
+struct SweepSample {
+  size_t count = 0;
+  uint64_t seed = 1;
+};
+
+struct SweepSpec {
+  std::string source;        // the spec file (error messages)
+  std::string name;          // "name", else the file name without ".json"
+  std::string base;          // preset name or config path (resolved against the spec's folder)
+  nlohmann::json base_keys;  // the base config's keys (its "base" chain merged)
+  std::vector<SweepAxis> axes;
+  std::vector<nlohmann::json> points;  // override objects
+  std::optional<SweepSample> sample;
+  std::vector<ConstraintExpr> constraints;
+  std::vector<SweepWorkload> workloads;
+  std::string backend = "cycle";
+  std::string schedule = "auto";  // "auto" or "tune:N"
+  size_t tune = 0;                // N of "tune:N"
+  bool check = true;              // compare every layer with the C++ reference
+  uint64_t seed = 1;              // data seed of conv2d / matmul workloads
+
+  static SweepSpec from_file(const std::string& path);
+  // `dir` resolves relative paths (base config, network files).
+  static SweepSpec from_json(const nlohmann::ordered_json& j, const std::string& source,
+                             const std::string& dir);
+};
+
+// One design: the keys that differ from the base, and the complete keys (base + overrides).
+struct DesignPoint {
+  size_t index = 0;          // position in the expanded sweep (stable: shards use it)
+  nlohmann::json overrides;  // key -> value
+  nlohmann::json keys;       // every key
+  std::string id;            // 12 hex digits identifying `keys` (valid or not)
+};
+
+// The sweep's design points, in a fixed order: the grid (first axis slowest) or its seeded
+// sample, then the explicit points; points violating a constraint are dropped, duplicates kept
+// once. Throws SpecError when a constraint cannot be evaluated on a point.
+std::vector<DesignPoint> expand(const SweepSpec& spec);
+// The grid size before constraints and sampling (the product of the axis lengths; 1 if none).
+size_t grid_size(const SweepSpec& spec);
+
+}  // namespace vta::explore

@@ -1,0 +1,48 @@
+// The workloads of a sweep spec, written as "KIND:ARGUMENT":
+//   network:NAME_OR_FILE   resnet18 (built in) or a network JSON file (compiler/network.h)
+//   conv2d:LAYER           a ResNet-18 layer preset, e.g. conv2d:resnet18.C8 (shape + epilogue)
+//   conv2d:SHAPE           key=value list over n, c, h, w, hw, k, kernel, stride, pad, e.g.
+//                          conv2d:c=64,hw=56,k=64,kernel=3,pad=1 (defaults as `vtasim conv2d`)
+//   matmul:MxKxN           e.g. matmul:64x256x100 (no epilogue)
+// and how one runs on a Target, the same way `vtasim conv2d / matmul / network` runs it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/network.h"
+#include "vta/compiler/target.h"
+#include "vta/compiler/workload.h"
+
+namespace vta::explore {
+
+struct SweepWorkload {
+  enum class Kind { kNetwork, kConv2d, kMatmul };
+  std::string text;  // as written in the spec
+  Kind kind = Kind::kConv2d;
+  compiler::Network network;
+  compiler::Conv2dParams conv;
+  compiler::Epilogue epilogue;
+  compiler::MatmulParams matmul;
+
+  // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
+  // relative network files are looked up in `dir` first.
+  static SweepWorkload parse(const std::string& text, const std::string& dir);
+};
+
+// How a workload is run: the schedule ("auto" or tuning with `tune` candidates, conv2d and
+// network only), the reference check and the data seed of conv2d / matmul.
+struct WorkloadOptions {
+  size_t tune = 0;
+  bool check = true;
+  uint64_t seed = 1;
+};
+
+// Runs the workload's layers on the target. Throws compiler::ScheduleFitError when no schedule
+// of a layer fits the design, vta::Error for any other failure.
+std::vector<compiler::LayerRun> run_workload(const compiler::Target& target, const SweepWorkload& w,
+                                             const WorkloadOptions& opt);
+
+}  // namespace vta::explore

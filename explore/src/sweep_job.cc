@@ -1,0 +1,240 @@
+#include "vta/explore/sweep_job.h"
+
+#include <chrono>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "vta/compiler/report.h"
+#include "vta/compiler/schedule.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/config_source.h"
+#include "vta/sim/isa.h"
+#include "vta/sim/version.h"
+
+namespace vta::explore {
+
+using namespace vta::compiler;
+
+namespace {
+
+// Columns shared by every row of the job: identity, status, the design.
+nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
+  const DesignPoint& p = *job.point;
+  nlohmann::ordered_json r;
+  r["point"] = p.index;
+  r["point_id"] = p.id;
+  r["workload"] = spec.workloads[job.workload].text;
+  r["workload_index"] = job.workload;
+  r["backend"] = spec.backend;
+  r["schedule"] = spec.schedule;
+  r["layer_index"] = -1;
+  r["row_kind"] = "summary";
+  r["layer"] = nullptr;
+  r["status"] = "ok";
+  r["error"] = nullptr;
+  r["config_label"] = config_label(spec.base, spec.base_keys, p.keys);
+  r["config_hash"] = nullptr;
+  r["model"] = nullptr;
+  for (auto it = p.keys.begin(); it != p.keys.end(); ++it) {
+    r[it.key()] = it.value();
+  }
+  r["version"] = simulator_version();
+  r["wall_seconds"] = 0.0;
+  return r;
+}
+
+// A counter name as a column: "gemm.busy_cycles" -> "gemm_busy_cycles".
+std::string column_name(std::string name) {
+  for (char& c : name) {
+    c = (c == '.' || c == '-' || c == ' ') ? '_' : c;
+  }
+  return name;
+}
+
+// Counters of one layer, or summed over layers (ratios and rates are not summed).
+void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>& runs) {
+  Stats t;
+  std::vector<NamedCounter> extra;
+  for (const LayerRun* run : runs) {
+    const Stats& s = run->stats;
+    t.inp_load_nbytes += s.inp_load_nbytes;
+    t.wgt_load_nbytes += s.wgt_load_nbytes;
+    t.acc_load_nbytes += s.acc_load_nbytes;
+    t.uop_load_nbytes += s.uop_load_nbytes;
+    t.out_store_nbytes += s.out_store_nbytes;
+    t.gemm_counter += s.gemm_counter;
+    t.alu_counter += s.alu_counter;
+    t.runs += s.runs;
+    for (size_t i = 0; i < t.insn_count.size(); ++i) {
+      t.insn_count[i] += s.insn_count[i];
+    }
+    for (const NamedCounter& c : s.extra) {
+      const bool summable = c.unit != "ratio" && c.unit.find('/') == std::string::npos;
+      if (runs.size() > 1 && !summable) {
+        continue;
+      }
+      auto it = std::find_if(extra.begin(), extra.end(),
+                             [&](const NamedCounter& e) { return e.name == c.name; });
+      if (it == extra.end()) {
+        extra.push_back(c);
+      } else {
+        it->value += c.value;
+      }
+    }
+  }
+  r["inp_load_nbytes"] = t.inp_load_nbytes;
+  r["wgt_load_nbytes"] = t.wgt_load_nbytes;
+  r["acc_load_nbytes"] = t.acc_load_nbytes;
+  r["uop_load_nbytes"] = t.uop_load_nbytes;
+  r["out_store_nbytes"] = t.out_store_nbytes;
+  r["gemm_counter"] = t.gemm_counter;
+  r["alu_counter"] = t.alu_counter;
+  r["runs"] = t.runs;
+  for (uint32_t op = 0; op <= kOpAlu; ++op) {
+    r[column_name(std::string("insn_") + opcode_name(op))] = t.insn_count[op];
+  }
+  for (const NamedCounter& c : extra) {
+    r[column_name(c.name)] = c.value;
+  }
+}
+
+// Cycles, time at the clock and the compiler's figures of a run (or the total of a job).
+void add_figures(nlohmann::ordered_json& r, const LayerRun& run, double clock_mhz) {
+  const LayerMetrics m = metrics_of(run);
+  const bool timed = run.stats.timed;
+  r["cycles"] = timed ? nlohmann::ordered_json(run.stats.cycles) : nullptr;
+  r["time_s"] =
+      timed ? nlohmann::ordered_json(double(run.stats.cycles) / (clock_mhz * 1e6)) : nullptr;
+  r["macs"] = run.macs;
+  r["gemm_lower_bound"] = run.gemm_bound;
+  r["peak_macs_per_cycle"] = run.peak_macs_per_cycle;
+  r["utilization"] = timed ? nlohmann::ordered_json(m.gemm_utilization) : nullptr;
+  r["macs_per_cycle"] = timed ? nlohmann::ordered_json(m.macs_per_cycle) : nullptr;
+  r["cycles_over_bound"] = timed ? nlohmann::ordered_json(m.bound_ratio) : nullptr;
+  r["bytes_moved"] = run.moved_bytes();
+  r["bytes_minimum"] = run.min_bytes;
+  r["bytes_over_minimum"] = m.bytes_ratio;
+  r["checked"] = run.checked;
+  r["mismatches"] = run.mismatches;
+}
+
+std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
+                                            const std::vector<LayerRun>& runs,
+                                            const HwConfig& cfg) {
+  LayerRun total;
+  total.stats.timed = !runs.empty();
+  std::vector<const LayerRun*> all;
+  for (const LayerRun& r : runs) {
+    all.push_back(&r);
+    total.stats.cycles += r.stats.cycles;
+    total.stats.gemm_counter += r.stats.gemm_counter;
+    total.stats.timed = total.stats.timed && r.stats.timed;
+    total.wall_seconds += r.wall_seconds;
+    total.macs += r.macs;
+    total.gemm_bound += r.gemm_bound;
+    total.min_bytes += r.min_bytes;
+    total.peak_macs_per_cycle = r.peak_macs_per_cycle;
+    total.checked = total.checked || r.checked;
+    total.mismatches += r.mismatches;
+    total.stats.inp_load_nbytes += r.stats.inp_load_nbytes;
+    total.stats.wgt_load_nbytes += r.stats.wgt_load_nbytes;
+    total.stats.acc_load_nbytes += r.stats.acc_load_nbytes;
+    total.stats.uop_load_nbytes += r.stats.uop_load_nbytes;
+    total.stats.out_store_nbytes += r.stats.out_store_nbytes;
+  }
+  summary["layers"] = runs.size();
+  summary["layer_schedule"] = nullptr;
+  summary["shape"] = nullptr;
+  add_figures(summary, total, cfg.clock_mhz);
+  add_counters(summary, all);
+  std::vector<nlohmann::ordered_json> rows = {summary};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    nlohmann::ordered_json r = summary;
+    r["layer_index"] = i;
+    r["row_kind"] = "layer";
+    r["layer"] = runs[i].name;
+    r["layers"] = 1;
+    r["layer_schedule"] = runs[i].schedule.describe();
+    r["shape"] = runs[i].shape;
+    r["wall_seconds"] = runs[i].wall_seconds;
+    add_figures(r, runs[i], cfg.clock_mhz);
+    add_counters(r, {&runs[i]});
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string job_key(const SweepSpec& spec, const SweepJob& job) {
+  return job.point->id + "|" + spec.workloads[job.workload].text + "|" + spec.backend + "|" +
+         spec.schedule;
+}
+
+std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJob& job) {
+  const auto start = std::chrono::steady_clock::now();
+  nlohmann::ordered_json summary = base_row(spec, job);
+  const auto finish = [&](const std::string& status, const std::string& error) {
+    summary["status"] = status;
+    summary["error"] = error;
+    summary["wall_seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::vector<nlohmann::ordered_json>{summary};
+  };
+  ResolvedConfig rc;
+  try {
+    rc = resolve_config_keys(summary["config_label"].get<std::string>(), job.point->keys, {});
+  } catch (const ConfigError& e) {
+    return finish("invalid", e.what());
+  }
+  summary["config_hash"] = rc.hash;
+  summary["model"] = rc.config.model_name;
+  try {
+    set_error_mode(ErrorMode::kThrow);
+    Target target(rc.config, spec.backend);
+    target.verify_programs = spec.check;
+    WorkloadOptions opt;
+    opt.tune = spec.tune;
+    opt.check = spec.check;
+    opt.seed = spec.seed;
+    const std::vector<LayerRun> runs = run_workload(target, spec.workloads[job.workload], opt);
+    summary["wall_seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
+        const std::string why =
+            fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
+                        runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
+        for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
+          (*r)["status"] = "failed";
+          if ((*r)["error"].is_null()) {
+            (*r)["error"] = why;
+          }
+        }
+      }
+    }
+    return rows;
+  } catch (const ScheduleFitError& e) {
+    return finish("invalid", e.what());
+  } catch (const ConfigError& e) {
+    return finish("invalid", e.what());
+  } catch (const std::bad_alloc&) {
+    return finish("failed", "out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return finish("failed", e.what());
+  }
+}
+
+std::vector<nlohmann::ordered_json> lost_job_rows(const SweepSpec& spec, const SweepJob& job,
+                                                  const std::string& status,
+                                                  const std::string& error, double wall_seconds) {
+  nlohmann::ordered_json r = base_row(spec, job);
+  r["status"] = status;
+  r["error"] = error;
+  r["wall_seconds"] = wall_seconds;
+  return {r};
+}
+
+}  // namespace vta::explore

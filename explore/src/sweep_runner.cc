@@ -1,0 +1,148 @@
+#include "vta/explore/sweep_runner.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "vta/explore/progress.h"
+#include "vta/explore/results_db.h"
+#include "vta/explore/sweep_job.h"
+#include "vta/explore/worker_pool.h"
+
+namespace vta::explore {
+
+void parse_shard(const std::string& text, size_t& index, size_t& count) {
+  const size_t slash = text.find('/');
+  size_t used_i = 0, used_n = 0;
+  long i = 0, n = 0;
+  try {
+    if (slash != std::string::npos) {
+      i = std::stol(text.substr(0, slash), &used_i);
+      n = std::stol(text.substr(slash + 1), &used_n);
+    }
+  } catch (const std::exception&) {
+    used_i = 0;
+  }
+  if (slash == std::string::npos || used_i != slash || used_n != text.size() - slash - 1 || n < 1 ||
+      i < 1 || i > n) {
+    throw Error(
+        fmt::format("--shard '{}' must be I/N with 1 <= I <= N (shards count from 1)", text));
+  }
+  index = static_cast<size_t>(i);
+  count = static_cast<size_t>(n);
+}
+
+std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) const {
+  const std::string shard =
+      opt.shard_count > 1 ? fmt::format(" (shard {}/{})", opt.shard_index, opt.shard_count) : "";
+  return fmt::format(
+      "sweep {}{}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
+      "{}, failed {}, timeout {}; {} in {}",
+      spec.name, shard, interrupted ? " (interrupted)" : "", points, spec.workloads.size(), jobs,
+      ran, skipped, ok, invalid, failed, timeout, format_duration(wall_seconds), opt.db_path);
+}
+
+namespace {
+
+// The CPUs this process may run on (a Slurm job's or a taskset's share), else all of them.
+size_t usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    return static_cast<size_t>(CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void count_status(SweepSummary& s, const std::string& status) {
+  if (status == "ok") {
+    ++s.ok;
+  } else if (status == "invalid") {
+    ++s.invalid;
+  } else if (status == "timeout") {
+    ++s.timeout;
+  } else {
+    ++s.failed;
+  }
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<DesignPoint> points = expand(spec);
+  std::vector<SweepJob> jobs;
+  SweepSummary sum;
+  for (const DesignPoint& p : points) {
+    if (p.index % opt.shard_count != opt.shard_index - 1) {
+      continue;
+    }
+    ++sum.points;
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+      jobs.push_back(SweepJob{&p, w});
+    }
+  }
+  sum.jobs = jobs.size();
+  ResultsDb db(opt.db_path);
+  const std::map<std::string, std::string> status = db.job_status();
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const auto it = status.find(job_key(spec, jobs[i]));
+    const bool redo =
+        it == status.end() || (opt.retry_failed && it->second != "ok" && it->second != "invalid");
+    if (redo) {
+      todo.push_back(i);
+    } else {
+      ++sum.skipped;
+      count_status(sum, it->second);
+    }
+  }
+  WorkerPoolOptions wo;
+  wo.workers = opt.workers ? opt.workers : usable_cpus();
+  wo.recycle_after = opt.recycle_after;
+  wo.timeout_seconds = opt.timeout_seconds;
+  ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
+  ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(), opt.progress);
+  size_t failures = 0;
+  const auto record = [&](const std::vector<nlohmann::ordered_json>& rows) {
+    db.write_job(rows);
+    const std::string st = rows.front().at("status").get<std::string>();
+    count_status(sum, st);
+    failures += st == "failed" || st == "timeout" ? 1 : 0;
+    progress.update(++sum.ran, failures);
+  };
+  WorkerPool pool(
+      wo, [&](size_t i) { return nlohmann::ordered_json(run_job(spec, jobs[todo[i]])).dump(); });
+  std::vector<size_t> ids(todo.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = i;
+  }
+  sum.interrupted = !pool.run(
+      ids,
+      [&](size_t i, const std::string& line) {
+        std::vector<nlohmann::ordered_json> rows;
+        try {
+          for (const auto& r : nlohmann::ordered_json::parse(line)) {
+            rows.push_back(r);
+          }
+        } catch (const nlohmann::json::exception& e) {
+          rows = lost_job_rows(spec, jobs[todo[i]], "failed",
+                               std::string("unreadable result from the worker: ") + e.what(), 0);
+        }
+        record(rows);
+      },
+      [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
+        record(lost_job_rows(spec, jobs[todo[i]], st, msg, seconds));
+      },
+      opt.interrupted);
+  progress.finish();
+  sum.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return sum;
+}
+
+}  // namespace vta::explore

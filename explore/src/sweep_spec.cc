@@ -1,0 +1,399 @@
+#include "vta/explore/sweep_spec.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "vta/backend_factory.h"
+#include "vta/sim/config_source.h"
+
+namespace vta::explore {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kSpecKeys[] = {"name",        "base",      "axes",    "points",
+                                 "sample",      "workloads", "backend", "schedule",
+                                 "constraints", "check",     "seed"};
+
+// {"from": A, "to": B, "step": S} (inclusive, S > 0, default 1) or {"from", "to", "times": F}
+// (geometric, F > 1): the values of a range axis.
+std::vector<nlohmann::json> range_values(const nlohmann::ordered_json& r,
+                                         const std::string& where) {
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    if (it.key() != "from" && it.key() != "to" && it.key() != "step" && it.key() != "times") {
+      throw SpecError(
+          fmt::format("{}: unknown range key '{}' (from, to, step or times)", where, it.key()));
+    }
+  }
+  if (!r.contains("from") || !r.contains("to") || !r["from"].is_number() || !r["to"].is_number() ||
+      (r.contains("step") && r.contains("times"))) {
+    throw SpecError(where +
+                    ": a range needs numbers \"from\" and \"to\" and at most one of "
+                    "\"step\" and \"times\"");
+  }
+  const bool integral = r["from"].is_number_integer() && r["to"].is_number_integer() &&
+                        (!r.contains("step") || r["step"].is_number_integer()) &&
+                        (!r.contains("times") || r["times"].is_number_integer());
+  const double from = r["from"].get<double>(), to = r["to"].get<double>();
+  const double step = r.contains("step") ? r["step"].get<double>() : 1;
+  const double times = r.contains("times") ? r["times"].get<double>() : 0;
+  if (r.contains("times") ? !(times > 1 && from > 0) : !(step > 0)) {
+    throw SpecError(where + ": a range needs step > 0, or times > 1 with from > 0");
+  }
+  std::vector<nlohmann::json> out;
+  for (double v = from; v <= to * (1 + 1e-12); v = times > 0 ? v * times : v + step) {
+    out.push_back(integral ? nlohmann::json(static_cast<int64_t>(std::llround(v)))
+                           : nlohmann::json(v));
+    if (out.size() > 100000) {
+      throw SpecError(where + ": a range of more than 100000 values");
+    }
+  }
+  if (out.empty()) {
+    throw SpecError(where + ": the range is empty (from > to)");
+  }
+  return out;
+}
+
+void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
+  if (!axes.is_object()) {
+    throw SpecError(s.source + ": 'axes' must be an object: config key -> list of values or range");
+  }
+  for (auto it = axes.begin(); it != axes.end(); ++it) {
+    const std::string where = fmt::format("{}: axis '{}'", s.source, it.key());
+    if (!s.base_keys.contains(it.key())) {
+      throw SpecError(where + ": not a config key");
+    }
+    SweepAxis a{it.key(), {}};
+    if (it->is_array()) {
+      for (const auto& v : *it) {
+        if (!v.is_primitive() || v.is_null()) {
+          throw SpecError(fmt::format("{}: value {} is not a number or string", where, v.dump()));
+        }
+        a.values.push_back(v);
+      }
+    } else if (it->is_object()) {
+      a.values = range_values(*it, where);
+    } else {
+      throw SpecError(where + ": must be a list of values or a range {\"from\", \"to\", ...}");
+    }
+    if (a.values.empty()) {
+      throw SpecError(where + ": has no values");
+    }
+    s.axes.push_back(std::move(a));
+  }
+}
+
+void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
+  if (!points.is_array()) {
+    throw SpecError(s.source + ": 'points' must be a list of objects (config key -> value)");
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (!p.is_object()) {
+      throw SpecError(fmt::format("{}: points[{}] must be an object", s.source, i));
+    }
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      if (!s.base_keys.contains(it.key())) {
+        throw SpecError(
+            fmt::format("{}: points[{}]: '{}' is not a config key", s.source, i, it.key()));
+      }
+    }
+    s.points.push_back(nlohmann::json(p));
+  }
+}
+
+bool is_count(const nlohmann::ordered_json& v, int64_t min) {
+  return v.is_number_integer() && v.get<int64_t>() >= min;
+}
+
+void parse_sample(SweepSpec& s, const nlohmann::ordered_json& j) {
+  SweepSample smp;
+  if (!j.is_object() || !j.contains("count") || !is_count(j["count"], 1) ||
+      (j.contains("seed") && !is_count(j["seed"], 0)) ||
+      j.size() != 1 + (j.contains("seed") ? 1u : 0u)) {
+    throw SpecError(s.source + ": 'sample' must be {\"count\": K >= 1, \"seed\": S >= 0}");
+  }
+  smp.count = j["count"].get<size_t>();
+  smp.seed = j.contains("seed") ? j["seed"].get<uint64_t>() : 1;
+  s.sample = smp;
+}
+
+void parse_constraints(SweepSpec& s, const nlohmann::ordered_json& j) {
+  std::vector<std::string> numeric;
+  for (auto it = s.base_keys.begin(); it != s.base_keys.end(); ++it) {
+    if (it->is_number()) {
+      numeric.push_back(it.key());
+    }
+  }
+  const nlohmann::ordered_json list = j.is_string() ? nlohmann::ordered_json::array({j}) : j;
+  if (!list.is_array()) {
+    throw SpecError(s.source + ": 'constraints' must be an expression or a list of them");
+  }
+  for (const auto& c : list) {
+    if (!c.is_string()) {
+      throw SpecError(s.source + ": constraint " + c.dump() + " is not a string");
+    }
+    try {
+      s.constraints.push_back(ConstraintExpr::parse(c.get<std::string>(), numeric));
+    } catch (const Error& e) {
+      throw SpecError(s.source + ": " + e.what());
+    }
+  }
+}
+
+void parse_run_keys(SweepSpec& s, const nlohmann::ordered_json& j) {
+  if (j.contains("backend")) {
+    s.backend = j["backend"].is_string() ? j["backend"].get<std::string>() : "";
+    const auto avail = available_backends();
+    if (std::find(avail.begin(), avail.end(), s.backend) == avail.end()) {
+      throw SpecError(fmt::format("{}: backend {} is not one of the built backends ({})", s.source,
+                                  j["backend"].dump(), fmt::join(avail, ", ")));
+    }
+  }
+  if (j.contains("schedule")) {
+    const std::string v = j["schedule"].is_string() ? j["schedule"].get<std::string>() : "";
+    size_t used = 0;
+    long n = 0;
+    if (v.rfind("tune:", 0) == 0) {
+      try {
+        n = std::stol(v.substr(5), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+    }
+    if (v != "auto" && (used == 0 || used != v.size() - 5 || n < 1 || n > 1000)) {
+      throw SpecError(fmt::format("{}: schedule {} must be \"auto\" or \"tune:N\" (N in 1..1000)",
+                                  s.source, j["schedule"].dump()));
+    }
+    s.schedule = v;
+    s.tune = v == "auto" ? 0 : static_cast<size_t>(n);
+  }
+  if (j.contains("check")) {
+    if (!j["check"].is_boolean()) {
+      throw SpecError(s.source + ": 'check' must be true or false");
+    }
+    s.check = j["check"].get<bool>();
+  }
+  if (j.contains("seed")) {
+    if (!is_count(j["seed"], 0)) {
+      throw SpecError(s.source + ": 'seed' must be an integer >= 0");
+    }
+    s.seed = j["seed"].get<uint64_t>();
+  }
+}
+
+void parse_workloads(SweepSpec& s, const nlohmann::ordered_json& j, const std::string& dir) {
+  if (!j.is_array() || j.empty()) {
+    throw SpecError(s.source +
+                    ": 'workloads' must be a non-empty list such as "
+                    "[\"network:resnet18\", \"conv2d:resnet18.C8\", \"matmul:64x256x100\"]");
+  }
+  std::set<std::string> seen;
+  for (const auto& w : j) {
+    if (!w.is_string()) {
+      throw SpecError(s.source + ": workload " + w.dump() + " is not a string");
+    }
+    if (!seen.insert(w.get<std::string>()).second) {
+      throw SpecError(s.source + ": workload '" + w.get<std::string>() + "' is listed twice");
+    }
+    try {
+      s.workloads.push_back(SweepWorkload::parse(w.get<std::string>(), dir));
+    } catch (const Error& e) {
+      throw SpecError(s.source + ": " + e.what());
+    }
+  }
+}
+
+std::string keys_id(const nlohmann::json& keys) {
+  nlohmann::json norm = keys;  // 100 and 100.0 are the same design
+  for (auto& v : norm) {
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) {
+      v = static_cast<int64_t>(v.get<double>());
+    }
+  }
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, as config_hash
+  for (const char ch : norm.dump()) {
+    h ^= static_cast<uint8_t>(ch);
+    h *= 0x100000001b3ull;
+  }
+  return fmt::format("{:016x}", h).substr(0, 12);
+}
+
+}  // namespace
+
+SweepSpec SweepSpec::from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in || fs::is_directory(path)) {
+    throw SpecError(fmt::format("cannot open sweep spec '{}'", path));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SpecError(fmt::format("{}: invalid JSON: {}", path, e.what()));
+  }
+  return from_json(j, path, fs::path(path).parent_path().string());
+}
+
+SweepSpec SweepSpec::from_json(const nlohmann::ordered_json& j, const std::string& source,
+                               const std::string& dir) {
+  SweepSpec s;
+  s.source = source;
+  if (!j.is_object()) {
+    throw SpecError(source + ": a sweep spec must be a JSON object");
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::find(std::begin(kSpecKeys), std::end(kSpecKeys), it.key()) == std::end(kSpecKeys)) {
+      throw SpecError(fmt::format("{}: unknown key '{}' (known: {})", source, it.key(),
+                                  fmt::join(kSpecKeys, ", ")));
+    }
+  }
+  s.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>()
+                                                       : fs::path(source).stem().string();
+  if (!j.contains("base") || !j["base"].is_string()) {
+    throw SpecError(source + ": 'base' must name the base config (a preset or a config path)");
+  }
+  s.base = j["base"].get<std::string>();
+  const fs::path local = fs::path(dir) / s.base;
+  if (!is_preset_name(s.base) && fs::path(s.base).is_relative() && !dir.empty()) {
+    s.base = local.string();
+  }
+  try {
+    s.base_keys = load_config_source(s.base).keys;
+  } catch (const Error& e) {
+    throw SpecError(fmt::format("{}: base: {}", source, e.what()));
+  }
+  parse_axes(s, j.value("axes", nlohmann::ordered_json::object()));
+  parse_points(s, j.value("points", nlohmann::ordered_json::array()));
+  if (j.contains("sample")) {
+    parse_sample(s, j["sample"]);
+  }
+  parse_constraints(s, j.value("constraints", nlohmann::ordered_json::array()));
+  if (!j.contains("workloads")) {
+    throw SpecError(source + ": 'workloads' is missing");
+  }
+  parse_workloads(s, j["workloads"], dir);
+  parse_run_keys(s, j);
+  return s;
+}
+
+size_t grid_size(const SweepSpec& spec) {
+  size_t n = 1;
+  for (const SweepAxis& a : spec.axes) {
+    n *= a.values.size();
+  }
+  return n;
+}
+
+namespace {
+
+// The grid's override objects in order (mixed-radix digits, the last axis fastest).
+std::vector<nlohmann::json> grid_overrides(const SweepSpec& spec) {
+  const size_t grid = spec.axes.empty() && !spec.points.empty() ? 0 : grid_size(spec);
+  if (grid > 10'000'000) {
+    throw SpecError(
+        fmt::format("{}: the grid has {} points (at most 10000000)", spec.source, grid));
+  }
+  std::vector<nlohmann::json> out;
+  out.reserve(grid);
+  for (size_t g = 0; g < grid; ++g) {
+    nlohmann::json o = nlohmann::json::object();
+    size_t rest = g;
+    for (size_t a = spec.axes.size(); a-- > 0;) {
+      o[spec.axes[a].key] = spec.axes[a].values[rest % spec.axes[a].values.size()];
+      rest /= spec.axes[a].values.size();
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+// `count` of `items` drawn with partial Fisher-Yates over mt19937_64 (whose output the C++
+// standard fixes), kept in their order: the same seed gives the same sample on every platform.
+std::vector<nlohmann::json> sample_of(const std::vector<nlohmann::json>& items, size_t count,
+                                      uint64_t seed) {
+  if (count >= items.size()) {
+    return items;
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<size_t> idx(items.size());
+  for (size_t i = 0; i < idx.size(); ++i) {
+    idx[i] = i;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    std::swap(idx[i], idx[i + rng() % (idx.size() - i)]);
+  }
+  idx.resize(count);
+  std::sort(idx.begin(), idx.end());
+  std::vector<nlohmann::json> out;
+  out.reserve(count);
+  for (size_t i : idx) {
+    out.push_back(items[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<DesignPoint> expand(const SweepSpec& spec) {
+  const auto keys_of = [&](const nlohmann::json& o) {
+    nlohmann::json k = spec.base_keys;
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      k[it.key()] = it.value();
+    }
+    return k;
+  };
+  const auto allowed = [&](const nlohmann::json& o) {
+    const nlohmann::json keys = keys_of(o);
+    for (const ConstraintExpr& c : spec.constraints) {
+      try {
+        if (!c.holds(keys)) {
+          return false;
+        }
+      } catch (const Error& e) {
+        throw SpecError(fmt::format("{}: {} (point {})", spec.source, e.what(),
+                                    config_label(spec.base, spec.base_keys, keys)));
+      }
+    }
+    return true;
+  };
+  std::vector<nlohmann::json> kept;
+  for (nlohmann::json& o : grid_overrides(spec)) {
+    if (allowed(o)) {
+      kept.push_back(std::move(o));
+    }
+  }
+  if (spec.sample) {
+    kept = sample_of(kept, spec.sample->count, spec.sample->seed);
+  }
+  for (const nlohmann::json& o : spec.points) {
+    if (allowed(o)) {
+      kept.push_back(o);
+    }
+  }
+  std::vector<DesignPoint> out;
+  std::set<std::string> seen;
+  for (const nlohmann::json& o : kept) {
+    DesignPoint p;
+    p.keys = keys_of(o);
+    p.id = keys_id(p.keys);
+    if (!seen.insert(p.id).second) {
+      continue;
+    }
+    p.index = out.size();
+    p.overrides = o;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace vta::explore

@@ -1,0 +1,156 @@
+#include "vta/explore/sweep_workload.h"
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "vta/compiler/auto_schedule.h"
+#include "vta/sim/error.h"
+
+namespace vta::explore {
+
+using namespace vta::compiler;
+
+namespace {
+
+int parse_dim(const std::string& text, const std::string& what, const std::string& whole) {
+  size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || v < 0 || v > kMaxTensorDim) {
+    throw Error(fmt::format("workload '{}': {} '{}' must be an integer in 0..{}", whole, what, text,
+                            kMaxTensorDim));
+  }
+  return v;
+}
+
+// "c=64,hw=56,k=64,kernel=3,pad=1" over the defaults of `vtasim conv2d`.
+Conv2dParams parse_conv_shape(const std::string& arg, const std::string& whole) {
+  std::map<std::string, int> v = {{"n", 1},  {"c", 16},     {"h", 14},     {"w", 14},
+                                  {"k", 16}, {"kernel", 3}, {"stride", 1}, {"pad", 1}};
+  size_t pos = 0;
+  while (pos <= arg.size()) {
+    const size_t comma = std::min(arg.find(',', pos), arg.size());
+    const std::string item = arg.substr(pos, comma - pos);
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    if (eq == std::string::npos || (key != "hw" && v.count(key) == 0)) {
+      throw Error(fmt::format(
+          "workload '{}': '{}' is not KEY=VALUE with KEY one of n, c, h, w, hw, k, kernel, "
+          "stride, pad (or a layer such as resnet18.C8)",
+          whole, item));
+    }
+    const int x = parse_dim(item.substr(eq + 1), key, whole);
+    if (key == "hw") {
+      v["h"] = v["w"] = x;
+    } else {
+      v[key] = x;
+    }
+    pos = comma + 1;
+  }
+  Conv2dParams p;
+  p.name = "conv2d";
+  p.n = v["n"];
+  p.c = v["c"];
+  p.h = v["h"];
+  p.w = v["w"];
+  p.k = v["k"];
+  p.kh = p.kw = v["kernel"];
+  p.stride_h = p.stride_w = v["stride"];
+  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = v["pad"];
+  return p;
+}
+
+MatmulParams parse_matmul(const std::string& arg, const std::string& whole) {
+  const size_t x1 = arg.find('x');
+  const size_t x2 = x1 == std::string::npos ? x1 : arg.find('x', x1 + 1);
+  if (x2 == std::string::npos) {
+    throw Error(fmt::format("workload '{}': expected matmul:MxKxN, e.g. matmul:64x256x100", whole));
+  }
+  MatmulParams p;
+  p.m = parse_dim(arg.substr(0, x1), "M", whole);
+  p.k = parse_dim(arg.substr(x1 + 1, x2 - x1 - 1), "K", whole);
+  p.n = parse_dim(arg.substr(x2 + 1), "N", whole);
+  p.name = fmt::format("matmul {}x{}x{}", p.m, p.k, p.n);
+  return p;
+}
+
+}  // namespace
+
+SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& dir) {
+  SweepWorkload w;
+  w.text = text;
+  const size_t colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if (colon == std::string::npos || arg.empty()) {
+    throw Error(fmt::format(
+        "workload '{}' must be network:NAME_OR_FILE, conv2d:LAYER_OR_SHAPE or matmul:MxKxN", text));
+  }
+  try {
+    if (kind == "network") {
+      w.kind = Kind::kNetwork;
+      const std::filesystem::path local = std::filesystem::path(dir) / arg;
+      const bool in_dir = !dir.empty() && std::filesystem::path(arg).is_relative() &&
+                          std::filesystem::exists(local);
+      w.network = Network::load(in_dir ? local.string() : arg);
+    } else if (kind == "conv2d") {
+      w.kind = Kind::kConv2d;
+      if (arg.find('=') == std::string::npos) {
+        const NamedConvLayer l = find_named_layer(arg);
+        w.conv = l.params;
+        w.epilogue = l.epilogue;
+      } else {
+        w.conv = parse_conv_shape(arg, text);
+      }
+      w.conv.validate();
+    } else if (kind == "matmul") {
+      w.kind = Kind::kMatmul;
+      w.matmul = parse_matmul(arg, text);
+      w.matmul.validate();
+    } else {
+      throw Error(fmt::format("unknown workload kind '{}' (network, conv2d, matmul)", kind));
+    }
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    throw Error(msg.rfind("workload '", 0) == 0 ? msg
+                                                : fmt::format("workload '{}': {}", text, msg));
+  }
+  return w;
+}
+
+std::vector<LayerRun> run_workload(const Target& target, const SweepWorkload& w,
+                                   const WorkloadOptions& opt) {
+  switch (w.kind) {
+    case SweepWorkload::Kind::kNetwork: {
+      NetworkOptions no;
+      no.check = opt.check;
+      no.tune_candidates = opt.tune;
+      return run_network(target, w.network, no).runs;
+    }
+    case SweepWorkload::Kind::kConv2d: {
+      const ConvData data = random_conv_data(w.conv, w.epilogue, opt.seed);
+      if (opt.tune) {
+        TuneResult t = tune_conv2d(target, w.conv, w.epilogue, data, opt.tune, opt.check);
+        return {t.trials[t.best].run};
+      }
+      const ConvSchedule s = auto_schedule(w.conv, w.epilogue, target.config);
+      return {run_conv2d(target, w.conv, w.epilogue, s, data, opt.check)};
+    }
+    case SweepWorkload::Kind::kMatmul: {
+      const Epilogue e;
+      const ConvSchedule s =
+          auto_schedule(matmul_as_conv(w.matmul, target.config), e, target.config);
+      return {
+          run_matmul(target, w.matmul, e, s, random_matmul_data(w.matmul, e, opt.seed), opt.check)};
+    }
+  }
+  throw Error("unknown workload kind");
+}
+
+}  // namespace vta::explore

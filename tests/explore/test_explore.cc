@@ -1,0 +1,428 @@
+// The exploration layer and config sources: constraint expressions against hand-computed
+// values, base chains and overrides, the config hash against the documented FNV-1a formula,
+// spec errors, grid / range / sample / constraint expansion counts, shard partitions, the
+// SQLite results database (replace, resume status, CSV / JSONL export, merge) and the worker
+// pool with real processes that crash or hang.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_paths.h"
+#include "vta/explore/constraint_expr.h"
+#include "vta/explore/results_db.h"
+#include "vta/explore/sweep_spec.h"
+#include "vta/explore/worker_pool.h"
+#include "vta/sim/config_source.h"
+#include "vta/sim/error.h"
+
+using namespace vta;
+using namespace vta::explore;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh temp folder per test case.
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = unique_temp_path("explore_" + name, "");
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+SweepSpec spec_of(const std::string& text) {
+  return SweepSpec::from_json(nlohmann::ordered_json::parse(text), "spec.json", "");
+}
+
+std::string spec_error(const std::string& text) {
+  try {
+    (void)expand(spec_of(text));
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("constraint expressions evaluate like C on config keys", "[explore]") {
+  const nlohmann::json keys = {{"A", 4}, {"B", 6}, {"C", 2.5}};
+  const std::vector<std::string> names = {"A", "B", "C"};
+  const auto eval = [&](const std::string& t) {
+    return ConstraintExpr::parse(t, names).evaluate(keys);
+  };
+  CHECK(eval("A + B * 2") == 16);
+  CHECK(eval("(A + B) * 2") == 20);
+  CHECK(eval("B / A") == 1.5);
+  CHECK(eval("B % A") == 2);
+  CHECK(eval("-A + 1") == -3);
+  CHECK(eval("A < B && B <= 6") == 1);
+  CHECK(eval("A > B || C == 2.5") == 1);
+  CHECK(eval("!(A != 4)") == 1);
+  CHECK(eval("A >= 5") == 0);
+  // && and || stop early, as in C: the division by zero is never evaluated.
+  CHECK(eval("A == 5 && B / (A - 4) > 0") == 0);
+  CHECK(eval("A == 4 || B / (A - 4) > 0") == 1);
+  CHECK_THROWS_WITH(eval("B / (A - 4)"), Catch::Contains("division by zero"));
+  CHECK_THROWS_WITH(eval("B > 1 > 0"), Catch::Contains("expected an operator or the end"));
+  CHECK_THROWS_WITH(ConstraintExpr::parse("A < D", names), Catch::Contains("'D' is not a numeric"));
+  CHECK_THROWS_WITH(ConstraintExpr::parse("(A < 1", names), Catch::Contains("expected ')'"));
+  CHECK_THROWS_WITH(ConstraintExpr::parse("A <", names),
+                    Catch::Contains("expected a number, a config key or '(' at position 4"));
+}
+
+TEST_CASE("config sources: base chains, overrides, labels", "[explore][config]") {
+  const fs::path d = temp_dir("config");
+  write_file(d / "a.json", R"({"base": "ultra96", "LOG_BLOCK": 5})");
+  fs::create_directories(d / "sub");
+  write_file(d / "sub/b.json", R"({"base": "../a.json", "CLOCK_MHZ": 200})");
+  const ResolvedConfig b = resolve_config((d / "sub/b.json").string(), {});
+  const HwConfig ultra96 = HwConfig::from_file(config_path("ultra96"));
+  CHECK(b.config.log_block == 5);
+  CHECK(b.config.clock_mhz == 200);
+  CHECK(b.config.log_bus_width == ultra96.log_bus_width);  // from the base of the base
+  CHECK(b.label == "ultra96+CLOCK_MHZ=200,LOG_BLOCK=5");
+  // --set applies last and is named in errors.
+  const ResolvedConfig o = resolve_config(
+      "pynq", {parse_config_override("LOG_BUS_WIDTH=7"), parse_config_override("TARGET=ultra96")});
+  CHECK(o.config.log_bus_width == 7);
+  CHECK(o.config.target == "ultra96");
+  CHECK(o.label == "pynq+LOG_BUS_WIDTH=7,TARGET=ultra96");
+  CHECK(resolve_config("pynq", {}).label == "pynq");
+  CHECK_THROWS_WITH(
+      resolve_config("pynq", {parse_config_override("LOG_BLOCK=9")}),
+      Catch::Contains("pynq with --set LOG_BLOCK: key 'LOG_BLOCK' = 9 is out of range"));
+  CHECK_THROWS_WITH(resolve_config("pynq", {parse_config_override("NOPE=1")}),
+                    Catch::Contains("--set NOPE: unknown key 'NOPE'"));
+  CHECK_THROWS_WITH(parse_config_override("LOG_BLOCK"), Catch::Contains("must be KEY=VALUE"));
+  // A cycle of bases is named.
+  write_file(d / "c1.json", R"({"base": "c2.json"})");
+  write_file(d / "c2.json", R"({"base": "c1.json"})");
+  CHECK_THROWS_WITH(HwConfig::from_file((d / "c1.json").string()),
+                    Catch::Contains("config bases form a cycle") && Catch::Contains("c2.json"));
+  write_file(d / "bad_base.json", R"({"base": 5})");
+  CHECK_THROWS_WITH(HwConfig::from_file((d / "bad_base.json").string()),
+                    Catch::Contains("key 'base' must be a preset name or a config path"));
+  // VTA_CONFIG takes preset names.
+  ::setenv("VTA_CONFIG", "small", 1);
+  CHECK(HwConfig::from_env().model_name == HwConfig::from_file(config_path("small")).model_name);
+  ::unsetenv("VTA_CONFIG");
+}
+
+TEST_CASE("config hash: FNV-1a of the canonical JSON, first 12 hex digits", "[explore][config]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  // The documented formula, written out independently.
+  const std::string text = cfg.to_json().dump();
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h = (h ^ c) * 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  CHECK(config_hash(cfg) == std::string(hex).substr(0, 12));
+  // Same design, same hash, however it was written; another design, another hash.
+  CHECK(resolve_config("pynq", {parse_config_override("CLOCK_MHZ=100.0")}).hash ==
+        config_hash(cfg));
+  CHECK(resolve_config("pynq", {parse_config_override("CLOCK_MHZ=101")}).hash != config_hash(cfg));
+}
+
+TEST_CASE("sweep specs: every error is named", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  CHECK_THAT(spec_error(R"({"base": "pynq"})"), Catch::Contains("'workloads' is missing"));
+  CHECK_THAT(spec_error(R"({"workloads": ["matmul:16x16x16"]})"),
+             Catch::Contains("'base' must name the base config"));
+  CHECK_THAT(spec_error(R"({"base": "nope", )" + w + "}"),
+             Catch::Contains("unknown config 'nope'"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "bogus": 1, )" + w + "}"),
+             Catch::Contains("unknown key 'bogus'"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"FOO": [1]}, )" + w + "}"),
+             Catch::Contains("axis 'FOO': not a config key"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"LOG_BLOCK": []}, )" + w + "}"),
+             Catch::Contains("axis 'LOG_BLOCK': has no values"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "axes": {"LOG_BLOCK": {"from": 5, "to": 4}}, )" + w + "}"),
+      Catch::Contains("the range is empty"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "axes": {"LOG_BLOCK": {"from": 1, "to": 4, "step": 0}}, )" +
+                 w + "}"),
+      Catch::Contains("step > 0"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "axes": {"LOG_BLOCK": {"from": 1, "upto": 4}}, )" + w + "}"),
+      Catch::Contains("unknown range key 'upto'"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "points": [{"X": 1}], )" + w + "}"),
+             Catch::Contains("points[0]: 'X' is not a config key"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "sample": {"count": 0}, )" + w + "}"),
+             Catch::Contains("'sample' must be"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "constraints": ["LOG_BLOCK <"], )" + w + "}"),
+             Catch::Contains("constraint \"LOG_BLOCK <\": expected"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "constraints": "TARGET > 1", )" + w + "}"),
+             Catch::Contains("'TARGET' is not a numeric config key"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "constraints": "LOG_BLOCK / LOG_BATCH > 1", )" + w + "}"),
+      Catch::Contains("division by zero (point pynq)"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": []})"),
+             Catch::Contains("'workloads' must be a non-empty list"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["matmul:1x2"]})"),
+             Catch::Contains("workload 'matmul:1x2': expected matmul:MxKxN"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["conv2d:resnet18.C99"]})"),
+             Catch::Contains("unknown layer 'resnet18.C99'"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["conv2d:c=16,q=3"]})"),
+             Catch::Contains("'q=3' is not KEY=VALUE"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["network:/no/such.json"]})"),
+             Catch::Contains("/no/such.json"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["gpu:x"]})"),
+             Catch::Contains("unknown workload kind 'gpu'"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["matmul:16x16x16", "matmul:16x16x16"]})"),
+             Catch::Contains("listed twice"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "backend": "gpu", )" + w + "}"),
+             Catch::Contains("backend \"gpu\" is not one of the built backends"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "schedule": "tune:0", )" + w + "}"),
+             Catch::Contains("must be \"auto\" or \"tune:N\""));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "check": "yes", )" + w + "}"),
+             Catch::Contains("'check' must be true or false"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "seed": -1, )" + w + "}"),
+             Catch::Contains("'seed' must be an integer"));
+  CHECK_THAT(spec_error("[1]"), Catch::Contains("must be a JSON object"));
+  CHECK_THROWS_WITH(SweepSpec::from_file("/no/such/spec.json"),
+                    Catch::Contains("cannot open sweep spec '/no/such/spec.json'"));
+}
+
+TEST_CASE("sweep specs: relative paths are resolved against the spec's folder", "[explore][spec]") {
+  const fs::path d = temp_dir("spec_paths");
+  fs::create_directories(d / "specs");
+  write_file(d / "specs/mine.json", R"({"base": "small", "CLOCK_MHZ": 50})");
+  fs::copy_file(std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json",
+                d / "specs/net.json");
+  write_file(d / "specs/s.json",
+             R"({"base": "mine.json", "workloads": ["network:net.json"], "backend": "fsim"})");
+  const SweepSpec s = SweepSpec::from_file((d / "specs/s.json").string());
+  CHECK(s.base_keys["CLOCK_MHZ"] == 50);
+  CHECK(s.base_keys["LOG_BLOCK"] == HwConfig::from_file(config_path("small")).log_block);
+  REQUIRE(s.workloads.size() == 1);
+  CHECK(s.workloads[0].network.layers.size() > 1);
+  CHECK(s.name == "s");
+  CHECK(expand(s).front().keys == s.base_keys);
+}
+
+TEST_CASE("sweep expansion: grid, ranges, constraints, sample, points", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  // 3 x 2 grid; the last axis varies fastest.
+  const auto g = expand(spec_of(
+      R"({"base": "pynq", "axes": {"LOG_BLOCK": [3, 4, 5], "LOG_BUS_WIDTH": [6, 7]}, )" + w + "}"));
+  REQUIRE(g.size() == 6);
+  CHECK(g[1].overrides == nlohmann::json({{"LOG_BLOCK", 3}, {"LOG_BUS_WIDTH", 7}}));
+  CHECK(g[2].overrides == nlohmann::json({{"LOG_BLOCK", 4}, {"LOG_BUS_WIDTH", 6}}));
+  for (size_t i = 0; i < g.size(); ++i) {
+    CHECK(g[i].index == i);
+    CHECK(g[i].keys["LOG_UOP_BUFF_SIZE"] == 15);  // the base's other keys
+  }
+  // Ranges: inclusive arithmetic (1..9 step 4 = 1, 5, 9) and geometric (16..256 x4 = 16, 64, 256).
+  const auto r = expand(spec_of(
+      R"({"base": "pynq", "axes": {"DRAM_READ_LATENCY_CYCLES": {"from": 1, "to": 9, "step": 4},
+          "MAX_BURST_BEATS": {"from": 16, "to": 256, "times": 4}}, )" +
+      w + "}"));
+  REQUIRE(r.size() == 9);
+  CHECK(r[0].overrides["DRAM_READ_LATENCY_CYCLES"] == 1);
+  CHECK(r[8].overrides["DRAM_READ_LATENCY_CYCLES"] == 9);
+  CHECK(r[8].overrides["MAX_BURST_BEATS"] == 256);
+  CHECK(r[4].overrides["MAX_BURST_BEATS"] == 64);
+  // Constraints: of LOG_BLOCK 1..6 x LOG_BATCH 0..3 (24), LOG_BLOCK + LOG_BATCH <= 5 keeps
+  // 5 + 4 + 3 + 2 = 14; also LOG_BLOCK != 2 drops (2,0) (2,1) (2,2) (2,3): 10.
+  const std::string axes =
+      R"("axes": {"LOG_BLOCK": {"from": 1, "to": 6}, "LOG_BATCH": {"from": 0, "to": 3}})";
+  CHECK(expand(spec_of(R"({"base": "pynq", )" + axes +
+                       R"(, "constraints": "LOG_BLOCK + LOG_BATCH <= 5", )" + w + "}"))
+            .size() == 14);
+  CHECK(expand(spec_of(R"({"base": "pynq", )" + axes +
+                       R"(, "constraints": ["LOG_BLOCK + LOG_BATCH <= 5", "LOG_BLOCK != 2"], )" +
+                       w + "}"))
+            .size() == 10);
+  // A seeded sample: K distinct grid points in grid order, the same for the same seed.
+  const auto sample = [&](int seed) {
+    return expand(spec_of(R"({"base": "pynq", )" + axes + R"(, "sample": {"count": 7, "seed": )" +
+                          std::to_string(seed) + "}, " + w + "}"));
+  };
+  const auto s1 = sample(42), s2 = sample(42), s3 = sample(43);
+  REQUIRE(s1.size() == 7);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < s1.size(); ++i) {
+    CHECK(s1[i].id == s2[i].id);
+    ids.insert(s1[i].id);
+    if (i > 0) {  // grid order: LOG_BLOCK slowest
+      const int prev = s1[i - 1].overrides["LOG_BLOCK"].get<int>() * 4 +
+                       s1[i - 1].overrides["LOG_BATCH"].get<int>();
+      CHECK(s1[i].overrides["LOG_BLOCK"].get<int>() * 4 + s1[i].overrides["LOG_BATCH"].get<int>() >
+            prev);
+    }
+  }
+  CHECK(ids.size() == 7);
+  bool differs = false;
+  for (size_t i = 0; i < s1.size(); ++i) {
+    differs = differs || s1[i].id != s3[i].id;
+  }
+  CHECK(differs);
+  // Explicit points follow the grid; a point equal to a grid point is kept once; no axes and
+  // no points is the base alone.
+  const auto p = expand(spec_of(R"({"base": "pynq", "axes": {"LOG_BLOCK": [4, 5]},
+      "points": [{"LOG_BLOCK": 5}, {"LOG_BUS_WIDTH": 7, "CLOCK_MHZ": 200}], )" +
+                                w + "}"));
+  REQUIRE(p.size() == 3);
+  CHECK(p[2].overrides["CLOCK_MHZ"] == 200);
+  CHECK(expand(spec_of(R"({"base": "pynq", )" + w + "}")).size() == 1);
+}
+
+TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {
+  const fs::path d = temp_dir("db");
+  const auto row = [](const std::string& id, int layer, const std::string& status, int cycles) {
+    nlohmann::ordered_json r;
+    r["point"] = std::stoi(id.substr(1));  // p1 -> 1
+    r["point_id"] = id;
+    r["workload"] = "matmul:16x16x16";
+    r["workload_index"] = 0;
+    r["backend"] = "cycle";
+    r["schedule"] = "auto";
+    r["layer_index"] = layer;
+    r["row_kind"] = layer < 0 ? "summary" : "layer";
+    r["layer"] = layer < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json("m, \"1\"");
+    r["status"] = status;
+    r["error"] = nullptr;
+    r["cycles"] = cycles;
+    r["wall_seconds"] = 0.5;
+    return r;
+  };
+  const std::string a = (d / "a.sqlite").string();
+  {
+    ResultsDb db(a);
+    db.write_job({row("p1", -1, "failed", 0)});
+    db.write_job({row("p1", -1, "ok", 100), row("p1", 0, "ok", 100)});  // replaces the job
+    db.write_job({row("p2", -1, "timeout", 0)});
+    const auto st = db.job_status();
+    CHECK(st.size() == 2);
+    CHECK(st.at(ResultsDb::job_key("p1", "matmul:16x16x16", "cycle", "auto")) == "ok");
+    CHECK(db.rows().size() == 3);
+    db.export_csv((d / "a.csv").string());
+    db.export_jsonl((d / "a.jsonl").string());
+  }
+  std::ifstream csv(d / "a.csv");
+  std::string header, line1, line2;
+  std::getline(csv, header);
+  std::getline(csv, line1);
+  std::getline(csv, line2);
+  CHECK(header ==
+        "point,point_id,workload,workload_index,backend,schedule,layer_index,row_kind,layer,"
+        "status,error,cycles,wall_seconds");
+  CHECK(line2 == R"(1,p1,matmul:16x16x16,0,cycle,auto,0,layer,"m, ""1""",ok,,100,0.5)");
+  std::ifstream jl(d / "a.jsonl");
+  std::string j1;
+  std::getline(jl, j1);
+  CHECK(nlohmann::json::parse(j1)["cycles"] == 100);
+  // Merge: an identical duplicate is fine (wall time aside), a differing one is an error that
+  // leaves the output unchanged.
+  const std::string b = (d / "b.sqlite").string(), c = (d / "c.sqlite").string();
+  {
+    ResultsDb db(b);
+    auto r = row("p1", -1, "ok", 100);
+    r["wall_seconds"] = 9.0;
+    db.write_job({r, row("p1", 0, "ok", 100)});
+    db.write_job({row("p3", -1, "ok", 7)});
+  }
+  {
+    ResultsDb db(c);
+    db.write_job({row("p1", -1, "ok", 101)});
+  }
+  const std::string out = (d / "out.sqlite").string();
+  ResultsDb merged(out);
+  CHECK(merged.merge_from(a) == 3);
+  CHECK(merged.merge_from(b) == 1);
+  CHECK(merged.rows().size() == 4);
+  CHECK_THROWS_WITH(merged.merge_from(c),
+                    Catch::Contains("with different results") && Catch::Contains("c.sqlite"));
+  CHECK(merged.rows().size() == 4);
+  CHECK_THROWS_WITH(merged.merge_from((d / "none.sqlite").string()),
+                    Catch::Contains("no such file"));
+  write_file(d / "text.sqlite", "not a database at all, but long enough to be looked at.....");
+  CHECK_THROWS_WITH(ResultsDb((d / "text.sqlite").string()),
+                    Catch::Contains("is not a sweep results database"));
+  // Reading a database without the results table (an empty file is an empty SQLite database)
+  // is an error that leaves it untouched; a missing file is not created.
+  write_file(d / "empty.sqlite", "");
+  CHECK_THROWS_WITH(ResultsDb((d / "empty.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("is not a sweep results database"));
+  CHECK(fs::file_size(d / "empty.sqlite") == 0);
+  CHECK_THROWS_WITH(ResultsDb((d / "absent.sqlite").string(), ResultsDb::Mode::kReadOnly),
+                    Catch::Contains("no such file"));
+  CHECK_FALSE(fs::exists(d / "absent.sqlite"));
+}
+
+TEST_CASE("shards partition the points: disjoint, union = the sweep", "[explore][spec]") {
+  const auto pts = expand(spec_of(
+      R"({"base": "pynq", "axes": {"LOG_BLOCK": [3, 4, 5], "DRAM_READ_LATENCY_CYCLES": {"from": 1, "to": 7}},
+          "workloads": ["matmul:16x16x16"]})"));
+  REQUIRE(pts.size() == 21);
+  for (size_t n : {1, 2, 5, 30}) {
+    std::multiset<std::string> all;
+    for (size_t i = 1; i <= n; ++i) {
+      for (const DesignPoint& p : pts) {
+        if (p.index % n == i - 1) {  // the rule of sweep_runner.cc
+          all.insert(p.id);
+        }
+      }
+    }
+    CHECK(all.size() == pts.size());
+    CHECK(std::set<std::string>(all.begin(), all.end()).size() == pts.size());
+  }
+}
+
+TEST_CASE("worker pool: results, crashes, timeouts, recycling", "[explore][workers]") {
+  WorkerPoolOptions opt;
+  opt.workers = 2;
+  opt.recycle_after = 2;
+  opt.timeout_seconds = 1.0;
+  // Job 3 crashes its worker (abort), job 5 hangs; every other job reports its worker's pid.
+  WorkerPool pool(opt, [](size_t id) {
+    if (id == 3) {
+      std::signal(SIGABRT, SIG_DFL);  // not Catch's handler
+      std::abort();
+    }
+    if (id == 5) {
+      std::this_thread::sleep_for(std::chrono::seconds(30));
+    }
+    return fmt::format("{} {}", id, ::getpid());
+  });
+  std::map<size_t, std::string> done, lost;
+  std::set<std::string> pids;
+  pool.run(
+      {0, 1, 2, 3, 4, 5, 6, 7, 8},
+      [&](size_t id, const std::string& r) {
+        std::istringstream in(r);
+        size_t echoed = 0;
+        std::string pid;
+        in >> echoed >> pid;
+        CHECK(echoed == id);
+        CHECK(pid != std::to_string(::getpid()));  // ran in a worker process
+        pids.insert(pid);
+        done[id] = r;
+      },
+      [&](size_t id, const std::string& status, const std::string& msg, double) {
+        lost[id] = status + ": " + msg;
+      });
+  CHECK(done.size() == 7);
+  REQUIRE(lost.size() == 2);
+  CHECK_THAT(lost[3], Catch::StartsWith("failed: worker process killed by signal 6"));
+  CHECK_THAT(lost[5], Catch::StartsWith("timeout: exceeded the timeout of 1 s"));
+  CHECK(pids.size() >= 4);  // 7 jobs, at most 2 per worker process
+}
