@@ -1,64 +1,104 @@
 #!/usr/bin/env bash
-# Synthesizes the VTA core RTL of one config with Yosys (synth_xilinx, 7-series) and reports
-# LUTs, flip-flops, DSPs and block RAMs against the xc7z020 (Pynq) budget.
-#   usage: scripts/synth.sh [CONFIG] [BUILD_DIR]      e.g. scripts/synth.sh pynq build
-# CONFIG names configs/CONFIG.json (default pynq). The parameter header is generated with the
-# project's generator (BUILD_DIR/hw/gen_vta_params, or the configure-time copy), never by hand.
-# The GEMM core is read in its synthesis variant (VTA_GEMM_PACKED: two int8 MACs per DSP48).
-# Output: BUILD_DIR/synth/CONFIG/{vta_params.vh,yosys.log,stat.txt} and a summary on stdout.
+# Synthesizes the VTA core RTL of one config with Yosys (synth_xilinx, 7-series) and writes a JSON
+# resource report (Yosys' own `stat -json`, summed into LUT / FF / DSP / BRAM36 classes).
+#
+#   usage: scripts/synth.sh [--build DIR] [--out FILE.json] [--set KEY=VALUE]... [CONFIG]
+#
+# CONFIG is a preset name (configs/CONFIG.json) or a path to a config JSON (default pynq);
+# --set overrides keys over it (applied through the config's "base" inheritance, validated by the
+# simulator's own config parser). The parameter header comes from the project's generator
+# (DIR/hw/gen_vta_params), never by hand. Results are cached by the SHA-256 of the generated
+# parameter header and the RTL sources under DIR/synth/cache/<hash>/: an unchanged design is not
+# synthesized again. The GEMM core is read in its synthesis variant (VTA_GEMM_PACKED: two int8
+# MACs per DSP48). A run takes 1-20 minutes depending on the GEMM array.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFIG=${1:-pynq}
-BUILD=${2:-build}
-CFG_FILE=configs/${CONFIG}.json
-[[ -f "$CFG_FILE" ]] || { echo "synth.sh: no config file $CFG_FILE" >&2; exit 2; }
+BUILD=build
+OUT_JSON=""
+CONFIG=pynq
+sets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) BUILD=$2; shift 2 ;;
+    --out) OUT_JSON=$2; shift 2 ;;
+    --set) sets+=("$2"); shift 2 ;;
+    --set=*) sets+=("${1#--set=}"); shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -*) echo "synth.sh: error: unknown option '$1'" >&2; exit 2 ;;
+    *) CONFIG=$1; shift ;;
+  esac
+done
+
+if [ -f "$CONFIG" ]; then
+  CFG_FILE=$(realpath "$CONFIG")
+elif [ -f "configs/$CONFIG.json" ]; then
+  CFG_FILE=$(realpath "configs/$CONFIG.json")
+else
+  echo "synth.sh: error: config '$CONFIG' is neither a file nor a preset in configs/" >&2
+  exit 2
+fi
 GEN=""
 for g in "$BUILD/hw/gen_vta_params" "$BUILD/hw/gen_vta_params_host"; do
   [[ -x "$g" ]] && { GEN=$g; break; }
 done
-[[ -n "$GEN" ]] || { echo "synth.sh: configure $BUILD first (no $BUILD/hw/gen_vta_params)" >&2; exit 2; }
-OUT=$BUILD/synth/$CONFIG
-mkdir -p "$OUT"
-"$GEN" "$CFG_FILE" "$OUT/vta_params.vh"
-SOURCES=$(ls hw/rtl/*.v | tr '\n' ' ')
-if ! command -v yosys >/dev/null; then  # only synthesis needs Yosys: installed on first use
-  echo "synth.sh: installing yosys"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends yosys >/dev/null
-fi
-# Yosys' messages (incl. its many harmless "Resizing cell port" warnings) go to the log only.
-if ! yosys -q -l "$OUT/yosys.log" -p "
-  read_verilog -sv -DVTA_GEMM_PACKED -I$OUT $SOURCES
-  synth_xilinx -top vta_core -family xc7 -flatten
-  tee -o $OUT/stat.txt stat
-" >/dev/null 2>&1; then
-  echo "synth.sh: yosys failed, see $OUT/yosys.log:" >&2
-  tail -20 "$OUT/yosys.log" >&2
-  exit 1
-fi
+[[ -n "$GEN" ]] || { echo "synth.sh: error: configure $BUILD first (no $BUILD/hw/gen_vta_params)" >&2; exit 2; }
 
-# Sum the cell counts of each resource class from Yosys' stat report.
-awk -v cfg="$CONFIG" '
-  /^ +[0-9]+ +[A-Za-z0-9_]+$/ || /^ +[A-Za-z0-9_]+ +[0-9]+$/ {
-    if ($1 ~ /^[0-9]+$/) { n = $1; c = $2 } else { c = $1; n = $2 }
-    if (c ~ /^LUT[1-6]$/) lut += n
-    else if (c ~ /^(RAM32M|RAM64M|RAM32X1D|RAM64X1D|RAM128X1D|RAM256X1S|RAM64X1S|RAM32X1S|RAM128X1S|SRL16E|SRLC32E)$/) lutram[c] += n
-    else if (c ~ /^FD[RSCP]E$/) ff += n
-    else if (c ~ /^DSP48E1$/) dsp += n
-    else if (c ~ /^RAMB36E1$/) b36 += n
-    else if (c ~ /^RAMB18E1$/) b18 += n
-    else if (c ~ /^CARRY4$/) carry += n
-  }
-  END {
-    lr = 0; for (k in lutram) lr += lutram[k]
-    bram = b36 + b18 / 2
-    printf "config %s (xc7z020 budget in parentheses)\n", cfg
-    printf "  LUTs (logic)      %8d (53200, %5.1f%%)\n", lut, 100 * lut / 53200
-    printf "  LUTRAM/SRL cells  %8d\n", lr
-    printf "  flip-flops        %8d (106400, %5.1f%%)\n", ff, 100 * ff / 106400
-    printf "  DSP48E1           %8d (220, %5.1f%%)\n", dsp, 100 * dsp / 220
-    printf "  block RAM (36Kb)  %8.1f (140, %5.1f%%)  [RAMB36E1 %d, RAMB18E1 %d]\n", bram, 100 * bram / 140, b36, b18
-    printf "  CARRY4            %8d\n", carry
-  }' "$OUT/stat.txt"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The design = the config with its overrides, written as a config that starts from the file.
+/usr/bin/python3 - "$CFG_FILE" "$work/config.json" "${sets[@]}" <<'EOF'
+import json, sys
+base, out, sets = sys.argv[1], sys.argv[2], sys.argv[3:]
+cfg = {"base": base} if sets else json.load(open(base))
+for s in sets:
+    if "=" not in s:
+        sys.exit("synth.sh: error: --set '%s' is not KEY=VALUE" % s)
+    k, v = s.split("=", 1)
+    try:
+        cfg[k] = json.loads(v)
+    except ValueError:
+        cfg[k] = v
+json.dump(cfg, open(out, "w"), indent=1)
+EOF
+"$GEN" "$work/config.json" "$work/vta_params.vh"
+SOURCES=$(ls hw/rtl/*.v)
+hash=$(cat "$work/vta_params.vh" $SOURCES | sha256sum | cut -c1-16)
+CACHE=$BUILD/synth/cache/$hash
+if [ ! -f "$CACHE/report.json" ]; then
+  if ! command -v yosys >/dev/null; then  # only synthesis needs Yosys: installed on first use
+    echo "synth.sh: installing yosys" >&2
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends yosys >/dev/null
+  fi
+  mkdir -p "$CACHE"
+  cp "$work/vta_params.vh" "$work/config.json" "$CACHE/"
+  start=$(date +%s)
+  # Yosys' messages (incl. its many harmless "Resizing cell port" warnings) go to the log only.
+  if ! yosys -q -l "$CACHE/yosys.log" -p "
+    read_verilog -sv -DVTA_GEMM_PACKED -I$CACHE $(echo $SOURCES)
+    synth_xilinx -top vta_core -family xc7 -flatten
+    tee -q -o $CACHE/stat.json stat -json
+  " >/dev/null 2>&1; then
+    echo "synth.sh: error: yosys failed, see $CACHE/yosys.log:" >&2
+    tail -20 "$CACHE/yosys.log" >&2
+    rm -f "$CACHE/stat.json"
+    exit 1
+  fi
+  seconds=$(( $(date +%s) - start ))
+  /usr/bin/python3 scripts/synth_report.py "$CACHE/stat.json" "$CACHE/config.json" "$hash" \
+    "$seconds" > "$CACHE/report.json.tmp"
+  mv "$CACHE/report.json.tmp" "$CACHE/report.json"
+fi
+if [ -n "$OUT_JSON" ]; then
+  cp "$CACHE/report.json" "$OUT_JSON"
+fi
+/usr/bin/python3 - "$CACHE/report.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+u = r["resources"]
+print("design %s (%s), Yosys synth_xilinx, %d s" % (r["design_hash"], r["label"], r["synth_seconds"]))
+for k in ("lut", "ff", "dsp", "bram36"):
+    print("  %-7s %10g" % (k, u[k]))
+EOF

@@ -56,7 +56,7 @@ struct Conv2dFlags {
   CommonOptions common;
   EpilogueFlags epilogue;
   Conv2dParams p;
-  std::string layer, schedule_path, dump_path;
+  std::string layer, schedule_path, dump_path, plot_path;
   int kernel = 3, stride = 1, pad = 1, kh = 0, kw = 0, stride_h = 0, stride_w = 0;
   int pad_top = -1, pad_bottom = -1, pad_left = -1, pad_right = -1, hw = 0;
   int tune = 0;
@@ -95,6 +95,7 @@ void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
   add("dump-program", po::value(&f.dump_path),
       "write the compiled program as a program image (for vtasim run / disasm)");
   add_epilogue_options(desc, f.epilogue);
+  add_plot_option(desc, f.plot_path);
 }
 
 void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
@@ -191,7 +192,8 @@ int cmd_conv2d(int argc, char** argv) {
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
     std::cout << TilePlan::make(p, e, run.schedule, target.config).describe(target.config);
-    return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra);
+    return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra,
+                                   f.plot_path);
   });
 }
 

@@ -22,7 +22,7 @@ int cmd_matmul(int argc, char** argv) {
     std::string schedule_path;
     uint64_t seed = 1;
     bool no_check = false;
-    std::string dump_path;
+    std::string dump_path, plot_path;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
     auto add = desc.add_options();
@@ -37,6 +37,7 @@ int cmd_matmul(int argc, char** argv) {
     add("dump-program", po::value(&dump_path),
         "write the compiled program as a program image (for vtasim run / disasm)");
     add_epilogue_options(desc, ef);
+    add_plot_option(desc, plot_path);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm)) {
       return 0;
@@ -60,7 +61,7 @@ int cmd_matmul(int argc, char** argv) {
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");
     return finish_compiler_command(common, target, "matmul", p.describe(), {run},
-                                   nlohmann::ordered_json::object());
+                                   nlohmann::ordered_json::object(), plot_path);
   });
 }
 

@@ -57,12 +57,13 @@ void check_jobs_option(const po::variables_map& vm, const CommonOptions& common,
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
     CommonOptions common;
-    std::string name;
+    std::string name, plot_path;
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
     int batch = 1, jobs = 1;
     po::options_description desc("network options");
     add_common_options(desc, common);
+    add_plot_option(desc, plot_path);
     auto add = desc.add_options();
     add("network", po::value(&name), "resnet18 or a network JSON file");
     add("batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18");
@@ -130,7 +131,7 @@ int cmd_network(int argc, char** argv) {
       std::cout << "  host: " << h << "\n";
     }
     extra["host_ops"] = r.host_ops;
-    return finish_compiler_command(common, target, "network", net.name, r.runs, extra);
+    return finish_compiler_command(common, target, "network", net.name, r.runs, extra, plot_path);
   });
 }
 

@@ -2,11 +2,13 @@
 // a SQLite database; `sweep export` writes a database as CSV or JSON lines, `sweep merge` joins
 // shard databases. Exit status: 0 every job ok or invalid, 3 some failed or timed out, 2 bad
 // spec or usage, 1 other errors.
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "plot_script.h"
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_runner.h"
 #include "vta/explore/sweep_spec.h"
@@ -44,6 +46,38 @@ int sweep_export(int argc, char** argv) {
   }
   std::cout << fmt::format("exported {} rows of {} to {}\n", results.rows().size(), db,
                            csv.empty() ? jsonl : csv);
+  return 0;
+}
+
+// `vtasim sweep report DB --out DIR`: the HTML report with its plots (explore/plots).
+int sweep_report(int argc, char** argv) {
+  std::string db, out, workload, device = "pynq";
+  po::options_description desc("sweep report options");
+  auto add = desc.add_options();
+  add("help,h", "show this help");
+  add("db", po::value(&db), "results database (SQLite)");
+  add("out", po::value(&out), "directory for index.html and the PNG/SVG plots");
+  add("workload", po::value(&workload), "workload of the report (default: the first)");
+  add("device", po::value(&device)->default_value("pynq"),
+      "board whose budget the plots draw: pynq, ultra96, zcu104, de10nano");
+  po::positional_options_description pos;
+  pos.add("db", 1);
+  po::variables_map vm;
+  const std::string usage = "vtasim sweep report DB.sqlite --out DIR [--workload W] [--device B]";
+  if (!parse_args(argc, argv, usage, desc, pos, vm)) {
+    return 0;
+  }
+  if (db.empty() || out.empty()) {
+    throw UsageError("needs a database and --out DIR (usage: " + usage + ")");
+  }
+  if (!std::filesystem::is_regular_file(db)) {
+    throw UsageError("no database '" + db + "'");
+  }
+  std::vector<std::string> args = {db, out, "--device", device};
+  if (!workload.empty()) {
+    args.insert(args.end(), {"--workload", workload});
+  }
+  run_plot_script("sweep_report.py", args);
   return 0;
 }
 
@@ -101,7 +135,8 @@ int sweep_run(int argc, char** argv) {
   const std::string usage =
       "vtasim sweep SPEC.json --db FILE.sqlite [-j N] [--shard I/N] [--retry-failed] "
       "[--timeout-per-point S]\n       vtasim sweep export DB (--csv OUT | --jsonl OUT)\n"
-      "       vtasim sweep merge OUT.sqlite IN.sqlite...";
+      "       vtasim sweep merge OUT.sqlite IN.sqlite...\n"
+      "       vtasim sweep report DB.sqlite --out DIR";
   if (!parse_args(argc, argv, usage, desc, pos, vm)) {
     return 0;
   }
@@ -148,6 +183,9 @@ int cmd_sweep(int argc, char** argv) {
     }
     if (argc >= 2 && std::string(argv[1]) == "merge") {
       return sweep_merge(argc - 1, argv + 1);
+    }
+    if (argc >= 2 && std::string(argv[1]) == "report") {
+      return sweep_report(argc - 1, argv + 1);
     }
     return sweep_run(argc, argv);
   });

@@ -1,12 +1,18 @@
 #include "compiler_command.h"
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "vta/backend_factory.h"
+#include "plot_script.h"
 #include "vta/compiler/report.h"
+#include "vta/explore/area_model.h"
+#include "vta/explore/energy_model.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
@@ -69,6 +75,51 @@ std::optional<ConvSchedule> read_schedule_option(const std::string& path, Epilog
   return s;
 }
 
+void add_plot_option(po::options_description& desc, std::string& plot_path) {
+  desc.add_options()("plot", po::value(&plot_path),
+                     "draw the cycle breakdown and roofline of the run into FILE.png");
+}
+
+namespace {
+
+// The design's FPGA resources and its fit on the board of its TARGET (area model).
+nlohmann::ordered_json area_json(const HwConfig& cfg) {
+  nlohmann::ordered_json j = explore::estimate_area(cfg).to_json();
+  const explore::FpgaDevice* dev = explore::find_device(cfg.target);
+  if (dev != nullptr) {
+    const explore::FitVerdict v = explore::check_fit(explore::estimate_area(cfg).total, *dev);
+    j["device"] = dev->part;
+    j["fits"] = v.fits;
+    j["binding"] = v.binding;
+    j["utilization"] = {{"lut", v.lut}, {"ff", v.ff}, {"dsp", v.dsp}, {"bram36", v.bram36}};
+  }
+  return j;
+}
+
+// Draws the plot of the report (written to a temporary file when --json was not given).
+void draw_plot(const CommonOptions& o, const RunReport& rr, const std::string& plot_path) {
+  CommonOptions tmp = o;
+  if (tmp.json_path.empty()) {
+    tmp.json_path = (std::filesystem::temp_directory_path() /
+                     fmt::format("vtasim-plot-{}.json", static_cast<long>(getpid())))
+                        .string();
+  }
+  write_json_report(tmp, rr);
+  try {
+    run_plot_script("run_plot.py", {tmp.json_path, plot_path});
+  } catch (...) {
+    if (o.json_path.empty()) {
+      std::filesystem::remove(tmp.json_path);
+    }
+    throw;
+  }
+  if (o.json_path.empty()) {
+    std::filesystem::remove(tmp.json_path);
+  }
+}
+
+}  // namespace
+
 Target setup_target(const CommonOptions& o, bool verify) {
   set_error_mode(ErrorMode::kThrow);
   Target target(resolve_config(o.config, o.sets).config,
@@ -90,7 +141,8 @@ Target setup_target(const CommonOptions& o, bool verify) {
 
 int finish_compiler_command(const CommonOptions& o, const Target& target,
                             const std::string& command, const std::string& program,
-                            const std::vector<LayerRun>& runs, nlohmann::ordered_json extra) {
+                            const std::vector<LayerRun>& runs, nlohmann::ordered_json extra,
+                            const std::string& plot_path) {
   std::cout << format_report(runs);
   RunReport rr;
   rr.command = command;
@@ -120,12 +172,21 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     std::cout << "\n";
     print_report(std::cout, rr);
   }
-  const nlohmann::ordered_json rep = report_to_json(runs);
+  nlohmann::ordered_json rep = report_to_json(runs);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    rep["layers"][i]["energy_j"] =
+        explore::estimate_energy(target.config, runs[i].stats).total_joules();
+  }
   for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
   }
+  extra["area"] = area_json(target.config);
+  extra["energy"] = explore::estimate_energy(target.config, rr.stats).to_json();
   rr.extra = std::move(extra);
   write_json_report(o, rr);
+  if (!plot_path.empty()) {
+    draw_plot(o, rr, plot_path);
+  }
   size_t bad = 0;
   std::string first;
   for (const LayerRun& r : runs) {

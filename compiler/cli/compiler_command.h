@@ -36,6 +36,9 @@ std::optional<compiler::ConvSchedule> read_schedule_option(const std::string& pa
 // `option` was given (or defaulted) with a value outside [min, max].
 void check_option_range(const po::variables_map& vm, const std::string& option, int min, int max);
 
+// --plot FILE.png: the cycle breakdown and roofline of the run (explore/plots/run_plot.py).
+void add_plot_option(po::options_description& desc, std::string& plot_path);
+
 // The command's target (--config, --backend); with `verify` the compiler checks every
 // synchronised program for cross-stage races before it runs. Also configures the runtime's
 // device for it and applies --trace / --vcd there: the compiler then finds the runtime already
@@ -44,9 +47,12 @@ compiler::Target setup_target(const CommonOptions& o, bool verify);
 
 // Prints the layer table (and for a single layer the full counter report), writes the JSON
 // report, and turns a failed reference check into an error.
+// The report also carries the design's FPGA resources ("area", with the fit on its board's
+// device) and the energy of the run ("energy", and "energy_j" per layer); with `plot_path` the
+// plot of the report is drawn there.
 int finish_compiler_command(const CommonOptions& o, const compiler::Target& target,
                             const std::string& command, const std::string& program,
                             const std::vector<compiler::LayerRun>& runs,
-                            nlohmann::ordered_json extra);
+                            nlohmann::ordered_json extra, const std::string& plot_path = "");
 
 }  // namespace vta::cli

@@ -40,6 +40,10 @@ std::vector<uint8_t> encode_layer_run(const LayerRun& r) {
   j["wall_seconds"] = r.wall_seconds;
   j["figures"] = {r.macs,        r.gemm_bound, r.peak_macs_per_cycle, r.min_bytes, r.kernels,
                   r.kernel_uops, r.checked,    r.mismatches};
+  const LayerBound& b = r.bound;
+  j["bound"] = {b.gemm_cycles, b.alu_cycles,    b.compute_cycles, b.bytes.read,
+                b.bytes.write, b.memory_cycles, b.cycles};
+  j["verdict"] = {r.verdict.key, r.verdict.advice};
   return nlohmann::json::to_msgpack(j);
 }
 
@@ -58,6 +62,11 @@ LayerRun decode_layer_run(const std::vector<uint8_t>& bytes) {
   const auto& f = j.at("figures");
   r.macs = f[0], r.gemm_bound = f[1], r.peak_macs_per_cycle = f[2], r.min_bytes = f[3];
   r.kernels = f[4], r.kernel_uops = f[5], r.checked = f[6], r.mismatches = f[7];
+  const auto& b = j.at("bound");
+  r.bound.gemm_cycles = b[0], r.bound.alu_cycles = b[1], r.bound.compute_cycles = b[2];
+  r.bound.bytes.read = b[3], r.bound.bytes.write = b[4];
+  r.bound.memory_cycles = b[5], r.bound.cycles = b[6];
+  r.verdict.key = j.at("verdict")[0], r.verdict.advice = j.at("verdict")[1];
   return r;
 }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/report.h"
+#include "vta/explore/area_model.h"
+#include "vta/explore/energy_model.h"
 #include "vta/compiler/schedule.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/config_source.h"
@@ -52,8 +54,43 @@ std::string column_name(std::string name) {
   return name;
 }
 
-// Counters of one layer, or summed over layers (ratios and rates are not summed).
-void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>& runs) {
+// The design's FPGA resources (area model) and its verdict on the board's device.
+void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
+  const AreaEstimate a = estimate_area(cfg);
+  r["area_lut"] = a.total.lut;
+  r["area_lutram"] = a.total.lutram;
+  r["area_ff"] = a.total.ff;
+  r["area_dsp"] = a.total.dsp;
+  r["area_bram36"] = a.total.bram36;
+  const FpgaDevice* dev = find_device(cfg.target);
+  r["device"] = dev != nullptr ? nlohmann::ordered_json(dev->part) : nullptr;
+  if (dev == nullptr) {
+    r["fits"] = nullptr;
+    r["fit_binding"] = nullptr;
+    return;
+  }
+  const FitVerdict v = check_fit(a.total, *dev);
+  r["fits"] = v.fits;
+  r["fit_binding"] = v.binding;
+  r["util_lut"] = v.lut;
+  r["util_ff"] = v.ff;
+  r["util_dsp"] = v.dsp;
+  r["util_bram36"] = v.bram36;
+}
+
+// The energy model's estimate of what `s` counted, in total and by component.
+void add_energy(nlohmann::ordered_json& r, const HwConfig& cfg, const Stats& s) {
+  const EnergyEstimate e = estimate_energy(cfg, s);
+  r["energy_j"] = e.total_joules();
+  for (const EnergyPart& part : e.parts) {
+    r["energy_" + column_name(part.name) + "_j"] = part.joules;
+  }
+}
+
+// Counters of one layer, or summed over layers (ratios and rates are not summed), and the
+// energy they imply on design `cfg`.
+void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>& runs,
+                  const HwConfig& cfg) {
   Stats t;
   std::vector<NamedCounter> extra;
   for (const LayerRun* run : runs) {
@@ -66,6 +103,8 @@ void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>&
     t.gemm_counter += s.gemm_counter;
     t.alu_counter += s.alu_counter;
     t.runs += s.runs;
+    t.cycles += s.cycles;
+    t.timed = s.timed;
     for (size_t i = 0; i < t.insn_count.size(); ++i) {
       t.insn_count[i] += s.insn_count[i];
     }
@@ -97,6 +136,7 @@ void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>&
   for (const NamedCounter& c : extra) {
     r[column_name(c.name)] = c.value;
   }
+  add_energy(r, cfg, t);
 }
 
 // Cycles, time at the clock and the compiler's figures of a run (or the total of a job).
@@ -147,7 +187,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
   summary["layer_schedule"] = nullptr;
   summary["shape"] = nullptr;
   add_figures(summary, total, cfg.clock_mhz);
-  add_counters(summary, all);
+  add_counters(summary, all, cfg);
   std::vector<nlohmann::ordered_json> rows = {summary};
   for (size_t i = 0; i < runs.size(); ++i) {
     nlohmann::ordered_json r = summary;
@@ -159,7 +199,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
     r["shape"] = runs[i].shape;
     r["wall_seconds"] = runs[i].wall_seconds;
     add_figures(r, runs[i], cfg.clock_mhz);
-    add_counters(r, {&runs[i]});
+    add_counters(r, {&runs[i]}, cfg);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -190,6 +230,7 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   }
   summary["config_hash"] = rc.hash;
   summary["model"] = rc.config.model_name;
+  add_area(summary, rc.config);
   try {
     set_error_mode(ErrorMode::kThrow);
     Target target(rc.config, spec.backend);

@@ -70,9 +70,7 @@ void render_config(std::ostream& o, const vta::HwConfig& c) {
   def(o, "LOG_INSN_QUEUE_DEPTH", std::max(1, clog2(c.insn_queue_depth)),
       "address bits of an instruction queue");
   // Fetch reads one burst of instructions into its chunk buffer, then drains it.
-  const long chunk_bytes =
-      std::min<long>(static_cast<long>(c.max_burst_beats) * c.bus_bytes, c.burst_boundary_bytes);
-  const long chunk = std::max<long>(1, chunk_bytes / vta::kInsnBytes);
+  const long chunk = c.fetch_chunk_insns;
   def(o, "FETCH_CHUNK", chunk, "most instructions one fetch burst carries");
   def(o, "LOG_FETCH_BUF", clog2(2 * chunk), "address bits of the two-burst fetch buffer");
   def(o, "DEP_QUEUE_DEPTH", c.dep_queue_depth, "tokens a dependency queue can hold");

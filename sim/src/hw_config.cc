@@ -1,5 +1,6 @@
 #include "vta/sim/hw_config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/config_source.h"
+#include "vta/sim/energy_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -94,6 +96,9 @@ void derive(HwConfig& c, const std::string& src) {
   c.wgt_beats = beats(c.wgt_elem_bytes);
   c.acc_beats = beats(c.acc_elem_bytes);
   c.out_beats = beats(c.out_elem_bytes);
+  // Fetch reads at most one burst of instructions at a time (hw/rtl/fetch.v's buffer halves).
+  const int chunk_bytes = std::min(c.max_burst_beats * c.bus_bytes, c.burst_boundary_bytes);
+  c.fetch_chunk_insns = std::max(1, chunk_bytes / kInsnBytes);
 
   const IsaLayout layout = IsaLayout::compute(c.log_uop_buff_depth, c.log_inp_buff_depth,
                                               c.log_wgt_buff_depth, c.log_acc_buff_depth);
@@ -141,7 +146,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   seen["TARGET"] = seen["HW_VER"] = seen["CLOCK_MHZ"] = false;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (seen.count(it.key()) == 0 && !is_memory_key(it.key())) {
+    if (seen.count(it.key()) == 0 && !is_memory_key(it.key()) && !is_energy_key(it.key())) {
       throw ConfigError(fmt::format("{}: unknown key '{}'", src, it.key()));
     }
     seen[it.key()] = true;
@@ -198,6 +203,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   derive(c, src);
   c.memory = parse_memory_spec(j, c.target, src);
+  c.energy = parse_energy_spec(j, src);
   return c;
 }
 
@@ -275,6 +281,7 @@ nlohmann::json HwConfig::to_json() const {
   }
   j["CLOCK_MHZ"] = clock_mhz;
   memory_spec_to_json(memory, j);
+  energy_spec_to_json(energy, j);
   return j;
 }
 

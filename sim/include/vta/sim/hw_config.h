@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vta/sim/dram_spec.h"
+#include "vta/sim/energy_spec.h"
 
 namespace vta {
 
@@ -40,6 +41,7 @@ struct HwConfig {
   int dep_queue_depth = 0;            // DEP_QUEUE_DEPTH: tokens each dependency queue can hold
   // MEMORY_MODEL ("fixed" when absent), DRAM_PRESET and the DRAM_* overrides (dram_spec.h).
   MemorySpec memory;
+  EnergySpec energy;  // optional ENERGY_* overrides of the energy model
 
   // ---- Derived (computed by derive(); never set by hand) ----
   int batch = 0, block_in = 0, block_out = 0;
@@ -54,8 +56,9 @@ struct HwConfig {
   int bus_bytes = 0;            // bytes per bus beat
   // Bus beats per SRAM element (at least 1; the uop moves several per beat).
   int inp_beats = 0, wgt_beats = 0, acc_beats = 0, out_beats = 0;
-  int uop_src_bits = 0;    // width of the micro-op src field: max(log acc depth, log inp depth)
-  std::string model_name;  // upstream bitstream string, e.g. 1x16_i8w8a32_15_15_18_17
+  int uop_src_bits = 0;       // width of the micro-op src field: max(log acc depth, log inp depth)
+  int fetch_chunk_insns = 0;  // instructions of the longest fetch burst (the fetch buffer half)
+  std::string model_name;     // upstream bitstream string, e.g. 1x16_i8w8a32_15_15_18_17
 
   // Loads a config file (following its "base" chain, config_source.h); throws ConfigError
   // naming the file and key on any problem.

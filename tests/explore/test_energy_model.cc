@@ -1,0 +1,85 @@
+// The energy model against numbers worked out by hand from the table in explore/README.md.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/explore/energy_model.h"
+#include "vta/sim/hw_config.h"
+
+using vta::HwConfig;
+using vta::Stats;
+using vta::explore::estimate_energy;
+
+namespace {
+
+double part(const vta::explore::EnergyEstimate& e, const std::string& name) {
+  for (const auto& p : e.parts) {
+    if (p.name == name) {
+      return p.joules;
+    }
+  }
+  FAIL("no energy part " << name);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("energy: GEMM micro-ops on pynq, by hand", "[explore][energy]") {
+  const HwConfig& pynq = HwConfig::default_config();  // 1x16x16, 32 KiB inp, 256 KiB wgt
+  Stats s;
+  s.gemm_counter = 1000;
+  const auto e = estimate_energy(pynq, s);
+  // 1000 micro-ops x 256 MACs x 0.3 pJ = 76.8 nJ.
+  CHECK(part(e, "gemm.mac") == Approx(76.8e-9));
+  // inp SRAM, 32 KiB: 1.25 pJ/B x sqrt(4) = 2.5 pJ/B; 1000 reads of a 16-byte tile = 40 nJ.
+  CHECK(part(e, "sram.inp") == Approx(40e-9));
+  // wgt SRAM, 256 KiB: 1.25 x sqrt(32) pJ/B; 1000 reads of 256 bytes.
+  CHECK(part(e, "sram.wgt") == Approx(1000 * 256 * 1.25e-12 * std::sqrt(32.0)));
+  // acc SRAM, 128 KiB: 1.25 x 4 = 5 pJ/B; one 64-byte read and one write per micro-op = 640 nJ.
+  CHECK(part(e, "sram.acc") == Approx(640e-9));
+  // fsim stats are untimed: no static energy.
+  CHECK(part(e, "static") == 0);
+}
+
+TEST_CASE("energy: DRAM by the board's standard, static power over time", "[explore][energy]") {
+  HwConfig pynq = HwConfig::default_config();
+  Stats s;
+  s.inp_load_nbytes = 1000;
+  s.out_store_nbytes = 500;
+  s.insn_count[0] = 10;  // 10 LOADs: 160 bytes of instructions fetched
+  s.timed = true;
+  s.cycles = 100000;  // 1 ms at 100 MHz
+  const auto e = estimate_energy(pynq, s);
+  // DDR3: (1.3 + 2.6) / 2 nJ per 8 bytes = 243.75 pJ/B.
+  CHECK(part(e, "dram.read") == Approx(1160 * 243.75e-12));
+  CHECK(part(e, "dram.write") == Approx(500 * 243.75e-12));
+  CHECK(part(e, "static") == Approx(0.1 * 1e-3));  // 100 mW x 1 ms
+  CHECK(e.params.dram_type == "DDR3");
+
+  HwConfig zcu = pynq;
+  zcu.target = "zcu104";  // DDR4: DDR3 x (1.2 / 1.5)^2
+  const auto e4 = estimate_energy(zcu, s);
+  CHECK(e4.params.dram_type == "DDR4");
+  CHECK(part(e4, "dram.write") == Approx(500 * 243.75e-12 * 0.64));
+  CHECK(e4.total_joules() < e.total_joules());
+}
+
+TEST_CASE("energy: ENERGY_* config keys override the table", "[explore][energy]") {
+  nlohmann::json j = HwConfig::default_config().to_json();
+  j["ENERGY_MAC_PJ"] = 1.0;
+  j["ENERGY_STATIC_MW"] = 0;
+  const HwConfig cfg = HwConfig::from_json(j, "test");
+  Stats s;
+  s.gemm_counter = 10;
+  s.timed = true;
+  s.cycles = 1000;
+  const auto e = estimate_energy(cfg, s);
+  CHECK(part(e, "gemm.mac") == Approx(10 * 256 * 1e-12));
+  CHECK(part(e, "static") == 0);
+  CHECK(cfg.to_json().at("ENERGY_MAC_PJ") == 1.0);
+  j["ENERGY_ALU_OP_PJ"] = -1;
+  CHECK_THROWS_WITH(HwConfig::from_json(j, "test"),
+                    Catch::Contains("key 'ENERGY_ALU_OP_PJ' = -1 must be a number > 0"));
+}
