@@ -16,7 +16,7 @@
 #include "rtl_model.h"
 #include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/contract/timing_constants.h"
-#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/cycle/memory_target.h"
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
@@ -43,6 +43,11 @@ bool same_hardware(const HwConfig& built, const HwConfig& cfg) {
                         "DRAM_WRITE_LATENCY_CYCLES", "DRAM_CYCLES_PER_BEAT"}) {
     a.erase(k);
     b.erase(k);
+  }
+  for (nlohmann::json* j : {&a, &b}) {  // the memory model is the glue's too
+    for (auto it = j->begin(); it != j->end();) {
+      it = is_memory_key(it.key()) ? j->erase(it) : std::next(it);
+    }
   }
   return a == b;
 }
@@ -77,23 +82,23 @@ int read_client(uint8_t tag) {
 
 }  // namespace
 
-// The SystemC top of the rtl backend: the Verilated core, clocked by one thread, and the DRAM
-// target of the cycle model behind a TLM initiator socket.
+// The SystemC top of the rtl backend: the Verilated core, clocked by one thread, and the memory
+// model the config names (the cycle backend's, MEMORY_MODEL) behind a TLM initiator socket.
 class RtlTop : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(RtlTop);
 
   tlm_utils::simple_initiator_socket<RtlTop> socket;
-  cycle::DramTarget dram_target;
+  std::unique_ptr<cycle::MemoryTarget> memory;
 
   RtlTop(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, RtlModel& model)
       : sc_core::sc_module(name),
         socket("socket"),
-        dram_target("dram", cfg, dram),
+        memory(cycle::find_memory_model(cfg.memory.model).make("dram", cfg, dram)),
         m_cfg(cfg),
         m_dram(dram),
         m_model(model) {
-    socket.bind(dram_target.socket);
+    socket.bind(memory->target_socket());
     SC_THREAD(clock_thread);
   }
 
@@ -162,7 +167,8 @@ class RtlTop : public sc_core::sc_module {
     m_writes.clear();
     m_resps.clear();
     const uint64_t base = now_abs();
-    dram_target.timing().reset(base);
+    memory->reset(base);
+    memory->reset_counters();
     m_model.start(insn_phys, insn_count);
     return base;
   }
@@ -300,7 +306,7 @@ class RtlTop : public sc_core::sc_module {
   void post_write(uint64_t abs, const MemOut& out) {
     ++write.bursts;
     write.beats += out.wr_beats;
-    const cycle::WriteBeats wt = dram_target.timing().write(abs, out.wr_beats);
+    const cycle::WriteBeats wt = memory->time_write(out.wr_addr, out.wr_beats, abs);
     WriteBurst w;
     w.addr = out.wr_addr;
     w.first = wt.first;
@@ -424,6 +430,7 @@ TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
   c.write = top.write;
   c.gemm_active = st.gemm_counter;
   c.alu_active = st.alu_active_cycles;
+  top.memory->add_counters(c);
   return c;
 }
 

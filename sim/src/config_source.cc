@@ -113,7 +113,8 @@ ResolvedConfig resolve(const std::string& source, const std::string& root,
   nlohmann::json j = keys;
   std::string set_keys;
   for (const ConfigOverride& o : overrides) {
-    if (!j.contains(o.key)) {
+    // The optional memory-model keys (dram_spec.h) may be set on a config that lacks them.
+    if (!j.contains(o.key) && !is_memory_key(o.key)) {
       throw ConfigError(fmt::format("{}: --set {}: unknown key '{}'", source, o.key, o.key));
     }
     j[o.key] = o.value;

@@ -146,7 +146,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   seen["TARGET"] = seen["HW_VER"] = seen["CLOCK_MHZ"] = false;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (seen.count(it.key()) == 0 && !is_energy_key(it.key())) {
+    if (seen.count(it.key()) == 0 && !is_memory_key(it.key()) && !is_energy_key(it.key())) {
       throw ConfigError(fmt::format("{}: unknown key '{}'", src, it.key()));
     }
     seen[it.key()] = true;
@@ -202,6 +202,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
                                   c.max_burst_beats));
   }
   derive(c, src);
+  c.memory = parse_memory_spec(j, c.target, src);
   c.energy = parse_energy_spec(j, src);
   return c;
 }
@@ -279,6 +280,7 @@ nlohmann::json HwConfig::to_json() const {
     j[k.name] = this->*(k.field);
   }
   j["CLOCK_MHZ"] = clock_mhz;
+  memory_spec_to_json(memory, j);
   energy_spec_to_json(energy, j);
   return j;
 }

@@ -169,3 +169,62 @@ TEST_CASE("config rejects invalid JSON and missing files", "[config]") {
   REQUIRE_THROWS_WITH(HwConfig::from_file("/nonexistent.json"),
                       "cannot open config file '/nonexistent.json'");
 }
+
+TEST_CASE("memory model keys: default, presets, overrides and rejections", "[config][dram]") {
+  // Without the keys: the "fixed" model, and to_json writes none of them back.
+  const HwConfig plain = HwConfig::from_json(pynq_json(), "test.json");
+  CHECK(plain.memory.model == "fixed");
+  CHECK(!plain.to_json().contains("MEMORY_MODEL"));
+  // The board's parameter set by TARGET; one key overridden; the result round-trips.
+  nlohmann::json j = pynq_json();
+  j["MEMORY_MODEL"] = "dram";
+  j["DRAM_TRCD"] = 9;
+  const HwConfig c = HwConfig::from_json(j, "test.json");
+  CHECK(c.memory.model == "dram");
+  CHECK(c.memory.dram.preset == "PYNQ-Z1-DDR3-1066-x16");
+  CHECK(c.memory.dram.rcd == 9);
+  CHECK(c.memory.dram.rp == 7);
+  CHECK(c.memory.dram.tck_ps == 1875);
+  const HwConfig again = HwConfig::from_json(c.to_json(), "again.json");
+  CHECK(again.to_json() == c.to_json());
+  // Every *_ddr preset names its board's set.
+  const std::pair<const char*, const char*> boards[] = {{"pynq_ddr", "PYNQ-Z1-DDR3-1066-x16"},
+                                                        {"ultra96_ddr", "Ultra96-LPDDR4-2133-x32"},
+                                                        {"zcu104_ddr", "ZCU104-DDR4-2400-x64"},
+                                                        {"de10nano_ddr", "DE10-Nano-DDR3-800-x32"}};
+  for (const auto& [file, set] : boards) {
+    const HwConfig b = HwConfig::from_file(config_path(file));
+    CHECK(b.memory.model == "dram");
+    CHECK(b.memory.dram.preset == set);
+  }
+  // Rejections name the key and the choices.
+  nlohmann::json bad = pynq_json();
+  bad["MEMORY_MODEL"] = "ddr";
+  CHECK(error_of(bad) == "test.json: key 'MEMORY_MODEL' = \"ddr\" is not one of fixed, dram");
+  bad = pynq_json();
+  bad["DRAM_PRESET"] = "DDR5";
+  CHECK(error_of(bad) ==
+        "test.json: key 'DRAM_PRESET' = \"DDR5\" is not one of PYNQ-Z1-DDR3-1066-x16, "
+        "Ultra96-LPDDR4-2133-x32, ZCU104-DDR4-2400-x64, DE10-Nano-DDR3-800-x32");
+  bad = pynq_json();
+  bad["DRAM_TRCDX"] = 3;
+  CHECK(error_of(bad) == "test.json: unknown key 'DRAM_TRCDX'");
+  bad = pynq_json();
+  bad["DRAM_SCHEDULER"] = "fifo";
+  CHECK(error_of(bad) == "test.json: key 'DRAM_SCHEDULER' = \"fifo\" is not one of frfcfs, fcfs");
+  bad = pynq_json();
+  bad["DRAM_BANKS"] = 6;
+  CHECK(error_of(bad) == "test.json: key 'DRAM_BANKS' = 6 must be a power of two");
+  bad = pynq_json();
+  bad["DRAM_TRC"] = 20;
+  CHECK(error_of(bad) ==
+        "test.json: key 'DRAM_TRC' = 20 is less than DRAM_TRAS + DRAM_TRP = 27 (JEDEC: tRC >= "
+        "tRAS + tRP)");
+  bad = pynq_json();
+  bad["DRAM_ADDRESS_MAP"] = "RoBaCo";
+  CHECK(error_of(bad).find("key 'DRAM_ADDRESS_MAP' = \"RoBaCo\" must name each of") !=
+        std::string::npos);
+  bad = pynq_json();
+  bad["DRAM_TCK_PS"] = "fast";
+  CHECK(error_of(bad) == "test.json: key 'DRAM_TCK_PS' must be an integer, got \"fast\"");
+}

@@ -1,11 +1,12 @@
 // Cycle equivalence of the rtl and cycle backends: every program of the shared ISA suite runs
 // on both (each with its own DRAM) and every run must take the same number of cycles, with the
 // same named counters (per-unit busy/idle/stall/memory-stall cycles, fetch, GEMM/ALU activity,
-// bursts and beats per memory client). Any difference is a bug in one of the two; the
-// message lists the per-run cycles of both.
+// bursts and beats per memory client, and the DRAM counters with the "dram" memory model). Any
+// difference is a bug in one of the two; the message lists the per-run cycles of both.
 #include <catch2/catch.hpp>
 
 #include <deque>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -117,9 +118,22 @@ class EquivInvoker : public Catch::ITestInvoker {
   size_t m_index;
 };
 
+// Every built config, and its variant with the board's DRAM model (configs/<name>_ddr.json,
+// MEMORY_MODEL "dram") where there is one: both backends reach the same memory model.
+std::vector<std::string> equivalence_configs() {
+  std::vector<std::string> out;
+  for (const std::string& config : RtlBackend::built_configs()) {
+    out.push_back(config);
+    if (std::ifstream(config_path(config + "_ddr")).good()) {
+      out.push_back(config + "_ddr");
+    }
+  }
+  return out;
+}
+
 bool register_equivalence() {
   static std::deque<std::string> names;
-  for (const std::string& config : RtlBackend::built_configs()) {
+  for (const std::string& config : equivalence_configs()) {
     const HwConfig cfg = HwConfig::from_file(config_path(config));
     const auto cases = isa_test_cases(cfg);
     for (size_t k = 0; k < cases.size(); ++k) {

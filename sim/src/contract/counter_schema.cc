@@ -1,5 +1,7 @@
 #include "vta/sim/contract/counter_schema.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "vta/sim/insn_check.h"
@@ -78,6 +80,33 @@ void publish_traffic(Stats& st, const TimedCounters& c) {
   }
 }
 
+// The DRAM device's counters (memory model "dram"); latency and bandwidth share are ratios
+// over everything since the last clear.
+void publish_dram(Stats& st, const TimedCounters::Dram& d) {
+  st.add("dram.activates", num(d.activates), "commands", "DRAM row activations (ACT)");
+  st.add("dram.refreshes", num(d.refreshes), "commands", "DRAM all-bank refreshes (REF)");
+  st.add("dram.row_hits", num(d.row_hits), "accesses", "column accesses to an open row");
+  st.add("dram.row_misses", num(d.row_misses), "accesses",
+         "column accesses to a precharged bank (ACT)");
+  st.add("dram.row_conflicts", num(d.row_conflicts), "accesses",
+         "column accesses to a bank with another row open (PRE + ACT)");
+  st.add("dram.bus_bytes", num(d.bytes), "bytes", "bytes moved on the DRAM data bus");
+  st.add("dram.read_bursts", num(d.read_bursts), "bursts", "core read bursts served by DRAM");
+  st.add("dram.read_latency_total_cycles", num(d.read_latency_sum), "cycles",
+         "read bursts: cycles from grant to the last data beat, summed");
+  const NamedCounter* max = st.find("dram.read_latency_max_cycles");
+  set_counter(st, "dram.read_latency_max_cycles",
+              std::max(max != nullptr ? max->value : 0.0, num(d.read_latency_max)), "cycles",
+              "longest read burst, grant to last data beat");
+  const double bursts = counter_value(st, "dram.read_bursts");
+  set_counter(st, "dram.read_latency_avg_cycles",
+              bursts > 0 ? counter_value(st, "dram.read_latency_total_cycles") / bursts : 0.0,
+              "cycles", "mean read burst latency, grant to last data beat");
+  const double peak = d.peak_bytes_per_cycle * (st.cycles > 0 ? num(st.cycles) : 1.0);
+  set_counter(st, "dram.bandwidth_utilization", counter_value(st, "dram.bus_bytes") / peak, "ratio",
+              "dram.bus_bytes / (cycles * peak DRAM bytes per cycle)");
+}
+
 }  // namespace
 
 void publish_counters(Stats& st, const TimedCounters& c) {
@@ -89,6 +118,9 @@ void publish_counters(Stats& st, const TimedCounters& c) {
     publish_unit(st, static_cast<Stage>(s), c.unit[static_cast<size_t>(s - 1)]);
   }
   publish_traffic(st, c);
+  if (c.dram.present) {
+    publish_dram(st, c.dram);
+  }
   st.add("gemm.active_cycles", num(c.gemm_active), "cycles",
          "uop iterations issued by non-reset GEMMs");
   st.add("alu.active_cycles", num(c.alu_active), "cycles", "ALU issue cycles");

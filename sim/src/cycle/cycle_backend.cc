@@ -34,7 +34,7 @@ struct CycleBackend::Impl {
 };
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram)
-    : CycleBackend(cfg, dram, std::string(kDefaultMemoryModel)) {}
+    : CycleBackend(cfg, dram, cfg.memory.model) {}
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const std::string& memory_model)
     : ContractBackend(cfg, dram),
@@ -46,7 +46,7 @@ CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const std::string& m
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory)
     : ContractBackend(cfg, dram),
       m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats,
-                                    bind_memory ? nullptr : &find_memory_model(kDefaultMemoryModel),
+                                    bind_memory ? nullptr : &find_memory_model(cfg.memory.model),
                                     bind_memory)) {
   m_stats.timed = true;
 }
@@ -119,6 +119,7 @@ uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
   const uint64_t base = now_cycle() + 1;
   if (c.memory) {
     c.memory->reset(base);
+    c.memory->reset_counters();
   }
   c.trace.begin_run(base);
   c.run.begin(base);
@@ -223,6 +224,9 @@ TimedCounters CycleBackend::Impl::counters() const {
   t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats};
   t.gemm_active = c.compute.compute_stats().gemm_active_cycles;
   t.alu_active = c.compute.compute_stats().alu_active_cycles;
+  if (c.memory) {
+    c.memory->add_counters(t);
+  }
   return t;
 }
 

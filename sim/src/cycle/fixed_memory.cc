@@ -19,6 +19,8 @@ std::unique_ptr<MemoryTarget> make_fixed(sc_core::sc_module_name name, const HwC
 
 }  // namespace
 
+void link_fixed_memory_model() {}
+
 VTA_REGISTER(MemoryModelEntry, fixed_memory,
              {"fixed", 0,
               "the timing contract's DRAM: fixed read/write latencies, DRAM_CYCLES_PER_BEAT, "

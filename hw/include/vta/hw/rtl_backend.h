@@ -1,7 +1,7 @@
 // RtlBackend: the `rtl` backend. The synthesizable Verilog core of hw/rtl, compiled by
 // Verilator (one model per config listed in the CMake option VTA_RTL_CONFIGS), clocked cycle
-// by cycle from an SC_THREAD of a SystemC top that also holds the cycle model's DRAM target
-// (vta::cycle::DramTarget / DramTiming): same memory timing, same simulated DRAM. The values
+// by cycle from an SC_THREAD of a SystemC top that also holds the cycle model's memory model
+// (MEMORY_MODEL: "fixed" DramTarget, "dram" DramMemory): same memory timing, same DRAM. The values
 // must equal fsim's bit for bit and the cycle counts the cycle backend's (sim/README.md).
 // A ContractBackend: loading, fetch-time checks, the deadlock wording and the counter names
 // come from the timing contract (vta/sim/contract); this backend only executes.

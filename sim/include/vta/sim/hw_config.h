@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "vta/sim/dram_spec.h"
 #include "vta/sim/energy_spec.h"
 
 namespace vta {
@@ -38,7 +39,9 @@ struct HwConfig {
   int burst_boundary_bytes = 0;       // BURST_BOUNDARY_BYTES: bursts never cross this alignment
   int insn_queue_depth = 0;           // INSN_QUEUE_DEPTH: entries of each unit's command queue
   int dep_queue_depth = 0;            // DEP_QUEUE_DEPTH: tokens each dependency queue can hold
-  EnergySpec energy;                  // optional ENERGY_* overrides of the energy model
+  // MEMORY_MODEL ("fixed" when absent), DRAM_PRESET and the DRAM_* overrides (dram_spec.h).
+  MemorySpec memory;
+  EnergySpec energy;  // optional ENERGY_* overrides of the energy model
 
   // ---- Derived (computed by derive(); never set by hand) ----
   int batch = 0, block_in = 0, block_out = 0;

@@ -37,6 +37,19 @@ struct TimedCounters {
 
   uint64_t gemm_active = 0;  // uop iterations issued by non-reset GEMMs
   uint64_t alu_active = 0;   // ALU issue cycles
+
+  // The DRAM device of the memory model "dram" (absent with "fixed").
+  struct Dram {
+    bool present = false;
+    uint64_t activates = 0, refreshes = 0;
+    uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;  // per column access
+    uint64_t bytes = 0;                                        // bytes moved on the DRAM data bus
+    uint64_t read_bursts = 0;                                  // core read bursts timed
+    uint64_t read_latency_sum = 0;    // core cycles, grant -> last data beat, summed
+    uint64_t read_latency_max = 0;    // the longest
+    double peak_bytes_per_cycle = 0;  // peak DRAM bandwidth per core cycle
+  };
+  Dram dram;
 };
 
 // Adds one run's counters to `stats` (whose `cycles` already includes the run) and recomputes

@@ -36,7 +36,7 @@ class CycleBackend : public ContractBackend {
   // kernel) and bind port.socket to it.
   using MemoryBinder = std::function<void(cycle::MemoryPort& port)>;
 
-  // The default memory model, "fixed" (cycle::DramTarget, the contract's DramTiming).
+  // The memory model the config names (MEMORY_MODEL; "fixed", cycle::DramTarget, by default).
   CycleBackend(const HwConfig& cfg, Dram& dram);
   // The memory model registered under `memory_model` (cycle::MemoryModelRegistry); throws
   // Error listing the registered names if there is none.

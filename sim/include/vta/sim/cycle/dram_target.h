@@ -28,6 +28,9 @@ class DramTarget : public MemoryTarget {
 
   tlm::tlm_target_socket<>& target_socket() override { return socket; }
   void reset(uint64_t base_cycle) override { m_timing.reset(base_cycle); }
+  WriteBeats time_write(uint64_t /*addr*/, uint32_t beats, uint64_t grant) override {
+    return m_timing.write(grant, beats);
+  }
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);

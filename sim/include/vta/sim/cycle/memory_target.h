@@ -21,6 +21,8 @@
 #include <systemc>
 #include <tlm>
 
+#include "vta/sim/contract/counter_schema.h"
+#include "vta/sim/cycle/dram_timing.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/registry.h"
@@ -72,6 +74,14 @@ class MemoryTarget : public sc_core::sc_module {
   virtual tlm::tlm_target_socket<>& target_socket() = 0;
   // A run begins in absolute cycle `base_cycle`: every channel is idle from then on.
   virtual void reset(uint64_t base_cycle) = 0;
+  // Times a write burst of `beats` beats at beat-aligned `addr` granted in cycle `grant` whose
+  // data moves later (the rtl backend's store unit sends beats after the request); the same
+  // timing b_transport gives a write. Calls come in grant order.
+  virtual WriteBeats time_write(uint64_t addr, uint32_t beats, uint64_t grant) = 0;
+  // Adds the model's own counters of the runs since the last reset_counters() (DRAM rows,
+  // refreshes, latency); the fixed model has none.
+  virtual void add_counters(TimedCounters& /*out*/) const {}
+  virtual void reset_counters() {}
 };
 
 struct MemoryModelEntry {
@@ -86,6 +96,11 @@ using MemoryModelRegistry = Registry<MemoryModelEntry>;
 
 // The model a CycleBackend uses unless it is given another name: "fixed".
 extern const char* const kDefaultMemoryModel;
+
+// Defined in fixed_memory.cc / dram_memory.cc and called by find_memory_model: links each
+// model's registration into every static link that can look a model up.
+void link_fixed_memory_model();
+void link_dram_memory_model();
 
 // The registered model `name`; throws Error naming the registered models if there is none.
 const MemoryModelEntry& find_memory_model(const std::string& name);

@@ -1,0 +1,58 @@
+// DramMemory: the memory model "dram", a TLM-2.0 target (loosely timed, b_transport; the
+// protocol is in memory_target.h) that moves the payload bytes to/from the simulated physical
+// memory and times each burst with a DramController on the DRAM's own clock (tCK), behind an
+// interconnect of DRAM_INTERCONNECT_NS each way. The core side stays AXI-like: one read data
+// channel and one write data channel, one beat per core cycle. sim/DRAM.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "vta/sim/cycle/memory_target.h"
+#include "vta/sim/dram_controller.h"
+
+namespace vta::cycle {
+
+class DramMemory : public MemoryTarget {
+ public:
+  tlm_utils::simple_target_socket<DramMemory> socket;
+
+  DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram);
+
+  tlm::tlm_target_socket<>& target_socket() override { return socket; }
+  void reset(uint64_t base_cycle) override;
+  WriteBeats time_write(uint64_t addr, uint32_t beats, uint64_t grant) override;
+  void add_counters(TimedCounters& out) const override;
+  void reset_counters() override;
+
+  // Times a read burst (absolute core cycles), as b_transport does.
+  ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant);
+  DramController& controller() { return m_ctrl; }
+  // DRAM commands issued since the last reset, when recording (the trace's DRAM track).
+  void record_commands(bool on) { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
+  std::vector<DramCommand>& commands() { return m_commands; }
+  // The first core cycle (absolute) at or after the end of DRAM cycle `ck`, data back at the
+  // core: the interconnect latency added.
+  uint64_t core_cycle_back(int64_t ck) const;
+  // The DRAM cycle at which something the core sends in cycle `c` reaches the controller.
+  int64_t dram_cycle_at(uint64_t c) const;
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+
+  const HwConfig& m_cfg;
+  Dram& m_dram;
+  DramController m_ctrl;
+  std::vector<DramCommand> m_commands;
+  int64_t m_core_ps;  // one core cycle, ps (CLOCK_MHZ)
+  int64_t m_link_ps;  // interconnect, one way, ps
+  uint64_t m_base = 0;
+  uint64_t m_read_free = 0, m_write_free = 0;  // core-side data channels
+  TimedCounters::Dram m_stats;
+};
+
+}  // namespace vta::cycle

@@ -1,0 +1,132 @@
+// DramController: a DRAM device and its controller, timed from JEDEC parameters (DramSpec), in
+// plain C++ so that the memory model "dram" of the cycle and rtl backends and the unit tests use
+// the very same code. It is event driven: each column access is scheduled once, from the state
+// of its bank, rank and channel (the earliest cycle each command is allowed), in DRAM clock
+// cycles (nCK) since the start of the run. No process runs per DRAM cycle.
+//
+// Requests come in the order the core grants them. Reads must be answered when they are
+// granted; writes are posted into the controller's write queue and scheduled later, when a read
+// granted after them arrives, together with it: the scheduler (FR-FCFS or FCFS) chooses among
+// the oldest DRAM_QUEUE_DEPTH waiting accesses. The result therefore depends only on the
+// sequence of (grant, address, size) - which is what keeps cycle = rtl exact. The formulas are
+// in sim/DRAM.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "vta/sim/dram_spec.h"
+
+namespace vta {
+
+// Where a byte address lives in the DRAM (decoded by the address map).
+struct DramLocation {
+  int channel = 0, rank = 0, bank_group = 0, bank = 0;
+  int64_t row = 0, column = 0;  // column in units of whole bursts (column accesses)
+};
+
+// A command the controller issued (for the trace and the tests).
+struct DramCommand {
+  enum Kind : uint8_t { kAct, kPre, kRead, kWrite, kRefresh };
+  Kind kind = kAct;
+  int64_t ck = 0;                       // DRAM cycle it is issued in
+  int channel = 0, rank = 0, bank = 0;  // bank: flat index (bank_group * banks + bank)
+  int64_t row = 0;
+};
+
+struct DramCounters {
+  uint64_t activates = 0, precharges = 0, refreshes = 0;
+  uint64_t reads = 0, writes = 0;  // column accesses
+  uint64_t row_hits = 0;           // the bank had the row open
+  uint64_t row_misses = 0;         // the bank was closed (precharged)
+  uint64_t row_conflicts = 0;      // another row was open: PRE + ACT
+  uint64_t bytes = 0;              // bytes moved on the DRAM data bus (whole column accesses)
+};
+
+// When the data of a read is on the DRAM bus (nCK, end of the data transfer).
+struct DramReadTiming {
+  int64_t first_end = 0;  // end of the data of the first column access
+  int64_t last_end = 0;   // end of the data of the last column access
+};
+
+class DramController {
+ public:
+  explicit DramController(const DramSpec& spec);
+
+  // Start of a run: every bank precharged, buses idle, the first refresh due at tREFI, the write
+  // queue empty (cycle 0 = the run's start). Counters are kept (clear_counters()).
+  void reset();
+  void clear_counters() { m_counters = DramCounters{}; }
+
+  // A read of [addr, addr + bytes) that reaches the controller in DRAM cycle `arrival`; `order`
+  // is its grant cycle in the core (writes posted with a smaller order are older).
+  DramReadTiming read(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order);
+  // A write of [addr, addr + bytes) whose data is in the controller in cycle `arrival`.
+  void post_write(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order);
+  // Schedules every posted write (as if a read arrived after all of them).
+  void drain_writes();
+
+  DramLocation decode(uint64_t addr) const;
+  const DramSpec& spec() const { return m_spec; }
+  const DramCounters& counters() const { return m_counters; }
+  // Commands issued from now on are appended to `log` (nullptr: not recorded).
+  void set_command_log(std::vector<DramCommand>* log) { m_log = log; }
+
+ private:
+  struct Bank {
+    int64_t open_row = -1;  // -1: precharged
+    int64_t next_act = 0;   // earliest ACT (tRP after PRE, tRC after ACT, tRFC after REF)
+    int64_t next_col = 0;   // earliest READ/WRITE (tRCD after ACT)
+    int64_t next_pre = 0;   // earliest PRE (tRAS, tRTP, tWR)
+  };
+  struct Rank {
+    std::vector<Bank> banks;       // index bank_group * banks + bank
+    std::array<int64_t, 4> faw{};  // the last four ACTs (ring)
+    size_t faw_next = 0;
+    int64_t acts = 0;                  // ACTs issued (the first four are not limited by tFAW)
+    int64_t last_act = -1;             // tRRD
+    std::vector<int64_t> last_act_bg;  // tRRD_L, per bank group
+    int64_t wr_data_end = -1;          // tWTR: end of the last write's data
+    int64_t next_ref = 0;              // the next refresh is due
+    int64_t ref_done = 0;              // tRFC after the last refresh
+  };
+  struct Channel {
+    std::vector<Rank> ranks;
+    int64_t data_free = 0;  // the data bus is free from here
+    int64_t last_col = -1;  // last column command, and its bank group (tCCD / tCCD_L)
+    int last_col_bg = -1;
+    int64_t last_rd = -1;  // last READ command (tRTW)
+  };
+  struct Access {
+    DramLocation loc;
+    bool write = false;
+    bool close_after = true;  // closed page: precharge after it (no next access to its row)
+    int64_t arrival = 0;
+    uint64_t order = 0;
+  };
+
+  void split(uint64_t addr, uint64_t bytes, bool write, int64_t arrival, uint64_t order,
+             std::deque<Access>& out) const;
+  bool read_one_row(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order,
+                    DramReadTiming& out);
+  size_t pick(const std::deque<Access>& queue) const;
+  int64_t serve(const Access& a);  // returns the end of its data transfer
+  int64_t open_row(Rank& r, Bank& b, const Access& a, int64_t t);
+  int64_t column_cycle(const Channel& c, const Rank& r, const Bank& b, const Access& a,
+                       int64_t t) const;
+  void refresh_due(Channel& c, Rank& r, int ch, int rank, int64_t t);
+  void log(DramCommand::Kind k, int64_t ck, const DramLocation& l, int64_t row);
+
+  DramSpec m_spec;
+  std::array<int, 6> m_field_bits{};   // bits of Ch, Ra, Bg, Ba, Co, Ro
+  std::array<int, 6> m_field_order{};  // fields, least significant first
+  int m_atom_bits = 0;
+  std::vector<Channel> m_channels;
+  std::deque<Access> m_writes;  // posted, not yet scheduled (in grant order)
+  DramCounters m_counters;
+  std::vector<DramCommand>* m_log = nullptr;
+};
+
+}  // namespace vta

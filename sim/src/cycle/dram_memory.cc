@@ -1,0 +1,156 @@
+// The memory model "dram" (DramMemory, dram_memory.h) and its registration.
+#include "vta/sim/cycle/dram_memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace vta::cycle {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return a <= 0 ? 0 : (a + b - 1) / b;
+}
+
+std::unique_ptr<MemoryTarget> make_dram(sc_core::sc_module_name name, const HwConfig& cfg,
+                                        Dram& dram) {
+  return std::make_unique<DramMemory>(name, cfg, dram);
+}
+
+}  // namespace
+
+DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram)
+    : MemoryTarget(name),
+      socket("socket"),
+      m_cfg(cfg),
+      m_dram(dram),
+      m_ctrl(cfg.memory.dram),
+      m_core_ps(static_cast<int64_t>(std::llround(1.0e6 / cfg.clock_mhz))),
+      m_link_ps(static_cast<int64_t>(std::llround(cfg.memory.dram.interconnect_ns * 1000.0))) {
+  socket.register_b_transport(this, &DramMemory::b_transport);
+  m_stats.present = true;
+  m_stats.peak_bytes_per_cycle =
+      cfg.memory.dram.peak_bytes_per_ns() * static_cast<double>(m_core_ps) / 1000.0;
+}
+
+void DramMemory::reset(uint64_t base_cycle) {
+  m_base = base_cycle;
+  m_read_free = m_write_free = base_cycle;
+  m_ctrl.reset();
+  m_commands.clear();
+}
+
+void DramMemory::reset_counters() {
+  const double peak = m_stats.peak_bytes_per_cycle;
+  m_stats = TimedCounters::Dram{};
+  m_stats.present = true;
+  m_stats.peak_bytes_per_cycle = peak;
+  m_ctrl.clear_counters();
+}
+
+int64_t DramMemory::dram_cycle_at(uint64_t c) const {
+  const int64_t ps = static_cast<int64_t>(c - m_base) * m_core_ps + m_link_ps;
+  return ceil_div(ps, m_ctrl.spec().tck_ps);
+}
+
+uint64_t DramMemory::core_cycle_back(int64_t ck) const {
+  const int64_t ps = ck * m_ctrl.spec().tck_ps + m_link_ps;
+  return m_base + static_cast<uint64_t>(ceil_div(ps, m_core_ps));
+}
+
+// Read: the controller's data, back across the interconnect, then one beat per core cycle on
+// the read data channel; the last beat not before the last DRAM data is back.
+ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
+  const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
+  const DramReadTiming d = m_ctrl.read(addr / bus * bus, beats * bus, dram_cycle_at(grant), grant);
+  const uint64_t first_back = core_cycle_back(d.first_end);
+  const uint64_t last_back = core_cycle_back(d.last_end);
+  ReadBeats r;
+  r.interval = 1;
+  const uint64_t spread = beats - 1u;  // the last beat may not precede the last data back
+  r.first = std::max(
+      {grant + 1, m_read_free, first_back, last_back > spread ? last_back - spread : uint64_t{0}});
+  r.last = r.first + beats - 1;
+  m_read_free = r.last + 1;
+  ++m_stats.read_bursts;
+  m_stats.read_latency_sum += r.last - grant;
+  m_stats.read_latency_max = std::max(m_stats.read_latency_max, r.last - grant);
+  return r;
+}
+
+// Write: beats on the write data channel, one per core cycle; the controller takes the burst
+// into its write queue when the last beat arrives and answers at once (a posted write).
+WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant) {
+  const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
+  WriteBeats w;
+  w.interval = 1;
+  w.first = std::max(grant + 1, m_write_free);
+  w.last = w.first + beats - 1;
+  m_write_free = w.last + 1;
+  const int64_t arrival = dram_cycle_at(w.last);
+  m_ctrl.post_write(addr / bus * bus, beats * bus, arrival, grant);
+  w.response = core_cycle_back(arrival);
+  return w;
+}
+
+void DramMemory::add_counters(TimedCounters& out) const {
+  const DramCounters& c = m_ctrl.counters();
+  out.dram = m_stats;
+  out.dram.activates = c.activates;
+  out.dram.refreshes = c.refreshes;
+  out.dram.row_hits = c.row_hits;
+  out.dram.row_misses = c.row_misses;
+  out.dram.row_conflicts = c.row_conflicts;
+  out.dram.bytes = c.bytes;
+}
+
+void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const uint64_t addr = p.get_address();
+  const uint32_t len = p.get_data_length();
+  uint8_t* host = m_dram.checked_ptr(addr, len);
+  if (host == nullptr || len == 0) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
+  const auto beats = static_cast<uint32_t>((addr + len + bus - 1) / bus - addr / bus);
+  const uint64_t grant = (sc_core::sc_time_stamp() + delay).value() / cycle_time().value();
+  MemTimingExt* ext = nullptr;
+  p.get_extension(ext);
+  MemTimingExt t;
+  t.beats = beats;
+  if (p.is_read()) {
+    std::memcpy(p.get_data_ptr(), host, len);
+    const ReadBeats r = time_read(addr, beats, grant);
+    t.first = r.first;
+    t.last = t.response = r.last;
+    t.interval = r.interval;
+  } else if (p.is_write()) {
+    std::memcpy(host, p.get_data_ptr(), len);
+    const WriteBeats w = time_write(addr, beats, grant);
+    t.first = w.first;
+    t.last = w.last;
+    t.response = w.response;
+    t.interval = w.interval;
+  } else {
+    p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  if (ext != nullptr) {
+    *ext = t;
+  }
+  delay = cycles(t.response - grant) + delay;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void link_dram_memory_model() {}
+
+VTA_REGISTER(MemoryModelEntry, dram_memory,
+             {"dram", 10,
+              "a DRAM device and controller from JEDEC timings (banks, rows, refresh, its own "
+              "clock), behind an interconnect latency: DRAM_PRESET and the DRAM_* keys",
+              &make_dram});
+
+}  // namespace vta::cycle
