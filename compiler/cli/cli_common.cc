@@ -9,6 +9,7 @@
 
 #include "vta/backend_factory.h"
 #include "vta/sim/error.h"
+#include "vta/sim/fsim.h"
 #include "vta/sim/isa.h"
 
 namespace vta::cli {
@@ -25,6 +26,29 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
   add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
   add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+  add("max-cycles", po::value(&o.max_cycles),
+      "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
+      "units: one per instruction plus one per GEMM/ALU micro-op");
+}
+
+void apply_budget(const CommonOptions& opts, Backend& be) {
+  if (auto* fsim = dynamic_cast<FsimBackend*>(&be)) {
+    fsim->set_work_limit(opts.max_cycles);
+  }
+}
+
+void throw_over_budget(const std::string& what, const Backend& be, uint64_t budget,
+                       uint64_t insn_count) {
+  const Stats& s = be.stats();
+  uint64_t done = 0;
+  for (uint64_t n : s.insn_count) {
+    done += n;
+  }
+  const std::string unit = s.timed ? "cycles" : "fsim work units";
+  throw Error(fmt::format(
+      "{}: the {} backend did not reach FINISH within --max-cycles {} {} (progress: {} of {} "
+      "instructions executed, {} GEMM and {} ALU micro-ops executed)",
+      what, be.name(), budget, unit, done, insn_count, s.gemm_counter, s.alu_counter));
 }
 
 bool parse_args(int argc, char** argv, const std::string& usage,
