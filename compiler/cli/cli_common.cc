@@ -227,8 +227,12 @@ void write_json_report(const CommonOptions& o, const RunReport& r) {
   if (o.json_path.empty()) {
     return;
   }
+  // Text before the file: a file or program name that is not UTF-8 (any byte string is a
+  // valid Linux path) gets U+FFFD for its bad bytes instead of an exception after the run.
+  const std::string text =
+      report_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   std::ofstream f(o.json_path);
-  f << report_json(r).dump(2) << "\n";
+  f << text << "\n";
   if (!f) {
     throw Error("cannot write JSON report '" + o.json_path + "'");
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -85,8 +86,7 @@ TEST_CASE("image: empty, overlapping and out-of-space regions are rejected by na
       ProgramImage::parse(img.serialize(), "x.vtaprog"),
       Equals("x.vtaprog: segments 0 [0x1000, 0x1010) and 1 [0x1008, 0x1018) overlap"));
   img.segments[1] = ImageSegment{0x1000, std::vector<uint8_t>(16, 0)};  // a duplicate
-  REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"),
-                      Contains("overlap"));
+  REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"), Contains("overlap"));
   img.segments[1] = ImageSegment{0x5000, {}};
   REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"),
                       Equals("x.vtaprog: segment 1 at 0x5000 is empty"));
@@ -151,7 +151,8 @@ TEST_CASE("run: the static verifier runs by default, --no-check skips it", "[cli
   CHECK(unchecked.status == 0);
 }
 
-TEST_CASE("run budget: --max-cycles stops a long run with a named error and its progress", "[cli]") {
+TEST_CASE("run budget: --max-cycles stops a long run with a named error and its progress",
+          "[cli]") {
   // One ALU instruction of 16383 x 16383 micro-op iterations (2.7e8): hours on the rtl, seconds
   // on the others; the budget ends it at once on every backend.
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
@@ -171,10 +172,10 @@ TEST_CASE("run budget: --max-cycles stops a long run with a named error and its 
     const CliResult r = vtasim(fmt::format("run {} --backend {} --max-cycles 1000", path, name));
     INFO(r.out);
     CHECK(r.status == 1);
-    CHECK_THAT(r.out, Contains(fmt::format("vtasim: error: {}: the {} backend did not reach "
-                                           "FINISH within --max-cycles 1000 {} (progress: ",
-                                           path, name,
-                                           name == "fsim" ? "fsim work units" : "cycles")));
+    CHECK_THAT(r.out,
+               Contains(fmt::format("vtasim: error: {}: the {} backend did not reach "
+                                    "FINISH within --max-cycles 1000 {} (progress: ",
+                                    path, name, name == "fsim" ? "fsim work units" : "cycles")));
     CHECK_THAT(r.out, Contains(" of 2 instructions executed, 0 GEMM and "));
   }
   std::filesystem::remove(path);
@@ -208,4 +209,32 @@ TEST_CASE("vtasim without a command is a usage error", "[cli]") {
   const CliResult r = vtasim("");
   CHECK(r.status == 2);
   CHECK(r.out.rfind("vtasim: error: missing command\n", 0) == 0);
+}
+
+TEST_CASE("conv2d --layer with a shape option is a conflict, every shape option", "[cli]") {
+  for (const char* opt : {"--kh 1", "--kw 1", "--stride-h 2", "--stride-w 2", "--pad-top 0",
+                          "--pad-bottom 0", "--pad-left 0", "--pad-right 0", "--kernel 1"}) {
+    const CliResult r = vtasim(fmt::format("conv2d --layer resnet18.C8 --backend fsim {}", opt));
+    INFO(opt << ": " << r.out);
+    CHECK(r.status == 2);
+    const std::string name = std::string(opt).substr(2, std::string(opt).find(' ') - 2);
+    CHECK_THAT(r.out, Contains(fmt::format("vtasim: error: --layer fixes the shape; --{} is not "
+                                           "allowed with it",
+                                           name)));
+  }
+}
+
+TEST_CASE("run --json with a file name that is not UTF-8 still writes the report", "[cli]") {
+  ProgramImage img = image_of({finish()});
+  const std::string path = temp_path("name\xff.vtaprog");
+  const std::string json_path = temp_path("report.json");
+  img.save(path);
+  const CliResult r = vtasim(fmt::format("run '{}' --backend fsim --json {}", path, json_path));
+  std::filesystem::remove(path);
+  INFO(r.out);
+  CHECK(r.status == 0);
+  std::ifstream f(json_path);
+  const nlohmann::json j = nlohmann::json::parse(f);  // valid JSON, not an empty file
+  std::filesystem::remove(json_path);
+  CHECK(j.at("program").get<std::string>().find("name\xEF\xBF\xBD.vtaprog") != std::string::npos);
 }

@@ -3,8 +3,9 @@
 // stream, run on fsim and cycle. Oracles: no signal (the test process survives), a named
 // vta::Error or success within a budget (no hang), and equal DRAM outputs and upstream counters
 // on fsim and cycle whenever both succeed on a program the static verifier accepts (a program
-// with a race between units may legally give different values on different timings). Under the ASan+UBSan build (VTA_SANITIZE) a sanitizer
-// report fails the run as well. VTA_FUZZ_SEED / VTA_FUZZ_ITERS override the seed and count.
+// with a race between units may legally give different values on different timings). Under the
+// ASan+UBSan build (VTA_SANITIZE) a sanitizer report fails the run as well. VTA_FUZZ_SEED /
+// VTA_FUZZ_ITERS override the seed and count.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -33,9 +34,9 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 
 // The demo's program image, made once by the CLI.
 ProgramImage demo_image() {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            fmt::format("vta_fuzz_demo_{}.vtaprog", getpid()))
-                               .string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("vta_fuzz_demo_{}.vtaprog", getpid()))
+          .string();
   const std::string cmd =
       fmt::format("{} demo --backend fsim --save-image {} > /dev/null", VTASIM, path);
   REQUIRE(std::system(cmd.c_str()) == 0);

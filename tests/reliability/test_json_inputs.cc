@@ -37,8 +37,11 @@ TEST_CASE("schedules, epilogues and networks reject narrowed numbers by key", "[
   using compiler::ConvSchedule;
   using compiler::Epilogue;
   using compiler::Network;
-  const json sched = {{"tile_h", 4294967303ull}, {"tile_w", 14}, {"tile_oc_blocks", 1},
-                      {"tile_ic_blocks", 1},     {"threads", 2}};
+  const json sched = {{"tile_h", 4294967303ull},
+                      {"tile_w", 14},
+                      {"tile_oc_blocks", 1},
+                      {"tile_ic_blocks", 1},
+                      {"threads", 2}};
   REQUIRE_THROWS_WITH(ConvSchedule::from_json(sched, "s.json"),
                       Equals("s.json: schedule key 'tile_h' = 4294967303 is out of range "
                              "[-2147483648, 2147483647]"));
@@ -51,8 +54,7 @@ TEST_CASE("schedules, epilogues and networks reject narrowed numbers by key", "[
   const json net = {
       {"name", "n"},
       {"input", {{"c", 16}, {"h", 8}, {"w", 8}}},
-      {"layers",
-       {{{"name", "conv"}, {"op", "conv2d"}, {"input", "data"}, {"k", 4294967320ull}}}}};
+      {"layers", {{{"name", "conv"}, {"op", "conv2d"}, {"input", "data"}, {"k", 4294967320ull}}}}};
   REQUIRE_THROWS_WITH(Network::from_json(net, "n.json"),
                       Equals("n.json: layer 'conv' key 'k' = 4294967320 is out of range "
                              "[-2147483648, 2147483647]"));
