@@ -9,6 +9,7 @@
 
 #include "vta/backend_factory.h"
 #include "vta/sim/error.h"
+#include "vta/sim/fsim.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/version.h"
 
@@ -27,6 +28,29 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
   add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
   add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+  add("max-cycles", po::value(&o.max_cycles),
+      "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
+      "units: one per instruction plus one per GEMM/ALU micro-op");
+}
+
+void apply_budget(const CommonOptions& opts, Backend& be) {
+  if (auto* fsim = dynamic_cast<FsimBackend*>(&be)) {
+    fsim->set_work_limit(opts.max_cycles);
+  }
+}
+
+void throw_over_budget(const std::string& what, const Backend& be, uint64_t budget,
+                       uint64_t insn_count) {
+  const Stats& s = be.stats();
+  uint64_t done = 0;
+  for (uint64_t n : s.insn_count) {
+    done += n;
+  }
+  const std::string unit = s.timed ? "cycles" : "fsim work units";
+  throw Error(fmt::format(
+      "{}: the {} backend did not reach FINISH within --max-cycles {} {} (progress: {} of {} "
+      "instructions executed, {} GEMM and {} ALU micro-ops executed)",
+      what, be.name(), budget, unit, done, insn_count, s.gemm_counter, s.alu_counter));
 }
 
 void add_set_option(po::options_description& desc, std::vector<std::string>& sets) {
@@ -194,8 +218,12 @@ void write_json_report(const CommonOptions& o, const RunReport& r) {
   if (o.json_path.empty()) {
     return;
   }
+  // Text before the file: a file or program name that is not UTF-8 (any byte string is a
+  // valid Linux path) gets U+FFFD for its bad bytes instead of an exception after the run.
+  const std::string text =
+      report_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   std::ofstream f(o.json_path);
-  f << report_json(r).dump(2) << "\n";
+  f << text << "\n";
   if (!f) {
     throw Error("cannot write JSON report '" + o.json_path + "'");
   }

@@ -40,6 +40,7 @@ struct CommonOptions {
   std::string trace_path;         // Perfetto/Chrome trace (timed backends)
   std::string vcd_path;           // VCD of the main signals (timed backends)
   std::string vcd_window;         // "A:B": cycles [A, B) of the VCD
+  uint64_t max_cycles = 0;        // budget of one run (fsim: work units); 0 = the command's default
 };
 
 // Adds the common options (and --help) to `desc`, storing into `opts`.
@@ -68,6 +69,11 @@ std::vector<std::string> preset_names();
 
 // Applies --trace and --vcd / --vcd-window to `be`.
 void apply_trace_options(const CommonOptions& opts, Backend& be);
+// --max-cycles on an untimed backend (fsim: its work limit); timed ones take it per run.
+void apply_budget(const CommonOptions& opts, Backend& be);
+// The named error for a run that exceeded --max-cycles, with the progress it made.
+[[noreturn]] void throw_over_budget(const std::string& what, const Backend& be, uint64_t budget,
+                                    uint64_t insn_count);
 // Creates the backend (opts.backend or the default) and applies --trace / --vcd.
 std::unique_ptr<Backend> create_backend(const CommonOptions& opts, const HwConfig& cfg, Dram& dram);
 

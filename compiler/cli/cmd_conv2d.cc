@@ -117,7 +117,9 @@ void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
 // The layer preset's shape and epilogue (--layer), or the shape of the size options.
 Conv2dParams conv2d_shape(const po::variables_map& vm, const Conv2dFlags& f, Epilogue& e) {
   if (!f.layer.empty()) {
-    for (const char* opt : {"n", "c", "h", "w", "hw", "k", "kernel", "stride", "pad"}) {
+    for (const char* opt :
+         {"n", "c", "h", "w", "hw", "k", "kernel", "kh", "kw", "stride", "stride-h", "stride-w",
+          "pad", "pad-top", "pad-bottom", "pad-left", "pad-right"}) {
       if (!vm[opt].defaulted() && vm.count(opt)) {
         throw UsageError(fmt::format("--layer fixes the shape; --{} is not allowed with it", opt));
       }

@@ -1,6 +1,8 @@
 // vtasim disasm: one line per instruction (index and every field) of a raw instruction stream
 // (16-byte little-endian instructions) or of a program image, whose LOAD UOP instructions also
 // get the micro-ops they load listed underneath.
+#include <algorithm>
+#include <cstdint>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -49,8 +51,25 @@ LoadedStream load_stream(const std::string& file, const CommonOptions& opts, Dra
   return s;
 }
 
-// Lists the micro-ops a LOAD UOP brings in, by their uop SRAM index.
-void print_loaded_uops(const Insn& i, const Dram& dram, const IsaCodec& codec) {
+// Micro-op lines listed per LOAD UOP unless --all-uops: a LOAD UOP can bring in x_size x
+// y_size (up to 4.3e9) micro-ops.
+constexpr uint64_t kUopListLimit = 64;
+
+// Lists the micro-ops a LOAD UOP brings in, by their uop SRAM index: the first `limit`, then
+// one line counting the rest.
+void print_loaded_uops(const Insn& i, const Dram& dram, const IsaCodec& codec, uint64_t limit) {
+  const uint64_t total = uint64_t{i.x_size} * i.y_size;
+  if (total > limit) {
+    // Rows of the listed prefix only; the remaining count is computed, not listed.
+    Insn head = i;
+    head.y_size = static_cast<uint32_t>(std::max<uint64_t>(1, limit / std::max(1u, i.x_size)));
+    head.x_size = static_cast<uint32_t>(std::min<uint64_t>(i.x_size, limit));
+    print_loaded_uops(head, dram, codec, UINT64_MAX);
+    const uint64_t shown = uint64_t{head.x_size} * head.y_size;
+    std::cout << fmt::format("        ... {} more micro-ops (--all-uops lists them)\n",
+                             total - shown);
+    return;
+  }
   for (uint32_t y = 0; y < i.y_size; ++y) {
     const uint64_t row = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * kUopBytes;
     const uint8_t* p = dram.checked_ptr(row, static_cast<uint64_t>(i.x_size) * kUopBytes);
@@ -78,6 +97,7 @@ int cmd_disasm(int argc, char** argv) {
     CommonOptions opts;
     std::string file;
     bool no_uops = false;
+    bool all_uops = false;
     po::options_description desc("disasm options");
     auto add = desc.add_options();
     add("help,h", "show this help");
@@ -87,6 +107,9 @@ int cmd_disasm(int argc, char** argv) {
     add_set_option(desc, opts.sets);
     add("file", po::value(&file), "raw instruction stream or program image");
     add("no-uops", po::bool_switch(&no_uops), "do not list the micro-ops of LOAD UOP (images)");
+    add("all-uops", po::bool_switch(&all_uops),
+        fmt::format("list every micro-op of a LOAD UOP (default: the first {})", kUopListLimit)
+            .c_str());
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -113,7 +136,7 @@ int cmd_disasm(int argc, char** argv) {
           codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
       std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
       if (s.image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
-        print_loaded_uops(i, dram, codec);
+        print_loaded_uops(i, dram, codec, all_uops ? UINT64_MAX : kUopListLimit);
       }
     }
     return 0;

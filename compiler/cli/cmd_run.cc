@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "vta/compiler/program_check.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/program_image.h"
@@ -18,14 +19,23 @@ namespace vta::cli {
 
 namespace {
 
-double run_timed(Backend& be, uint32_t insn_phys, uint32_t insn_count, RunStatus* status) {
+double run_timed(Backend& be, uint32_t insn_phys, uint32_t insn_count, uint64_t max_cycles,
+                 RunStatus* status) {
   const auto t0 = std::chrono::steady_clock::now();
-  *status = be.run(insn_phys, insn_count, 0);
+  *status = be.run(insn_phys, insn_count, max_cycles);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Prints up to 256 bytes of a region as int8 values, 16 per line.
-void dump_region(std::ostream& os, const std::string& name, const uint8_t* p, uint32_t bytes) {
+// Prints up to 256 bytes of a region as int8 values, 16 per line; a region that is not wholly
+// allocated DRAM is named as such instead of being read.
+void dump_region(std::ostream& os, const std::string& name, const Dram& dram, uint32_t phys,
+                 uint32_t bytes) {
+  const uint8_t* p = dram.checked_ptr(phys, bytes);
+  if (p == nullptr) {
+    os << fmt::format("output '{}' ({} bytes at {:#x}): not allocated DRAM, nothing to print\n",
+                      name, bytes, phys);
+    return;
+  }
   os << fmt::format("output '{}' ({} bytes{}):\n", name, bytes, bytes > 256 ? ", first 256" : "");
   for (uint32_t k = 0; k < std::min<uint32_t>(bytes, 256); k += 16) {
     std::string line;
@@ -355,11 +365,13 @@ int cmd_run(int argc, char** argv) {
     CommonOptions opts;
     std::string file;
     bool dump = false;
+    bool no_check = false;
     po::options_description desc("run options");
     add_common_options(desc, opts);
     auto add = desc.add_options();
     add("file", po::value(&file), "program image or raw instruction stream");
     add("dump-outputs", po::bool_switch(&dump), "print the output regions of an image");
+    add("no-check", po::bool_switch(&no_check), "skip the static program verifier");
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -374,6 +386,13 @@ int cmd_run(int argc, char** argv) {
     ProgramImage img;
     const ResolvedConfig rc = load_program(file, opts, dram, img);
     const HwConfig& cfg = rc.config;
+    if (!no_check) {
+      const std::string problem = compiler::describe_problem(
+          compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count));
+      if (!problem.empty()) {
+        throw ProgramError("program verifier (--no-check skips it): " + problem);
+      }
+    }
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
     RunStatus status = RunStatus::kOk;
     RunReport r;
@@ -382,14 +401,18 @@ int cmd_run(int argc, char** argv) {
     r.backend = be->name();
     r.config = cfg.model_name;
     r.resolved = rc;
-    r.wall_seconds = run_timed(*be, img.insn_phys, img.insn_count, &status);
+    apply_budget(opts, *be);
+    r.wall_seconds = run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
+    if (status == RunStatus::kTimeout) {
+      throw_over_budget(file, *be, opts.max_cycles, img.insn_count);
+    }
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";
     const std::string check = check_image_outputs(img, dram, r);
     print_report(std::cout, r);
     if (dump) {
       for (const ImageOutput& o : img.outputs) {
-        dump_region(std::cout, o.name, dram.host_ptr(o.phys), o.bytes);
+        dump_region(std::cout, o.name, dram, o.phys, o.bytes);
       }
     }
     write_json_report(opts, r);
@@ -436,7 +459,11 @@ int cmd_demo(int argc, char** argv) {
     r.backend = be->name();
     r.config = cfg.model_name;
     r.resolved = rc;
-    r.wall_seconds = run_timed(*be, p.insn_phys, p.insn_count, &status);
+    apply_budget(opts, *be);
+    r.wall_seconds = run_timed(*be, p.insn_phys, p.insn_count, opts.max_cycles, &status);
+    if (status == RunStatus::kTimeout) {
+      throw_over_budget("demo", *be, opts.max_cycles, p.insn_count);
+    }
     r.stats = be->stats();
     const bool ok = std::memcmp(dram.host_ptr(p.out_phys), p.expected.data(), p.out_bytes) == 0;
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";

@@ -125,8 +125,14 @@ Target setup_target(const CommonOptions& o, bool verify) {
   Target target(resolve_config(o.config, o.sets).config,
                 o.backend.empty() ? backend_name_from_env() : o.backend);
   target.verify_programs = verify;
+  if (o.max_cycles > UINT32_MAX) {  // VTASynchronize's wait_cycles is 32-bit
+    throw UsageError(fmt::format("--max-cycles {} is out of range 1..{} for a compiled workload",
+                                 o.max_cycles, UINT32_MAX));
+  }
+  target.max_cycles = o.max_cycles != 0 ? static_cast<uint32_t>(o.max_cycles) : 1u << 31;
   runtime_configure(target.backend, target.config);
   apply_trace_options(o, runtime_backend());
+  apply_budget(o, runtime_backend());
   if (!o.trace_path.empty()) {
     // Layers and tuning candidates become named slices on top-level tracks of the trace.
     target.on_step_begin = [](const std::string& track, const std::string& name) {

@@ -51,6 +51,7 @@ void usage(std::ostream& os) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
+    std::cerr << "vtasim: error: missing command\n\n";
     usage(std::cerr);
     return 2;
   }

@@ -14,6 +14,7 @@
 #include "vta/compiler/json_file.h"
 #include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
+#include "vta/sim/json_read.h"
 
 namespace vta::compiler {
 
@@ -21,24 +22,25 @@ namespace {
 
 using Tensor = NetworkTensor;
 
-// Reads an int or [a, b] pair.
-void read_pair(const nlohmann::json& v, int& a, int& b) {
+// Reads an int or [a, b] pair; `what` names the key in errors.
+void read_pair(const nlohmann::json& v, const std::string& what, int& a, int& b) {
   if (v.is_array() && v.size() == 2) {
-    a = v[0].get<int>(), b = v[1].get<int>();
+    a = json_int32(v[0], what + "[0]"), b = json_int32(v[1], what + "[1]");
   } else {
-    a = b = v.get<int>();
+    a = b = json_int32(v, what);
   }
 }
 
-void read_pad(const nlohmann::json& v, NetworkLayer& l) {
+void read_pad(const nlohmann::json& v, const std::string& what, NetworkLayer& l) {
+  auto at = [&](size_t k) { return json_int32(v[k], fmt::format("{}[{}]", what, k)); };
   if (v.is_array() && v.size() == 4) {
-    l.pad_top = v[0].get<int>(), l.pad_left = v[1].get<int>();
-    l.pad_bottom = v[2].get<int>(), l.pad_right = v[3].get<int>();
+    l.pad_top = at(0), l.pad_left = at(1);
+    l.pad_bottom = at(2), l.pad_right = at(3);
   } else if (v.is_array() && v.size() == 2) {
-    l.pad_top = l.pad_bottom = v[0].get<int>();
-    l.pad_left = l.pad_right = v[1].get<int>();
+    l.pad_top = l.pad_bottom = at(0);
+    l.pad_left = l.pad_right = at(1);
   } else {
-    l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = v.get<int>();
+    l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = json_int32(v, what);
   }
 }
 
@@ -212,14 +214,20 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
   try {
     check_keys(j, {"name", "seed", "input", "layers"}, source);
     net.name = j.value("name", std::string("network"));
-    net.seed = j.value("seed", uint64_t(1));
+    net.seed =
+        j.contains("seed")
+            ? static_cast<uint64_t>(json_int(j["seed"], source + ": key 'seed'", 0, INT64_MAX))
+            : 1;
     const auto& in = j.at("input");
     check_keys(in, {"name", "n", "c", "h", "w"}, source + ": input");
     net.input_name = in.value("name", std::string("data"));
-    net.n = in.value("n", 1);
-    net.c = in.at("c").get<int>();
-    net.h = in.at("h").get<int>();
-    net.w = in.at("w").get<int>();
+    auto input_dim = [&](const char* key) {
+      return json_int32(in.at(key), fmt::format("{}: input key '{}'", source, key));
+    };
+    net.n = in.contains("n") ? input_dim("n") : 1;
+    net.c = input_dim("c");
+    net.h = input_dim("h");
+    net.w = input_dim("w");
     for (const auto& lj : j.at("layers")) {
       NetworkLayer l;
       l.name = lj.at("name").get<std::string>();
@@ -234,17 +242,18 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
       check_keys(lj, keys, fmt::format("{}: {} layer '{}'", source, l.op, l.name));
       l.input = lj.at("input").get<std::string>();
       l.residual = lj.value("residual", std::string());
+      const std::string where = fmt::format("{}: layer '{}' key", source, l.name);
       if (lj.contains("kernel")) {
-        read_pair(lj["kernel"], l.kh, l.kw);
+        read_pair(lj["kernel"], where + " 'kernel'", l.kh, l.kw);
       }
       if (lj.contains("stride")) {
-        read_pair(lj["stride"], l.stride_h, l.stride_w);
+        read_pair(lj["stride"], where + " 'stride'", l.stride_h, l.stride_w);
       }
       if (lj.contains("pad")) {
-        read_pad(lj["pad"], l);
+        read_pad(lj["pad"], where + " 'pad'", l);
       }
-      l.k = lj.value("k", 0);
-      l.units = lj.value("units", 0);
+      l.k = lj.contains("k") ? json_int32(lj["k"], where + " 'k'") : 0;
+      l.units = lj.contains("units") ? json_int32(lj["units"], where + " 'units'") : 0;
       if (lj.contains("epilogue")) {
         l.epilogue = Epilogue::from_json(lj["epilogue"], source + ": layer " + l.name);
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
@@ -82,8 +83,11 @@ void load_footprint(const Insn& in, const SyncedProgram& program, const IsaCodec
 // The accumulator entries a GEMM / ALU writes and the INP / WGT entries a GEMM reads, from the
 // micro-ops currently in `uop_sram`.
 void compute_footprint(const Insn& in, const std::vector<Uop>& uop_sram, Access& a) {
-  const std::vector<Uop> uops(uop_sram.begin() + std::min<size_t>(in.uop_bgn, uop_sram.size()),
-                              uop_sram.begin() + std::min<size_t>(in.uop_end, uop_sram.size()));
+  // uop_end <= uop_bgn is an empty loop (N = 0), as on every backend.
+  const size_t bgn = std::min<size_t>(in.uop_bgn, uop_sram.size());
+  const size_t end = std::max(bgn, std::min<size_t>(in.uop_end, uop_sram.size()));
+  const std::vector<Uop> uops(uop_sram.begin() + static_cast<std::ptrdiff_t>(bgn),
+                              uop_sram.begin() + static_cast<std::ptrdiff_t>(end));
   a.acc_w = span(uops, &Uop::dst_idx, in.iter_out, in.dst_factor_out, in.iter_in, in.dst_factor_in);
   if (in.opcode == kOpGemm && !in.reset_reg) {
     a.inp_r =
@@ -223,6 +227,44 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   check_races(f, order, kStageCompute, &Access::acc_w, kStageStore, &Access::acc_r,
               "the output buffer", res);
   return res;
+}
+
+ProgramCheck check_stream(const HwConfig& cfg, const Dram& dram, uint32_t insn_phys,
+                          uint32_t count) {
+  const uint8_t* p = dram.checked_ptr(insn_phys, uint64_t{count} * kInsnBytes);
+  if (p == nullptr) {
+    return ProgramCheck{};
+  }
+  const IsaCodec codec(cfg);
+  SyncedProgram program;
+  program.insn_phys = insn_phys;
+  uint64_t lo = UINT64_MAX, hi = 0;  // uop words read by LOAD UOPs
+  for (uint32_t k = 0; k < count; ++k) {
+    program.insns.push_back(IsaCodec::load_words(p + uint64_t{k} * kInsnBytes));
+    const Insn in = codec.decode(program.insns.back());
+    if (in.opcode == kOpLoad && in.memory_type == kMemUop && in.x_size > 0) {
+      lo = std::min<uint64_t>(lo, in.dram_base);
+      hi = std::max<uint64_t>(hi, uint64_t{in.dram_base} + in.x_size);
+    }
+  }
+  if (lo < hi && hi - lo <= (64u << 20) / kUopBytes) {
+    const uint8_t* u = dram.checked_ptr(lo * kUopBytes, (hi - lo) * kUopBytes);
+    if (u != nullptr) {
+      program.uop_phys = static_cast<uint32_t>(lo * kUopBytes);
+      program.uops.resize(hi - lo);
+      std::memcpy(program.uops.data(), u, (hi - lo) * kUopBytes);
+    }
+  }
+  return check_program(program, cfg);
+}
+
+std::string describe_problem(const ProgramCheck& check) {
+  if (check.ok()) {
+    return "";
+  }
+  return check.first_problem.empty()
+             ? fmt::format("{} dependency tokens left over", check.leftover_tokens)
+             : check.first_problem;
 }
 
 }  // namespace vta::compiler

@@ -70,6 +70,7 @@ class RuntimeSink::Session {
   }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
+  uint32_t max_cycles() const { return m_target.max_cycles; }
 
  private:
   // The verifier as a compiler step: every synchronised program, before it runs.
@@ -151,7 +152,7 @@ void RuntimeSink::dep_pop(Stage from, Stage to) {
 }
 
 void RuntimeSink::synchronize() {
-  VTASynchronize(cmd(), 1u << 31);
+  VTASynchronize(cmd(), m_session->max_cycles());
 }
 
 Stats RuntimeSink::stats() const {

@@ -10,6 +10,7 @@
 #include "vta/compiler/layout.h"
 #include "vta/compiler/micro_kernel.h"
 #include "vta/sim/error.h"
+#include "vta/sim/json_read.h"
 
 namespace vta::compiler {
 
@@ -24,19 +25,22 @@ ConvSchedule ConvSchedule::from_json(const nlohmann::json& j, const std::string&
   }
   ConvSchedule s;
   bool seen[5] = {};
+  auto what = [&](const std::string& key) {
+    return fmt::format("{}: schedule key '{}'", source, key);
+  };
   for_each_json_key(j, source, "schedule", [&](const std::string& key, const nlohmann::json& v) {
     if (key == "tile_h") {
-      s.tile_h = v.get<int>(), seen[0] = true;
+      s.tile_h = json_int32(v, what(key)), seen[0] = true;
     } else if (key == "tile_w") {
-      s.tile_w = v.get<int>(), seen[1] = true;
+      s.tile_w = json_int32(v, what(key)), seen[1] = true;
     } else if (key == "tile_oc_blocks") {
-      s.tile_oc_blocks = v.get<int>(), seen[2] = true;
+      s.tile_oc_blocks = json_int32(v, what(key)), seen[2] = true;
     } else if (key == "tile_ic_blocks") {
-      s.tile_ic_blocks = v.get<int>(), seen[3] = true;
+      s.tile_ic_blocks = json_int32(v, what(key)), seen[3] = true;
     } else if (key == "threads") {
-      s.threads = v.get<int>(), seen[4] = true;
+      s.threads = json_int32(v, what(key)), seen[4] = true;
     } else if (key == "fold_rows") {
-      s.fold_rows = v.get<int>();
+      s.fold_rows = json_int32(v, what(key));
       if (s.fold_rows < 0) {
         throw Error(fmt::format("{}: fold_rows must be >= 0 (got {})", source, s.fold_rows));
       }

@@ -7,6 +7,7 @@
 
 #include "vta/compiler/json_file.h"
 #include "vta/sim/error.h"
+#include "vta/sim/json_read.h"
 
 namespace vta::compiler {
 
@@ -136,18 +137,19 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
   }
   Epilogue e;
   for_each_json_key(j, source, "epilogue", [&](const std::string& key, const nlohmann::json& v) {
+    const std::string what = fmt::format("{}: epilogue key '{}'", source, key);
     if (key == "bias") {
-      e.bias = v.get<bool>();
+      e.bias = json_bool(v, what);
     } else if (key == "shift") {
-      e.shift = v.get<int>();
+      e.shift = json_int32(v, what);
     } else if (key == "residual") {
-      e.residual = v.get<bool>();
+      e.residual = json_bool(v, what);
     } else if (key == "relu") {
-      e.relu = v.get<bool>();
+      e.relu = json_bool(v, what);
     } else if (key == "clip_lo" || key == "max") {
-      e.clip_lo = v.get<int>();
+      e.clip_lo = json_int32(v, what);
     } else if (key == "clip_hi" || key == "min") {
-      e.clip_hi = v.get<int>();
+      e.clip_hi = json_int32(v, what);
     } else {
       throw Error(
           fmt::format("{}: unknown epilogue key '{}' (known: bias, shift, residual, "

@@ -374,8 +374,9 @@ module compute (
   // end cycle of a GEMM/ALU loop: a countdown from its contract duration
   reg [63:0] countdown;  // cycles left until E (E when it reads 1)
   wire loop_end = mode == M_LOOP && running && countdown == 64'd1;
-  wire end_now = !error && (instant || (running && mode == M_LOAD &&
-                                        (uop_fin || acc_fin || a8_fin)) || loop_end);
+  // A load engine's finish may come in the start cycle itself (y_size = 0 without padding,
+  // E = S), before `running` is set, as in the load unit.
+  wire end_now = !error && (instant || uop_fin || acc_fin || a8_fin || loop_end);
   assign finish = issue && h_is_finish;
   assign g2l_push = end_now && (running ? q_push_prev : h_push_prev);
   assign g2s_push = end_now && (running ? q_push_next : h_push_next);

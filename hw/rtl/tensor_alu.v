@@ -30,7 +30,9 @@ module tensor_alu (
         3'd1: r = (x > y) ? x : y;
         3'd2: r = x + y;
         3'd3: r = y[W-1] ? (x << neg_y) : (x >>> y);
-        3'd4: r = x * y;
+        // unsigned multiply: the same low W bits as the signed one, without the signed
+        // overflow a C++ model of $signed * $signed has (undefined behaviour in Verilator's code)
+        3'd4: r = $unsigned(x) * $unsigned(y);
         default: r = x;
       endcase
       out[i*W+:W] = r;

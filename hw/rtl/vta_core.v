@@ -28,6 +28,7 @@ module vta_core (
     output wire                      stuck,
     output wire [              31:0] token_counts,      // byte VTA_TOKEN_<queue>: its tokens
     output wire [               2:0] units_waiting,     // load, compute, store hold a head
+    output wire [               2:0] units_running,     // load, compute, store inside an insn
     // event counters (cleared at start)
     output wire [              63:0] inp_load_nbytes,
     output wire [              63:0] wgt_load_nbytes,
@@ -215,6 +216,7 @@ module vta_core (
   assign stall_cycles = {s_stall_full, s_stall_tok, c_stall, l_stall_full, l_stall_tok};
   assign unit_mem_stall_cycles = {s_ms, c_ms, l_ms};
   assign units_waiting = {!sq_empty, !cq_empty, !lq_empty};
+  assign units_running = {!s_idle, !c_idle, !l_idle};
 
   // Stuck: no unit has an instruction in flight or starting, no token push is on its way
   // (pushes are seen by the start rule the next cycle), and fetch cannot move.

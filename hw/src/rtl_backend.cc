@@ -571,6 +571,12 @@ RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycle
   out.kind = top.ending == Ending::kTimeout ? RunOutcome::kTimeout : RunOutcome::kFinished;
   out.cycles = top.run_cycles;
   out.counters = timed_counters(st, top);
+  // Started instructions count (in flight at FINISH is dropped, sim/README.md section 1): the
+  // finished ones plus the one a unit other than compute is still inside.
+  for (size_t k = 0; k < 3; ++k) {
+    const bool inside = k != 1 && ((st.units_running >> k) & 1u) != 0;
+    out.completed[k] = st.unit_insns[k] + (inside ? 1u : 0u);
+  }
   return out;
 }
 

@@ -44,6 +44,7 @@ struct CoreStatus {
   uint32_t err_code = 0, err_value = 0, err_compute_insn = 0;
   uint32_t token_counts = 0;   // byte q: the tokens of queue q (vta::TokenQueueId)
   uint32_t units_waiting = 0;  // bit 0 load, 1 compute, 2 store
+  uint32_t units_running = 0;  // bit 0 load, 1 compute, 2 store: inside an instruction
   uint64_t inp_load_nbytes = 0, wgt_load_nbytes = 0, acc_load_nbytes = 0, uop_load_nbytes = 0,
            out_store_nbytes = 0, gemm_counter = 0, alu_counter = 0, alu_active_cycles = 0;
   uint32_t unit_insns[3] = {};  // load, compute, store

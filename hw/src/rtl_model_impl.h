@@ -129,6 +129,7 @@ class RtlModelImpl final : public RtlModel {
     s.err_compute_insn = t.err_compute_insn;
     s.token_counts = t.token_counts;
     s.units_waiting = t.units_waiting;
+    s.units_running = t.units_running;
     s.inp_load_nbytes = t.inp_load_nbytes;
     s.wgt_load_nbytes = t.wgt_load_nbytes;
     s.acc_load_nbytes = t.acc_load_nbytes;

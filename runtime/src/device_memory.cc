@@ -21,6 +21,19 @@ bool dram_offset(const Dram& dram, const void* host, uint64_t* phys) {
 
 }  // namespace
 
+const uint8_t* DeviceMemory::host_range(const void* host, size_t offset, size_t bytes,
+                                        const char* who, const char* what) {
+  if (host == nullptr) {
+    throw Error(fmt::format("{}: {} is a null pointer", who, what));
+  }
+  const auto p = reinterpret_cast<uintptr_t>(host);
+  if (offset > UINTPTR_MAX - p || bytes > UINTPTR_MAX - (p + offset)) {
+    throw Error(fmt::format("{}: {} range [{} + {}, +{}) wraps around the address space", who, what,
+                            host, offset, bytes));
+  }
+  return static_cast<const uint8_t*>(host) + offset;
+}
+
 void* DeviceMemory::alloc(size_t bytes) {
   void* p = m_dram.alloc(bytes == 0 ? 1 : bytes);
   m_sizes[reinterpret_cast<uintptr_t>(p)] = bytes;

@@ -27,6 +27,12 @@ class DeviceMemory {
 
   Dram& dram() { return m_dram; }
 
+  // The host side of a copy: a null pointer, or a range [host + offset, +bytes) that wraps the
+  // address space, is an Error naming the call (`who`) and the argument (`what`). Returns
+  // host + offset.
+  static const uint8_t* host_range(const void* host, size_t offset, size_t bytes, const char* who,
+                                   const char* what);
+
  private:
   Dram& m_dram;
   std::map<uintptr_t, size_t> m_sizes;  // allocation start -> requested bytes

@@ -45,6 +45,7 @@ vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
 
 void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
   c_api("VTAMemCopyFromHost", [&] {
+    vta::DeviceMemory::host_range(src, 0, size, "VTAMemCopyFromHost", "source");
     vta::device_memory().check_range(dst, size, "VTAMemCopyFromHost", "destination");
     if (size > 0) {
       std::memcpy(dst, src, size);
@@ -54,6 +55,7 @@ void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
 
 void VTAMemCopyToHost(void* dst, const void* src, size_t size) {
   c_api("VTAMemCopyToHost", [&] {
+    vta::DeviceMemory::host_range(dst, 0, size, "VTAMemCopyToHost", "destination");
     vta::device_memory().check_range(src, size, "VTAMemCopyToHost", "source");
     if (size > 0) {
       std::memcpy(dst, src, size);

@@ -47,8 +47,11 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
       throw vta::Error(
           fmt::format("kind_mask {} (1 = to device, 2 = from device, 3 = both)", kind_mask));
     }
-    const auto* src = static_cast<const uint8_t*>(from) + from_offset;
-    auto* dst = static_cast<uint8_t*>(to) + to_offset;
+    using vta::DeviceMemory;
+    const uint8_t* src =
+        DeviceMemory::host_range(from, from_offset, size, "VTABufferCopy", "source");
+    auto* dst = const_cast<uint8_t*>(
+        DeviceMemory::host_range(to, to_offset, size, "VTABufferCopy", "destination"));
     if (kind_mask & 2) {
       vta::device_memory().check_range(src, size, "VTABufferCopy", "source");
     }

@@ -20,9 +20,8 @@ void UopKernel::loop_begin(const UopLoop& loop) {
   if (m_loops.size() >= kMaxLoops) {
     throw Error(fmt::format("VTAUopLoopBegin: a micro-op kernel has at most {} loops", kMaxLoops));
   }
-  if (loop.extent == 0) {
-    throw Error("VTAUopLoopBegin: loop extent 0");
-  }
+  // Extent 0 is legal as upstream: the GEMM/ALU gets iter = 0 and executes no micro-op (TVM
+  // emits such loops for degenerate shapes).
   m_loops.push_back(loop);
   ++m_open_loops;
 }

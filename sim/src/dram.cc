@@ -2,14 +2,15 @@
 
 #include <sys/mman.h>
 
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
 
 namespace vta {
 
+// Zero pages come from the OS: a page never touched reads as zero, and free() returns a page
+// with MADV_DONTNEED, after which a private anonymous page reads as zero again. So alloc()
+// needs no memset, and a process commits only the pages a program really touches.
 Dram::Dram() : m_page_used(kPhysBytes >> kPageBits, 0) {
   void* p = mmap(nullptr, kPhysBytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -24,6 +25,12 @@ Dram::~Dram() {
 }
 
 void* Dram::alloc(size_t bytes) {
+  // Checked before the page rounding, which would wrap for sizes near SIZE_MAX.
+  if (bytes > kPhysBytes - kPageBytes) {
+    throw Error(fmt::format(
+        "cannot allocate {} bytes: larger than the 4 GiB simulated DRAM (page 0 is reserved)",
+        bytes));
+  }
   const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageBytes - 1) >> kPageBits);
   uint64_t first = 0;
   auto fit = m_free.find(pages);
@@ -39,7 +46,6 @@ void* Dram::alloc(size_t bytes) {
     first = m_next_page;
     m_next_page += pages;
   }
-  std::memset(m_base + (first << kPageBits), 0, pages << kPageBits);
   std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages, 1);
   m_allocs[first] = pages;
   m_allocated_pages += pages;
@@ -48,8 +54,9 @@ void* Dram::alloc(size_t bytes) {
 
 void* Dram::alloc_at(uint64_t phys, size_t bytes) {
   const uint64_t first = phys >> kPageBits;
-  const uint64_t last = (phys + std::max<uint64_t>(bytes, 1) - 1) >> kPageBits;
-  if (first == 0 || last >= m_page_used.size()) {
+  const bool fits = phys < kPhysBytes && bytes <= kPhysBytes - phys;
+  const uint64_t last = fits ? (phys + std::max<uint64_t>(bytes, 1) - 1) >> kPageBits : 0;
+  if (first == 0 || !fits || last >= m_page_used.size()) {
     throw Error(fmt::format("cannot allocate [{:#x}, {:#x}): outside the simulated DRAM", phys,
                             phys + bytes));
   }
@@ -69,7 +76,6 @@ void* Dram::alloc_at(uint64_t phys, size_t bytes) {
     m_free.emplace(first - m_next_page, m_next_page);
   }
   m_next_page = std::max(m_next_page, last + 1);
-  std::memset(m_base + (first << kPageBits), 0, pages << kPageBits);
   std::fill(m_page_used.begin() + first, m_page_used.begin() + last + 1, 1);
   m_allocs[first] = pages;
   m_allocated_pages += pages;

@@ -1,5 +1,6 @@
 #include "vta/sim/fsim.h"
 
+#include <algorithm>
 #include <array>
 
 #include "vta/sim/contract/dependency_rule.h"
@@ -33,6 +34,10 @@ struct FsimBackend::Impl {
   std::array<size_t, 4> head{};  // per stage: next position in program->per_stage
   TokenCounts tokens{};          // per token queue: tokens available
   bool finished = false;
+  uint64_t work_limit = 0;  // set_work_limit (0 = none)
+  uint64_t budget = 0;      // work units allowed in this run (0 = no limit)
+  uint64_t work = 0;        // work units executed: one per instruction plus N per GEMM/ALU
+  bool out_of_budget = false;
 
   RunOutcome run(const LoadedProgram& p);
   bool pick_and_step(uint32_t& rng);
@@ -49,8 +54,12 @@ FsimBackend::FsimBackend(const HwConfig& cfg, Dram& dram)
 FsimBackend::~FsimBackend() = default;
 
 RunOutcome FsimBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
-  (void)wait_cycles;  // untimed
+  (void)wait_cycles;  // untimed: set_work_limit bounds a run instead
   return m_impl->run(program);
+}
+
+void FsimBackend::set_work_limit(uint64_t units) {
+  m_impl->work_limit = units;
 }
 
 void FsimBackend::set_stage_order_seed(uint32_t seed) {
@@ -83,18 +92,33 @@ Uop FsimBackend::uop_at(uint32_t index) const {
 // ---------------------------------------------------------------------------------------------
 // Scheduling: the contract's start rule decides which unit may take its next instruction.
 
+// The work limit counts one unit per instruction plus one per GEMM/ALU micro-op iteration
+// (fsim.md): an instruction that would exceed it is not executed and the run times out.
 RunOutcome FsimBackend::Impl::run(const LoadedProgram& p) {
   program = &p;
   head.fill(0);
   tokens.fill(0);
   finished = false;
+  budget = work_limit;
+  work = 0;
+  out_of_budget = false;
   uint32_t rng = order_seed;
   while (!finished) {
     if (!pick_and_step(rng)) {
       return stuck();
     }
+    if (out_of_budget) {
+      RunOutcome out;
+      out.kind = RunOutcome::kTimeout;
+      out.cycles = work;
+      return out;
+    }
   }
-  return RunOutcome{};
+  RunOutcome out;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    out.completed[static_cast<size_t>(s - 1)] = head[s];
+  }
+  return out;
 }
 
 // Order 0: a fixed round robin, one instruction per unit and round; else a seeded random pick
@@ -102,7 +126,7 @@ RunOutcome FsimBackend::Impl::run(const LoadedProgram& p) {
 bool FsimBackend::Impl::pick_and_step(uint32_t& rng) {
   if (order_seed == 0) {
     bool progressed = false;
-    for (int s = kStageLoad; s <= kStageStore && !finished; ++s) {
+    for (int s = kStageLoad; s <= kStageStore && !finished && !out_of_budget; ++s) {
       if (can_start(s)) {
         step(s);
         progressed = true;
@@ -135,8 +159,18 @@ bool FsimBackend::Impl::can_start(int s) const {
 }
 
 void FsimBackend::Impl::step(int s) {
-  const uint32_t k = program->per_stage[s][head[s]++];
+  const uint32_t k = program->per_stage[s][head[s]];
   const Insn& i = program->insns[k];
+  const bool loop = i.opcode == kOpGemm || i.opcode == kOpAlu;
+  const uint64_t cost = 1 + (loop ? uint64_t{i.iter_out} * i.iter_in *
+                                        (i.uop_end > i.uop_bgn ? i.uop_end - i.uop_bgn : 0)
+                                  : 0);
+  if (budget != 0 && cost > budget - std::min(budget, work)) {
+    out_of_budget = true;
+    return;
+  }
+  work += cost;
+  ++head[s];
   const TokenUse use = token_use(i, static_cast<Stage>(s));
   pop_tokens(use, tokens);
   execute(k, i);

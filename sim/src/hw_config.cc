@@ -11,6 +11,7 @@
 #include "vta/sim/energy_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/json_read.h"
 
 namespace vta {
 
@@ -157,17 +158,14 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
     }
   }
   for (const auto& k : kIntKeys) {
-    const auto& v = j.at(k.name);
-    if (!v.is_number_integer()) {
+    try {
+      c.*(k.field) = static_cast<int>(
+          json_int(j.at(k.name), fmt::format("{}: key '{}'", src, k.name), k.min, k.max));
+    } catch (const Error& e) {
+      const bool range = std::string(e.what()).find("out of range") != std::string::npos;
       throw ConfigError(
-          fmt::format("{}: key '{}' must be an integer, got {}", src, k.name, v.dump()));
+          fmt::format("{}{}{}", e.what(), range && *k.why ? ": " : "", range ? k.why : ""));
     }
-    const int64_t x = v.get<int64_t>();
-    if (x < k.min || x > k.max) {
-      throw ConfigError(fmt::format("{}: key '{}' = {} is out of range [{}, {}]{}{}", src, k.name,
-                                    x, k.min, k.max, *k.why ? ": " : "", k.why));
-    }
-    c.*(k.field) = static_cast<int>(x);
   }
   const auto& target = j.at("TARGET");
   const auto& hw_ver = j.at("HW_VER");

@@ -54,6 +54,43 @@ class Reader {
   size_t m_pos = 0;
 };
 
+// The format's rules on regions: every segment is non-empty, inside the physical space (above
+// the null page) and overlaps no other; every output region lies inside the physical space.
+void check_regions(const ProgramImage& img, const std::string& source) {
+  std::vector<std::pair<uint64_t, size_t>> order;  // (phys, segment index)
+  for (size_t k = 0; k < img.segments.size(); ++k) {
+    const ImageSegment& s = img.segments[k];
+    const uint64_t n = s.bytes.size();
+    if (n == 0) {
+      throw Error(fmt::format("{}: segment {} at {:#x} is empty", source, k, s.phys));
+    }
+    if (s.phys + n > Dram::kPhysBytes || s.phys < Dram::kPageBytes) {
+      throw Error(fmt::format("{}: segment {} at {:#x} ({} bytes) is outside the physical space",
+                              source, k, s.phys, n));
+    }
+    order.emplace_back(s.phys, k);
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t k = 1; k < order.size(); ++k) {
+    const ImageSegment& prev = img.segments[order[k - 1].second];
+    if (prev.phys + uint64_t{prev.bytes.size()} > order[k].first) {
+      throw Error(fmt::format(
+          "{}: segments {} [{:#x}, {:#x}) and {} [{:#x}, {:#x}) overlap", source,
+          order[k - 1].second, prev.phys, prev.phys + uint64_t{prev.bytes.size()}, order[k].second,
+          order[k].first, order[k].first + uint64_t{img.segments[order[k].second].bytes.size()}));
+    }
+  }
+  for (size_t k = 0; k < img.outputs.size(); ++k) {
+    const ImageOutput& o = img.outputs[k];
+    if (uint64_t{o.phys} + o.bytes > Dram::kPhysBytes) {
+      throw Error(
+          fmt::format("{}: output {} '{}' at {:#x} ({} bytes) is outside the physical "
+                      "space",
+                      source, k, o.name, o.phys, o.bytes));
+    }
+  }
+}
+
 }  // namespace
 
 ProgramImage ProgramImage::capture(const Dram& dram, uint32_t insn_phys, uint32_t insn_count,
@@ -127,10 +164,6 @@ ProgramImage ProgramImage::parse(const std::vector<uint8_t>& data, const std::st
     const uint32_t n = r.u32("a segment size");
     const uint8_t* p = r.take(n, "segment data");
     s.bytes.assign(p, p + n);
-    if (static_cast<uint64_t>(s.phys) + n > Dram::kPhysBytes || s.phys < Dram::kPageBytes) {
-      throw Error(fmt::format("{}: segment {} at {:#x} ({} bytes) is outside the physical space",
-                              source, k, s.phys, n));
-    }
     img.segments.push_back(std::move(s));
   }
   const uint32_t nout = r.u32("the output count");
@@ -151,6 +184,7 @@ ProgramImage ProgramImage::parse(const std::vector<uint8_t>& data, const std::st
     throw Error(fmt::format("{}: {} unexpected bytes after the program image", source,
                             data.size() - r.pos()));
   }
+  check_regions(img, source);
   return img;
 }
 
@@ -200,7 +234,9 @@ void ProgramImage::load_into(Dram& dram) const {
     dram.alloc_at(first << Dram::kPageBits, (last - first + 1) << Dram::kPageBits);
   }
   for (const ImageSegment& s : segments) {
-    std::memcpy(dram.host_ptr(s.phys), s.bytes.data(), s.bytes.size());
+    if (!s.bytes.empty()) {
+      std::memcpy(dram.host_ptr(s.phys), s.bytes.data(), s.bytes.size());
+    }
   }
 }
 

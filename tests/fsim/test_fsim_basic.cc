@@ -157,6 +157,8 @@ TEST_CASE("fsim tokens start at zero every run; SRAMs persist", "[fsim]") {
                                                      "(FINISH): pop_prev_dep waits on queue l2g"));
 }
 
+// Issue 10 item 5 reversed the old rule (later instructions silently ignored): they still
+// neither run nor count, and the run is an error naming them.
 TEST_CASE("fsim stops at FINISH: later instructions neither run nor count", "[fsim]") {
   Rig r;
   ProgramBuilder pb(r.cfg, r.dram);
@@ -164,11 +166,13 @@ TEST_CASE("fsim stops at FINISH: later instructions neither run nor count", "[fs
   pb.push(make_load_1d(kMemUop, 0, u.phys / 4, 1));
   pb.push(make_gemm(UopLoop{}, true));
   pb.push(make_finish());
-  pb.push(make_alu(kAluAdd, UopLoop{}, true, 7));  // after FINISH: ignored
+  pb.push(make_alu(kAluAdd, UopLoop{}, true, 7));  // after FINISH: never runs
   UopLoop bad;
   bad.uop_end = r.cfg.uop_buff_depth + 1;  // illegal at run time, but never runs
   pb.push(make_gemm(bad, false));
-  pb.run(r.fsim);
+  CHECK_THROWS_WITH(pb.run(r.fsim),
+                    "FINISH (instruction 2) retired with 2 instructions left "
+                    "unexecuted: 3 (ALU), 4 (GEMM)");
   CHECK(r.fsim.acc_lane(0, 0) == 0);
   CHECK(r.fsim.stats().insn_count[kOpAlu] == 0);
   CHECK(r.fsim.stats().alu_counter == 0);

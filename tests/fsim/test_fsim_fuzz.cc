@@ -5,6 +5,7 @@
 
 #include <array>
 #include <random>
+#include <string>
 
 #include "program_builder.h"
 #include "vta/sim/error.h"
@@ -101,8 +102,10 @@ TEST_CASE("fsim survives random instruction streams", "[fsim]") {
     try {
       pb.run(fsim);
       ++ran;
-    } catch (const ProgramError&) {
-      ++rejected;
+    } catch (const ProgramError& e) {
+      // Ran to FINISH, which then named the instructions that never started (issue 10 item 5).
+      const bool ran_to_finish = std::string(e.what()).rfind("FINISH (instruction", 0) == 0;
+      ++(ran_to_finish ? ran : rejected);
     }
   }
   INFO("ran " << ran << ", rejected " << rejected);

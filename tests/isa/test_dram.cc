@@ -1,6 +1,10 @@
 // Simulated DRAM: upstream page-granular physical addresses, interior pointers, misuse errors.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
+
+#include <sys/mman.h>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
@@ -44,4 +48,35 @@ TEST_CASE("DRAM misuse is reported", "[dram]") {
   int local = 0;
   REQUIRE_THROWS_WITH(d.phys_addr(&local),
                       Catch::Matchers::Contains("is not inside a simulated DRAM allocation"));
+}
+
+TEST_CASE("allocation sizes beyond the 4 GiB space are rejected before rounding", "[dram]") {
+  Dram d;
+  for (uint64_t size : {uint64_t{SIZE_MAX}, uint64_t{SIZE_MAX} - 4095, uint64_t{1} << 32}) {
+    REQUIRE_THROWS_WITH(d.alloc(size),
+                        fmt::format("cannot allocate {} bytes: larger than the 4 GiB simulated "
+                                    "DRAM (page 0 is reserved)",
+                                    size));
+  }
+  CHECK(d.allocated_bytes() == 0);
+  REQUIRE_THROWS_WITH(d.alloc_at(0x1000, SIZE_MAX),
+                      Catch::Matchers::EndsWith("outside the simulated DRAM"));
+  REQUIRE_THROWS_WITH(d.alloc_at(0xFFFFF000, 0x2000),
+                      Catch::Matchers::EndsWith("outside the simulated DRAM"));
+  CHECK(d.allocated_bytes() == 0);
+}
+
+TEST_CASE("an allocation commits no host memory until it is touched", "[dram]") {
+  // The zero pages come from the OS (no memset): mincore sees none of them resident.
+  Dram d;
+  const size_t bytes = 8u << 20;
+  auto* p = static_cast<uint8_t*>(d.alloc(bytes));
+  std::vector<unsigned char> resident(bytes / Dram::kPageBytes);
+  REQUIRE(mincore(p, bytes, resident.data()) == 0);
+  CHECK(std::count_if(resident.begin(), resident.end(), [](unsigned char v) { return v & 1; }) ==
+        0);
+  CHECK(p[bytes - 1] == 0);
+  p[0] = 1;
+  REQUIRE(mincore(p, bytes, resident.data()) == 0);
+  CHECK((resident[0] & 1) == 1);
 }

@@ -211,6 +211,8 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
         for (int k = 0; k < 600; ++k) {
           Deps pop;
           pop.pop_next = k == 0;
+          pop.push_next = k == 599;  // FINISH waits for the last one (a FINISH before them
+                                     // would leave them unexecuted, an error)
           pb.push(make_load_store(kOpLoad, kMemInp, 0, 0, 0, 0, 0, pop));
         }
         break;
@@ -222,7 +224,7 @@ TEST_CASE("rtl: corner-case instructions take the cycle model's cycles", "[rtl]"
                                 0));
         break;
     }
-    pb.push(make_finish());
+    pb.push(make_finish(which == 4, false));
   };
   for (int which = 0; which < 5; ++which) {
     uint64_t cycles[2] = {0, 0};
@@ -289,4 +291,39 @@ TEST_CASE("rtl: an index error found by the RTL names the instruction and the co
   WorkedExample w = build_worked_example(pb, cfg, true);
   REQUIRE(pb.run(be) == RunStatus::kOk);
   CHECK(std::memcmp(w.out.host, w.expect.data(), w.expect.size()) == 0);
+}
+
+TEST_CASE("rtl: compute-unit loads with y_size = 0 end like a NOP (E = S + P)", "[rtl]") {
+  // Contract section 4: a LOAD without rows ends at S + P (P padding elements); without padding
+  // that is E = S, the duration of a NOP (x_size = 0). The RTL used to wait for data forever;
+  // now it matches the cycle model, padded or not.
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  for (uint32_t type : {kMemUop, kMemAcc, kMemAcc8}) {
+    for (uint32_t y_pad : {0u, 2u}) {
+      auto cycles_of = [&](uint32_t y_size, uint32_t x_size, bool rtl) {
+        Dram dram;
+        std::unique_ptr<Backend> be;
+        if (rtl) {
+          be = std::make_unique<RtlBackend>(cfg, dram);
+        } else {
+          be = std::make_unique<CycleBackend>(cfg, dram);
+        }
+        ProgramBuilder pb(cfg, dram);
+        Insn load = mem_insn(kOpLoad, type, 0, 0, y_size, x_size, x_size);
+        if (type != kMemUop) {
+          load.y_pad_0 = y_pad;  // padding exists for ACC / ACC_8BIT only
+        }
+        pb.push(load);
+        pb.push(make_finish());
+        REQUIRE(pb.run(*be, 100000) == RunStatus::kOk);
+        return be->stats().cycles;
+      };
+      INFO("memory type " << type << ", y_pad_0 " << y_pad);
+      const uint64_t rtl = cycles_of(0, 16, true);
+      CHECK(rtl == cycles_of(0, 16, false));
+      if (y_pad == 0) {
+        CHECK(rtl == cycles_of(1, 0, false));  // E = S, as the NOP x_size = 0
+      }
+    }
+  }
 }

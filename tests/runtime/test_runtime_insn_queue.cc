@@ -115,10 +115,13 @@ TEST_CASE("random dependency streams: the runtime's deadlock check agrees with f
     std::string fsim_error;
     const bool fsim_ok = run_fsim(q, &fsim_error);
     INFO("fsim: " << fsim_error);
+    // FINISH reached, but a load or store the final syncs do not order before it (tokens left
+    // over from the calls) had not started: an error naming them since issue 10 item 5.
+    const bool left_at_finish = fsim_error.rfind("FINISH (instruction", 0) == 0;
     if (ok) {
-      CHECK(fsim_ok);  // every stage completes, so FINISH is reached
+      CHECK((fsim_ok || left_at_finish));  // every stage completes, so FINISH is reached
     }
-    if (!fsim_ok) {
+    if (!fsim_ok && !left_at_finish) {
       CHECK_FALSE(ok);  // FINISH unreachable: the compute stage is stuck
     }
     (ok ? accepted : rejected)++;

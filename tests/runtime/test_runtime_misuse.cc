@@ -254,3 +254,71 @@ TEST_CASE("misuse: a synchronisation that exceeds wait_cycles on a timed backend
                                            runtime_backend_name())));
   }
 }
+
+TEST_CASE("misuse: an allocation larger than the simulated DRAM", "[runtime]") {
+  Session s;
+  // Sizes near SIZE_MAX used to wrap in the page rounding and return a one-page buffer.
+  for (size_t size : {SIZE_MAX, SIZE_MAX - 4095, size_t{1} << 32}) {
+    REQUIRE_THROWS_WITH(VTABufferAlloc(size),
+                        Equals(fmt::format("VTABufferAlloc: cannot allocate {} bytes: larger than "
+                                           "the 4 GiB simulated DRAM (page 0 is reserved)",
+                                           size)));
+    REQUIRE_THROWS_WITH(VTAMemAlloc(size, 0), StartsWith("VTAMemAlloc: cannot allocate "));
+  }
+}
+
+TEST_CASE("misuse: null pointers and wrapping offsets in copies", "[runtime]") {
+  Session s;
+  Buffer b(64);
+  std::vector<uint8_t> host(64);
+  REQUIRE_THROWS_WITH(VTABufferCopy(nullptr, 0, b.get(), 0, 16, VTA_MEMCPY_H2D),
+                      Equals("VTABufferCopy: source is a null pointer"));
+  REQUIRE_THROWS_WITH(VTABufferCopy(b.get(), 0, nullptr, 0, 16, VTA_MEMCPY_D2H),
+                      Equals("VTABufferCopy: destination is a null pointer"));
+  REQUIRE_THROWS_WITH(VTABufferCopy(host.data(), SIZE_MAX, b.get(), 0, 16, VTA_MEMCPY_H2D),
+                      StartsWith("VTABufferCopy: source range [") &&
+                          Catch::Matchers::EndsWith("wraps around the address space"));
+  REQUIRE_THROWS_WITH(VTABufferCopy(host.data(), 0, b.get(), 0, 16, 4),
+                      Equals("VTABufferCopy: kind_mask 4 (1 = to device, 2 = from device, 3 = "
+                             "both)"));
+  REQUIRE_THROWS_WITH(VTAMemCopyFromHost(b.get(), nullptr, 16),
+                      Equals("VTAMemCopyFromHost: source is a null pointer"));
+  REQUIRE_THROWS_WITH(VTAMemCopyToHost(nullptr, b.get(), 16),
+                      Equals("VTAMemCopyToHost: destination is a null pointer"));
+  // The buffer is untouched by the rejected copies and still works.
+  host.assign(64, 7);
+  VTABufferCopy(host.data(), 0, b.get(), 0, 64, VTA_MEMCPY_H2D);
+  std::vector<uint8_t> back(64);
+  VTAMemCopyToHost(back.data(), b.get(), 64);
+  CHECK(back == host);
+}
+
+TEST_CASE("a zero-extent micro-op loop executes nothing, as upstream", "[runtime]") {
+  Session s;
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  void* h0 = nullptr;
+  VTAPushALUOp(
+      &h0,
+      [](void*) {
+        VTAUopLoopBegin(0, 1, 1, 0);
+        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+        VTAUopLoopEnd();
+        return 0;
+      },
+      nullptr, 0);
+  VTASynchronize(cmd, 1u << 31);
+  CHECK(runtime_stats().alu_counter == 0);
+  // The same kernel with extent 3 runs its micro-op three times (upstream's counting rule).
+  void* h3 = nullptr;
+  VTAPushALUOp(
+      &h3,
+      [](void*) {
+        VTAUopLoopBegin(3, 1, 1, 0);
+        VTAUopPush(1, 0, 0, 0, 0, kAluAdd, 1, 1);
+        VTAUopLoopEnd();
+        return 0;
+      },
+      nullptr, 0);
+  VTASynchronize(cmd, 1u << 31);
+  CHECK(runtime_stats().alu_counter == 3);
+}

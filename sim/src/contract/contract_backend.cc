@@ -20,6 +20,13 @@ RunStatus ContractBackend::run(uint32_t insn_phys, uint32_t insn_count, uint64_t
     throw ProgramError(deadlock_message(out.units, out.tokens,
                                         static_cast<uint64_t>(m_cfg.dep_queue_depth), out.detail));
   }
+  if (out.kind == RunOutcome::kFinished) {
+    const std::string left =
+        unexecuted_at_finish_message(program.per_stage, program.insns, out.completed);
+    if (!left.empty()) {
+      throw ProgramError(left);
+    }
+  }
   if (m_stats.timed) {
     m_stats.cycles += out.cycles;
   }

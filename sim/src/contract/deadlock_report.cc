@@ -1,5 +1,7 @@
 #include "vta/sim/contract/deadlock_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "vta/sim/insn_check.h"
@@ -63,6 +65,36 @@ std::string no_finish_message(uint64_t insn_count, const std::string& detail) {
     msg += " (" + detail + ")";
   }
   return msg;
+}
+
+std::string unexecuted_at_finish_message(const std::array<std::vector<uint32_t>, 4>& per_stage,
+                                         const std::vector<Insn>& insns,
+                                         const UnitsCompleted& completed) {
+  std::vector<uint32_t> left;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    const std::vector<uint32_t>& list = per_stage[static_cast<size_t>(s)];
+    for (size_t j = completed[static_cast<size_t>(s - 1)]; j < list.size(); ++j) {
+      left.push_back(list[j]);
+    }
+  }
+  if (left.empty()) {
+    return "";
+  }
+  // The FINISH that retired is the compute unit's last started instruction.
+  const std::vector<uint32_t>& compute = per_stage[kStageCompute];
+  const uint64_t done = completed[kStageCompute - 1];
+  const uint32_t finish = done > 0 && done <= compute.size() ? compute[done - 1] : 0;
+  std::sort(left.begin(), left.end());
+  std::string names;
+  const size_t shown = std::min<size_t>(left.size(), 8);
+  for (size_t k = 0; k < shown; ++k) {
+    names += fmt::format("{}{} ({})", k ? ", " : "", left[k], opcode_name(insns[left[k]].opcode));
+  }
+  if (shown < left.size()) {
+    names += fmt::format(", ... {} more", left.size() - shown);
+  }
+  return fmt::format("FINISH (instruction {}) retired with {} instruction{} left unexecuted: {}",
+                     finish, left.size(), left.size() == 1 ? "" : "s", names);
 }
 
 }  // namespace vta

@@ -176,6 +176,9 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
   end_run(out.cycles);
   last_cycles = out.cycles;
   out.counters = counters();
+  for (size_t k = 0; k < 3; ++k) {
+    out.completed[k] = out.counters->unit[k].insns;
+  }
   return out;
 }
 

@@ -7,7 +7,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "vta/sim/dram.h"
 
 #include "vta/sim/hw_config.h"
 
@@ -27,5 +30,14 @@ struct ProgramCheck {
 };
 
 ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg);
+
+// check_program on a stream of `count` instructions at `insn_phys` in `dram` (a replayed
+// program image): the micro-op image it sees is the DRAM span the stream's LOAD UOPs read (at
+// most 64 MiB). A stream outside allocated DRAM is not checked (insns = 0): the backends'
+// fetch checks name it.
+ProgramCheck check_stream(const HwConfig& cfg, const Dram& dram, uint32_t insn_phys,
+                          uint32_t count);
+// "" if `check` is ok, else its first problem ("N dependency tokens left over" if none named).
+std::string describe_problem(const ProgramCheck& check);
 
 }  // namespace vta::compiler

@@ -24,6 +24,8 @@ struct Target {
   // Run the static program verifier (program_check.h) on every synchronised program before it
   // executes; a problem is a vta::Error "program verifier: ...".
   bool verify_programs = true;
+  // Budget of each synchronised program (VTASynchronize's wait_cycles; fsim counts work units).
+  uint32_t max_cycles = 1u << 31;
   // Optional: also receives the verifier's result for every checked program (e.g. to collect
   // statistics); called before the error for a failing program is thrown.
   std::function<void(const ProgramCheck&)> on_program_check;

@@ -15,7 +15,7 @@ namespace vta {
 
 enum class RunStatus {
   kOk,       // FINISH executed
-  kTimeout,  // wait_cycles elapsed before FINISH (timed backends only)
+  kTimeout,  // wait_cycles elapsed before FINISH (timed backends; fsim: its work limit)
 };
 
 class Backend {
@@ -28,7 +28,8 @@ class Backend {
   virtual const char* name() const = 0;
 
   // Executes `insn_count` instructions starting at physical byte address `insn_phys` until
-  // FINISH. Timed backends give up after `wait_cycles` cycles (0 = no limit). Throws
+  // FINISH. Timed backends give up after `wait_cycles` cycles (0 = no limit); fsim ignores it
+  // (FsimBackend::set_work_limit bounds it instead). Throws
   // ProgramError naming instruction index, unit and field for an illegal program (bad field,
   // out-of-range SRAM or DRAM access, deadlock, no FINISH). Statistics accumulate in stats().
   virtual RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) = 0;

@@ -38,13 +38,19 @@ class FsimBackend : public ContractBackend {
   // "generic", "avx2" or "avx512": the variant actually in use.
   const char* gemm_kernel_name() const;
 
+  // Bounds every later run to `units` work units (0 = no limit): one per instruction plus one
+  // per GEMM/ALU micro-op iteration. An instruction that would exceed it is not executed and
+  // run() returns RunStatus::kTimeout (the CLI's --max-cycles on fsim).
+  void set_work_limit(uint64_t units);
+
   // Architectural state, for tests and debugging (index = SRAM element, lane = batch*BLOCK + i).
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
   int8_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would read it
   Uop uop_at(uint32_t index) const;
 
  protected:
-  // Untimed: `wait_cycles` is ignored; the outcome is kFinished or kStuck.
+  // Untimed: `wait_cycles` is ignored (as upstream); the outcome is kFinished or kStuck, or
+  // kTimeout under a work limit.
   RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
 
  private:

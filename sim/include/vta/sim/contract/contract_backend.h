@@ -27,6 +27,9 @@ struct RunOutcome {
   Kind kind = kFinished;
   uint64_t cycles = 0;                    // timed backends: cycles of the run
   std::optional<TimedCounters> counters;  // timed backends: what the run measured
+  // kFinished: the instructions each unit had started when FINISH retired; any left is an
+  // error (a FINISH not ordered after the rest of the program).
+  UnitsCompleted completed{};
   // kStuck: what each unit was doing, the tokens queued, and backend state for the report.
   UnitReports units{};
   TokenCounts tokens{};

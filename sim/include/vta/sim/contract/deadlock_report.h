@@ -6,8 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "vta/sim/contract/dependency_rule.h"
+#include "vta/sim/isa.h"
 
 namespace vta {
 
@@ -40,6 +42,15 @@ std::string deadlock_message(const UnitReports& units, const TokenCounts& tokens
 // "fetch unit: no FINISH executed within insn_count = N instructions[ (<detail>)]".
 std::string no_finish_message(uint64_t insn_count, const std::string& detail);
 
+// Per unit (index = Stage - 1): how many of its instructions, in its order, had started when
+// FINISH retired (the FINISH included). One still in flight then is dropped, as the contract
+// says (sim/README.md section 1); one that never started is an error.
+using UnitsCompleted = std::array<uint64_t, 3>;
+// "" if every instruction of `per_stage` started, else "FINISH (instruction F) retired with N
+// instruction(s) left unexecuted: i (OPCODE), ..." (the first 8 named).
+std::string unexecuted_at_finish_message(const std::array<std::vector<uint32_t>, 4>& per_stage,
+                                         const std::vector<Insn>& insns,
+                                         const UnitsCompleted& completed);
 // "tokens l2g=.. g2l=.. s2g=.. g2s=..".
 std::string tokens_text(const TokenCounts& tokens);
 

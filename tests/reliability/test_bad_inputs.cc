@@ -1,0 +1,240 @@
+// Bad inputs end in a named error, never a crash, a hang or silent wrong output: program images
+// that break the format's region rules, output regions outside DRAM, FINISH with instructions
+// left on every backend, a run budget (--max-cycles), elided disassembly, a missing command.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include "test_paths.h"
+#include "vta/backend_factory.h"
+#include "vta/sim/error.h"
+#include "vta/sim/isa.h"
+#include "vta/sim/program_image.h"
+
+using namespace vta;
+using Catch::Matchers::Contains;
+using Catch::Matchers::Equals;
+
+namespace {
+
+struct CliResult {
+  int status = 0;
+  std::string out;  // stdout and stderr
+};
+
+// Runs vtasim with `args` through the shell; stderr is merged into the output.
+CliResult vtasim(const std::string& args) {
+  CliResult r;
+  FILE* p = popen((std::string(VTASIM) + " " + args + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) {
+    r.out.append(buf, n);
+  }
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("vta_reliability_{}_{}", getpid(), name))
+      .string();
+}
+
+std::vector<uint8_t> encode(const IsaCodec& codec, const std::vector<Insn>& insns) {
+  std::vector<uint8_t> bytes(insns.size() * kInsnBytes);
+  for (size_t k = 0; k < insns.size(); ++k) {
+    IsaCodec::store_words(codec.encode(insns[k]), bytes.data() + k * kInsnBytes);
+  }
+  return bytes;
+}
+
+// An image of `insns` at 0x1000 for the pynq config.
+ProgramImage image_of(const std::vector<Insn>& insns) {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  ProgramImage img;
+  img.config_json = cfg.to_json().dump();
+  img.insn_phys = 0x1000;
+  img.insn_count = static_cast<uint32_t>(insns.size());
+  img.segments.push_back(ImageSegment{0x1000, encode(IsaCodec(cfg), insns)});
+  return img;
+}
+
+Insn finish() {
+  Insn f;
+  f.opcode = kOpFinish;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("image: empty, overlapping and out-of-space regions are rejected by name", "[image]") {
+  ProgramImage img = image_of({finish()});
+  img.segments.push_back(ImageSegment{0x1008, std::vector<uint8_t>(16, 0)});
+  REQUIRE_THROWS_WITH(
+      ProgramImage::parse(img.serialize(), "x.vtaprog"),
+      Equals("x.vtaprog: segments 0 [0x1000, 0x1010) and 1 [0x1008, 0x1018) overlap"));
+  img.segments[1] = ImageSegment{0x1000, std::vector<uint8_t>(16, 0)};  // a duplicate
+  REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"), Contains("overlap"));
+  img.segments[1] = ImageSegment{0x5000, {}};
+  REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"),
+                      Equals("x.vtaprog: segment 1 at 0x5000 is empty"));
+  img.segments.pop_back();
+  img.outputs.push_back(ImageOutput{"y", 0xFFFFFF00u, 0x200, {}});
+  REQUIRE_THROWS_WITH(ProgramImage::parse(img.serialize(), "x.vtaprog"),
+                      Equals("x.vtaprog: output 0 'y' at 0xffffff00 (512 bytes) is outside the "
+                             "physical space"));
+  img.outputs[0].bytes = 0x100;  // inside the space: accepted
+  CHECK(ProgramImage::parse(img.serialize(), "x.vtaprog").outputs.size() == 1);
+}
+
+TEST_CASE("run --dump-outputs: a region near the top of DRAM is named, not read", "[cli]") {
+  ProgramImage img = image_of({finish()});
+  img.outputs.push_back(ImageOutput{"top", 0xFFFFFF00u, 0x100, {}});
+  const std::string path = temp_path("top.vtaprog");
+  img.save(path);
+  const CliResult r = vtasim(fmt::format("run {} --backend fsim --dump-outputs", path));
+  std::filesystem::remove(path);
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("output 'top' (256 bytes at 0xffffff00): not allocated DRAM, "
+                             "nothing to print"));
+}
+
+TEST_CASE("FINISH with instructions left is an error naming them on every backend", "[cli]") {
+  // FINISH first, then a STORE nothing orders before it: the store never (fsim) or not yet
+  // (cycle, rtl) ran when FINISH retired.
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  for (const std::string& name : available_backends()) {
+    INFO("backend " << name);
+    Dram dram;
+    std::unique_ptr<Backend> be = make_backend(name, cfg, dram);
+    void* out = dram.alloc(4096);
+    const uint32_t out_elem = dram.phys_addr(out) / static_cast<uint32_t>(cfg.out_elem_bytes);
+    const std::vector<uint8_t> bytes =
+        encode(IsaCodec(cfg), {finish(), mem_insn(kOpStore, kMemOut, 0, out_elem, 1, 4, 4)});
+    void* insns = dram.alloc(bytes.size());
+    std::memcpy(insns, bytes.data(), bytes.size());
+    REQUIRE_THROWS_WITH(be->run(dram.phys_addr(insns), 2, 100000),
+                        Equals("FINISH (instruction 0) retired with 1 instruction left "
+                               "unexecuted: 1 (STORE)"));
+  }
+}
+
+TEST_CASE("run: the static verifier runs by default, --no-check skips it", "[cli]") {
+  // A LOAD INP pushes a token that no instruction pops.
+  Insn load = mem_insn(kOpLoad, kMemInp, 0, 0x2000 / 16, 1, 1, 1);
+  load.push_next_dep = true;
+  ProgramImage img = image_of({load, finish()});
+  img.segments.push_back(ImageSegment{0x2000, std::vector<uint8_t>(16, 1)});
+  const std::string path = temp_path("leftover.vtaprog");
+  img.save(path);
+  const CliResult checked = vtasim(fmt::format("run {} --backend fsim", path));
+  const CliResult unchecked = vtasim(fmt::format("run {} --backend fsim --no-check", path));
+  std::filesystem::remove(path);
+  INFO(checked.out);
+  CHECK(checked.status == 1);
+  CHECK_THAT(checked.out, Contains("vtasim: error: program verifier (--no-check skips it): 1 "
+                                   "dependency tokens left over"));
+  INFO(unchecked.out);
+  CHECK(unchecked.status == 0);
+}
+
+TEST_CASE("run budget: --max-cycles stops a long run with a named error and its progress",
+          "[cli]") {
+  // One ALU instruction of 16383 x 16383 micro-op iterations (2.7e8): hours on the rtl, seconds
+  // on the others; the budget ends it at once on every backend.
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Insn alu;
+  alu.opcode = kOpAlu;
+  alu.uop_bgn = 0;
+  alu.uop_end = 1;
+  alu.iter_out = 16383;
+  alu.iter_in = 16383;
+  alu.use_imm = true;
+  alu.alu_opcode = kAluAdd;
+  alu.imm = 1;
+  ProgramImage img = image_of({alu, finish()});
+  const std::string path = temp_path("long.vtaprog");
+  img.save(path);
+  for (const std::string& name : available_backends()) {
+    const CliResult r = vtasim(fmt::format("run {} --backend {} --max-cycles 1000", path, name));
+    INFO(r.out);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out,
+               Contains(fmt::format("vtasim: error: {}: the {} backend did not reach "
+                                    "FINISH within --max-cycles 1000 {} (progress: ",
+                                    path, name, name == "fsim" ? "fsim work units" : "cycles")));
+    CHECK_THAT(r.out, Contains(" of 2 instructions executed, 0 GEMM and "));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("disasm elides long micro-op listings unless --all-uops", "[cli]") {
+  // A LOAD UOP of 16 x 100 micro-ops (a 6400-byte uop segment).
+  const Insn load = mem_insn(kOpLoad, kMemUop, 0, 0x2000 / kUopBytes, 100, 16, 16);
+  ProgramImage img = image_of({load, finish()});
+  img.segments.push_back(ImageSegment{0x2000, std::vector<uint8_t>(1600 * kUopBytes, 0)});
+  const std::string path = temp_path("uops.vtaprog");
+  img.save(path);
+  const CliResult brief = vtasim("disasm " + path);
+  const CliResult all = vtasim("disasm --all-uops " + path);
+  std::filesystem::remove(path);
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  CHECK(brief.status == 0);
+  CHECK(count(brief.out, "uop[") == 64);
+  CHECK_THAT(brief.out, Contains("... 1536 more micro-ops (--all-uops lists them)"));
+  CHECK(all.status == 0);
+  CHECK(count(all.out, "uop[") == 1600);
+}
+
+TEST_CASE("vtasim without a command is a usage error", "[cli]") {
+  const CliResult r = vtasim("");
+  CHECK(r.status == 2);
+  CHECK(r.out.rfind("vtasim: error: missing command\n", 0) == 0);
+}
+
+TEST_CASE("conv2d --layer with a shape option is a conflict, every shape option", "[cli]") {
+  for (const char* opt : {"--kh 1", "--kw 1", "--stride-h 2", "--stride-w 2", "--pad-top 0",
+                          "--pad-bottom 0", "--pad-left 0", "--pad-right 0", "--kernel 1"}) {
+    const CliResult r = vtasim(fmt::format("conv2d --layer resnet18.C8 --backend fsim {}", opt));
+    INFO(opt << ": " << r.out);
+    CHECK(r.status == 2);
+    const std::string name = std::string(opt).substr(2, std::string(opt).find(' ') - 2);
+    CHECK_THAT(r.out, Contains(fmt::format("vtasim: error: --layer fixes the shape; --{} is not "
+                                           "allowed with it",
+                                           name)));
+  }
+}
+
+TEST_CASE("run --json with a file name that is not UTF-8 still writes the report", "[cli]") {
+  ProgramImage img = image_of({finish()});
+  const std::string path = temp_path("name\xff.vtaprog");
+  const std::string json_path = temp_path("report.json");
+  img.save(path);
+  const CliResult r = vtasim(fmt::format("run '{}' --backend fsim --json {}", path, json_path));
+  std::filesystem::remove(path);
+  INFO(r.out);
+  CHECK(r.status == 0);
+  std::ifstream f(json_path);
+  const nlohmann::json j = nlohmann::json::parse(f);  // valid JSON, not an empty file
+  std::filesystem::remove(json_path);
+  CHECK(j.at("program").get<std::string>().find("name\xEF\xBF\xBD.vtaprog") != std::string::npos);
+}
