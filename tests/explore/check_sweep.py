@@ -137,7 +137,7 @@ def check_export(db):
 def check_kill_and_resume():
     spec = write_spec("kill.json", {
         "base": "pynq", "axes": {"DRAM_READ_LATENCY_CYCLES": {"from": 4, "to": 64, "step": 4}},
-        "workloads": [CONV], "backend": "cycle"})
+        "workloads": ["network:resnet18"], "backend": "cycle"})  # slow enough to kill midway
     db = os.path.join(WORK, "kill.sqlite")
     p = subprocess.Popen([VTASIM, "sweep", spec, "--db", db, "-j", "1", "--quiet"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -170,8 +170,9 @@ def check_kill_and_resume():
 
 
 def check_timeout_and_retry():
+    # A whole network takes far longer than 10 ms on any machine (a single layer may not).
     spec = write_spec("slow.json", {"base": "pynq", "axes": {"LOG_BUS_WIDTH": [6, 7]},
-                                    "workloads": ["conv2d:resnet18.C8"], "backend": "cycle"})
+                                    "workloads": ["network:resnet18"], "backend": "cycle"})
     db = os.path.join(WORK, "slow.sqlite")
     out = vtasim(["sweep", spec, "--db", db, "-j", "2", "--timeout-per-point", "0.01"],
                  status=3).stdout
