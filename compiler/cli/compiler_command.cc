@@ -158,20 +158,8 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
   rr.resolved = resolve_config(o.config, o.sets);  // the same keys, with their label and hash
   for (const LayerRun& r : runs) {
     rr.wall_seconds += r.wall_seconds;
-    Stats& s = rr.stats;
-    s.inp_load_nbytes += r.stats.inp_load_nbytes;
-    s.wgt_load_nbytes += r.stats.wgt_load_nbytes;
-    s.acc_load_nbytes += r.stats.acc_load_nbytes;
-    s.uop_load_nbytes += r.stats.uop_load_nbytes;
-    s.out_store_nbytes += r.stats.out_store_nbytes;
-    s.gemm_counter += r.stats.gemm_counter;
-    s.alu_counter += r.stats.alu_counter;
-    s.cycles += r.stats.cycles;
-    s.runs += r.stats.runs;
-    s.timed = r.stats.timed;
-    for (size_t i = 0; i < s.insn_count.size(); ++i) {
-      s.insn_count[i] += r.stats.insn_count[i];
-    }
+    rr.stats.add_counts(r.stats);
+    rr.stats.timed = r.stats.timed;
   }
   if (runs.size() == 1) {
     rr.stats = runs.front().stats;  // complete, with the backend's own counters

@@ -23,19 +23,27 @@ std::string si(double v) {
   return fmt::format("{:.0f}", v);
 }
 
+nlohmann::ordered_json bound_to_json(const LayerBound& b) {
+  nlohmann::ordered_json j;
+  j["gemm_cycles"] = b.gemm_cycles;
+  j["alu_cycles"] = b.alu_cycles;
+  j["compute_cycles"] = b.compute_cycles;
+  j["read_bytes_minimum"] = b.bytes.read;
+  j["write_bytes_minimum"] = b.bytes.write;
+  j["memory_cycles"] = b.memory_cycles;
+  j["cycles"] = b.cycles;
+  j["binds"] = b.binding();
+  return j;
+}
+
+}  // namespace
+
 LayerRun total_of(const std::vector<LayerRun>& runs) {
   LayerRun t;
   t.name = "total";
   bool timed = !runs.empty();
   for (const LayerRun& r : runs) {
-    t.stats.inp_load_nbytes += r.stats.inp_load_nbytes;
-    t.stats.wgt_load_nbytes += r.stats.wgt_load_nbytes;
-    t.stats.acc_load_nbytes += r.stats.acc_load_nbytes;
-    t.stats.uop_load_nbytes += r.stats.uop_load_nbytes;
-    t.stats.out_store_nbytes += r.stats.out_store_nbytes;
-    t.stats.gemm_counter += r.stats.gemm_counter;
-    t.stats.alu_counter += r.stats.alu_counter;
-    t.stats.cycles += r.stats.cycles;
+    t.stats.add_counts(r.stats);
     timed = timed && r.stats.timed;
     t.wall_seconds += r.wall_seconds;
     t.macs += r.macs;
@@ -55,21 +63,6 @@ LayerRun total_of(const std::vector<LayerRun>& runs) {
   t.stats.timed = timed;
   return t;
 }
-
-nlohmann::ordered_json bound_to_json(const LayerBound& b) {
-  nlohmann::ordered_json j;
-  j["gemm_cycles"] = b.gemm_cycles;
-  j["alu_cycles"] = b.alu_cycles;
-  j["compute_cycles"] = b.compute_cycles;
-  j["read_bytes_minimum"] = b.bytes.read;
-  j["write_bytes_minimum"] = b.bytes.write;
-  j["memory_cycles"] = b.memory_cycles;
-  j["cycles"] = b.cycles;
-  j["binds"] = b.binding();
-  return j;
-}
-
-}  // namespace
 
 LayerMetrics metrics_of(const LayerRun& r) {
   LayerMetrics m;

@@ -95,19 +95,8 @@ void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>&
   std::vector<NamedCounter> extra;
   for (const LayerRun* run : runs) {
     const Stats& s = run->stats;
-    t.inp_load_nbytes += s.inp_load_nbytes;
-    t.wgt_load_nbytes += s.wgt_load_nbytes;
-    t.acc_load_nbytes += s.acc_load_nbytes;
-    t.uop_load_nbytes += s.uop_load_nbytes;
-    t.out_store_nbytes += s.out_store_nbytes;
-    t.gemm_counter += s.gemm_counter;
-    t.alu_counter += s.alu_counter;
-    t.runs += s.runs;
-    t.cycles += s.cycles;
+    t.add_counts(s);
     t.timed = s.timed;
-    for (size_t i = 0; i < t.insn_count.size(); ++i) {
-      t.insn_count[i] += s.insn_count[i];
-    }
     for (const NamedCounter& c : s.extra) {
       const bool summable = c.unit != "ratio" && c.unit.find('/') == std::string::npos;
       if (runs.size() > 1 && !summable) {
@@ -162,26 +151,10 @@ void add_figures(nlohmann::ordered_json& r, const LayerRun& run, double clock_mh
 std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
                                             const std::vector<LayerRun>& runs,
                                             const HwConfig& cfg) {
-  LayerRun total;
-  total.stats.timed = !runs.empty();
+  const LayerRun total = total_of(runs);
   std::vector<const LayerRun*> all;
   for (const LayerRun& r : runs) {
     all.push_back(&r);
-    total.stats.cycles += r.stats.cycles;
-    total.stats.gemm_counter += r.stats.gemm_counter;
-    total.stats.timed = total.stats.timed && r.stats.timed;
-    total.wall_seconds += r.wall_seconds;
-    total.macs += r.macs;
-    total.gemm_bound += r.gemm_bound;
-    total.min_bytes += r.min_bytes;
-    total.peak_macs_per_cycle = r.peak_macs_per_cycle;
-    total.checked = total.checked || r.checked;
-    total.mismatches += r.mismatches;
-    total.stats.inp_load_nbytes += r.stats.inp_load_nbytes;
-    total.stats.wgt_load_nbytes += r.stats.wgt_load_nbytes;
-    total.stats.acc_load_nbytes += r.stats.acc_load_nbytes;
-    total.stats.uop_load_nbytes += r.stats.uop_load_nbytes;
-    total.stats.out_store_nbytes += r.stats.out_store_nbytes;
   }
   summary["layers"] = runs.size();
   summary["layer_schedule"] = nullptr;

@@ -17,6 +17,21 @@ void Stats::add(const std::string& name, double value, const std::string& unit,
   extra.push_back({name, value, unit, description});
 }
 
+void Stats::add_counts(const Stats& o) {
+  inp_load_nbytes += o.inp_load_nbytes;
+  wgt_load_nbytes += o.wgt_load_nbytes;
+  acc_load_nbytes += o.acc_load_nbytes;
+  uop_load_nbytes += o.uop_load_nbytes;
+  out_store_nbytes += o.out_store_nbytes;
+  gemm_counter += o.gemm_counter;
+  alu_counter += o.alu_counter;
+  for (size_t i = 0; i < insn_count.size(); ++i) {
+    insn_count[i] += o.insn_count[i];
+  }
+  runs += o.runs;
+  cycles += o.cycles;
+}
+
 const NamedCounter* Stats::find(const std::string& name) const {
   for (const auto& c : extra) {
     if (c.name == name) {

@@ -25,6 +25,10 @@ LayerMetrics metrics_of(const LayerRun& r);
 std::string format_report(const std::vector<LayerRun>& runs);
 nlohmann::ordered_json run_to_json(const LayerRun& r);
 // {"layers": [...], "summary": {...}}
+// The runs of a network (or any sequence) summed: counters, cycles, MACs, bytes and bounds
+// (each layer's own bound; layers run one after another).
+LayerRun total_of(const std::vector<LayerRun>& runs);
+
 nlohmann::ordered_json report_to_json(const std::vector<LayerRun>& runs);
 
 }  // namespace vta::compiler

@@ -40,6 +40,9 @@ struct Stats {
   void add(const std::string& name, double value, const std::string& unit,
            const std::string& description);
   const NamedCounter* find(const std::string& name) const;
+  // Adds the upstream counters, instruction counts, runs and cycles of `o` (a later run or
+  // layer); `timed` and the backend's own counters are left to the caller.
+  void add_counts(const Stats& o);
   void clear() { *this = Stats{}; }
   // JSON object: the seven upstream keys first (upstream order), then insn counts, cycles (timed
   // backends only) and the extra counters as {"name": value}.
