@@ -96,6 +96,31 @@ nlohmann::ordered_json area_json(const HwConfig& cfg) {
   return j;
 }
 
+// One line each for the design's area (model) and the run's energy (model), after the table.
+void print_design_lines(std::ostream& os, const nlohmann::ordered_json& area,
+                        const nlohmann::ordered_json& energy) {
+  os << fmt::format("area (model): {:.0f} LUT, {:.0f} FF, {:.0f} DSP48, {:.1f} BRAM36",
+                    area["lut"].get<double>(), area["ff"].get<double>(), area["dsp"].get<double>(),
+                    area["bram36"].get<double>());
+  if (area.contains("device")) {
+    os << fmt::format("; {} the {} ({} {:.0f}%)",
+                      area["fits"].get<bool>() ? "fits" : "does not fit",
+                      area["device"].get<std::string>(), area["binding"].get<std::string>(),
+                      100 * area["utilization"][area["binding"].get<std::string>()].get<double>());
+  }
+  const double total = energy["total_j"].get<double>();
+  std::string biggest;
+  double most = -1;
+  for (auto it = energy["parts"].begin(); it != energy["parts"].end(); ++it) {
+    if (it.value().get<double>() > most) {
+      most = it.value().get<double>();
+      biggest = it.key();
+    }
+  }
+  os << fmt::format("\nenergy (model): {:.3f} mJ, most of it {} ({:.0f}%)\n", total * 1e3, biggest,
+                    total > 0 ? 100 * most / total : 0.0);
+}
+
 // Draws the plot of the report (written to a temporary file when --json was not given).
 void draw_plot(const CommonOptions& o, const RunReport& rr, const std::string& plot_path) {
   CommonOptions tmp = o;
@@ -176,6 +201,7 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
   }
   extra["area"] = area_json(target.config);
   extra["energy"] = explore::estimate_energy(target.config, rr.stats).to_json();
+  print_design_lines(std::cout, extra["area"], extra["energy"]);
   rr.extra = std::move(extra);
   write_json_report(o, rr);
   if (!plot_path.empty()) {
