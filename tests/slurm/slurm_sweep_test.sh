@@ -93,7 +93,7 @@ mem=$(free -m | awk '/^Mem:/ {print $2}')
 export SLURM_CONF=$tmp/slurm.conf
 cat >"$SLURM_CONF" <<CONF
 ClusterName=local
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -110,7 +110,7 @@ SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=2
-NodeName=$host CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 mkdir -p "$tmp/state" "$tmp/spool" "$tmp/out"
