@@ -84,10 +84,11 @@ namespace {
 
 // The design's FPGA resources and its fit on the board of its TARGET (area model).
 nlohmann::ordered_json area_json(const HwConfig& cfg) {
-  nlohmann::ordered_json j = explore::estimate_area(cfg).to_json();
+  const explore::AreaEstimate area = explore::estimate_area(cfg);
+  nlohmann::ordered_json j = area.to_json();
   const explore::FpgaDevice* dev = explore::find_device(cfg.target);
   if (dev != nullptr) {
-    const explore::FitVerdict v = explore::check_fit(explore::estimate_area(cfg).total, *dev);
+    const explore::FitVerdict v = explore::check_fit(area.total, *dev);
     j["device"] = dev->part;
     j["fits"] = v.fits;
     j["binding"] = v.binding;

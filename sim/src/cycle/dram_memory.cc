@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 
 namespace vta::cycle {
@@ -107,42 +106,7 @@ void DramMemory::add_counters(TimedCounters& out) const {
 }
 
 void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-  const uint64_t addr = p.get_address();
-  const uint32_t len = p.get_data_length();
-  uint8_t* host = m_dram.checked_ptr(addr, len);
-  if (host == nullptr || len == 0) {
-    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
-  }
-  const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
-  const auto beats = static_cast<uint32_t>((addr + len + bus - 1) / bus - addr / bus);
-  const uint64_t grant = (sc_core::sc_time_stamp() + delay).value() / cycle_time().value();
-  MemTimingExt* ext = nullptr;
-  p.get_extension(ext);
-  MemTimingExt t;
-  t.beats = beats;
-  if (p.is_read()) {
-    std::memcpy(p.get_data_ptr(), host, len);
-    const ReadBeats r = time_read(addr, beats, grant);
-    t.first = r.first;
-    t.last = t.response = r.last;
-    t.interval = r.interval;
-  } else if (p.is_write()) {
-    std::memcpy(host, p.get_data_ptr(), len);
-    const WriteBeats w = time_write(addr, beats, grant);
-    t.first = w.first;
-    t.last = w.last;
-    t.response = w.response;
-    t.interval = w.interval;
-  } else {
-    p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-    return;
-  }
-  if (ext != nullptr) {
-    *ext = t;
-  }
-  delay = cycles(t.response - grant) + delay;
-  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  serve(p, delay, m_dram, m_cfg.bus_bytes);
 }
 
 void link_dram_memory_model() {}

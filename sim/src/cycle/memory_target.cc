@@ -1,10 +1,52 @@
 #include "vta/sim/cycle/memory_target.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
 
 namespace vta::cycle {
+
+void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram,
+                         int bus_bytes) {
+  const uint64_t addr = p.get_address();
+  const uint32_t len = p.get_data_length();
+  uint8_t* host = dram.checked_ptr(addr, len);
+  if (host == nullptr || len == 0) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const auto bus = static_cast<uint64_t>(bus_bytes);
+  const auto beats = static_cast<uint32_t>((addr + len + bus - 1) / bus - addr / bus);
+  const uint64_t grant = (sc_core::sc_time_stamp() + delay).value() / cycle_time().value();
+  MemTimingExt t;
+  t.beats = beats;
+  if (p.is_read()) {
+    std::memcpy(p.get_data_ptr(), host, len);
+    const ReadBeats r = time_read(addr, beats, grant);
+    t.first = r.first;
+    t.last = t.response = r.last;
+    t.interval = r.interval;
+  } else if (p.is_write()) {
+    std::memcpy(host, p.get_data_ptr(), len);
+    const WriteBeats w = time_write(addr, beats, grant);
+    t.first = w.first;
+    t.last = w.last;
+    t.response = w.response;
+    t.interval = w.interval;
+  } else {
+    p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  MemTimingExt* ext = nullptr;
+  p.get_extension(ext);
+  if (ext != nullptr) {
+    *ext = t;
+  }
+  delay = cycles(t.response - grant) + delay;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
 
 const MemoryModelEntry& find_memory_model(const std::string& name) {
   link_fixed_memory_model();

@@ -29,8 +29,7 @@ class DramMemory : public MemoryTarget {
   void add_counters(TimedCounters& out) const override;
   void reset_counters() override;
 
-  // Times a read burst (absolute core cycles), as b_transport does.
-  ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant);
+  ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant) override;
   DramController& controller() { return m_ctrl; }
   // DRAM commands issued since the last reset, when recording (the trace's DRAM track).
   void record_commands(bool on) { m_ctrl.set_command_log(on ? &m_commands : nullptr); }

@@ -31,6 +31,9 @@ class DramTarget : public MemoryTarget {
   WriteBeats time_write(uint64_t /*addr*/, uint32_t beats, uint64_t grant) override {
     return m_timing.write(grant, beats);
   }
+  ReadBeats time_read(uint64_t /*addr*/, uint32_t beats, uint64_t grant) override {
+    return m_timing.read(grant, beats);
+  }
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);

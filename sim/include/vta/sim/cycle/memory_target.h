@@ -78,10 +78,17 @@ class MemoryTarget : public sc_core::sc_module {
   // data moves later (the rtl backend's store unit sends beats after the request); the same
   // timing b_transport gives a write. Calls come in grant order.
   virtual WriteBeats time_write(uint64_t addr, uint32_t beats, uint64_t grant) = 0;
+  // Times a read burst the same way (absolute core cycles).
+  virtual ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant) = 0;
   // Adds the model's own counters of the runs since the last reset_counters() (DRAM rows,
   // refreshes, latency); the fixed model has none.
   virtual void add_counters(TimedCounters& /*out*/) const {}
   virtual void reset_counters() {}
+
+ protected:
+  // The b_transport of every model (the protocol above): moves the payload bytes to or from
+  // `dram`, times the burst with time_read / time_write, fills MemTimingExt and the delay.
+  void serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram, int bus_bytes);
 };
 
 struct MemoryModelEntry {
