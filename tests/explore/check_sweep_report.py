@@ -67,6 +67,14 @@ def main():
         fail("the report counts %s designs, the database %d" % (attrs.get("designs"), designs))
     print("sweep report: %d designs, %d on the Pareto front, loads in Chromium without errors"
           % (designs, expected))
+    # A workload or device the report does not know: a named error, exit status 1.
+    for flag, value, words in (("--workload", "network:nope", "workload 'network:nope' is not in"),
+                               ("--device", "nope", "unknown device 'nope'")):
+        p = subprocess.run([vtasim, "sweep", "report", db, "--out", out + "_bad", flag, value],
+                           capture_output=True, text=True)
+        if p.returncode != 1 or words not in p.stderr or "vtasim: error:" not in p.stderr:
+            fail("%s %s: exit %d, %r" % (flag, value, p.returncode, p.stderr))
+    print("unknown workload and device: named errors, exit 1")
 
 
 main()
