@@ -19,11 +19,12 @@ namespace vta::compiler {
 
 namespace {
 
-// Whole-buffer pipe I/O; false at end of file or on an error.
-bool write_all(int fd, const void* data, size_t n) {
-  const char* p = static_cast<const char*>(data);
+// Whole-buffer pipe I/O with `op` (::read or ::write), retried on EINTR and short transfers;
+// false at end of file or on an error.
+template <typename Byte, typename Op>
+bool transfer_all(int fd, Byte* p, size_t n, Op op) {
   while (n > 0) {
-    const ssize_t k = ::write(fd, p, n);
+    const ssize_t k = op(fd, p, n);
     if (k < 0 && errno == EINTR) {
       continue;
     }
@@ -35,19 +36,12 @@ bool write_all(int fd, const void* data, size_t n) {
   return true;
 }
 
+bool write_all(int fd, const void* data, size_t n) {
+  return transfer_all(fd, static_cast<const char*>(data), n, ::write);
+}
+
 bool read_all(int fd, void* data, size_t n) {
-  char* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::read(fd, p, n);
-    if (k < 0 && errno == EINTR) {
-      continue;
-    }
-    if (k <= 0) {
-      return false;
-    }
-    p += k, n -= size_t(k);
-  }
-  return true;
+  return transfer_all(fd, static_cast<char*>(data), n, ::read);
 }
 
 // A message between parent and worker: a status byte (0 result, 1 error) and a payload.
