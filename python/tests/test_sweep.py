@@ -55,7 +55,7 @@ def test_sweep_errors(tmp_path):
         vtasim.sweep_results(str(tmp_path / "missing.sqlite"))
 
 
-def _interrupt_after_first_job(db):
+def _interrupt_after_first_job(db, fired):
     """Ctrl-C as soon as the database holds a finished job (whatever the machine's speed)."""
     while True:
         try:
@@ -64,6 +64,7 @@ def _interrupt_after_first_job(db):
             con.close()
             if n > 0:
                 _thread.interrupt_main()
+                fired.set()
                 return
         except sqlite3.Error:
             pass  # not created yet, or busy
@@ -71,14 +72,18 @@ def _interrupt_after_first_job(db):
 
 
 def test_ctrl_c_stops_a_sweep_and_keeps_finished_jobs(tmp_path):
-    points = 12
+    points = 40  # whole networks: the sweep is still running when the first job is committed
     spec = write_spec(tmp_path, "slow.json", base="pynq", backend="cycle",
                       axes={"DRAM_READ_LATENCY_CYCLES": {"from": 1, "to": points}},
                       workloads=["network:resnet18"])
     db = str(tmp_path / "slow.sqlite")
-    threading.Thread(target=_interrupt_after_first_job, args=(db,), daemon=True).start()
+    fired = threading.Event()
+    interrupter = threading.Thread(target=_interrupt_after_first_job, args=(db, fired), daemon=True)
+    interrupter.start()
     with pytest.raises(KeyboardInterrupt):
         vtasim.sweep(spec, db, jobs=1)
+    assert fired.is_set()
+    interrupter.join()
     kept = {(x["point_id"], x["layer_index"]): x for x in vtasim.sweep_results(db)}
     done = len([k for k in kept if k[1] == -1])
     assert 0 < done < points
