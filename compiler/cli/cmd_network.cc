@@ -3,6 +3,7 @@
 // row per layer plus the totals.
 #include <climits>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,8 @@
 #include "compiler_command.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/network_workers.h"
+#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/quantize.h"
 #include "vta/compiler/report.h"
 #include "vta/explore/progress.h"
 
@@ -22,9 +25,43 @@ namespace {
 size_t vta_layer_count(const Network& net) {
   size_t n = 0;
   for (const NetworkLayer& l : net.layers) {
-    n += l.op == "conv2d" || l.op == "dense" ? 1 : 0;
+    n += l.on_vta() ? 1 : 0;
   }
   return n;
+}
+
+bool is_onnx_path(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".onnx") == 0;
+}
+
+// MODEL.onnx: imported, quantized (its report printed), the network with the model's weights.
+Network load_onnx_network(const std::string& path, const QuantOptions& q,
+                          std::optional<QuantizedModel>& model) {
+  model = quantize_graph(import_onnx(path), q);
+  std::cout << model->describe();
+  return model->net;
+}
+
+// The output of the quantized model on VTA must equal its int8 reference bit for bit; returns
+// the error otherwise.
+std::string check_model_output(const QuantizedModel& model, const NetworkRun& r,
+                               nlohmann::ordered_json& extra) {
+  size_t differ = 0;
+  for (size_t i = 0; i < r.output.size() && i < model.reference_output.size(); ++i) {
+    differ += r.output[i] != model.reference_output[i] ? 1 : 0;
+  }
+  const bool same = differ == 0 && r.output.size() == model.reference_output.size();
+  extra["frontend"]["output_matches_reference"] = same;
+  std::cout << fmt::format(
+      "  end to end: the VTA output {} the int8 reference of the quantized "
+      "graph ({} values{})\n",
+      same ? "equals" : "DIFFERS FROM", r.output.size(),
+      same ? "" : fmt::format(", {} differ", differ));
+  return same ? std::string()
+              : fmt::format(
+                    "network {}: the output differs from the int8 reference of the "
+                    "quantized graph in {} of {} values",
+                    model.net.name, differ, r.output.size());
 }
 
 // One line per finished VTA layer (unless --quiet) and the progress display.
@@ -61,6 +98,7 @@ int cmd_network(int argc, char** argv) {
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
     int batch = 1, jobs = 1;
+    QuantOptions quant;
     po::options_description desc("network options");
     add_common_options(desc, common);
     add_plot_option(desc, plot_path);
@@ -75,20 +113,31 @@ int cmd_network(int argc, char** argv) {
         "simulate the layers in N worker processes (same results as -j 1)");
     add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
+    add("calib", po::value(&quant.calib)->default_value(4),
+        "MODEL.onnx: calibration inputs (seeded N(0,1)) of the quantization");
+    add("quant", po::value(&quant.mode)->default_value("max"),
+        "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|)");
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
-    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json) [options]", desc, pos, vm)) {
+    if (!parse_args(argc, argv, "vtasim network (resnet18 | FILE.json | MODEL.onnx) [options]",
+                    desc, pos, vm)) {
       return 0;
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
     check_jobs_option(vm, common, jobs);
-    if (name.empty()) {
-      throw UsageError("vtasim network needs a network (resnet18 or a JSON file)");
+    check_option_range(vm, "calib", 1, 1000);
+    if (quant.mode != "max" && quant.mode != "percentile") {
+      throw UsageError("--quant must be max or percentile (got '" + quant.mode + "')");
     }
+    if (name.empty()) {
+      throw UsageError("vtasim network needs a network (resnet18, a JSON file or MODEL.onnx)");
+    }
+    std::optional<QuantizedModel> model;
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
-                                                                    : Network::from_file(name);
+                        : is_onnx_path(name) ? load_onnx_network(name, quant, model)
+                                             : Network::from_file(name);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;
@@ -113,6 +162,10 @@ int cmd_network(int argc, char** argv) {
                              net.h, net.w, net.layers.size());
     nlohmann::ordered_json extra;
     extra["network"] = net.name;
+    if (model) {
+      extra["frontend"] = model->to_json();
+      extra["frontend"]["model"] = name;
+    }
     NetworkRun r;
     try {
       r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
@@ -131,7 +184,13 @@ int cmd_network(int argc, char** argv) {
       std::cout << "  host: " << h << "\n";
     }
     extra["host_ops"] = r.host_ops;
-    return finish_compiler_command(common, target, "network", net.name, r.runs, extra, plot_path);
+    const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
+    const int status =
+        finish_compiler_command(common, target, "network", net.name, r.runs, extra, plot_path);
+    if (!mismatch.empty()) {
+      throw Error(mismatch);
+    }
+    return status;
   });
 }
 

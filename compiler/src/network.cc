@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/fast_reference.h"
 #include "vta/compiler/json_file.h"
 #include "vta/compiler/reference_cache.h"
 #include "vta/sim/error.h"
@@ -52,8 +53,17 @@ struct Shape {
 // The JSON keys each op reads (to_json writes a subset); empty for an unknown op.
 std::vector<std::string> op_keys(const std::string& op) {
   if (op == "conv2d") {
-    return {"name",   "op",  "input",    "k",        "kernel",
-            "stride", "pad", "residual", "epilogue", "schedule"};
+    return {"name", "op",       "input",    "k",        "kernel", "stride",
+            "pad",  "residual", "epilogue", "schedule", "groups"};
+  }
+  if (op == "avgpool") {
+    return {"name", "op", "input", "kernel", "stride", "pad", "count_include_pad"};
+  }
+  if (op == "add") {
+    return {"name", "op", "input", "residual", "epilogue"};
+  }
+  if (op == "concat") {
+    return {"name", "op", "inputs"};
   }
   if (op == "dense") {
     return {"name", "op", "input", "units", "epilogue", "schedule"};
@@ -102,12 +112,13 @@ MatmulParams dense_params(const NetworkLayer& l, const Shape& in) {
   return p;
 }
 
-// Output shape of a host maxpool; throws Error naming the layer for parameters without one.
+// Output shape of a host maxpool or avgpool; throws Error naming the layer for parameters
+// without one.
 Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
   auto at_least = [&](const char* field, int v, int min) {
     if (v < min) {
       throw Error(
-          fmt::format("maxpool layer '{}': {} must be >= {} (got {})", l.name, field, min, v));
+          fmt::format("{} layer '{}': {} must be >= {} (got {})", l.op, l.name, field, min, v));
     }
   };
   at_least("kernel height", l.kh, 1);
@@ -122,7 +133,7 @@ Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
   const int64_t ph = int64_t(in.h) + l.pad_top + l.pad_bottom;
   const int64_t pw = int64_t(in.w) + l.pad_left + l.pad_right;
   if (l.kh > ph || l.kw > pw) {
-    throw Error(fmt::format("maxpool layer '{}': kernel {}x{} exceeds the padded input {}x{}",
+    throw Error(fmt::format("{} layer '{}': kernel {}x{} exceeds the padded input {}x{}", l.op,
                             l.name, l.kh, l.kw, ph, pw));
   }
   // A window that is padding only has no maximum; this also bounds the output size.
@@ -131,17 +142,17 @@ Shape maxpool_shape(const NetworkLayer& l, const Shape& in) {
                                     {"pad_left", l.pad_left, l.kw},
                                     {"pad_right", l.pad_right, l.kw}}) {
     if (pad >= kernel) {
-      throw Error(fmt::format("maxpool layer '{}': {} = {} must be smaller than the kernel ({})",
+      throw Error(fmt::format("{} layer '{}': {} = {} must be smaller than the kernel ({})", l.op,
                               l.name, field, pad, kernel));
     }
   }
   const Shape out{in.n, in.c, int((ph - l.kh) / l.stride_h + 1), int((pw - l.kw) / l.stride_w + 1)};
   if (out.h > kMaxTensorDim || out.w > kMaxTensorDim) {
-    throw Error(fmt::format("maxpool layer '{}': output {} exceeds {} per dimension", l.name,
+    throw Error(fmt::format("{} layer '{}': output {} exceeds {} per dimension", l.op, l.name,
                             out.str(), kMaxTensorDim));
   }
   if (uint64_t(out.n) * out.c * out.h * out.w > kMaxLayerBytes) {
-    throw Error(fmt::format("maxpool layer '{}': output {} is larger than {} MiB", l.name,
+    throw Error(fmt::format("{} layer '{}': output {} is larger than {} MiB", l.op, l.name,
                             out.str(), kMaxLayerBytes >> 20));
   }
   return out;
@@ -207,6 +218,151 @@ Tensor host_global_avgpool(const Tensor& in) {
   return out;
 }
 
+// Average pool: the sum over the window's real pixels divided by their count (or by the whole
+// window with count_include_pad), rounded to nearest (ties away from zero).
+Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
+  const Shape s = maxpool_shape(l, Shape{in.n, in.c, in.h, in.w});
+  Tensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
+  for (int nc = 0; nc < in.n * in.c; ++nc) {
+    for (int y = 0; y < s.h; ++y) {
+      for (int x = 0; x < s.w; ++x) {
+        int sum = 0, count = 0;
+        for (int ky = 0; ky < l.kh; ++ky) {
+          for (int kx = 0; kx < l.kw; ++kx) {
+            int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
+            if (iy >= 0 && iy < in.h && ix >= 0 && ix < in.w) {
+              sum += in.data[(size_t(nc) * in.h + iy) * in.w + ix];
+              ++count;
+            }
+          }
+        }
+        const int div = l.count_include_pad ? l.kh * l.kw : count;
+        const int q = (std::abs(sum) + div / 2) / div;
+        out.data[(size_t(nc) * s.h + y) * s.w + x] = int8_t(sum < 0 ? -q : q);
+      }
+    }
+  }
+  return out;
+}
+
+// a + b of two int8 tensors of one scale, then the layer's lower bound and clip_hi, saturated
+// to int8.
+Tensor host_add(const Tensor& a, const Tensor& b, const NetworkLayer& l) {
+  Tensor out = a;
+  const int lo = std::max(-128, l.epilogue.lower_bound().value_or(-128));
+  const int hi = std::min(127, l.epilogue.clip_hi.value_or(127));
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    out.data[i] = int8_t(std::clamp(int(a.data[i]) + int(b.data[i]), lo, hi));
+  }
+  return out;
+}
+
+Tensor host_concat(const std::vector<const Tensor*>& in) {
+  Tensor out{in[0]->n, 0, in[0]->h, in[0]->w, {}};
+  for (const Tensor* t : in) {
+    out.c += t->c;
+  }
+  for (int n = 0; n < out.n; ++n) {
+    for (const Tensor* t : in) {
+      const size_t per = size_t(t->c) * t->h * t->w;
+      out.data.insert(out.data.end(), t->data.begin() + long(n * per),
+                      t->data.begin() + long((n + 1) * per));
+    }
+  }
+  return out;
+}
+
+// A grouped convolution on the host: each group through the reference (same arithmetic and
+// epilogue as a VTA layer).
+Tensor host_grouped_conv(const Tensor& in, const NetworkLayer& l, const ConvData& d) {
+  Conv2dParams p = conv_params(l, Shape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  const int oh = p.out_h(), ow = p.out_w();
+  Tensor out{in.n, l.k, oh, ow, std::vector<int8_t>(size_t(in.n) * l.k * oh * ow)};
+  const size_t in_plane = size_t(in.h) * in.w, out_plane = size_t(oh) * ow;
+  const size_t wper = size_t(p.k) * p.c * p.kh * p.kw;
+  for (int g = 0; g < l.groups; ++g) {
+    std::vector<int8_t> x(size_t(in.n) * p.c * in_plane);
+    for (int n = 0; n < in.n; ++n) {
+      std::copy_n(in.data.begin() + long((size_t(n) * in.c + size_t(g) * p.c) * in_plane),
+                  size_t(p.c) * in_plane, x.begin() + long(size_t(n) * p.c * in_plane));
+    }
+    const std::vector<int8_t> w(d.w.begin() + long(g * wper), d.w.begin() + long((g + 1) * wper));
+    std::vector<int32_t> bias;
+    if (l.epilogue.bias) {
+      bias.assign(d.bias.begin() + g * p.k, d.bias.begin() + (g + 1) * p.k);
+    }
+    const std::vector<int8_t> y = conv2d_reference_fast(p, l.epilogue, x, w, bias, {});
+    for (int n = 0; n < in.n; ++n) {
+      std::copy_n(y.begin() + long(size_t(n) * p.k * out_plane), size_t(p.k) * out_plane,
+                  out.data.begin() + long((size_t(n) * l.k + size_t(g) * p.k) * out_plane));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// Explicit weights and bias (if any) must have the sizes the layer needs.
+void check_weight_sizes(const NetworkLayer& l, uint64_t weights, uint64_t outputs) {
+  if (l.weights && l.weights->size() != weights) {
+    throw Error(fmt::format("layer '{}' carries {} weights but needs {}", l.name, l.weights->size(),
+                            weights));
+  }
+  if (l.weights && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
+    throw Error(fmt::format("layer '{}' carries {} bias values but needs {}", l.name,
+                            l.bias ? l.bias->size() : 0, outputs));
+  }
+}
+
+// Output shape of a conv2d (grouped ones: each group a convolution of C/groups channels).
+Shape conv_shape(const NetworkLayer& l, const Shape& in) {
+  if (l.groups < 1 || in.c % l.groups || l.k % l.groups) {
+    throw Error(
+        fmt::format("conv2d layer '{}': {} groups do not divide {} input and {} output "
+                    "channels",
+                    l.name, l.groups, in.c, l.k));
+  }
+  if (l.groups > 1 && !l.residual.empty()) {
+    throw Error(fmt::format("grouped conv2d layer '{}' cannot take a residual", l.name));
+  }
+  Conv2dParams p = conv_params(l, Shape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  p.validate();
+  check_weight_sizes(l, uint64_t(l.k) * p.c * p.kh * p.kw, uint64_t(l.k));
+  return Shape{p.n, l.k, p.out_h(), p.out_w()};
+}
+
+// Output shape of an add (both operands of one shape) or a concat (along the channels).
+Shape merge_shape(const NetworkLayer& l, const Shape& in,
+                  const std::map<std::string, Shape>& shapes) {
+  const std::vector<std::string> others =
+      l.op == "add"
+          ? std::vector<std::string>{l.residual}
+          : std::vector<std::string>(l.inputs.begin() + (l.inputs.empty() ? 0 : 1), l.inputs.end());
+  if (l.op == "concat" && l.inputs.empty()) {
+    throw Error(fmt::format("concat layer '{}' has no inputs", l.name));
+  }
+  Shape out = in;
+  for (const std::string& o : others) {
+    auto it = shapes.find(o);
+    if (it == shapes.end()) {
+      throw Error(fmt::format("layer '{}' reads unknown tensor '{}'", l.name, o));
+    }
+    const Shape& s = it->second;
+    const bool fits =
+        l.op == "add" ? s.str() == in.str() : (s.n == in.n && s.h == in.h && s.w == in.w);
+    if (!fits) {
+      throw Error(fmt::format("{} layer '{}': operand '{}' has shape {}, '{}' has {}", l.op, l.name,
+                              l.input, in.str(), o, s.str()));
+    }
+    out.c += l.op == "concat" ? s.c : 0;
+  }
+  return out;
+}
+
 }  // namespace
 
 Network Network::from_json(const nlohmann::json& j, const std::string& source) {
@@ -236,13 +392,21 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
       if (keys.empty()) {
         throw Error(
             fmt::format("{}: layer '{}' has unknown op '{}' (known: conv2d, dense, "
-                        "maxpool, global_avgpool)",
+                        "maxpool, global_avgpool, avgpool, add, concat)",
                         source, l.name, l.op));
       }
       check_keys(lj, keys, fmt::format("{}: {} layer '{}'", source, l.op, l.name));
-      l.input = lj.at("input").get<std::string>();
+      if (l.op == "concat") {
+        l.inputs = lj.at("inputs").get<std::vector<std::string>>();
+        l.input = l.inputs.empty() ? std::string() : l.inputs[0];
+      } else {
+        l.input = lj.at("input").get<std::string>();
+      }
       l.residual = lj.value("residual", std::string());
       const std::string where = fmt::format("{}: layer '{}' key", source, l.name);
+      l.groups = lj.contains("groups") ? json_int32(lj["groups"], where + " 'groups'", 1) : 1;
+      l.count_include_pad = lj.contains("count_include_pad") &&
+                            json_bool(lj["count_include_pad"], where + " 'count_include_pad'");
       if (lj.contains("kernel")) {
         read_pair(lj["kernel"], where + " 'kernel'", l.kh, l.kw);
       }
@@ -306,9 +470,7 @@ void Network::validate() const {
     Shape out;
     try {
       if (l.op == "conv2d") {
-        const Conv2dParams p = conv_params(l, in);
-        p.validate();
-        out = Shape{p.n, p.k, p.out_h(), p.out_w()};
+        out = conv_shape(l, in);
         if (!l.residual.empty()) {
           auto r = shapes.find(l.residual);
           if (r == shapes.end()) {
@@ -332,14 +494,18 @@ void Network::validate() const {
                                   l.name, fan_in, kMaxTensorDim));
         }
         dense_params(l, in).validate();
+        check_weight_sizes(l, fan_in * uint64_t(l.units), uint64_t(l.units));
         out = Shape{in.n, l.units, 1, 1};
-      } else if (l.op == "maxpool") {
+      } else if (l.op == "maxpool" || l.op == "avgpool") {
         out = maxpool_shape(l, in);
+      } else if (l.op == "add" || l.op == "concat") {
+        out = merge_shape(l, in, shapes);
       } else if (l.op == "global_avgpool") {
         out = Shape{in.n, in.c, 1, 1};
       } else {
         throw Error(fmt::format(
-            "layer '{}' has unknown op '{}' (known: conv2d, dense, maxpool, global_avgpool)",
+            "layer '{}' has unknown op '{}' (known: conv2d, dense, maxpool, global_avgpool, "
+            "avgpool, add, concat)",
             l.name, l.op));
       }
     } catch (const Error& ex) {
@@ -366,7 +532,17 @@ nlohmann::ordered_json Network::to_json() const {
     if (l.op == "dense") {
       lj["units"] = l.units;
     }
-    if (l.op == "conv2d" || l.op == "maxpool") {
+    if (l.op == "conv2d" && l.groups > 1) {
+      lj["groups"] = l.groups;
+    }
+    if (l.op == "concat") {
+      lj.erase("input");
+      lj["inputs"] = l.inputs;
+    }
+    if (l.op == "avgpool") {
+      lj["count_include_pad"] = l.count_include_pad;
+    }
+    if (l.op == "conv2d" || l.op == "maxpool" || l.op == "avgpool") {
       lj["kernel"] = {l.kh, l.kw};
       lj["stride"] = {l.stride_h, l.stride_w};
       lj["pad"] = {l.pad_top, l.pad_left, l.pad_bottom, l.pad_right};
@@ -374,7 +550,7 @@ nlohmann::ordered_json Network::to_json() const {
     if (!l.residual.empty()) {
       lj["residual"] = l.residual;
     }
-    if (l.op == "conv2d" || l.op == "dense") {
+    if (l.op == "conv2d" || l.op == "dense" || l.op == "add") {
       nlohmann::ordered_json e;
       if (l.epilogue.bias) {
         e["bias"] = true;
@@ -487,10 +663,52 @@ const Tensor& layer_input(const Network& net, const NetworkLayer& l,
   return it->second;
 }
 
-// Runs a maxpool or global_avgpool layer on the host and notes it in `host_ops`; nothing for a
-// VTA layer.
-std::optional<Tensor> run_host_layer(const NetworkLayer& l, const Tensor& in,
+// A tensor by name (the second operand of add, the inputs of concat).
+const Tensor& named_tensor(const Network& net, const NetworkLayer& l, const std::string& name,
+                           const std::map<std::string, Tensor>& tensors) {
+  auto it = tensors.find(name);
+  if (it == tensors.end()) {
+    throw Error(
+        fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name, name));
+  }
+  return it->second;
+}
+
+ConvData conv_layer_data(const Network& net, const NetworkLayer& l, const Conv2dParams& p,
+                         const Tensor& in, const std::map<std::string, Tensor>& tensors,
+                         uint64_t seed);
+
+// Runs a host layer (pooling, add, concat, grouped conv2d) and notes it in `host_ops`; nothing
+// for a VTA layer.
+std::optional<Tensor> run_host_layer(const Network& net, const NetworkLayer& l, const Tensor& in,
+                                     const std::map<std::string, Tensor>& tensors, uint64_t seed,
                                      std::vector<std::string>& host_ops) {
+  if (l.op == "conv2d" && l.groups > 1) {
+    Conv2dParams p = conv_params(l, Shape{in.n, in.c / l.groups, in.h, in.w});
+    p.k = l.k / l.groups;
+    Tensor out = host_grouped_conv(in, l, conv_layer_data(net, l, p, in, tensors, seed));
+    host_ops.push_back(fmt::format("{}: conv2d {}x{} s{} with {} groups on host ({} MACs)", l.name,
+                                   l.kh, l.kw, l.stride_h, l.groups,
+                                   p.macs() * uint64_t(l.groups)));
+    return out;
+  }
+  if (l.op == "avgpool") {
+    host_ops.push_back(
+        fmt::format("{}: avgpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h));
+    return host_avgpool(in, l);
+  }
+  if (l.op == "add") {
+    host_ops.push_back(fmt::format("{}: add on host", l.name));
+    return host_add(in, named_tensor(net, l, l.residual, tensors), l);
+  }
+  if (l.op == "concat") {
+    std::vector<const Tensor*> parts;
+    for (const std::string& name : l.inputs) {
+      parts.push_back(&named_tensor(net, l, name, tensors));
+    }
+    host_ops.push_back(fmt::format("{}: concat of {} tensors on host", l.name, parts.size()));
+    return host_concat(parts);
+  }
   if (l.op == "maxpool") {
     Tensor out = host_maxpool(in, l);
     host_ops.push_back(
@@ -517,6 +735,10 @@ ConvData conv_layer_data(const Network& net, const NetworkLayer& l, const Conv2d
                          uint64_t seed) {
   ConvData d = random_conv_data(p, l.epilogue, seed);
   d.x = in.data;
+  if (l.weights) {
+    d.w = *l.weights;  // grouped layers: every group's weights, sliced by the host conv
+    d.bias = l.bias ? *l.bias : std::vector<int32_t>();
+  }
   if (!l.epilogue.residual) {
     return d;
   }
@@ -569,6 +791,10 @@ MatmulData dense_layer_data(const NetworkLayer& l, const MatmulParams& p, const 
                             uint64_t seed) {
   MatmulData d = random_matmul_data(p, l.epilogue, seed);
   d.a = in.data;  // NCHW flattened per sample = row of A
+  if (l.weights) {
+    d.b = *l.weights;
+    d.bias = l.bias ? *l.bias : std::vector<int32_t>();
+  }
   return d;
 }
 
@@ -631,17 +857,52 @@ std::string NetworkTensor::shape() const {
   return fmt::format("{}x{}x{}x{}", n, c, h, w);
 }
 
+namespace {
+
+// The network's input tensor: its own data, else random from the seed.
+Tensor network_input(const Network& net) {
+  const size_t size = size_t(net.n) * net.c * net.h * net.w;
+  if (net.input_data && net.input_data->size() != size) {
+    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
+                            net.name, net.input_data->size(), net.n, net.c, net.h, net.w));
+  }
+  return Tensor{net.n, net.c, net.h, net.w,
+                net.input_data ? *net.input_data : random_int8(size, net.seed)};
+}
+
+}  // namespace
+
+std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net) {
+  net.validate();
+  std::map<std::string, Tensor> tensors;
+  tensors[net.input_name] = network_input(net);
+  std::vector<std::string> host_ops;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    const Tensor& in = layer_input(net, l, tensors);
+    if (std::optional<Tensor> h =
+            run_host_layer(net, l, in, tensors, layer_seed(net, i), host_ops)) {
+      tensors[l.name] = std::move(*h);
+      continue;
+    }
+    NetworkLayerJob job;
+    job.seed = layer_seed(net, i);
+    tensors[l.name] = prepare_layer_job(net, l, in, tensors, job);
+  }
+  return tensors;
+}
+
 NetworkJobs reference_layer_jobs(const Network& net) {
   net.validate();
   std::map<std::string, Tensor> tensors;
-  tensors[net.input_name] = Tensor{net.n, net.c, net.h, net.w,
-                                   random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed)};
+  tensors[net.input_name] = network_input(net);
   NetworkJobs result;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     try {
       const Tensor& in = layer_input(net, l, tensors);
-      if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+      if (std::optional<Tensor> pooled =
+              run_host_layer(net, l, in, tensors, layer_seed(net, i), result.host_ops)) {
         tensors[l.name] = std::move(*pooled);
         continue;
       }
@@ -675,9 +936,7 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   net.validate();  // also for networks built in code: every shape below is then valid
   std::map<std::string, Tensor> tensors;
-  Tensor input{net.n, net.c, net.h, net.w, {}};
-  input.data = random_int8(size_t(net.n) * net.c * net.h * net.w, net.seed);
-  tensors[net.input_name] = std::move(input);
+  tensors[net.input_name] = network_input(net);
   NetworkRun result;
   const std::string& last = net.layers.empty() ? net.input_name : net.layers.back().name;
 
@@ -685,11 +944,11 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
   for (const NetworkLayer& l : net.layers) {
     ++layer_index;
     const Tensor& in = layer_input(net, l, tensors);
-    if (std::optional<Tensor> pooled = run_host_layer(l, in, result.host_ops)) {
+    const uint64_t seed = layer_seed(net, layer_index - 1);
+    if (std::optional<Tensor> pooled = run_host_layer(net, l, in, tensors, seed, result.host_ops)) {
       tensors[l.name] = std::move(*pooled);
       continue;
     }
-    const uint64_t seed = layer_seed(net, layer_index - 1);
     TargetStep step(target, "layers", l.name);
     VtaLayerResult v = run_vta_layer(target, net, l, in, tensors, seed, opt);
     step.done(v.run.stats);

@@ -1,8 +1,11 @@
 // Networks: a JSON sequence of layers over named tensors. conv2d and dense layers run on VTA
 // (with their fused epilogue, including residual adds by the ALU when the residual tensor has
 // the output's shape); maxpool and global_avgpool run on the host, as in TVM's VTA ResNet-18
-// deployment. Weights are random int8 from the network seed; every VTA layer is checked
-// against the C++ reference on the actual input it received.
+// deployment, and so do the operators an imported model may need besides: grouped /
+// depthwise conv2d ("groups" > 1), avgpool, add (of two int8 tensors of one scale, saturating,
+// with the layer's relu/clip) and concat (along the channels). Weights are random int8 from the
+// network seed unless the layer carries its own (an imported model's); every VTA layer is
+// checked against the C++ reference on the actual input it received.
 //
 // Format:
 //   {"name": "...", "seed": 1, "input": {"name": "data", "n": 1, "c": 3, "h": 224, "w": 224},
@@ -13,12 +16,18 @@
 //      {"name": "p1", "op": "maxpool", "input": "c1", "kernel": 3, "stride": 2, "pad": 1},
 //      {"name": "gap", "op": "global_avgpool", "input": "..."},
 //      {"name": "fc", "op": "dense", "input": "gap", "units": 1000, "epilogue": {...}}]}
+//      {"name": "sum", "op": "add", "input": "a", "residual": "b", "epilogue": {"relu": true}},
+//      {"name": "cat", "op": "concat", "inputs": ["a", "b"]},
+//      {"name": "dw", "op": "conv2d", "groups": 32, ...},
+//      {"name": "ap", "op": "avgpool", "kernel": 2, "stride": 2, "count_include_pad": false},
 // "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays.
 // Unknown keys (also keys of another op, e.g. "units" on a conv2d) are errors.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +48,16 @@ struct NetworkLayer {
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   Epilogue epilogue;
   std::optional<ConvSchedule> schedule;
+  int groups = 1;                   // conv2d: > 1 (grouped, depthwise) runs on the host
+  std::vector<std::string> inputs;  // concat: every input, in order (input = inputs[0])
+  bool count_include_pad = false;   // avgpool: divide by the whole window, padding included
+  // Explicit weights instead of random ones (an imported model): conv2d K x C/groups x KH x KW,
+  // dense inputs x units (the B of the matmul); bias int32 per output (with epilogue.bias).
+  // Not written by to_json.
+  std::shared_ptr<const std::vector<int8_t>> weights;
+  std::shared_ptr<const std::vector<int32_t>> bias;
+
+  bool on_vta() const { return (op == "conv2d" && groups == 1) || op == "dense"; }
 };
 
 struct Network {
@@ -47,6 +66,8 @@ struct Network {
   std::string input_name = "data";
   int n = 1, c = 3, h = 224, w = 224;
   std::vector<NetworkLayer> layers;
+  // The input tensor (n*c*h*w int8, NCHW); random from the seed when absent.
+  std::shared_ptr<const std::vector<int8_t>> input_data;
 
   // Reads and validates (see validate) a description; errors name `source` and the layer.
   static Network from_json(const nlohmann::json& j, const std::string& source);
@@ -75,7 +96,7 @@ struct NetworkOptions {
 
 struct NetworkRun {
   std::vector<LayerRun> runs;         // VTA layers, in order
-  std::vector<std::string> host_ops;  // host layers, "p1: maxpool 3x3 s2"
+  std::vector<std::string> host_ops;  // host layers, "p1: maxpool 3x3 s2 on host"
   std::vector<int8_t> output;         // the last layer's output
 };
 
@@ -109,6 +130,10 @@ struct NetworkJobs {
   std::vector<std::string> host_ops;  // as NetworkRun::host_ops
   std::optional<Failure> failure;     // a layer that cannot run; the jobs stop before it
 };
+
+// Every tensor of the network (input included) computed on the host with the C++ reference in
+// place of VTA: the int8 reference of a whole network (e.g. of a quantized model).
+std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net);
 
 // Follows the network on the host with the C++ reference in place of VTA (memoised in
 // ReferenceCache::process(), so checking the jobs' runs later costs a lookup).

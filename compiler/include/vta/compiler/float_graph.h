@@ -1,0 +1,69 @@
+// The front end's graph: a float inference graph in NCHW after import (onnx_import.h), with
+// BatchNormalization already folded into the convolutions and the no-op operators (Identity,
+// Dropout, Flatten/Reshape to a matrix) resolved to their input. run_float interprets it on the
+// host in float: the reference the quantizer calibrates on and measures its error against.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vta::compiler {
+
+struct FloatTensor {
+  std::vector<int> dims;  // NCHW for activations (a matrix N x K after a flatten: N x K x 1 x 1)
+  std::vector<float> data;
+  size_t size() const;
+  std::string shape() const;  // "1x64x8x8"
+};
+
+enum class GraphOp {
+  kConv,
+  kRelu,
+  kClip,
+  kAdd,
+  kMaxPool,
+  kAvgPool,
+  kGlobalAvgPool,
+  kGemm,
+  kConcat
+};
+
+const char* graph_op_name(GraphOp op);  // the ONNX operator name ("Conv", ...)
+
+struct GraphNode {
+  std::string name;  // the ONNX node's name (its output's name if it has none)
+  GraphOp op = GraphOp::kRelu;
+  std::vector<std::string> inputs;  // activation tensors only (weights are below)
+  std::string output;
+  int kh = 1, kw = 1, stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int groups = 1;                  // Conv
+  bool count_include_pad = false;  // AveragePool
+  float clip_lo = 0, clip_hi = 0;  // Clip
+  FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b)
+  FloatTensor bias;    // K or units values (zeros when the model has none)
+};
+
+struct FloatGraph {
+  std::string name;
+  std::string input;  // the one activation input, NCHW
+  std::vector<int> input_dims;
+  std::string output;
+  std::vector<GraphNode> nodes;  // topological order
+
+  // The NCHW dims of every tensor, followed from the input. Throws Error
+  // "<source>: node 'N' (Op): ..." for a node whose input is unknown or whose shapes do not fit
+  // (input channels vs the weight, Add / Concat operands, a window larger than its input), and
+  // for an output that no node produces.
+  std::map<std::string, std::vector<int>> infer_shapes(const std::string& source) const;
+  void validate(const std::string& source) const { infer_shapes(source); }
+  // Multiply-accumulates of each node by name (Conv, Gemm; 0 for the others).
+  std::map<std::string, uint64_t> node_macs() const;
+};
+
+// Every tensor of the graph (the input included), computed in float from `input`.
+std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);
+
+}  // namespace vta::compiler

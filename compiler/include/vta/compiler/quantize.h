@@ -1,0 +1,69 @@
+// Quantization of an imported float graph in the manner of TVM's VTA flow (relay.quantize with
+// power-of-two scales): every tensor t is int8 q = clip(round(x * 2^e_t)), e_t chosen by
+// calibration on seeded sample inputs (the largest e whose range holds the calibrated
+// magnitude: the maximum |x|, or a percentile of |x|), each layer's weights
+// by their own maximum (e_w); a layer accumulates in int32 at scale 2^-(e_in + e_w), adds its
+// int32 bias (rounded at that scale, plus the half unit that turns the shift's floor into
+// round-to-nearest), shifts right by e_in + e_w - e_out, adds the residual, applies ReLU / Clip
+// and clips to int8: exactly the fused epilogue of a VTA layer. Tensors an operator cannot
+// rescale (pool in/out, add and concat operands, a fused residual and its layer's output) share
+// one exponent, the smallest of their calibrated ones.
+//
+// The result is a Network (network.h) with the model's weights that run_network executes, plus
+// the quantization report: per layer the exponents, the shift and the signal-to-noise ratio of
+// its output against the float graph; for the output the cosine similarity and the top-1
+// agreement with the float graph over the calibration inputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/compiler/float_graph.h"
+#include "vta/compiler/network.h"
+
+namespace vta::compiler {
+
+struct QuantOptions {
+  int calib = 4;              // calibration inputs, N(0, 1) per element from `seed`
+  std::string mode = "max";   // "max" or "percentile"
+  double percentile = 99.99;  // of |x|, per tensor over all calibration inputs
+  uint64_t seed = 1;
+};
+
+struct QuantLayerReport {
+  std::string name;  // the network layer (its first ONNX node)
+  std::string ops;   // the fused ONNX operators, "Conv+Add+Relu"
+  bool on_vta = false;
+  int in_exp = 0, w_exp = 0, out_exp = 0, shift = 0;  // scales 2^-exp
+  double snr_db = 0;  // of the dequantized output against the float graph
+  uint64_t macs = 0;
+};
+
+struct QuantizedModel {
+  Network net;  // input_data: the first calibration input, quantized
+  std::string output_layer;
+  int input_exp = 0, output_exp = 0;
+  std::vector<QuantLayerReport> layers;
+  double cosine = 0;  // output vs float, the lowest over the calibration samples
+  double cosine_mean = 0;
+  double top1_agreement = 0;  // fraction of samples whose arg-max class agrees
+  int samples = 0;
+  uint64_t vta_macs = 0, host_macs = 0;
+  std::vector<int8_t> reference_output;  // the int8 reference's output of net.input_data
+  QuantOptions options;
+
+  nlohmann::ordered_json to_json() const;
+  std::string describe() const;  // the human table
+};
+
+// N(0, 1) inputs of the graph's input shape, from `seed` (sample i from seed + i).
+std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint64_t seed);
+
+// Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
+// Conv, Gemm or Add before it absorbs).
+QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);
+
+}  // namespace vta::compiler

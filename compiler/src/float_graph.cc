@@ -1,0 +1,357 @@
+#include "vta/compiler/float_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+size_t FloatTensor::size() const {
+  size_t n = dims.empty() ? 0 : 1;
+  for (int d : dims) {
+    n *= size_t(d);
+  }
+  return n;
+}
+
+std::string FloatTensor::shape() const {
+  std::string s;
+  for (int d : dims) {
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  }
+  return s;
+}
+
+const char* graph_op_name(GraphOp op) {
+  switch (op) {
+    case GraphOp::kConv:
+      return "Conv";
+    case GraphOp::kRelu:
+      return "Relu";
+    case GraphOp::kClip:
+      return "Clip";
+    case GraphOp::kAdd:
+      return "Add";
+    case GraphOp::kMaxPool:
+      return "MaxPool";
+    case GraphOp::kAvgPool:
+      return "AveragePool";
+    case GraphOp::kGlobalAvgPool:
+      return "GlobalAveragePool";
+    case GraphOp::kGemm:
+      return "Gemm";
+    case GraphOp::kConcat:
+      return "Concat";
+  }
+  return "?";
+}
+
+namespace {
+
+using Tensors = std::map<std::string, FloatTensor>;
+
+struct Nchw {
+  int n, c, h, w;
+};
+
+Nchw nchw(const FloatTensor& t) {
+  std::vector<int> d = t.dims;
+  d.resize(4, 1);
+  return {d[0], d[1], d[2], d[3]};
+}
+
+int window_out(int in, int pad_a, int pad_b, int k, int stride) {
+  return (in + pad_a + pad_b - k) / stride + 1;
+}
+
+FloatTensor conv(const GraphNode& g, const FloatTensor& x) {
+  const Nchw in = nchw(x);
+  const int k = g.weight.dims[0], cg = in.c / g.groups, kg = k / g.groups;
+  const int oh = window_out(in.h, g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+  const int ow = window_out(in.w, g.pad_left, g.pad_right, g.kw, g.stride_w);
+  FloatTensor out{{in.n, k, oh, ow}, {}};
+  out.data.resize(out.size());
+  for (int n = 0; n < in.n; ++n) {
+    for (int o = 0; o < k; ++o) {
+      const int group = o / kg;
+      for (int y = 0; y < oh; ++y) {
+        for (int xo = 0; xo < ow; ++xo) {
+          double acc = g.bias.data[size_t(o)];
+          for (int ci = 0; ci < cg; ++ci) {
+            const int c = group * cg + ci;
+            for (int ky = 0; ky < g.kh; ++ky) {
+              const int iy = y * g.stride_h - g.pad_top + ky;
+              if (iy < 0 || iy >= in.h) {
+                continue;
+              }
+              for (int kx = 0; kx < g.kw; ++kx) {
+                const int ix = xo * g.stride_w - g.pad_left + kx;
+                if (ix < 0 || ix >= in.w) {
+                  continue;
+                }
+                acc += double(x.data[((size_t(n) * in.c + c) * in.h + iy) * in.w + ix]) *
+                       g.weight.data[((size_t(o) * cg + ci) * g.kh + ky) * g.kw + kx];
+              }
+            }
+          }
+          out.data[((size_t(n) * k + o) * oh + y) * ow + xo] = float(acc);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// MaxPool (max over the real pixels) or AveragePool (count_include_pad chooses the divisor).
+FloatTensor pool(const GraphNode& g, const FloatTensor& x, bool is_max) {
+  const Nchw in = nchw(x);
+  const int oh = window_out(in.h, g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+  const int ow = window_out(in.w, g.pad_left, g.pad_right, g.kw, g.stride_w);
+  FloatTensor out{{in.n, in.c, oh, ow}, {}};
+  out.data.resize(out.size());
+  for (int nc = 0; nc < in.n * in.c; ++nc) {
+    for (int y = 0; y < oh; ++y) {
+      for (int xo = 0; xo < ow; ++xo) {
+        double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+        int count = 0;
+        for (int ky = 0; ky < g.kh; ++ky) {
+          for (int kx = 0; kx < g.kw; ++kx) {
+            const int iy = y * g.stride_h - g.pad_top + ky, ix = xo * g.stride_w - g.pad_left + kx;
+            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) {
+              continue;
+            }
+            const float v = x.data[(size_t(nc) * in.h + iy) * in.w + ix];
+            acc = is_max ? std::max(acc, double(v)) : acc + v;
+            ++count;
+          }
+        }
+        if (!is_max) {
+          acc /= g.count_include_pad ? g.kh * g.kw : std::max(count, 1);
+        }
+        out.data[(size_t(nc) * oh + y) * ow + xo] = float(acc);
+      }
+    }
+  }
+  return out;
+}
+
+FloatTensor global_avgpool(const FloatTensor& x) {
+  const Nchw in = nchw(x);
+  FloatTensor out{{in.n, in.c, 1, 1}, std::vector<float>(size_t(in.n) * in.c)};
+  const size_t hw = size_t(in.h) * in.w;
+  for (size_t nc = 0; nc < out.data.size(); ++nc) {
+    double s = 0;
+    for (size_t i = 0; i < hw; ++i) {
+      s += x.data[nc * hw + i];
+    }
+    out.data[nc] = float(s / double(hw));
+  }
+  return out;
+}
+
+// y = x W^T + b on x flattened per sample (N x K).
+FloatTensor gemm(const GraphNode& g, const FloatTensor& x) {
+  const int n = x.dims[0], units = g.weight.dims[0], k = g.weight.dims[1];
+  if (x.size() != size_t(n) * k) {
+    throw Error(fmt::format("node '{}': input {} does not have {} values per sample", g.name,
+                            x.shape(), k));
+  }
+  FloatTensor out{{n, units, 1, 1}, std::vector<float>(size_t(n) * units)};
+  for (int i = 0; i < n; ++i) {
+    for (int u = 0; u < units; ++u) {
+      double acc = g.bias.data[size_t(u)];
+      for (int j = 0; j < k; ++j) {
+        acc += double(x.data[size_t(i) * k + j]) * g.weight.data[size_t(u) * k + j];
+      }
+      out.data[size_t(i) * units + u] = float(acc);
+    }
+  }
+  return out;
+}
+
+FloatTensor concat(const GraphNode& g, const std::vector<const FloatTensor*>& xs) {
+  const Nchw first = nchw(*xs[0]);
+  int channels = 0;
+  for (const FloatTensor* t : xs) {
+    const Nchw s = nchw(*t);
+    if (s.n != first.n || s.h != first.h || s.w != first.w) {
+      throw Error(fmt::format("node '{}': Concat of {} and {} along the channels", g.name,
+                              xs[0]->shape(), t->shape()));
+    }
+    channels += s.c;
+  }
+  FloatTensor out{{first.n, channels, first.h, first.w}, {}};
+  for (int n = 0; n < first.n; ++n) {
+    for (const FloatTensor* t : xs) {
+      const size_t per = t->size() / size_t(first.n);
+      out.data.insert(out.data.end(), t->data.begin() + long(n * per),
+                      t->data.begin() + long((n + 1) * per));
+    }
+  }
+  return out;
+}
+
+FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTensor* b) {
+  FloatTensor out = a;
+  if (b && b->size() != a.size()) {
+    throw Error(fmt::format("node '{}': Add of {} and {} (broadcasting is not supported)", g.name,
+                            a.shape(), b->shape()));
+  }
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    float& v = out.data[i];
+    switch (g.op) {
+      case GraphOp::kRelu:
+        v = std::max(v, 0.0f);
+        break;
+      case GraphOp::kClip:
+        v = std::clamp(v, g.clip_lo, g.clip_hi);
+        break;
+      default:
+        v += b->data[i];
+        break;
+    }
+  }
+  return out;
+}
+
+FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
+  switch (g.op) {
+    case GraphOp::kConv:
+      return conv(g, *in[0]);
+    case GraphOp::kMaxPool:
+      return pool(g, *in[0], true);
+    case GraphOp::kAvgPool:
+      return pool(g, *in[0], false);
+    case GraphOp::kGlobalAvgPool:
+      return global_avgpool(*in[0]);
+    case GraphOp::kGemm:
+      return gemm(g, *in[0]);
+    case GraphOp::kConcat:
+      return concat(g, in);
+    case GraphOp::kAdd:
+      return elementwise(g, *in[0], in[1]);
+    default:
+      return elementwise(g, *in[0], nullptr);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The output dims of one node from its input dims; an error text when they do not fit.
+std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                       std::vector<int>& out) {
+  const std::vector<int>& d = in[0];
+  out = d;
+  if (g.op == GraphOp::kConv || g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool) {
+    if (g.kh > d[2] + g.pad_top + g.pad_bottom || g.kw > d[3] + g.pad_left + g.pad_right) {
+      return fmt::format("kernel {}x{} is larger than the padded input {}x{}", g.kh, g.kw, d[2],
+                         d[3]);
+    }
+    out[2] = window_out(d[2], g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+    out[3] = window_out(d[3], g.pad_left, g.pad_right, g.kw, g.stride_w);
+    if (g.op == GraphOp::kConv) {
+      if (g.weight.dims[1] * g.groups != d[1]) {
+        return fmt::format("input has {} channels but the weight {} with {} group(s) needs {}",
+                           d[1], g.weight.shape(), g.groups, g.weight.dims[1] * g.groups);
+      }
+      out[1] = g.weight.dims[0];
+    }
+  } else if (g.op == GraphOp::kGlobalAvgPool) {
+    out[2] = out[3] = 1;
+  } else if (g.op == GraphOp::kGemm) {
+    if (int64_t(d[1]) * d[2] * d[3] != g.weight.dims[1]) {
+      return fmt::format("input {}x{}x{} has {} values per sample but the weight {} needs {}", d[1],
+                         d[2], d[3], int64_t(d[1]) * d[2] * d[3], g.weight.shape(),
+                         g.weight.dims[1]);
+    }
+    out = {d[0], g.weight.dims[0], 1, 1};
+  } else if (g.op == GraphOp::kAdd || g.op == GraphOp::kConcat) {
+    for (const std::vector<int>& o : in) {
+      const bool same =
+          g.op == GraphOp::kAdd ? o == d : (o[0] == d[0] && o[2] == d[2] && o[3] == d[3]);
+      if (!same) {
+        return fmt::format(
+            "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (no "
+            "broadcasting)",
+            d[0], d[1], d[2], d[3], o[0], o[1], o[2], o[3]);
+      }
+    }
+    if (g.op == GraphOp::kConcat) {
+      out[1] = 0;
+      for (const std::vector<int>& o : in) {
+        out[1] += o[1];
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::string& source) const {
+  std::map<std::string, std::vector<int>> dims{{input, input_dims}};
+  for (const GraphNode& g : nodes) {
+    std::vector<std::vector<int>> in;
+    for (const std::string& name : g.inputs) {
+      auto it = dims.find(name);
+      if (it == dims.end()) {
+        throw Error(
+            fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
+                        "produces",
+                        source, g.name, graph_op_name(g.op), name));
+      }
+      in.push_back(it->second);
+    }
+    std::vector<int> out;
+    if (std::string e = node_shape(g, in, out); !e.empty()) {
+      throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
+    }
+    dims[g.output] = out;
+  }
+  if (!dims.count(output)) {
+    throw Error(fmt::format("{}: no node produces the graph output '{}'", source, output));
+  }
+  return dims;
+}
+
+std::map<std::string, uint64_t> FloatGraph::node_macs() const {
+  const auto dims = infer_shapes(name);
+  std::map<std::string, uint64_t> macs;
+  for (const GraphNode& g : nodes) {
+    const std::vector<int>& o = dims.at(g.output);
+    uint64_t m = 0;
+    if (g.op == GraphOp::kConv) {
+      m = uint64_t(o[0]) * o[1] * o[2] * o[3] * uint64_t(g.weight.dims[1]) * g.kh * g.kw;
+    } else if (g.op == GraphOp::kGemm) {
+      m = uint64_t(o[0]) * g.weight.dims[0] * g.weight.dims[1];
+    }
+    macs[g.name] = m;
+  }
+  return macs;
+}
+
+std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input) {
+  Tensors t;
+  t[g.input] = input;
+  for (const GraphNode& node : g.nodes) {
+    std::vector<const FloatTensor*> in;
+    for (const std::string& name : node.inputs) {
+      auto it = t.find(name);
+      if (it == t.end()) {
+        throw Error(fmt::format("node '{}' reads tensor '{}' that no earlier node produces",
+                                node.name, name));
+      }
+      in.push_back(&it->second);
+    }
+    t[node.output] = run_node(node, in);
+  }
+  return t;
+}
+
+}  // namespace vta::compiler

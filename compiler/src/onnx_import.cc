@@ -1,0 +1,523 @@
+#include "vta/compiler/onnx_import.h"
+
+#include "vta/sim/error.h"
+
+#ifndef VTA_HAVE_ONNX
+
+namespace vta::compiler {
+
+bool onnx_import_available() {
+  return false;
+}
+
+FloatGraph import_onnx(const std::string& path) {
+  throw Error(path +
+              ": this vtasim was built without ONNX support (configure with -DVTA_ONNX=ON "
+              "and libonnx-dev, libprotobuf-dev installed)");
+}
+
+}  // namespace vta::compiler
+
+#else
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace vta::compiler {
+
+bool onnx_import_available() {
+  return true;
+}
+
+namespace {
+
+constexpr int64_t kMaxDim = 65535;
+
+// The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
+// consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far.
+struct Importer {
+  std::string file;
+  std::map<std::string, FloatTensor> constants;
+  std::map<std::string, std::vector<int64_t> > int_constants;
+  std::map<std::string, std::string> alias;
+  std::map<std::string, int> consumers;
+  std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
+  FloatGraph graph;
+
+  std::string resolve(const std::string& t) const {
+    auto it = alias.find(t);
+    return it == alias.end() ? t : resolve(it->second);
+  }
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
+    throw Error(fmt::format("{}: node '{}' ({}): {}", file, n.name(), n.op_type(), what));
+  }
+};
+
+std::string node_name(const onnx::NodeProto& n) {
+  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
+}
+
+// The dims and element count of a tensor; throws for negative dims.
+std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& where, size_t& count) {
+  std::vector<int> dims;
+  count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > (int64_t(1) << 31)) {
+      throw Error(fmt::format("{}: tensor '{}' has dimension {}", where, t.name(), d));
+    }
+    dims.push_back(int(d));
+    count *= size_t(d);
+  }
+  return dims;
+}
+
+// A float tensor's values from float_data or raw_data; its size must match its dims.
+FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw Error(
+        fmt::format("{}: tensor '{}' keeps its data in an external file (save the model "
+                    "with its weights inside)",
+                    where, t.name()));
+  }
+  if (t.data_type() != onnx::TensorProto::FLOAT) {
+    throw Error(fmt::format("{}: tensor '{}' has data type {} (only float32 weights are supported)",
+                            where, t.name(), t.data_type()));
+  }
+  FloatTensor out;
+  size_t count = 0;
+  out.dims = tensor_dims(t, where, count);
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    out.data.resize(raw.size() / 4);
+    std::memcpy(out.data.data(), raw.data(), out.data.size() * 4);
+    if (raw.size() % 4) {
+      out.data.clear();  // reported below as a size mismatch
+    }
+  } else {
+    out.data.assign(t.float_data().begin(), t.float_data().end());
+  }
+  if (out.data.size() != count) {
+    throw Error(fmt::format("{}: tensor '{}' holds {} values but its dims {} need {}", where,
+                            t.name(), out.data.size(), out.shape().empty() ? "[]" : out.shape(),
+                            count));
+  }
+  return out;
+}
+
+std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& where) {
+  if (t.data_type() != onnx::TensorProto::INT64) {
+    throw Error(fmt::format("{}: tensor '{}' must be int64", where, t.name()));
+  }
+  size_t count = 0;
+  tensor_dims(t, where, count);
+  std::vector<int64_t> v;
+  if (t.has_raw_data()) {
+    v.resize(t.raw_data().size() / 8);
+    std::memcpy(v.data(), t.raw_data().data(), v.size() * 8);
+  } else {
+    v.assign(t.int64_data().begin(), t.int64_data().end());
+  }
+  if (v.size() != count) {
+    throw Error(fmt::format("{}: tensor '{}' holds {} values but its dims need {}", where, t.name(),
+                            v.size(), count));
+  }
+  return v;
+}
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) {
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
+// An integer attribute in [lo, hi], or `def` when absent.
+int64_t attr_int(const Importer& im, const onnx::NodeProto& n, const std::string& name, int64_t def,
+                 int64_t lo, int64_t hi) {
+  const auto* a = find_attr(n, name);
+  if (!a) {
+    return def;
+  }
+  if (a->i() < lo || a->i() > hi) {
+    im.fail(n, fmt::format("attribute '{}' = {} is out of range [{}, {}]", name, a->i(), lo, hi));
+  }
+  return a->i();
+}
+
+float attr_float(const onnx::NodeProto& n, const std::string& name, float def) {
+  const auto* a = find_attr(n, name);
+  return a ? a->f() : def;
+}
+
+// A list attribute of `size` integers in [lo, hi] (`def` each when absent).
+std::vector<int> attr_ints(const Importer& im, const onnx::NodeProto& n, const std::string& name,
+                           size_t size, int def, int64_t lo, int64_t hi) {
+  const auto* a = find_attr(n, name);
+  if (!a) {
+    return std::vector<int>(size, def);
+  }
+  if (size_t(a->ints_size()) != size) {
+    im.fail(n, fmt::format("attribute '{}' has {} values, expected {} (2D operators only)", name,
+                           a->ints_size(), size));
+  }
+  std::vector<int> v;
+  for (int64_t x : a->ints()) {
+    if (x < lo || x > hi) {
+      im.fail(n, fmt::format("attribute '{}' value {} is out of range [{}, {}]", name, x, lo, hi));
+    }
+    v.push_back(int(x));
+  }
+  return v;
+}
+
+const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
+                                  const char* what) {
+  if (n.input_size() <= index || n.input(index).empty()) {
+    im.fail(n, fmt::format("missing input {} ({})", index, what));
+  }
+  auto it = im.constants.find(n.input(index));
+  if (it == im.constants.end()) {
+    im.fail(n, fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
+  }
+  return it->second;
+}
+
+// Kernel, strides, pads of Conv / MaxPool / AveragePool; auto_pad and dilations are rejected.
+void read_window(const Importer& im, const onnx::NodeProto& n, GraphNode& g, int kh, int kw) {
+  if (const auto* a = find_attr(n, "auto_pad"); a && a->s() != "NOTSET") {
+    im.fail(n, fmt::format("auto_pad '{}' is not supported (export with explicit pads)", a->s()));
+  }
+  for (int d : attr_ints(im, n, "dilations", 2, 1, 1, kMaxDim)) {
+    if (d != 1) {
+      im.fail(n, fmt::format("dilation {} is not supported (only 1)", d));
+    }
+  }
+  const std::vector<int> k = attr_ints(im, n, "kernel_shape", 2, 0, 1, kMaxDim);
+  g.kh = k[0] ? k[0] : kh, g.kw = k[1] ? k[1] : kw;
+  if (g.kh < 1 || g.kw < 1) {
+    im.fail(n, "needs attribute 'kernel_shape'");
+  }
+  const std::vector<int> s = attr_ints(im, n, "strides", 2, 1, 1, kMaxDim);
+  g.stride_h = s[0], g.stride_w = s[1];
+  const std::vector<int> p = attr_ints(im, n, "pads", 4, 0, 0, kMaxDim);
+  g.pad_top = p[0], g.pad_left = p[1], g.pad_bottom = p[2], g.pad_right = p[3];
+}
+
+GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
+  GraphNode g;
+  g.op = GraphOp::kConv;
+  g.weight = constant_input(im, n, 1, "weight");
+  if (g.weight.dims.size() != 4) {
+    im.fail(n, fmt::format("weight '{}' has shape {}, expected 4 dims (K x C x KH x KW)",
+                           n.input(1), g.weight.shape()));
+  }
+  read_window(im, n, g, g.weight.dims[2], g.weight.dims[3]);
+  if (g.kh != g.weight.dims[2] || g.kw != g.weight.dims[3]) {
+    im.fail(n, fmt::format("kernel_shape {}x{} does not match the weight {}", g.kh, g.kw,
+                           g.weight.shape()));
+  }
+  g.groups = int(attr_int(im, n, "group", 1, 1, kMaxDim));
+  const int k = g.weight.dims[0];
+  if (k % g.groups) {
+    im.fail(n, fmt::format("{} output channels do not divide into {} groups", k, g.groups));
+  }
+  g.bias = FloatTensor{{k}, std::vector<float>(size_t(k), 0.0f)};
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    g.bias = constant_input(im, n, 2, "bias");
+    if (g.bias.size() != size_t(k)) {
+      im.fail(n, fmt::format("bias '{}' has {} values for {} output channels", n.input(2),
+                             g.bias.size(), k));
+    }
+  }
+  return g;
+}
+
+// Folds BatchNormalization into the Conv producing its input (its only consumer).
+void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
+  auto p = im.producer.find(im.resolve(n.input(0)));
+  if (p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kConv ||
+      im.consumers[n.input(0)] != 1) {
+    im.fail(n,
+            "only a BatchNormalization right after a Conv (its only consumer) is supported: it "
+            "is folded into the Conv");
+  }
+  GraphNode& c = im.graph.nodes[p->second];
+  const size_t k = size_t(c.weight.dims[0]);
+  const char* names[] = {"scale", "B", "mean", "var"};
+  std::vector<const FloatTensor*> prm;
+  for (int i = 0; i < 4; ++i) {
+    prm.push_back(&constant_input(im, n, i + 1, names[i]));
+    if (prm.back()->size() != k) {
+      im.fail(n, fmt::format("{} '{}' has {} values for {} channels", names[i], n.input(i + 1),
+                             prm.back()->size(), k));
+    }
+  }
+  const float eps = attr_float(n, "epsilon", 1e-5f);
+  const size_t per = c.weight.size() / k;
+  for (size_t o = 0; o < k; ++o) {
+    const double a = prm[0]->data[o] / std::sqrt(double(prm[3]->data[o]) + eps);
+    for (size_t i = 0; i < per; ++i) {
+      c.weight.data[o * per + i] = float(c.weight.data[o * per + i] * a);
+    }
+    c.bias.data[o] = float((c.bias.data[o] - prm[2]->data[o]) * a + prm[1]->data[o]);
+  }
+  im.alias[n.output(0)] = c.output;
+}
+
+// Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
+GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm) {
+  GraphNode g;
+  g.op = GraphOp::kGemm;
+  const FloatTensor& b = constant_input(im, n, 1, "weight");
+  if (b.dims.size() != 2) {
+    im.fail(n, fmt::format("weight '{}' has shape {}, expected a matrix", n.input(1), b.shape()));
+  }
+  const bool trans_b = is_gemm && attr_int(im, n, "transB", 0, 0, 1);
+  if (is_gemm && attr_int(im, n, "transA", 0, 0, 1)) {
+    im.fail(n, "transA = 1 is not supported");
+  }
+  const float alpha = is_gemm ? attr_float(n, "alpha", 1.0f) : 1.0f;
+  const float beta = is_gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
+  const int units = trans_b ? b.dims[0] : b.dims[1], k = trans_b ? b.dims[1] : b.dims[0];
+  g.weight.dims = {units, k};
+  g.weight.data.resize(size_t(units) * k);
+  for (int u = 0; u < units; ++u) {
+    for (int j = 0; j < k; ++j) {
+      const float v = trans_b ? b.data[size_t(u) * k + j] : b.data[size_t(j) * units + u];
+      g.weight.data[size_t(u) * k + j] = alpha * v;
+    }
+  }
+  g.bias = FloatTensor{{units}, std::vector<float>(size_t(units), 0.0f)};
+  if (is_gemm && n.input_size() > 2 && !n.input(2).empty()) {
+    const FloatTensor& c = constant_input(im, n, 2, "bias");
+    if (c.size() != size_t(units)) {
+      im.fail(n, fmt::format("bias '{}' has {} values for {} outputs (only a per-output bias is "
+                             "supported)",
+                             n.input(2), c.size(), units));
+    }
+    for (int u = 0; u < units; ++u) {
+      g.bias.data[size_t(u)] = beta * c.data[size_t(u)];
+    }
+  }
+  return g;
+}
+
+// The scalar constant of Clip's input `index` (absent: `def`).
+float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float def) {
+  if (n.input_size() <= index || n.input(index).empty()) {
+    return def;
+  }
+  const FloatTensor& t = constant_input(im, n, index, index == 1 ? "min" : "max");
+  if (t.size() != 1) {
+    im.fail(n, fmt::format("bound '{}' must be a scalar", n.input(index)));
+  }
+  return t.data[0];
+}
+
+// Flatten (axis 1) or a Reshape to N x rest: the data stay as they are.
+void flatten_alias(Importer& im, const onnx::NodeProto& n) {
+  if (n.op_type() == "Flatten") {
+    if (attr_int(im, n, "axis", 1, -4, 4) != 1) {
+      im.fail(n, "only axis 1 (N x rest) is supported");
+    }
+  } else {
+    auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
+    if (it == im.int_constants.end()) {
+      im.fail(n, "the shape must be a constant");
+    }
+    const auto& s = it->second;
+    const int batch = im.graph.input_dims[0];
+    if (s.size() != 2 || !(s[0] == batch || s[0] == 0) || !(s[1] == -1 || s[1] > 0)) {
+      im.fail(n, "only a Reshape to N x rest (a flatten) is supported");
+    }
+  }
+  im.alias[n.output(0)] = im.resolve(n.input(0));
+}
+
+// Records a Constant node's value (float, or int64 for shapes).
+void constant_node(Importer& im, const onnx::NodeProto& n) {
+  const auto* a = find_attr(n, "value");
+  if (!a || !a->has_t()) {
+    im.fail(n, "only a Constant with a tensor 'value' is supported");
+  }
+  const std::string where = fmt::format("{}: node '{}'", im.file, n.name());
+  if (a->t().data_type() == onnx::TensorProto::INT64) {
+    im.int_constants[n.output(0)] = int_tensor(a->t(), where);
+  } else {
+    im.constants[n.output(0)] = float_tensor(a->t(), where);
+  }
+}
+
+// The node's graph op for the simple operators, with its attributes.
+GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
+  GraphNode g;
+  const std::string& t = n.op_type();
+  if (t == "Relu") {
+    g.op = GraphOp::kRelu;
+  } else if (t == "Clip") {
+    g.op = GraphOp::kClip;
+    g.clip_lo = clip_bound(im, n, 1, attr_float(n, "min", -INFINITY));
+    g.clip_hi = clip_bound(im, n, 2, attr_float(n, "max", INFINITY));
+  } else if (t == "Add") {
+    g.op = GraphOp::kAdd;
+  } else if (t == "MaxPool" || t == "AveragePool") {
+    g.op = t == "MaxPool" ? GraphOp::kMaxPool : GraphOp::kAvgPool;
+    read_window(im, n, g, 0, 0);
+    if (attr_int(im, n, "ceil_mode", 0, 0, 1)) {
+      im.fail(n, "ceil_mode 1 is not supported");
+    }
+    attr_int(im, n, "storage_order", 0, 0, 0);
+    g.count_include_pad = attr_int(im, n, "count_include_pad", 0, 0, 1);
+  } else if (t == "GlobalAveragePool") {
+    g.op = GraphOp::kGlobalAvgPool;
+  } else if (t == "Concat") {
+    g.op = GraphOp::kConcat;
+    if (attr_int(im, n, "axis", 1, -4, 4) != 1) {
+      im.fail(n, "only axis 1 (channels) is supported");
+    }
+  } else {
+    throw Error(fmt::format("{}: unsupported operator '{}' at node '{}'", im.file, t, n.name()));
+  }
+  return g;
+}
+
+void import_node(Importer& im, const onnx::NodeProto& n) {
+  const std::string& t = n.op_type();
+  if (!n.domain().empty() && n.domain() != "ai.onnx") {
+    throw Error(fmt::format("{}: unsupported operator '{}' (domain '{}') at node '{}'", im.file, t,
+                            n.domain(), n.name()));
+  }
+  if (t == "Constant") {
+    return constant_node(im, n);
+  }
+  if (t == "Identity" || t == "Dropout") {
+    im.alias[n.output(0)] = im.resolve(n.input(0));
+    return;
+  }
+  if (t == "Flatten" || t == "Reshape") {
+    return flatten_alias(im, n);
+  }
+  if (t == "BatchNormalization") {
+    return fold_batchnorm(im, n);
+  }
+  GraphNode g = t == "Conv"                    ? conv_node(im, n)
+                : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
+                                               : plain_node(im, n);
+  g.name = node_name(n);
+  const size_t activations = g.op == GraphOp::kAdd || g.op == GraphOp::kConcat ? n.input_size() : 1;
+  for (size_t i = 0; i < activations; ++i) {
+    const std::string& in = n.input(int(i));
+    if (im.constants.count(in) || im.int_constants.count(in)) {
+      im.fail(n, fmt::format("input '{}' is a constant; only activations are supported here", in));
+    }
+    g.inputs.push_back(im.resolve(in));
+  }
+  if (g.op == GraphOp::kAdd && g.inputs.size() != 2) {
+    im.fail(n, "Add needs two inputs");
+  }
+  if (n.output_size() < 1) {
+    im.fail(n, "has no output");
+  }
+  g.output = n.output(0);
+  im.producer[g.output] = im.graph.nodes.size();
+  im.graph.nodes.push_back(std::move(g));
+}
+
+onnx::ModelProto read_model(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    throw Error(fmt::format("{}: cannot open the ONNX model", path));
+  }
+  std::stringstream buf;
+  buf << f.rdbuf();
+  const std::string bytes = buf.str();
+  onnx::ModelProto model;
+  if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size()))) {
+    throw Error(
+        fmt::format("{}: not a valid ONNX model (the protobuf does not parse: a truncated "
+                    "or a different file)",
+                    path));
+  }
+  if (!model.has_graph() || model.graph().node_size() == 0) {
+    throw Error(fmt::format("{}: not a valid ONNX model (no graph nodes)", path));
+  }
+  return model;
+}
+
+// The one activation input (not an initializer) with its fixed NCHW dims.
+void read_input(Importer& im, const onnx::GraphProto& g) {
+  for (const auto& in : g.input()) {
+    if (im.constants.count(in.name()) || im.int_constants.count(in.name())) {
+      continue;
+    }
+    if (!im.graph.input.empty()) {
+      throw Error(fmt::format("{}: the graph has several inputs ('{}', '{}'); one is supported",
+                              im.file, im.graph.input, in.name()));
+    }
+    im.graph.input = in.name();
+    const auto& shape = in.type().tensor_type().shape();
+    if (shape.dim_size() != 4) {
+      throw Error(fmt::format("{}: input '{}' has {} dims, expected 4 (NCHW)", im.file, in.name(),
+                              shape.dim_size()));
+    }
+    for (int i = 0; i < 4; ++i) {
+      const auto& d = shape.dim(i);
+      if (!d.has_dim_value() || d.dim_value() < 1 || d.dim_value() > kMaxDim) {
+        throw Error(fmt::format(
+            "{}: input '{}' has a dynamic shape: dimension {} is '{}' (export with fixed sizes)",
+            im.file, in.name(), i,
+            d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param()));
+      }
+      im.graph.input_dims.push_back(int(d.dim_value()));
+    }
+  }
+  if (im.graph.input.empty()) {
+    throw Error(fmt::format("{}: the graph has no activation input", im.file));
+  }
+}
+
+}  // namespace
+
+FloatGraph import_onnx(const std::string& path) {
+  const onnx::ModelProto model = read_model(path);
+  const onnx::GraphProto& g = model.graph();
+  Importer im;
+  im.file = path;
+  im.graph.name = g.name().empty() ? path : g.name();
+  for (const auto& t : g.initializer()) {
+    const std::string where = fmt::format("{}: initializer", path);
+    if (t.data_type() == onnx::TensorProto::INT64) {
+      im.int_constants[t.name()] = int_tensor(t, where);
+    } else {
+      im.constants[t.name()] = float_tensor(t, where);
+    }
+  }
+  read_input(im, g);
+  for (const auto& n : g.node()) {
+    for (const std::string& in : n.input()) {
+      ++im.consumers[in];
+    }
+  }
+  for (const auto& n : g.node()) {
+    import_node(im, n);
+  }
+  if (g.output_size() != 1) {
+    throw Error(
+        fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
+  }
+  im.graph.output = im.resolve(g.output(0).name());
+  im.graph.validate(path);
+  return std::move(im.graph);
+}
+
+}  // namespace vta::compiler
+
+#endif

@@ -1,0 +1,470 @@
+#include "vta/compiler/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+constexpr int kMaxExp = 24;  // at most 2^24 quantization steps per unit
+constexpr int kMinExp = -16;
+
+// One network layer: a main node with the activation (and the residual add) fused into it.
+struct PlannedLayer {
+  size_t main = 0;
+  const GraphNode* add = nullptr;  // a Conv's fused residual add
+  std::string residual;            // its other operand (float tensor)
+  const GraphNode* act = nullptr;  // fused Relu / Clip
+  size_t last = 0;                 // index of the last fused node (the layer's place)
+  std::string out;                 // float tensor the layer produces
+};
+
+bool is_activation(const GraphNode& n) {
+  return n.op == GraphOp::kRelu || n.op == GraphOp::kClip;
+}
+
+// The node that alone consumes `tensor`, if any (the graph output counts as a consumer).
+const GraphNode* only_consumer(const FloatGraph& g,
+                               const std::map<std::string, std::vector<size_t>>& consumers,
+                               const std::string& tensor, size_t& index) {
+  auto it = consumers.find(tensor);
+  if (tensor == g.output || it == consumers.end() || it->second.size() != 1) {
+    return nullptr;
+  }
+  index = it->second[0];
+  return &g.nodes[index];
+}
+
+// Groups the nodes into layers: Conv [+ Add] [+ Relu/Clip], Gemm [+ Relu/Clip],
+// Add [+ Relu/Clip], and every other node alone; sorted by the place of their last node.
+std::vector<PlannedLayer> plan_layers(const FloatGraph& g) {
+  std::map<std::string, std::vector<size_t>> consumers;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const std::string& in : g.nodes[i].inputs) {
+      consumers[in].push_back(i);
+    }
+  }
+  std::vector<bool> absorbed(g.nodes.size(), false);
+  std::vector<PlannedLayer> layers;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (absorbed[i]) {
+      continue;
+    }
+    const GraphNode& n = g.nodes[i];
+    if (is_activation(n)) {
+      throw Error(
+          fmt::format("node '{}' ({}): only a Relu / Clip right after a Conv, Gemm or Add "
+                      "(its only consumer) is supported: it is fused into that layer",
+                      n.name, graph_op_name(n.op)));
+    }
+    PlannedLayer l{i, nullptr, {}, nullptr, i, n.output};
+    size_t j = 0;
+    if (n.op == GraphOp::kConv && n.groups == 1) {
+      const GraphNode* c = only_consumer(g, consumers, l.out, j);
+      if (c && !absorbed[j] && c->op == GraphOp::kAdd && c->inputs[0] != c->inputs[1]) {
+        l.add = c, l.last = j, l.out = c->output, absorbed[j] = true;
+        l.residual = c->inputs[0] == n.output ? c->inputs[1] : c->inputs[0];
+      }
+    }
+    if (n.op == GraphOp::kConv || n.op == GraphOp::kGemm || n.op == GraphOp::kAdd) {
+      const GraphNode* c = only_consumer(g, consumers, l.out, j);
+      if (c && !absorbed[j] && is_activation(*c)) {
+        l.act = c, l.last = j, l.out = c->output, absorbed[j] = true;
+      }
+    }
+    layers.push_back(l);
+  }
+  std::stable_sort(layers.begin(), layers.end(),
+                   [](const PlannedLayer& a, const PlannedLayer& b) { return a.last < b.last; });
+  return layers;
+}
+
+// Union-find over network tensors that must share one exponent.
+struct ExpGroups {
+  std::map<std::string, std::string> parent;
+  std::map<std::string, int> exp;  // per root
+  std::string root(const std::string& t) {
+    auto it = parent.find(t);
+    return it == parent.end() || it->second == t ? t : (it->second = root(it->second));
+  }
+  void join(const std::string& a, const std::string& b) {
+    const std::string ra = root(a), rb = root(b);
+    if (ra != rb) {
+      parent[rb] = ra;
+      exp[ra] = std::min(exp[ra], exp[rb]);
+    }
+  }
+  int& at(const std::string& t) { return exp[root(t)]; }
+};
+
+int exp_for_range(double amax) {
+  if (!(amax > 0)) {
+    return kMaxExp;
+  }
+  return std::clamp(int(std::floor(std::log2(127.0 / amax))), kMinExp, kMaxExp);
+}
+
+// The calibrated magnitude of a float tensor over the samples (max or percentile of |x|).
+double calibrated_range(const std::vector<std::map<std::string, FloatTensor>>& runs,
+                        const std::string& t, const QuantOptions& opt) {
+  std::vector<float> mags;
+  double amax = 0;
+  for (const auto& run : runs) {
+    for (float v : run.at(t).data) {
+      amax = std::max(amax, double(std::fabs(v)));
+      if (opt.mode == "percentile") {
+        mags.push_back(std::fabs(v));
+      }
+    }
+  }
+  if (opt.mode != "percentile" || mags.empty()) {
+    return amax;
+  }
+  const size_t k =
+      std::min(mags.size() - 1, size_t(double(mags.size() - 1) * opt.percentile / 100));
+  std::nth_element(mags.begin(), mags.begin() + long(k), mags.end());
+  return mags[k];
+}
+
+std::vector<int8_t> quantize_values(const std::vector<float>& v, int e, int limit) {
+  std::vector<int8_t> q(v.size());
+  const double scale = std::ldexp(1.0, e);
+  for (size_t i = 0; i < v.size(); ++i) {
+    q[i] = int8_t(std::clamp(std::lround(double(v[i]) * scale), long(-limit - 1), long(limit)));
+  }
+  return q;
+}
+
+// Sets the epilogue's lower / upper bounds from the fused activation at output exponent e.
+void activation_bounds(const GraphNode* act, int e, Epilogue& ep) {
+  ep.clip_lo = -128, ep.clip_hi = 127;
+  if (act && act->op == GraphOp::kRelu) {
+    ep.clip_lo.reset();
+    ep.relu = true;
+  } else if (act) {
+    auto bound = [&](float v) {
+      return int(std::clamp(std::round(double(v) * std::ldexp(1.0, e)), -128.0, 127.0));
+    };
+    ep.clip_lo = std::isinf(act->clip_lo) ? -128 : bound(act->clip_lo);
+    ep.clip_hi = std::isinf(act->clip_hi) ? 127 : bound(act->clip_hi);
+  }
+}
+
+std::string layer_ops(const GraphNode& main, const PlannedLayer& p) {
+  std::string s = graph_op_name(main.op);
+  if (main.op == GraphOp::kConv && main.groups > 1) {
+    s += fmt::format("(g{})", main.groups);
+  }
+  if (p.add) {
+    s += "+Add";
+  }
+  if (p.act) {
+    s += std::string("+") + graph_op_name(p.act->op);
+  }
+  return s;
+}
+
+// The state of one quantization: the graph, its layers, the calibration runs and exponents.
+struct Quantizer {
+  const FloatGraph& g;
+  const QuantOptions& opt;
+  std::vector<PlannedLayer> plan;
+  std::vector<std::map<std::string, FloatTensor>> runs;
+  std::map<std::string, std::string> net_name;  // float tensor -> network tensor
+  ExpGroups groups;
+  std::vector<int> w_exp;  // per planned layer (Conv, Gemm)
+
+  const GraphNode& main(size_t i) const { return g.nodes[plan[i].main]; }
+  const std::string& in_name(size_t i) const { return net_name.at(main(i).inputs[0]); }
+  const std::string& out_name(size_t i) const { return net_name.at(plan[i].out); }
+  bool weighted(size_t i) const {
+    return main(i).op == GraphOp::kConv || main(i).op == GraphOp::kGemm;
+  }
+};
+
+// Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0.
+void choose_exponents(Quantizer& q) {
+  q.net_name[q.g.input] = q.g.input;
+  q.groups.exp[q.g.input] = exp_for_range(calibrated_range(q.runs, q.g.input, q.opt));
+  for (const PlannedLayer& p : q.plan) {
+    const std::string name = q.g.nodes[p.main].name;
+    q.net_name[p.out] = name;
+    q.groups.exp[name] = exp_for_range(calibrated_range(q.runs, p.out, q.opt));
+  }
+  for (size_t i = 0; i < q.plan.size(); ++i) {
+    const GraphNode& m = q.main(i);
+    const std::string& out = q.out_name(i);
+    if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool ||
+        m.op == GraphOp::kAdd || m.op == GraphOp::kConcat) {
+      for (const std::string& in : m.inputs) {
+        q.groups.join(out, q.net_name.at(in));
+      }
+    }
+    if (q.plan[i].add) {
+      q.groups.join(out, q.net_name.at(q.plan[i].residual));
+    }
+    float wmax = 0;
+    for (float v : m.weight.data) {
+      wmax = std::max(wmax, std::fabs(v));
+    }
+    q.w_exp.push_back(exp_for_range(wmax));
+  }
+  // A negative shift would need a left shift: lower the output's exponent instead (fixpoint;
+  // exponents only decrease, so it ends).
+  for (int round = 0; round < 1000; ++round) {
+    bool changed = false;
+    for (size_t i = 0; i < q.plan.size(); ++i) {
+      const int need = q.groups.at(q.in_name(i)) + q.w_exp[i];
+      if (q.weighted(i) && q.groups.at(q.out_name(i)) > need) {
+        q.groups.at(q.out_name(i)) = need;
+        changed = true;
+      }
+    }
+    if (!changed) {
+      return;
+    }
+  }
+  throw Error("quantization: the exponents of the residual chains do not settle");
+}
+
+// The network layer of planned layer i with its quantized weights and epilogue.
+NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
+  const PlannedLayer& p = q.plan[i];
+  const GraphNode& m = q.main(i);
+  NetworkLayer l;
+  l.name = q.out_name(i), l.input = q.in_name(i);
+  l.kh = m.kh, l.kw = m.kw, l.stride_h = m.stride_h, l.stride_w = m.stride_w;
+  l.pad_top = m.pad_top, l.pad_left = m.pad_left, l.pad_bottom = m.pad_bottom;
+  l.pad_right = m.pad_right;
+  const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
+  rep = QuantLayerReport{l.name, layer_ops(m, p), false, e_in, 0, e_out, 0, 0, 0};
+  static const std::map<GraphOp, const char*> ops{{GraphOp::kMaxPool, "maxpool"},
+                                                  {GraphOp::kAvgPool, "avgpool"},
+                                                  {GraphOp::kGlobalAvgPool, "global_avgpool"},
+                                                  {GraphOp::kAdd, "add"},
+                                                  {GraphOp::kConcat, "concat"},
+                                                  {GraphOp::kConv, "conv2d"},
+                                                  {GraphOp::kGemm, "dense"}};
+  l.op = ops.at(m.op);
+  l.count_include_pad = m.count_include_pad;
+  if (m.op == GraphOp::kAdd) {
+    l.residual = q.net_name.at(m.inputs[1]);
+    activation_bounds(p.act, e_out, l.epilogue);
+  }
+  if (m.op == GraphOp::kConcat) {
+    for (const std::string& in : m.inputs) {
+      l.inputs.push_back(q.net_name.at(in));
+    }
+  }
+  if (!q.weighted(i)) {
+    return l;
+  }
+  // Weighted: shift = e_in + e_w - e_out in 0..31 (the weights give way above 31).
+  int& e_w = q.w_exp[i];
+  e_w = std::min(e_w, 31 - e_in + e_out);
+  const int shift = e_in + e_w - e_out;
+  rep.w_exp = e_w, rep.shift = shift;
+  l.epilogue.bias = true;
+  l.epilogue.shift = shift;
+  activation_bounds(p.act, e_out, l.epilogue);
+  if (p.add) {
+    l.residual = q.net_name.at(p.residual);
+    l.epilogue.residual = true;
+  }
+  std::vector<int8_t> w = quantize_values(m.weight.data, e_w, 127);
+  const int units = m.weight.dims[0];
+  if (m.op == GraphOp::kConv) {
+    l.k = units, l.groups = m.groups;
+  } else {  // dense: B is inputs x units
+    l.units = units;
+    const size_t k = size_t(m.weight.dims[1]);
+    std::vector<int8_t> t(w.size());
+    for (size_t u = 0; u < size_t(units); ++u) {
+      for (size_t j = 0; j < k; ++j) {
+        t[j * size_t(units) + u] = w[u * k + j];
+      }
+    }
+    w.swap(t);
+  }
+  std::vector<int32_t> bias(static_cast<size_t>(units));
+  const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
+  for (size_t u = 0; u < bias.size(); ++u) {
+    const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
+    if (std::fabs(b) > 2147483647.0) {
+      throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
+                              m.name, m.bias.data[u], e_in + e_w));
+    }
+    bias[u] = int32_t(b);
+  }
+  l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
+  l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
+  return l;
+}
+
+double cosine(const std::vector<double>& a, const std::vector<double>& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ab += a[i] * b[i], aa += a[i] * a[i], bb += b[i] * b[i];
+  }
+  return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
+}
+
+// Runs the int8 reference on every calibration input: SNR per layer, output agreement.
+void measure(Quantizer& q, QuantizedModel& m) {
+  std::vector<double> signal(q.plan.size()), noise(q.plan.size());
+  double cos_sum = 0;
+  int agree = 0;
+  m.cosine = 1;
+  for (size_t s = 0; s < q.runs.size(); ++s) {
+    Network net = m.net;
+    net.input_data = std::make_shared<const std::vector<int8_t>>(
+        quantize_values(q.runs[s].at(q.g.input).data, m.input_exp, 127));
+    const auto ints = reference_network_tensors(net);
+    for (size_t i = 0; i < q.plan.size(); ++i) {
+      const std::vector<float>& f = q.runs[s].at(q.plan[i].out).data;
+      const std::vector<int8_t>& v = ints.at(m.layers[i].name).data;
+      const double step = std::ldexp(1.0, -m.layers[i].out_exp);
+      for (size_t j = 0; j < f.size(); ++j) {
+        signal[i] += double(f[j]) * f[j];
+        noise[i] += (f[j] - v[j] * step) * (f[j] - v[j] * step);
+      }
+    }
+    const std::vector<float>& fo = q.runs[s].at(q.g.output).data;
+    const std::vector<int8_t>& io = ints.at(m.output_layer).data;
+    if (s == 0) {
+      m.reference_output = io;
+    }
+    const size_t batch = size_t(q.g.input_dims[0]), per = fo.size() / batch;
+    for (size_t b = 0; b < batch; ++b) {
+      std::vector<double> x(fo.begin() + long(b * per), fo.begin() + long((b + 1) * per));
+      std::vector<double> y(io.begin() + long(b * per), io.begin() + long((b + 1) * per));
+      const double c = cosine(x, y);
+      cos_sum += c, m.cosine = std::min(m.cosine, c), ++m.samples;
+      agree += std::max_element(x.begin(), x.end()) - x.begin() ==
+                       std::max_element(y.begin(), y.end()) - y.begin()
+                   ? 1
+                   : 0;
+    }
+  }
+  for (size_t i = 0; i < q.plan.size(); ++i) {
+    m.layers[i].snr_db = noise[i] > 0 ? 10 * std::log10(signal[i] / noise[i]) : 99.0;
+  }
+  m.cosine_mean = cos_sum / std::max(m.samples, 1);
+  m.top1_agreement = double(agree) / std::max(m.samples, 1);
+}
+
+}  // namespace
+
+std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint64_t seed) {
+  std::vector<FloatTensor> out;
+  for (int i = 0; i < count; ++i) {
+    std::mt19937_64 rng(seed + uint64_t(i));
+    std::normal_distribution<float> d(0.0f, 1.0f);
+    FloatTensor t{g.input_dims, {}};
+    t.data.resize(t.size());
+    for (float& v : t.data) {
+      v = d(rng);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
+  if (opt.calib < 1) {
+    throw Error(fmt::format("quantization needs at least 1 calibration input (got {})", opt.calib));
+  }
+  if (opt.mode != "max" && opt.mode != "percentile") {
+    throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
+  }
+  Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}};
+  for (const FloatTensor& x : calibration_inputs(g, opt.calib, opt.seed)) {
+    q.runs.push_back(run_float(g, x));
+  }
+  choose_exponents(q);
+  QuantizedModel m;
+  m.options = opt;
+  m.net.name = g.name;
+  m.net.input_name = g.input;
+  m.net.n = g.input_dims[0], m.net.c = g.input_dims[1];
+  m.net.h = g.input_dims[2], m.net.w = g.input_dims[3];
+  m.input_exp = q.groups.at(g.input);
+  const auto macs = g.node_macs();
+  for (size_t i = 0; i < q.plan.size(); ++i) {
+    QuantLayerReport rep;
+    m.net.layers.push_back(lower_layer(q, i, rep));
+    rep.on_vta = m.net.layers.back().on_vta();
+    rep.macs = macs.at(q.main(i).name);
+    (rep.on_vta ? m.vta_macs : m.host_macs) += rep.macs;
+    m.layers.push_back(rep);
+  }
+  m.output_layer = q.net_name.at(g.output);
+  m.output_exp = q.groups.at(m.output_layer);
+  m.net.validate();
+  measure(q, m);
+  m.net.input_data = std::make_shared<const std::vector<int8_t>>(
+      quantize_values(q.runs[0].at(g.input).data, m.input_exp, 127));
+  return m;
+}
+
+nlohmann::ordered_json QuantizedModel::to_json() const {
+  nlohmann::ordered_json j;
+  j["mode"] = options.mode;
+  j["calibration_inputs"] = options.calib;
+  j["seed"] = options.seed;
+  j["input_exponent"] = input_exp;
+  j["output_exponent"] = output_exp;
+  j["cosine_similarity"] = cosine;
+  j["cosine_similarity_mean"] = cosine_mean;
+  j["top1_agreement"] = top1_agreement;
+  j["samples"] = samples;
+  j["vta_macs"] = vta_macs;
+  j["host_macs"] = host_macs;
+  j["layers"] = nlohmann::ordered_json::array();
+  for (const QuantLayerReport& l : layers) {
+    j["layers"].push_back({{"name", l.name},
+                           {"ops", l.ops},
+                           {"on_vta", l.on_vta},
+                           {"input_exponent", l.in_exp},
+                           {"weight_exponent", l.w_exp},
+                           {"output_exponent", l.out_exp},
+                           {"shift", l.shift},
+                           {"snr_db", l.snr_db},
+                           {"macs", l.macs}});
+  }
+  return j;
+}
+
+std::string QuantizedModel::describe() const {
+  std::string s = fmt::format(
+      "quantization: {} calibration, {} seeded N(0,1) input(s) (seed {}); scales 2^-e, shift = "
+      "e_in + e_w - e_out\n",
+      options.mode == "percentile" ? fmt::format("{}th percentile", options.percentile) : "max",
+      options.calib, options.seed);
+  s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
+                   "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
+  for (const QuantLayerReport& l : layers) {
+    s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
+                     l.ops, l.on_vta ? "vta" : "host", l.in_exp,
+                     l.on_vta ? std::to_string(l.w_exp) : "-", l.out_exp,
+                     l.on_vta ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
+  }
+  const double total = double(std::max<uint64_t>(vta_macs + host_macs, 1));
+  s += fmt::format(
+      "  output vs float: cosine similarity {:.4f} (lowest of {} sample(s); mean {:.4f}), top-1 "
+      "agreement {:.0f}%\n  MACs: {} on VTA ({:.1f}%), {} on the host ({:.1f}%)\n",
+      cosine, samples, cosine_mean, 100 * top1_agreement, vta_macs, 100 * double(vta_macs) / total,
+      host_macs, 100 * double(host_macs) / total);
+  return s;
+}
+
+}  // namespace vta::compiler

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Build a torchvision classification model with seeded random weights and export it to ONNX.
+
+    /usr/bin/python3 scripts/export_torchvision.py NAME OUT.onnx [--seed S] [--input 1x3x224x224]
+        [--classes N] [--sample-out PREFIX]
+
+NAME is any torchvision classification model (resnet18, resnet50, mobilenet_v2, vgg11, ...).
+No pretrained weights are fetched: every parameter is drawn from a seeded generator, and the
+BatchNorm running statistics are set to non-trivial seeded values (mean in [-0.1, 0.1],
+variance in [0.5, 1.5], weight in [0.5, 1.5], bias in [-0.1, 0.1]) so that BN folding is
+exercised. The model is in eval mode and exported with opset 13, constant folding on and
+TrainingMode.PRESERVE: torch's EVAL export would fold BatchNormalization into the Conv itself;
+PRESERVE keeps the BatchNormalization nodes, which the importer then folds (and the tests
+check).
+
+VGG's AdaptiveAvgPool2d((7, 7)) cannot be exported for a feature map that does not divide 7
+(torch's exporter); when the features are 1x1 (inputs up to 63x63) the script replaces the pool
+by an identity and folds the 49 copies of each pixel into the first classifier layer (the sum
+of its 49 weight columns), which computes exactly the same function.
+
+--sample-out PREFIX writes PREFIX.in.f32 (a seeded N(0,1) input, raw float32 NCHW) and
+PREFIX.out.f32 (torch's output for it, raw float32): the independent reference of the C++ float
+interpreter.
+"""
+import argparse
+import sys
+
+import torch
+import torchvision
+
+
+def parse_shape(text):
+    try:
+        dims = [int(d) for d in text.lower().split("x")]
+    except ValueError:
+        dims = []
+    if len(dims) != 4 or min(dims) < 1:
+        raise SystemExit(f"export_torchvision: error: --input '{text}' is not NxCxHxW")
+    return dims
+
+
+def seeded_model(name, seed, classes):
+    builders = torchvision.models.list_models() if hasattr(torchvision.models, "list_models") \
+        else [n for n in dir(torchvision.models) if n.islower() and not n.startswith("_")]
+    if name not in builders or not callable(getattr(torchvision.models, name, None)):
+        raise SystemExit(f"export_torchvision: error: unknown torchvision model '{name}'")
+    torch.manual_seed(seed)
+    model = getattr(torchvision.models, name)(num_classes=classes)
+    gen = torch.Generator().manual_seed(seed + 1)
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            c = module.num_features
+            module.running_mean.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
+            module.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
+            module.weight.data.copy_(torch.rand(c, generator=gen) + 0.5)
+            module.bias.data.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
+    return model.eval()
+
+
+def fold_vgg_pool(model, shape):
+    """Replaces VGG's 7x7 adaptive pool of a 1x1 feature map by the equivalent classifier."""
+    if not isinstance(model, torchvision.models.VGG):
+        return
+    with torch.no_grad():
+        feat = model.features(torch.zeros(shape))
+    if feat.shape[-2:] != (1, 1):
+        return
+    fc = model.classifier[0]
+    folded = torch.nn.Linear(feat.shape[1], fc.out_features)
+    with torch.no_grad():
+        folded.weight.copy_(fc.weight.view(fc.out_features, feat.shape[1], 49).sum(dim=2))
+        folded.bias.copy_(fc.bias)
+    model.avgpool = torch.nn.Identity()
+    model.classifier[0] = folded
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("name")
+    ap.add_argument("out")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--input", default="1x3x224x224")
+    ap.add_argument("--classes", type=int, default=1000)
+    ap.add_argument("--sample-out", default="")
+    args = ap.parse_args()
+    shape = parse_shape(args.input)
+    model = seeded_model(args.name, args.seed, args.classes)
+    fold_vgg_pool(model, shape)
+    example = torch.randn(shape, generator=torch.Generator().manual_seed(args.seed + 2))
+    torch.onnx.export(model, example, args.out, opset_version=13, do_constant_folding=True,
+                      training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"],
+                      output_names=["output"])
+    if args.sample_out:
+        with torch.no_grad():
+            out = model(example)
+        example.numpy().astype("<f4").tofile(args.sample_out + ".in.f32")
+        out.numpy().astype("<f4").tofile(args.sample_out + ".out.f32")
+    print(f"{args.name}: input {args.input}, seed {args.seed} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
