@@ -35,9 +35,13 @@ bool is_onnx_path(const std::string& name) {
 }
 
 // MODEL.onnx: imported, quantized (its report printed), the network with the model's weights.
-Network load_onnx_network(const std::string& path, const QuantOptions& q,
+Network load_onnx_network(const std::string& path, QuantOptions q, const std::string& input,
                           std::optional<QuantizedModel>& model) {
-  model = quantize_graph(import_onnx(path), q);
+  const FloatGraph graph = import_onnx(path);
+  if (!input.empty()) {
+    q.first_input = read_float_input(graph, input);
+  }
+  model = quantize_graph(graph, q);
   std::cout << model->describe();
   return model->net;
 }
@@ -99,6 +103,7 @@ int cmd_network(int argc, char** argv) {
     bool no_check = false, quiet = false, print_json = false;
     int batch = 1, jobs = 1;
     QuantOptions quant;
+    std::string input_path;
     po::options_description desc("network options");
     add_common_options(desc, common);
     add_plot_option(desc, plot_path);
@@ -117,6 +122,9 @@ int cmd_network(int argc, char** argv) {
         "MODEL.onnx: calibration inputs (seeded N(0,1)) of the quantization");
     add("quant", po::value(&quant.mode)->default_value("max"),
         "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|)");
+    add("input", po::value(&input_path),
+        "MODEL.onnx: raw float32 NCHW file of the model's input shape to run (also the first "
+        "calibration input)");
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
@@ -128,6 +136,9 @@ int cmd_network(int argc, char** argv) {
     check_option_range(vm, "tune", 1, INT_MAX);
     check_jobs_option(vm, common, jobs);
     check_option_range(vm, "calib", 1, 1000);
+    if (!is_onnx_path(name) && !input_path.empty()) {
+      throw UsageError("--input needs a MODEL.onnx network");
+    }
     if (quant.mode != "max" && quant.mode != "percentile") {
       throw UsageError("--quant must be max or percentile (got '" + quant.mode + "')");
     }
@@ -136,7 +147,7 @@ int cmd_network(int argc, char** argv) {
     }
     std::optional<QuantizedModel> model;
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
-                        : is_onnx_path(name) ? load_onnx_network(name, quant, model)
+                        : is_onnx_path(name) ? load_onnx_network(name, quant, input_path, model)
                                              : Network::from_file(name);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";

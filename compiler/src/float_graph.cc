@@ -11,7 +11,7 @@
 namespace vta::compiler {
 
 size_t FloatTensor::size() const {
-  size_t n = dims.empty() ? 0 : 1;
+  size_t n = 1;  // a scalar (no dims) has one value
   for (int d : dims) {
     n *= size_t(d);
   }
@@ -298,13 +298,13 @@ std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::stri
   std::map<std::string, std::vector<int>> dims{{input, input_dims}};
   for (const GraphNode& g : nodes) {
     std::vector<std::vector<int>> in;
-    for (const std::string& name : g.inputs) {
-      auto it = dims.find(name);
+    for (const std::string& tensor : g.inputs) {
+      auto it = dims.find(tensor);
       if (it == dims.end()) {
         throw Error(
             fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
                         "produces",
-                        source, g.name, graph_op_name(g.op), name));
+                        source, g.name, graph_op_name(g.op), tensor));
       }
       in.push_back(it->second);
     }

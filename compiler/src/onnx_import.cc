@@ -20,6 +20,7 @@ FloatGraph import_onnx(const std::string& path) {
 
 #else
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -399,7 +400,14 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     return constant_node(im, n);
   }
   if (t == "Identity" || t == "Dropout") {
-    im.alias[n.output(0)] = im.resolve(n.input(0));
+    // Of a constant (torch shares equal initializers through Identity nodes): that constant.
+    if (auto c = im.constants.find(n.input(0)); c != im.constants.end()) {
+      im.constants[n.output(0)] = c->second;
+    } else if (auto i = im.int_constants.find(n.input(0)); i != im.int_constants.end()) {
+      im.int_constants[n.output(0)] = i->second;
+    } else {
+      im.alias[n.output(0)] = im.resolve(n.input(0));
+    }
     return;
   }
   if (t == "Flatten" || t == "Reshape") {
@@ -493,7 +501,14 @@ FloatGraph import_onnx(const std::string& path) {
   im.file = path;
   im.graph.name = g.name().empty() ? path : g.name();
   for (const auto& t : g.initializer()) {
-    const std::string where = fmt::format("{}: initializer", path);
+    // Errors name the node that uses the tensor.
+    std::string where = fmt::format("{}: initializer", path);
+    for (const auto& n : g.node()) {
+      if (std::find(n.input().begin(), n.input().end(), t.name()) != n.input().end()) {
+        where = fmt::format("{}: node '{}' ({})", path, n.name(), n.op_type());
+        break;
+      }
+    }
     if (t.data_type() == onnx::TensorProto::INT64) {
       im.int_constants[t.name()] = int_tensor(t, where);
     } else {

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
@@ -191,12 +194,27 @@ struct Quantizer {
   }
 };
 
+// A network layer's name from its first node's: torch's "/layer1/layer1.0/conv1/Conv" becomes
+// "layer1/layer1.0/conv1" (the full name if that is taken).
+std::string layer_name(const std::string& node, std::set<std::string>& used) {
+  std::string s = node.size() > 1 && node[0] == '/' ? node.substr(1) : node;
+  if (const size_t slash = s.rfind('/'); slash != std::string::npos && slash > 0) {
+    s.resize(slash);
+  }
+  if (s.empty() || used.count(s)) {
+    s = node;
+  }
+  used.insert(s);
+  return s;
+}
+
 // Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0.
 void choose_exponents(Quantizer& q) {
   q.net_name[q.g.input] = q.g.input;
   q.groups.exp[q.g.input] = exp_for_range(calibrated_range(q.runs, q.g.input, q.opt));
+  std::set<std::string> used{q.g.input};
   for (const PlannedLayer& p : q.plan) {
-    const std::string name = q.g.nodes[p.main].name;
+    const std::string name = layer_name(q.g.nodes[p.main].name, used);
     q.net_name[p.out] = name;
     q.groups.exp[name] = exp_for_range(calibrated_range(q.runs, p.out, q.opt));
   }
@@ -379,6 +397,24 @@ std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint
   return out;
 }
 
+FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {
+  FloatTensor t{g.input_dims, {}};
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    throw Error(fmt::format("{}: cannot open the input file", path));
+  }
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (bytes.size() != t.size() * 4) {
+    throw Error(
+        fmt::format("{}: {} bytes, but the model's input {} needs {} float32 values ({} "
+                    "bytes)",
+                    path, bytes.size(), t.shape(), t.size(), t.size() * 4));
+  }
+  t.data.resize(t.size());
+  std::memcpy(t.data.data(), bytes.data(), bytes.size());
+  return t;
+}
+
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.calib < 1) {
     throw Error(fmt::format("quantization needs at least 1 calibration input (got {})", opt.calib));
@@ -387,7 +423,15 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
     throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
   }
   Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}};
-  for (const FloatTensor& x : calibration_inputs(g, opt.calib, opt.seed)) {
+  std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);
+  if (opt.first_input) {
+    if (opt.first_input->size() != inputs[0].size()) {
+      throw Error(fmt::format("the input has {} values but the model's input {} needs {}",
+                              opt.first_input->size(), inputs[0].shape(), inputs[0].size()));
+    }
+    inputs[0].data = opt.first_input->data;
+  }
+  for (const FloatTensor& x : inputs) {
     q.runs.push_back(run_float(g, x));
   }
   choose_exponents(q);
@@ -429,6 +473,7 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
   j["samples"] = samples;
   j["vta_macs"] = vta_macs;
   j["host_macs"] = host_macs;
+  j["reference_output"] = reference_output;
   j["layers"] = nlohmann::ordered_json::array();
   for (const QuantLayerReport& l : layers) {
     j["layers"].push_back({{"name", l.name},
@@ -453,10 +498,11 @@ std::string QuantizedModel::describe() const {
   s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
                    "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
   for (const QuantLayerReport& l : layers) {
+    const bool weighted = l.ops.rfind("Conv", 0) == 0 || l.ops.rfind("Gemm", 0) == 0;
     s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
                      l.ops, l.on_vta ? "vta" : "host", l.in_exp,
-                     l.on_vta ? std::to_string(l.w_exp) : "-", l.out_exp,
-                     l.on_vta ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
+                     weighted ? std::to_string(l.w_exp) : "-", l.out_exp,
+                     weighted ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
   }
   const double total = double(std::max<uint64_t>(vta_macs + host_macs, 1));
   s += fmt::format(

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct QuantOptions {
   std::string mode = "max";   // "max" or "percentile"
   double percentile = 99.99;  // of |x|, per tensor over all calibration inputs
   uint64_t seed = 1;
+  // A user's input (the graph's input shape): the first calibration sample instead of a seeded
+  // one, and the input that net.input_data holds.
+  std::optional<FloatTensor> first_input;
 };
 
 struct QuantLayerReport {
@@ -61,6 +65,9 @@ struct QuantizedModel {
 
 // N(0, 1) inputs of the graph's input shape, from `seed` (sample i from seed + i).
 std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint64_t seed);
+
+// A raw little-endian float32 file of the graph's input shape (NCHW); throws naming the file.
+FloatTensor read_float_input(const FloatGraph& g, const std::string& path);
 
 // Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
 // Conv, Gemm or Add before it absorbs).

@@ -1,0 +1,382 @@
+"""The front end end to end: ONNX graphs built here with onnx.helper (one per supported operator
+and one per error) and torchvision models exported by scripts/export_torchvision.py, imported by
+`vtasim network MODEL.onnx`, quantized and run on fsim (and cycle).
+
+Independent references: torch computes each graph's float output (onnx_float_check compares the
+C++ float interpreter with it); the tiny graph's int8 result is recomputed here in numpy from
+the exponents of the report; every VTA layer is checked by vtasim against the C++ reference and
+the whole output against the int8 reference of the quantized graph. Seeds are fixed and printed.
+
+Environment: VTASIM, FLOAT_CHECK (the binaries), VTA_SOURCE_DIR. Run with /usr/bin/python3.
+"""
+import json
+import os
+import subprocess
+
+import numpy as np
+import onnx
+import pytest
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+VTASIM = os.environ.get("VTASIM", "build/vtasim")
+FLOAT_CHECK = os.environ.get("FLOAT_CHECK", "build/tests/frontend/onnx_float_check")
+SRC = os.environ.get("VTA_SOURCE_DIR", ".")
+SEED = 16
+# Output cosine similarity (quantized vs float) every network must reach; see the README's
+# "From a PyTorch model to cycles" for why 0.97.
+COSINE_FLOOR = 0.97
+
+
+def rng(seed=SEED):
+    print(f"seed {seed}")
+    return np.random.default_rng(seed)
+
+
+def vtasim(tmp, model, *args, status=0, backend="fsim"):
+    """Runs vtasim network MODEL; returns (report or None, stdout, stderr)."""
+    report = os.path.join(tmp, "report.json")
+    if os.path.exists(report):
+        os.remove(report)
+    p = subprocess.run([VTASIM, "network", model, "--backend", backend, "--quiet", "--json",
+                        report] + list(args), capture_output=True, text=True)
+    assert p.returncode == status, f"exit {p.returncode}: {p.stdout}\n{p.stderr}"
+    rep = json.load(open(report)) if os.path.exists(report) else None
+    return rep, p.stdout, p.stderr
+
+
+def float_check(model, x, expected, tol=1e-4):
+    base = model[:-5]
+    x.astype("<f4").tofile(base + ".in.f32")
+    expected.astype("<f4").tofile(base + ".out.f32")
+    p = subprocess.run([FLOAT_CHECK, model, base + ".in.f32", base + ".out.f32", str(tol)],
+                       capture_output=True, text=True)
+    print(p.stdout, p.stderr)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def check_run(tmp, model, x, **kw):
+    """Runs the model on x on fsim: every layer and the output checked bit for bit."""
+    rep, out, _ = vtasim(tmp, model, "--input", model[:-5] + ".in.f32", "--calib", "2", **kw)
+    fe = rep["frontend"]
+    assert fe["output_matches_reference"], out
+    assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
+    return rep, out
+
+
+class Graph:
+    """A small ONNX graph built node by node (opset 13)."""
+
+    def __init__(self, shape, r):
+        self.shape, self.r = shape, r
+        self.nodes, self.inits = [], []
+        self.params = {}
+
+    def const(self, name, value):
+        value = np.asarray(value, dtype=np.float32)
+        self.params[name] = value
+        self.inits.append(numpy_helper.from_array(value, name))
+        return name
+
+    def node(self, op, inputs, name, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def conv(self, x, cin, cout, name, k=3, pad=1, stride=1, group=1, bias=True):
+        w = self.const(name + ".w", self.r.normal(0, 0.3, (cout, cin // group, k, k)))
+        ins = [x, w] + ([self.const(name + ".b", self.r.normal(0, 0.1, cout))] if bias else [])
+        return self.node("Conv", ins, name, kernel_shape=[k, k], pads=[pad] * 4,
+                         strides=[stride] * 2, group=group)
+
+    def bn(self, x, c, name):
+        ins = [x, self.const(name + ".g", self.r.uniform(0.5, 1.5, c)),
+               self.const(name + ".beta", self.r.uniform(-0.1, 0.1, c)),
+               self.const(name + ".mean", self.r.uniform(-0.1, 0.1, c)),
+               self.const(name + ".var", self.r.uniform(0.5, 1.5, c))]
+        return self.node("BatchNormalization", ins, name, epsilon=1e-5)
+
+    def save(self, path, out, out_shape, input_dims=None):
+        inp = helper.make_tensor_value_info("x", TensorProto.FLOAT, input_dims or self.shape)
+        outp = helper.make_tensor_value_info(out, TensorProto.FLOAT, out_shape)
+        g = helper.make_graph(self.nodes, "g", [inp], [outp], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        onnx.save(m, path)
+        return path
+
+
+def t(a):
+    return torch.from_numpy(np.asarray(a, dtype=np.float32))
+
+
+def bn_torch(y, g, name):
+    p = g.params
+    return F.batch_norm(y, t(p[name + ".mean"]), t(p[name + ".var"]), t(p[name + ".g"]),
+                        t(p[name + ".beta"]), eps=1e-5)
+
+
+def conv_torch(x, g, name, pad=1, stride=1, group=1):
+    b = g.params.get(name + ".b")
+    return F.conv2d(x, t(g.params[name + ".w"]), None if b is None else t(b), stride, pad, 1,
+                    group)
+
+
+def round_away(v):
+    return np.sign(v) * np.floor(np.abs(v) + 0.5)
+
+
+# ---- the tiny graph of the issue: Conv(3->36, 3x3, pad 1, bias) + BN + ReLU on 1x3x4x4 ----
+
+def test_graphs_tiny_conv_bn_relu_padded_to_block(tmp_path):
+    r = rng()
+    g = Graph([1, 3, 4, 4], r)
+    y = g.node("Relu", [g.bn(g.conv("x", 3, 36, "conv"), 36, "bn")], "relu")
+    model = g.save(str(tmp_path / "tiny.onnx"), y, [1, 36, 4, 4])
+    x = r.normal(0, 1, (1, 3, 4, 4)).astype(np.float32)
+    with torch.no_grad():
+        ref = F.relu(bn_torch(conv_torch(t(x), g, "conv"), g, "bn")).numpy()
+    float_check(model, x, ref)
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    layer = rep["layers"][0]
+    assert layer["shape"] == "1x3x4x4 * 36x3x3 s1 p1 -> 36x4x4"
+    # 36 channels are 3 blocks of 16 on pynq: the store writes 48 channels x 16 pixels,
+    # the output is unpacked back to 36 channels.
+    assert rep["out_store_nbytes"] == 48 * 16
+    assert len(fe["reference_output"]) == 36 * 16
+    # The int8 result recomputed in numpy from the report's exponents (independent of the C++).
+    q = fe["layers"][0]
+    e_in, e_w, e_out, shift = (q["input_exponent"], q["weight_exponent"],
+                               q["output_exponent"], q["shift"])
+    assert shift == e_in + e_w - e_out
+    p = g.params
+    a = p["bn.g"].astype(np.float64) / np.sqrt(p["bn.var"].astype(np.float64) + np.float32(1e-5))
+    w = (p["conv.w"].astype(np.float64) * a[:, None, None, None]).astype(np.float32)
+    b = ((p["conv.b"].astype(np.float64) - p["bn.mean"]) * a + p["bn.beta"]).astype(np.float32)
+    xq = np.clip(round_away(x.astype(np.float64) * 2.0 ** e_in), -128, 127)
+    wq = np.clip(round_away(w.astype(np.float64) * 2.0 ** e_w), -127, 127)
+    bq = round_away(b.astype(np.float64) * 2.0 ** (e_in + e_w)) + (1 << (shift - 1))
+    acc = F.conv2d(torch.from_numpy(xq), torch.from_numpy(wq), None, 1, 1).numpy()
+    acc = acc.astype(np.int64) + bq.astype(np.int64)[None, :, None, None]
+    expect = np.clip(acc >> shift, 0, 127).astype(np.int8).ravel()
+    assert list(expect) == fe["reference_output"]
+    # Dequantized output close to the float model.
+    deq = np.asarray(fe["reference_output"]) * 2.0 ** -e_out
+    assert np.abs(deq - ref.ravel()).max() <= 2.0 ** -e_out * 1.5 + 0.05 * np.abs(ref).max()
+
+
+# ---- one small graph per supported operator ----
+
+def op_graph(kind, r):
+    """(graph, output name, output shape, torch function of x) for one operator."""
+    g = Graph([1, 8, 8, 8], r)
+    c = g.conv("x", 8, 16, "c1")
+    if kind == "clip_constant":
+        lo = g.node("Constant", [], "lo", value=numpy_helper.from_array(np.float32(0), "lo"))
+        hi = g.node("Constant", [], "hi", value=numpy_helper.from_array(np.float32(1), "hi"))
+        y = g.node("Clip", [c, lo, hi], "clip")
+        return g, y, [1, 16, 8, 8], lambda x: conv_torch(x, g, "c1").clamp(0, 1)
+    if kind == "depthwise":
+        a = g.node("Relu", [c], "r1")
+        d = g.conv(a, 16, 16, "dw", group=16)
+        y = g.node("Relu", [d], "r2")
+        return g, y, [1, 16, 8, 8], lambda x: F.relu(conv_torch(F.relu(conv_torch(x, g, "c1")),
+                                                               g, "dw", group=16))
+    if kind == "add_fused":
+        a = g.node("Relu", [c], "r1")
+        s = g.node("Add", [g.conv(a, 16, 16, "c2"), a], "add")
+        y = g.node("Relu", [s], "r2")
+
+        def f(x):
+            a1 = F.relu(conv_torch(x, g, "c1"))
+            return F.relu(conv_torch(a1, g, "c2") + a1)
+        return g, y, [1, 16, 8, 8], f
+    if kind == "add_host":
+        a = g.node("Relu", [c], "r1")
+        b = g.node("Relu", [g.conv("x", 8, 16, "c2")], "r2")
+        y = g.node("Add", [a, b], "add")
+        return g, y, [1, 16, 8, 8], lambda x: (F.relu(conv_torch(x, g, "c1")) +
+                                               F.relu(conv_torch(x, g, "c2")))
+    if kind == "maxpool":
+        a = g.node("Relu", [c], "r1")
+        y = g.node("MaxPool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
+        return g, y, [1, 16, 4, 4], lambda x: F.max_pool2d(F.relu(conv_torch(x, g, "c1")), 3, 2, 1)
+    if kind == "avgpool":
+        a = g.node("Relu", [c], "r1")
+        y = g.node("AveragePool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
+        return g, y, [1, 16, 4, 4], lambda x: F.avg_pool2d(F.relu(conv_torch(x, g, "c1")), 3, 2,
+                                                            1, count_include_pad=False)
+    if kind == "gap_flatten_gemm":
+        a = g.node("Relu", [c], "r1")
+        f = g.node("Flatten", [g.node("GlobalAveragePool", [a], "gap")], "flat", axis=1)
+        y = g.node("Gemm", [f, g.const("fc.w", r.normal(0, 0.3, (10, 16))),
+                            g.const("fc.b", r.normal(0, 0.1, 10))], "fc", transB=1)
+        return g, y, [1, 10], lambda x: F.linear(
+            F.relu(conv_torch(x, g, "c1")).mean((2, 3)), t(g.params["fc.w"]), t(g.params["fc.b"]))
+    if kind == "reshape_matmul":
+        gap = g.node("GlobalAveragePool", [c], "gap")
+        shape = g.node("Constant", [], "shape",
+                       value=numpy_helper.from_array(np.array([1, -1], np.int64), "shape"))
+        f = g.node("Reshape", [gap, shape], "reshape")
+        y = g.node("MatMul", [f, g.const("mm.w", r.normal(0, 0.3, (16, 12)))], "mm")
+        return g, y, [1, 12], lambda x: conv_torch(x, g, "c1").mean((2, 3)) @ t(g.params["mm.w"])
+    if kind == "identity_dropout":
+        i = g.node("Identity", [c], "id")
+        d = g.node("Dropout", [i], "drop")
+        y = g.node("Relu", [d], "r1")
+        return g, y, [1, 16, 8, 8], lambda x: F.relu(conv_torch(x, g, "c1"))
+    if kind == "concat":
+        a = g.node("Relu", [c], "r1")
+        b = g.node("Relu", [g.conv("x", 8, 8, "c2")], "r2")
+        cat = g.node("Concat", [a, b], "cat", axis=1)
+        y = g.conv(cat, 24, 16, "c3")
+
+        def f(x):
+            both = torch.cat([F.relu(conv_torch(x, g, "c1")), F.relu(conv_torch(x, g, "c2"))], 1)
+            return conv_torch(both, g, "c3")
+        return g, y, [1, 16, 8, 8], f
+    raise ValueError(kind)
+
+
+OPS = ["clip_constant", "depthwise", "add_fused", "add_host", "maxpool", "avgpool",
+       "gap_flatten_gemm", "reshape_matmul", "identity_dropout", "concat"]
+
+
+@pytest.mark.parametrize("kind", OPS)
+def test_graphs_operator(tmp_path, kind):
+    r = rng(SEED + OPS.index(kind))
+    g, y, shape, f = op_graph(kind, r)
+    model = g.save(str(tmp_path / f"{kind}.onnx"), y, shape)
+    x = r.normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    with torch.no_grad():
+        ref = f(t(x)).numpy()
+    float_check(model, x, ref)
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    assert fe["cosine_similarity"] >= COSINE_FLOOR, out
+    ops = " ".join(l["ops"] for l in fe["layers"])
+    hosted = " ".join(rep["host_ops"])
+    if kind == "add_fused":
+        assert "Conv+Add+Relu" in ops and "add" not in hosted
+    if kind == "add_host":
+        assert "add on host" in hosted
+    if kind == "depthwise":
+        assert "with 16 groups on host" in hosted and fe["host_macs"] == 16 * 9 * 64
+    if kind == "concat":
+        assert "concat of 2 tensors on host" in hosted
+    if kind in ("gap_flatten_gemm", "reshape_matmul"):
+        assert rep["layers"][-1]["kind"] == "matmul"
+
+
+# ---- errors: each names the node (or the file / tensor / input) ----
+
+def error_of(tmp, model):
+    _, _, err = vtasim(tmp, model, status=1)
+    assert err.startswith("vtasim: error: "), err
+    return err
+
+
+def test_errors_unsupported_operator(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.node("Sigmoid", [g.conv("x", 8, 16, "c1")], "gate")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8]))
+    assert "unsupported operator 'Sigmoid' at node 'gate'" in err
+
+
+def test_errors_dynamic_shape(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 8, 16, "c1")
+    model = g.save(str(tmp_path / "m.onnx"), y, ["batch", 16, 8, 8],
+                   input_dims=["batch", 8, 8, 8])
+    err = error_of(str(tmp_path), model)
+    assert "input 'x' has a dynamic shape: dimension 0 is 'batch'" in err
+
+
+def test_errors_bad_and_truncated_file(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(bytes(rng().integers(0, 256, 4096, dtype=np.uint8)))
+    assert "bad.onnx: not a valid ONNX model" in error_of(str(tmp_path), str(bad))
+    g = Graph([1, 8, 8, 8], rng())
+    model = g.save(str(tmp_path / "m.onnx"), g.conv("x", 8, 16, "c1"), [1, 16, 8, 8])
+    data = open(model, "rb").read()
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(data[: len(data) // 2])
+    assert "cut.onnx: not a valid ONNX model" in error_of(str(tmp_path), str(cut))
+    assert "cannot open" in error_of(str(tmp_path), str(tmp_path / "missing.onnx"))
+
+
+def test_errors_weight_of_wrong_size(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 8, 16, "c1")
+    # Weight data shorter than its dims.
+    w = g.inits[0]
+    w.raw_data = w.raw_data[:-4]
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'c1'" in err and "tensor 'c1.w' holds 1151 values but its dims 16x8x3x3 need 1152" in err
+    # Weight for another channel count than the input's.
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 4, 16, "c1")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m2.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'c1' (Conv): input has 8 channels but the weight 16x4x3x3" in err
+    # A bias of the wrong size.
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 8, 16, "c1")
+    g.inits[1] = numpy_helper.from_array(np.zeros(15, np.float32), "c1.b")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m3.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'c1' (Conv): bias 'c1.b' has 15 values for 16 output channels" in err
+
+
+def test_errors_attribute_and_unfusable_activation(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    w = g.const("w", np.zeros((16, 8, 3, 3)))
+    y = g.node("Conv", ["x", w], "dil", kernel_shape=[3, 3], dilations=[2, 2], pads=[2] * 4)
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'dil' (Conv): dilation 2 is not supported" in err
+    g = Graph([1, 8, 8, 8], rng())
+    p = g.node("MaxPool", [g.conv("x", 8, 16, "c1")], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    y = g.node("Relu", [p], "late_relu")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m2.onnx"), y, [1, 16, 4, 4]))
+    assert "node 'late_relu' (Relu): only a Relu / Clip right after a Conv, Gemm or Add" in err
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.node("Conv", ["x", g.const("w", np.zeros((16, 8, 3, 3)))], "c1", strides=[0, 1])
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m3.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'c1' (Conv): attribute 'strides' value 0 is out of range [1, 65535]" in err
+
+
+# ---- torchvision networks, exported here ----
+
+NET_INPUT = "1x3x32x32"
+
+
+def export(tmp, name):
+    model = os.path.join(tmp, name + ".onnx")
+    subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts/export_torchvision.py"), name,
+                    model, "--seed", str(SEED), "--input", NET_INPUT, "--sample-out",
+                    model[:-5]], check=True)
+    print(f"exported {name} seed {SEED} input {NET_INPUT}")
+    return model
+
+
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11"])
+def test_network(tmp_path, name):
+    model = export(str(tmp_path), name)
+    expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
+    x = np.fromfile(model[:-5] + ".in.f32", dtype="<f4")
+    float_check(model, x, expected, tol=1e-3)
+    rep, out = check_run(str(tmp_path), model, x)
+    print(out)
+    fe = rep["frontend"]
+    assert fe["cosine_similarity"] >= COSINE_FLOOR, out
+    assert len(fe["reference_output"]) == 1000
+    if name == "mobilenet_v2":  # depthwise convolutions run on the host, and are reported
+        assert fe["host_macs"] > 0 and any("groups on host" in h for h in rep["host_ops"])
+    else:
+        assert fe["host_macs"] == 0
+
+
+def test_cycle_backend_resnet18(tmp_path):
+    model = export(str(tmp_path), "resnet18")
+    rep, out, _ = vtasim(str(tmp_path), model, "--calib", "1", backend="cycle")
+    assert rep["frontend"]["output_matches_reference"], out
+    assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
+    assert rep["cycles"] > 0 and all(l["stats"]["cycles"] > 0 for l in rep["layers"])
