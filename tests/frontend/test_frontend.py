@@ -7,12 +7,14 @@ C++ float interpreter with it); the tiny graph's int8 result is recomputed here 
 the exponents of the report; every VTA layer is checked by vtasim against the C++ reference and
 the whole output against the int8 reference of the quantized graph. Seeds are fixed and printed.
 
-Environment: VTASIM, FLOAT_CHECK (the binaries), VTA_SOURCE_DIR. Run with /usr/bin/python3.
+Environment: VTASIM, FLOAT_CHECK (the binaries), VTA_SOURCE_DIR. Run with /usr/bin/python3. Every
+report is also validated against compiler/report.schema.json (python3-jsonschema).
 """
 import json
 import os
 import subprocess
 
+import jsonschema
 import numpy as np
 import onnx
 import pytest
@@ -59,6 +61,8 @@ def float_check(model, x, expected, tol=1e-4):
 def check_run(tmp, model, x, **kw):
     """Runs the model on x on fsim: every layer and the output checked bit for bit."""
     rep, out, _ = vtasim(tmp, model, "--input", model[:-5] + ".in.f32", "--calib", "2", **kw)
+    with open(os.path.join(SRC, "compiler/report.schema.json")) as f:
+        jsonschema.Draft202012Validator(json.load(f)).validate(rep)
     fe = rep["frontend"]
     assert fe["output_matches_reference"], out
     assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
