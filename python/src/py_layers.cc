@@ -13,6 +13,8 @@
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/network.h"
+#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/quantize.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
@@ -179,10 +181,27 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   return layer_dict(std::move(r), {p.m, p.n});
 }
 
+// MODEL.onnx: imported and quantized (quantize.h); anything else: Network::load.
+compiler::Network load_network(const std::string& name_or_path, int calib, const std::string& quant,
+                               std::optional<compiler::QuantizedModel>& model) {
+  const std::string ext = ".onnx";
+  if (name_or_path.size() <= ext.size() ||
+      name_or_path.compare(name_or_path.size() - ext.size(), ext.size(), ext) != 0) {
+    return compiler::Network::load(name_or_path);
+  }
+  compiler::QuantOptions q;
+  q.calib = calib;
+  q.mode = quant;
+  model = compiler::quantize_graph(compiler::import_onnx(name_or_path), q);
+  return model->net;
+}
+
 pyb::dict network(const std::string& name_or_path, const pyb::object& config,
-                  const std::string& backend, bool check, size_t tune, bool verify) {
+                  const std::string& backend, bool check, size_t tune, bool verify, int calib,
+                  const std::string& quant) {
   const Target t = make_target(config, backend, verify);
-  const compiler::Network net = compiler::Network::load(name_or_path);
+  std::optional<compiler::QuantizedModel> model;
+  const compiler::Network net = load_network(name_or_path, calib, quant, model);
   compiler::NetworkOptions opt;
   opt.check = check;
   opt.tune_candidates = tune;
@@ -209,6 +228,11 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
   d["host_ops"] = run.host_ops;
   d["cycles"] = timed ? pyb::object(pyb::int_(cycles)) : pyb::object(pyb::none());
   d["wall_seconds"] = wall;
+  if (model) {
+    pyb::dict fe = to_python(model->to_json()).cast<pyb::dict>();
+    fe["output_matches_reference"] = run.output == model->reference_output;
+    d["frontend"] = fe;
+  }
   d["output"] = to_numpy(std::move(run.output), {static_cast<pyb::ssize_t>(run.output.size())});
   return d;
 }
@@ -263,11 +287,15 @@ epilogue (shift, relu, clip=(lo, hi)); returns a dict like conv2d with "output" 
         arg("shift") = 0, arg("relu") = false, arg("clip") = pyb::none(), arg("schedule") = "auto",
         arg("backend") = "", arg("check") = true, arg("verify") = true);
   m.def("network", &network, R"doc(
-Run a whole network ("resnet18" or a network JSON file) layer by layer; returns {"layers": [dict
-per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. Ctrl-C stops between
-layers (KeyboardInterrupt).)doc",
+Run a whole network ("resnet18", a network JSON file or MODEL.onnx) layer by layer; returns
+{"layers": [dict per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. An ONNX
+model is imported and quantized first (calib inputs, quant "max" or "percentile", as
+`vtasim network MODEL.onnx`); the result then has "frontend" (the quantization report, as the
+CLI's --json, with "output_matches_reference"). Ctrl-C stops between layers
+(KeyboardInterrupt).)doc",
         arg("name_or_path") = "resnet18", arg("config") = "pynq", pyb::kw_only(),
-        arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true);
+        arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true,
+        arg("calib") = 4, arg("quant") = "max");
   m.def("schedules", &schedules,
         "The best-ranked schedules of a conv2d layer (dicts with est_cycles, est_bytes and the "
         "ranking score), best first.",

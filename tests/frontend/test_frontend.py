@@ -384,3 +384,16 @@ def test_cycle_backend_resnet18(tmp_path):
     assert rep["frontend"]["output_matches_reference"], out
     assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
     assert rep["cycles"] > 0 and all(l["stats"]["cycles"] > 0 for l in rep["layers"])
+
+
+# ---- the Python module's equivalent (vtasim.network("m.onnx")) ----
+
+def test_graphs_python_module(tmp_path):
+    vt = pytest.importorskip("vtasim")
+    g, y, shape, _ = op_graph("add_fused", rng())
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    r = vt.network(model, "pynq", backend="fsim", calib=2)
+    assert r["frontend"]["output_matches_reference"]
+    rep, _, _ = vtasim(str(tmp_path), model, "--calib", "2")
+    assert [int(v) for v in r["output"]] == rep["frontend"]["reference_output"]
+    assert r["frontend"]["layers"] == rep["frontend"]["layers"]
