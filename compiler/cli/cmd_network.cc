@@ -30,10 +30,6 @@ size_t vta_layer_count(const Network& net) {
   return n;
 }
 
-bool is_onnx_path(const std::string& name) {
-  return name.size() > 5 && name.compare(name.size() - 5, 5, ".onnx") == 0;
-}
-
 // MODEL.onnx: imported, quantized (its report printed), the network with the model's weights.
 Network load_onnx_network(const std::string& path, QuantOptions q, const std::string& input,
                           std::optional<QuantizedModel>& model) {
@@ -136,7 +132,7 @@ int cmd_network(int argc, char** argv) {
     check_option_range(vm, "tune", 1, INT_MAX);
     check_jobs_option(vm, common, jobs);
     check_option_range(vm, "calib", 1, 1000);
-    if (!is_onnx_path(name) && !input_path.empty()) {
+    if (!is_onnx_model(name) && !input_path.empty()) {
       throw UsageError("--input needs a MODEL.onnx network");
     }
     if (quant.mode != "max" && quant.mode != "percentile") {
@@ -147,8 +143,8 @@ int cmd_network(int argc, char** argv) {
     }
     std::optional<QuantizedModel> model;
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
-                        : is_onnx_path(name) ? load_onnx_network(name, quant, input_path, model)
-                                             : Network::from_file(name);
+                        : is_onnx_model(name) ? load_onnx_network(name, quant, input_path, model)
+                                              : Network::from_file(name);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;

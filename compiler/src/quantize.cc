@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/onnx_import.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -395,6 +396,15 @@ std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint
     out.push_back(std::move(t));
   }
   return out;
+}
+
+bool is_onnx_model(const std::string& path) {
+  const std::string ext = ".onnx";
+  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+}
+
+QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt) {
+  return quantize_graph(import_onnx(path), opt);
 }
 
 FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {

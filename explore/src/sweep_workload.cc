@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/quantize.h"
 #include "vta/sim/error.h"
 
 namespace vta::explore {
@@ -98,7 +99,10 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
       const std::filesystem::path local = std::filesystem::path(dir) / arg;
       const bool in_dir = !dir.empty() && std::filesystem::path(arg).is_relative() &&
                           std::filesystem::exists(local);
-      w.network = Network::load(in_dir ? local.string() : arg);
+      const std::string path = in_dir ? local.string() : arg;
+      // MODEL.onnx: imported and quantized with the defaults of `vtasim network MODEL.onnx`.
+      w.network =
+          is_onnx_model(path) ? import_and_quantize(path, QuantOptions{}).net : Network::load(path);
     } else if (kind == "conv2d") {
       w.kind = Kind::kConv2d;
       if (arg.find('=') == std::string::npos) {

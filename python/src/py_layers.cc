@@ -13,7 +13,6 @@
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/network.h"
-#include "vta/compiler/onnx_import.h"
 #include "vta/compiler/quantize.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
@@ -184,15 +183,13 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
 // MODEL.onnx: imported and quantized (quantize.h); anything else: Network::load.
 compiler::Network load_network(const std::string& name_or_path, int calib, const std::string& quant,
                                std::optional<compiler::QuantizedModel>& model) {
-  const std::string ext = ".onnx";
-  if (name_or_path.size() <= ext.size() ||
-      name_or_path.compare(name_or_path.size() - ext.size(), ext.size(), ext) != 0) {
+  if (!compiler::is_onnx_model(name_or_path)) {
     return compiler::Network::load(name_or_path);
   }
   compiler::QuantOptions q;
   q.calib = calib;
   q.mode = quant;
-  model = compiler::quantize_graph(compiler::import_onnx(name_or_path), q);
+  model = compiler::import_and_quantize(name_or_path, q);
   return model->net;
 }
 

@@ -69,6 +69,13 @@ std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint
 // A raw little-endian float32 file of the graph's input shape (NCHW); throws naming the file.
 FloatTensor read_float_input(const FloatGraph& g, const std::string& path);
 
+// True for a path ending in ".onnx": what `vtasim network`, sweep workloads and the Python module
+// import and quantize instead of reading a network JSON.
+bool is_onnx_model(const std::string& path);
+
+// import_onnx + quantize_graph.
+QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt);
+
 // Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
 // Conv, Gemm or Add before it absorbs).
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);

@@ -1,5 +1,6 @@
 // The workloads of a sweep spec, written as "KIND:ARGUMENT":
-//   network:NAME_OR_FILE   resnet18 (built in) or a network JSON file (compiler/network.h)
+//   network:NAME_OR_FILE   resnet18 (built in), a network JSON file (compiler/network.h) or an
+//                          ONNX model (imported and quantized, compiler/quantize.h)
 //   conv2d:LAYER           a ResNet-18 layer preset, e.g. conv2d:resnet18.C8 (shape + epilogue)
 //   conv2d:SHAPE           key=value list over n, c, h, w, hw, k, kernel, stride, pad, e.g.
 //                          conv2d:c=64,hw=56,k=64,kernel=3,pad=1 (defaults as `vtasim conv2d`)
