@@ -30,16 +30,57 @@ size_t vta_layer_count(const Network& net) {
   return n;
 }
 
+// The options of `vtasim network MODEL.onnx`.
+struct ModelOptions {
+  QuantOptions quant;
+  std::string input;  // --input FILE
+};
+
+void add_model_options(po::options_description& desc, ModelOptions& m) {
+  auto add = desc.add_options();
+  add("calib", po::value(&m.quant.calib)->default_value(4),
+      "MODEL.onnx: calibration inputs (seeded N(0,1)) of the quantization");
+  add("quant", po::value(&m.quant.mode)->default_value("max"),
+      "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|)");
+  add("input", po::value(&m.input),
+      "MODEL.onnx: raw float32 NCHW file of the model's input shape to run (also the first "
+      "calibration input)");
+}
+
+void check_model_options(const po::variables_map& vm, const std::string& name,
+                         const ModelOptions& m) {
+  check_option_range(vm, "calib", 1, 1000);
+  if (!is_onnx_model(name) && !m.input.empty()) {
+    throw UsageError("--input needs a MODEL.onnx network");
+  }
+  if (m.quant.mode != "max" && m.quant.mode != "percentile") {
+    throw UsageError("--quant must be max or percentile (got '" + m.quant.mode + "')");
+  }
+  if (name.empty()) {
+    throw UsageError("vtasim network needs a network (resnet18, a JSON file or MODEL.onnx)");
+  }
+}
+
 // MODEL.onnx: imported, quantized (its report printed), the network with the model's weights.
-Network load_onnx_network(const std::string& path, QuantOptions q, const std::string& input,
+Network load_onnx_network(const std::string& path, const ModelOptions& m,
                           std::optional<QuantizedModel>& model) {
   const FloatGraph graph = import_onnx(path);
-  if (!input.empty()) {
-    q.first_input = read_float_input(graph, input);
+  QuantOptions q = m.quant;
+  if (!m.input.empty()) {
+    q.first_input = read_float_input(graph, m.input);
   }
   model = quantize_graph(graph, q);
   std::cout << model->describe();
   return model->net;
+}
+
+// The report's "frontend" key: the quantization report of MODEL.onnx.
+void add_model_report(const std::optional<QuantizedModel>& model, const std::string& path,
+                      nlohmann::ordered_json& extra) {
+  if (model) {
+    extra["frontend"] = model->to_json();
+    extra["frontend"]["model"] = path;
+  }
 }
 
 // The output of the quantized model on VTA must equal its int8 reference bit for bit; returns
@@ -89,6 +130,34 @@ void check_jobs_option(const po::variables_map& vm, const CommonOptions& common,
   }
 }
 
+// What a failed run's report needs: the progress display, the layers done and the one running.
+struct RunState {
+  explore::ProgressDisplay& progress;
+  const std::vector<LayerRun>& done;
+  const std::string& current;
+};
+
+// Runs the network (-j N: on worker processes). On a failure, the report so far (layers done,
+// the failure named) is still written and the error names the layer (exit 1); under -j the
+// workers name it (`done` holds exactly the layers before it).
+NetworkRun run_or_report_failure(const CommonOptions& common, const Target& target,
+                                 const Network& net, const NetworkOptions& opt, int jobs,
+                                 const RunState& state, nlohmann::ordered_json& extra) {
+  try {
+    NetworkRun r =
+        jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
+    state.progress.finish();
+    return r;
+  } catch (const Error& ex) {
+    state.progress.finish();
+    const auto* failed = dynamic_cast<const NetworkLayerError*>(&ex);
+    const std::string layer = failed ? failed->layer : state.current;
+    extra["failure"] = {{"layer", layer}, {"error", ex.what()}};
+    finish_compiler_command(common, target, "network", net.name, state.done, extra);
+    throw Error(fmt::format("network {}: layer '{}': {}", net.name, layer, ex.what()));
+  }
+}
+
 }  // namespace
 
 int cmd_network(int argc, char** argv) {
@@ -98,13 +167,12 @@ int cmd_network(int argc, char** argv) {
     int tune = 0;
     bool no_check = false, quiet = false, print_json = false;
     int batch = 1, jobs = 1;
-    QuantOptions quant;
-    std::string input_path;
+    ModelOptions model_opt;
     po::options_description desc("network options");
     add_common_options(desc, common);
     add_plot_option(desc, plot_path);
     auto add = desc.add_options();
-    add("network", po::value(&name), "resnet18 or a network JSON file");
+    add("network", po::value(&name), "resnet18, a network JSON file or MODEL.onnx");
     add("batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18");
     add("tune", po::value(&tune)->implicit_value(4),
         "tune every convolution with the N best-estimated schedules (default 4)");
@@ -114,13 +182,7 @@ int cmd_network(int argc, char** argv) {
         "simulate the layers in N worker processes (same results as -j 1)");
     add("print-json", po::bool_switch(&print_json),
         "print the network description as JSON (a starting point for your own) and exit");
-    add("calib", po::value(&quant.calib)->default_value(4),
-        "MODEL.onnx: calibration inputs (seeded N(0,1)) of the quantization");
-    add("quant", po::value(&quant.mode)->default_value("max"),
-        "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|)");
-    add("input", po::value(&input_path),
-        "MODEL.onnx: raw float32 NCHW file of the model's input shape to run (also the first "
-        "calibration input)");
+    add_model_options(desc, model_opt);
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
@@ -131,19 +193,10 @@ int cmd_network(int argc, char** argv) {
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
     check_jobs_option(vm, common, jobs);
-    check_option_range(vm, "calib", 1, 1000);
-    if (!is_onnx_model(name) && !input_path.empty()) {
-      throw UsageError("--input needs a MODEL.onnx network");
-    }
-    if (quant.mode != "max" && quant.mode != "percentile") {
-      throw UsageError("--quant must be max or percentile (got '" + quant.mode + "')");
-    }
-    if (name.empty()) {
-      throw UsageError("vtasim network needs a network (resnet18, a JSON file or MODEL.onnx)");
-    }
+    check_model_options(vm, name, model_opt);
     std::optional<QuantizedModel> model;
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
-                        : is_onnx_model(name) ? load_onnx_network(name, quant, input_path, model)
+                        : is_onnx_model(name) ? load_onnx_network(name, model_opt, model)
                                               : Network::from_file(name);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";
@@ -169,24 +222,9 @@ int cmd_network(int argc, char** argv) {
                              net.h, net.w, net.layers.size());
     nlohmann::ordered_json extra;
     extra["network"] = net.name;
-    if (model) {
-      extra["frontend"] = model->to_json();
-      extra["frontend"]["model"] = name;
-    }
-    NetworkRun r;
-    try {
-      r = jobs > 1 ? run_network_parallel(target, net, opt, jobs) : run_network(target, net, opt);
-      progress.finish();
-    } catch (const Error& ex) {
-      progress.finish();
-      // The report so far (layers done, the failure named) is still written; the error exits 1.
-      // Under -j the workers name the layer (`done` holds exactly the layers before it).
-      const auto* failed = dynamic_cast<const NetworkLayerError*>(&ex);
-      const std::string layer = failed ? failed->layer : current;
-      extra["failure"] = {{"layer", layer}, {"error", ex.what()}};
-      finish_compiler_command(common, target, "network", net.name, done, extra);
-      throw Error(fmt::format("network {}: layer '{}': {}", net.name, layer, ex.what()));
-    }
+    add_model_report(model, name, extra);
+    const NetworkRun r =
+        run_or_report_failure(common, target, net, opt, jobs, {progress, done, current}, extra);
     for (const std::string& h : r.host_ops) {
       std::cout << "  host: " << h << "\n";
     }
