@@ -23,6 +23,7 @@ FloatGraph import_onnx(const std::string& path) {
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -499,7 +500,7 @@ FloatGraph import_onnx(const std::string& path) {
   const onnx::GraphProto& g = model.graph();
   Importer im;
   im.file = path;
-  im.graph.name = g.name().empty() ? path : g.name();
+  im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
   for (const auto& t : g.initializer()) {
     // Errors name the node that uses the tensor.
     std::string where = fmt::format("{}: initializer", path);

@@ -397,3 +397,61 @@ def test_graphs_python_module(tmp_path):
     rep, _, _ = vtasim(str(tmp_path), model, "--calib", "2")
     assert [int(v) for v in r["output"]] == rep["frontend"]["reference_output"]
     assert r["frontend"]["layers"] == rep["frontend"]["layers"]
+
+
+# ---- calibration modes, options and the JSON form of the new host operators ----
+
+def test_graphs_percentile_calibration(tmp_path):
+    r = rng()
+    g, y, shape, f = op_graph("add_fused", r)
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    x = r.normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    x.astype("<f4").tofile(str(tmp_path / "m.in.f32"))
+    by_mode = {}
+    for mode in ("max", "percentile"):
+        rep, out, _ = vtasim(str(tmp_path), model, "--quant", mode, "--input",
+                             str(tmp_path / "m.in.f32"))
+        assert rep["frontend"]["mode"] == mode and rep["frontend"]["output_matches_reference"]
+        by_mode[mode] = {l["name"]: l["output_exponent"] for l in rep["frontend"]["layers"]}
+    # The 99.99th percentile of |x| is at most the maximum: exponents never decrease.
+    assert all(by_mode["percentile"][k] >= v for k, v in by_mode["max"].items())
+
+
+def test_errors_options(tmp_path):
+    g, y, shape, _ = op_graph("maxpool", rng())
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    _, _, err = vtasim(str(tmp_path), model, "--quant", "mean", status=2)
+    assert "--quant must be max or percentile (got 'mean')" in err
+    _, _, err = vtasim(str(tmp_path), model, "--calib", "0", status=2)
+    assert "calib" in err
+    short = tmp_path / "short.f32"
+    np.zeros(10, "<f4").tofile(str(short))
+    _, _, err = vtasim(str(tmp_path), model, "--input", str(short), status=1)
+    assert "short.f32: 40 bytes, but the model's input 1x8x8x8 needs 512 float32 values" in err
+
+
+def test_graphs_json_host_operators(tmp_path):
+    """The host operators an import may need, written as a network JSON (random weights)."""
+    net = {"name": "hostops", "seed": 3, "input": {"n": 1, "c": 16, "h": 8, "w": 8},
+           "layers": [
+               {"name": "a", "op": "conv2d", "input": "data", "k": 16, "kernel": 3, "pad": 1,
+                "epilogue": {"shift": 9, "relu": True, "clip_hi": 127}},
+               {"name": "dw", "op": "conv2d", "input": "a", "k": 16, "kernel": 3, "pad": 1,
+                "groups": 16, "epilogue": {"shift": 6, "clip_lo": -128, "clip_hi": 127}},
+               {"name": "sum", "op": "add", "input": "a", "residual": "dw",
+                "epilogue": {"relu": True}},
+               {"name": "cat", "op": "concat", "inputs": ["sum", "a"]},
+               {"name": "ap", "op": "avgpool", "input": "cat", "kernel": 2, "stride": 2,
+                "count_include_pad": False}]}
+    path = tmp_path / "hostops.json"
+    path.write_text(json.dumps(net))
+    rep, out, _ = vtasim(str(tmp_path), str(path))
+    assert [l["name"] for l in rep["layers"]] == ["a"]
+    hosted = " ".join(rep["host_ops"])
+    for what in ("dw: conv2d 3x3 s1 with 16 groups on host", "sum: add on host",
+                 "cat: concat of 2 tensors on host", "ap: avgpool 2x2 s2 on host"):
+        assert what in hosted
+    net["layers"][1]["groups"] = 5
+    path.write_text(json.dumps(net))
+    _, _, err = vtasim(str(tmp_path), str(path), status=1)
+    assert "conv2d layer 'dw': 5 groups do not divide 16 input and 16 output channels" in err
