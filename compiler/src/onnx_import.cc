@@ -79,6 +79,35 @@ std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& wher
   return dims;
 }
 
+// An int8 (QDQ weights) or int32 (QDQ bias) tensor's values as floats (exact).
+FloatTensor integer_tensor(const onnx::TensorProto& t, const std::string& where, FloatTensor out,
+                           size_t count) {
+  const bool int8 = t.data_type() == onnx::TensorProto::INT8;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    const size_t width = int8 ? 1 : 4;
+    for (size_t i = 0; i + width <= raw.size(); i += width) {
+      int32_t v = 0;
+      if (int8) {
+        v = int8_t(raw[i]);
+      } else {
+        std::memcpy(&v, raw.data() + i, 4);
+      }
+      out.data.push_back(float(v));
+    }
+  } else {
+    for (int32_t v : t.int32_data()) {
+      out.data.push_back(float(v));
+    }
+  }
+  if (out.data.size() != count) {
+    throw Error(fmt::format("{}: tensor '{}' holds {} values but its dims {} need {}", where,
+                            t.name(), out.data.size(), out.shape().empty() ? "[]" : out.shape(),
+                            count));
+  }
+  return out;
+}
+
 // A float tensor's values from float_data or raw_data; its size must match its dims.
 FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -87,13 +116,18 @@ FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
                     "with its weights inside)",
                     where, t.name()));
   }
-  if (t.data_type() != onnx::TensorProto::FLOAT) {
-    throw Error(fmt::format("{}: tensor '{}' has data type {} (only float32 weights are supported)",
-                            where, t.name(), t.data_type()));
-  }
   FloatTensor out;
   size_t count = 0;
   out.dims = tensor_dims(t, where, count);
+  if (t.data_type() == onnx::TensorProto::INT8 || t.data_type() == onnx::TensorProto::INT32) {
+    return integer_tensor(t, where, std::move(out), count);
+  }
+  if (t.data_type() != onnx::TensorProto::FLOAT) {
+    throw Error(
+        fmt::format("{}: tensor '{}' has data type {} (float32 weights, or int8 / int32 "
+                    "ones of a QDQ graph)",
+                    where, t.name(), t.data_type()));
+  }
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     out.data.resize(raw.size() / 4);
@@ -391,6 +425,53 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
   return g;
 }
 
+// The exponent e of a QuantizeLinear / DequantizeLinear scale 2^-e (a scalar power of two, zero
+// point 0); anything else is an error naming the node.
+int qdq_exponent(const Importer& im, const onnx::NodeProto& n) {
+  const FloatTensor& s = constant_input(im, n, 1, "scale");
+  if (s.size() != 1) {
+    im.fail(n, fmt::format("scale '{}' has {} values; only per-tensor scales are supported",
+                           n.input(1), s.size()));
+  }
+  int e = 0;
+  const float m = std::frexp(s.data[0], &e);  // s = m * 2^e, m in [0.5, 1)
+  if (!(s.data[0] > 0) || m != 0.5f) {
+    im.fail(n,
+            fmt::format("scale {} is not a power of two (VTA requantizes by shifts)", s.data[0]));
+  }
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    auto z = im.constants.find(n.input(2));
+    if (z == im.constants.end() || z->second.size() != 1 || z->second.data[0] != 0) {
+      im.fail(n, "only zero point 0 (symmetric int8) is supported");
+    }
+  }
+  return 1 - e;  // 2^(e-1) = 2^-(1-e)
+}
+
+// QDQ form: QuantizeLinear of an activation fixes its exponent and, like the DequantizeLinear
+// after it, passes the value on; DequantizeLinear of a constant (int8 weights, int32 bias)
+// is that constant in float.
+void qdq_node(Importer& im, const onnx::NodeProto& n) {
+  const int e = qdq_exponent(im, n);
+  if (n.op_type() == "DequantizeLinear" && im.constants.count(n.input(0))) {
+    FloatTensor c = im.constants.at(n.input(0));
+    for (float& v : c.data) {
+      v = std::ldexp(v, -e);
+    }
+    im.constants[n.output(0)] = std::move(c);
+    return;
+  }
+  const std::string in = im.resolve(n.input(0));
+  if (n.op_type() == "QuantizeLinear") {
+    auto [it, fresh] = im.graph.fixed_exponents.emplace(in, e);
+    if (!fresh && it->second != e) {
+      im.fail(n, fmt::format("tensor '{}' is quantized with two scales (2^-{} and 2^-{})", in,
+                             it->second, e));
+    }
+  }
+  im.alias[n.output(0)] = in;
+}
+
 void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
@@ -413,6 +494,9 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   }
   if (t == "Flatten" || t == "Reshape") {
     return flatten_alias(im, n);
+  }
+  if (t == "QuantizeLinear" || t == "DequantizeLinear") {
+    return qdq_node(im, n);
   }
   if (t == "BatchNormalization") {
     return fold_batchnorm(im, n);

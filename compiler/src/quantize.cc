@@ -211,13 +211,19 @@ std::string layer_name(const std::string& node, std::set<std::string>& used) {
 
 // Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0.
 void choose_exponents(Quantizer& q) {
+  // A QDQ graph's own exponents replace the calibrated ones.
+  auto calibrated = [&](const std::string& t) {
+    auto fixed = q.g.fixed_exponents.find(t);
+    return fixed != q.g.fixed_exponents.end() ? fixed->second
+                                              : exp_for_range(calibrated_range(q.runs, t, q.opt));
+  };
   q.net_name[q.g.input] = q.g.input;
-  q.groups.exp[q.g.input] = exp_for_range(calibrated_range(q.runs, q.g.input, q.opt));
+  q.groups.exp[q.g.input] = calibrated(q.g.input);
   std::set<std::string> used{q.g.input};
   for (const PlannedLayer& p : q.plan) {
     const std::string name = layer_name(q.g.nodes[p.main].name, used);
     q.net_name[p.out] = name;
-    q.groups.exp[name] = exp_for_range(calibrated_range(q.runs, p.out, q.opt));
+    q.groups.exp[name] = calibrated(p.out);
   }
   for (size_t i = 0; i < q.plan.size(); ++i) {
     const GraphNode& m = q.main(i);

@@ -455,3 +455,50 @@ def test_graphs_json_host_operators(tmp_path):
     path.write_text(json.dumps(net))
     _, _, err = vtasim(str(tmp_path), str(path), status=1)
     assert "conv2d layer 'dw': 5 groups do not divide 16 input and 16 output channels" in err
+
+
+# ---- QDQ-form graphs: the model's own power-of-two scales ----
+
+def qdq_graph(r, in_scale=2.0 ** -5):
+    g = Graph([1, 8, 6, 6], r)
+    z8 = g.inits.append(numpy_helper.from_array(np.int8(0), "z8")) or "z8"
+    s = {name: g.const(name, v) for name, v in
+         (("s_in", in_scale), ("s_w", 2.0 ** -7), ("s_b", 2.0 ** -12), ("s_out", 2.0 ** -4))}
+    w = r.integers(-127, 128, (16, 8, 3, 3)).astype(np.int8)
+    b = r.integers(-3000, 3000, 16).astype(np.int32)
+    g.inits += [numpy_helper.from_array(w, "w8"), numpy_helper.from_array(b, "b32")]
+    q = g.node("QuantizeLinear", ["x", s["s_in"], z8], "q_in")
+    dq = g.node("DequantizeLinear", [q, s["s_in"], z8], "dq_in")
+    wf = g.node("DequantizeLinear", ["w8", s["s_w"]], "dq_w")
+    bf = g.node("DequantizeLinear", ["b32", s["s_b"]], "dq_b")
+    c = g.node("Conv", [dq, wf, bf], "conv", kernel_shape=[3, 3], pads=[1] * 4)
+    a = g.node("Relu", [c], "relu")
+    y = g.node("DequantizeLinear", [g.node("QuantizeLinear", [a, s["s_out"], z8], "q_out"),
+                                    s["s_out"], z8], "dq_out")
+    return g, y, w, b
+
+
+def test_graphs_qdq_power_of_two_scales(tmp_path):
+    r = rng()
+    g, y, w, b = qdq_graph(r)
+    model = g.save(str(tmp_path / "qdq.onnx"), y, [1, 16, 6, 6])
+    x = r.normal(0, 1, (1, 8, 6, 6)).astype(np.float32)
+    x.astype("<f4").tofile(str(tmp_path / "qdq.in.f32"))
+    rep, out, _ = vtasim(str(tmp_path), model, "--input", str(tmp_path / "qdq.in.f32"))
+    fe = rep["frontend"]
+    layer = fe["layers"][0]
+    # The model's scales, not calibrated ones: 2^-5 in, 2^-7 weights, 2^-4 out.
+    assert (fe["input_exponent"], layer["weight_exponent"], layer["output_exponent"],
+            layer["shift"]) == (5, 7, 4, 8), out
+    assert fe["output_matches_reference"]
+    xq = np.clip(round_away(x.astype(np.float64) * 32), -128, 127)
+    acc = F.conv2d(torch.from_numpy(xq), torch.from_numpy(w.astype(np.float64)), None, 1,
+                   1).numpy().astype(np.int64) + b.astype(np.int64)[None, :, None, None]
+    expect = np.clip((acc + 128) >> 8, 0, 127).ravel()
+    assert list(expect) == fe["reference_output"]
+
+
+def test_errors_qdq_scale_not_power_of_two(tmp_path):
+    g, y, _, _ = qdq_graph(rng(), in_scale=0.03)
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "qdq.onnx"), y, [1, 16, 6, 6]))
+    assert "node 'q_in' (QuantizeLinear): scale 0.03 is not a power of two" in err

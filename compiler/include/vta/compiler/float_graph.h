@@ -52,6 +52,9 @@ struct FloatGraph {
   std::vector<int> input_dims;
   std::string output;
   std::vector<GraphNode> nodes;  // topological order
+  // Exponents e (scale 2^-e) fixed by the model itself: QDQ-form graphs (QuantizeLinear /
+  // DequantizeLinear pairs on activations, which run_float treats as identity).
+  std::map<std::string, int> fixed_exponents;
 
   // The NCHW dims of every tensor, followed from the input. Throws Error
   // "<source>: node 'N' (Op): ..." for a node whose input is unknown or whose shapes do not fit

@@ -1,7 +1,9 @@
 // ONNX import (libonnx-dev's protobuf classes): reads a model file into the front end's float
 // graph (float_graph.h). Supported operators: Conv (any group count), BatchNormalization
 // (folded into the Conv before it), Relu, Clip, Add, MaxPool, AveragePool, GlobalAveragePool,
-// Flatten / Reshape (to N x rest), Identity, Dropout, Constant, Gemm, MatMul, Concat (channels).
+// Flatten / Reshape (to N x rest), Identity, Dropout, Constant, Gemm, MatMul, Concat (channels),
+// and QuantizeLinear / DequantizeLinear of QDQ-form graphs with power-of-two scales (their
+// exponents in FloatGraph::fixed_exponents).
 // Every error names the file and the node (or tensor): an unsupported operator
 // ("unsupported operator 'X' at node 'Y'"), a dynamic input dimension, a file that does not
 // parse (bad or truncated), a weight tensor whose size does not match its dims or its use, an
