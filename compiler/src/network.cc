@@ -57,7 +57,7 @@ std::vector<std::string> op_keys(const std::string& op) {
             "pad",  "residual", "epilogue", "schedule", "groups"};
   }
   if (op == "avgpool") {
-    return {"name", "op", "input", "kernel", "stride", "pad", "count_include_pad"};
+    return {"name", "op", "input", "kernel", "stride", "pad", "count_include_pad", "rescale"};
   }
   if (op == "add") {
     return {"name", "op", "input", "residual", "epilogue"};
@@ -72,7 +72,7 @@ std::vector<std::string> op_keys(const std::string& op) {
     return {"name", "op", "input", "kernel", "stride", "pad"};
   }
   if (op == "global_avgpool") {
-    return {"name", "op", "input"};
+    return {"name", "op", "input", "rescale"};
   }
   return {};
 }
@@ -201,7 +201,15 @@ Tensor host_maxpool(const Tensor& in, const NetworkLayer& l) {
   return out;
 }
 
-Tensor host_global_avgpool(const Tensor& in) {
+// sum / count * 2^rescale, rounded to nearest (ties away from zero), saturated to int8.
+int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
+  const int64_t num = std::abs(sum) << std::max(rescale, 0);
+  const int64_t den = count << std::max(-rescale, 0);
+  const int64_t q = std::min<int64_t>((num + den / 2) / den, 128);
+  return int8_t(std::clamp<int64_t>(sum < 0 ? -q : q, -128, 127));
+}
+
+Tensor host_global_avgpool(const Tensor& in, const NetworkLayer& l) {
   Tensor out;
   out.n = in.n, out.c = in.c, out.h = out.w = 1;
   out.data.resize(size_t(in.n) * in.c);
@@ -212,14 +220,14 @@ Tensor host_global_avgpool(const Tensor& in) {
       for (int i = 0; i < count; ++i) {
         sum += in.data[(size_t(n) * in.c + c) * count + i];
       }
-      out.data[size_t(n) * in.c + c] = int8_t(sum / count);  // truncation toward zero
+      out.data[size_t(n) * in.c + c] = scaled_mean(sum, count, l.rescale);
     }
   }
   return out;
 }
 
 // Average pool: the sum over the window's real pixels divided by their count (or by the whole
-// window with count_include_pad), rounded to nearest (ties away from zero).
+// window with count_include_pad), times 2^rescale, rounded to nearest (ties away from zero).
 Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
   const Shape s = maxpool_shape(l, Shape{in.n, in.c, in.h, in.w});
   Tensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
@@ -237,8 +245,7 @@ Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
           }
         }
         const int div = l.count_include_pad ? l.kh * l.kw : count;
-        const int q = (std::abs(sum) + div / 2) / div;
-        out.data[(size_t(nc) * s.h + y) * s.w + x] = int8_t(sum < 0 ? -q : q);
+        out.data[(size_t(nc) * s.h + y) * s.w + x] = scaled_mean(sum, div, l.rescale);
       }
     }
   }
@@ -405,6 +412,8 @@ Network Network::from_json(const nlohmann::json& j, const std::string& source) {
       l.residual = lj.value("residual", std::string());
       const std::string where = fmt::format("{}: layer '{}' key", source, l.name);
       l.groups = lj.contains("groups") ? json_int32(lj["groups"], where + " 'groups'", 1) : 1;
+      l.rescale =
+          lj.contains("rescale") ? json_int32(lj["rescale"], where + " 'rescale'", -24, 24) : 0;
       l.count_include_pad = lj.contains("count_include_pad") &&
                             json_bool(lj["count_include_pad"], where + " 'count_include_pad'");
       if (lj.contains("kernel")) {
@@ -541,6 +550,9 @@ nlohmann::ordered_json Network::to_json() const {
     }
     if (l.op == "avgpool") {
       lj["count_include_pad"] = l.count_include_pad;
+    }
+    if ((l.op == "avgpool" || l.op == "global_avgpool") && l.rescale) {
+      lj["rescale"] = l.rescale;
     }
     if (l.op == "conv2d" || l.op == "maxpool" || l.op == "avgpool") {
       lj["kernel"] = {l.kh, l.kw};
@@ -716,7 +728,7 @@ std::optional<Tensor> run_host_layer(const Network& net, const NetworkLayer& l, 
     return out;
   }
   if (l.op == "global_avgpool") {
-    Tensor out = host_global_avgpool(in);
+    Tensor out = host_global_avgpool(in, l);
     host_ops.push_back(fmt::format("{}: global average pool on host", l.name));
     return out;
   }

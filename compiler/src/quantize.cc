@@ -228,8 +228,7 @@ void choose_exponents(Quantizer& q) {
   for (size_t i = 0; i < q.plan.size(); ++i) {
     const GraphNode& m = q.main(i);
     const std::string& out = q.out_name(i);
-    if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool ||
-        m.op == GraphOp::kAdd || m.op == GraphOp::kConcat) {
+    if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAdd || m.op == GraphOp::kConcat) {
       for (const std::string& in : m.inputs) {
         q.groups.join(out, q.net_name.at(in));
       }
@@ -281,6 +280,10 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
                                                   {GraphOp::kGemm, "dense"}};
   l.op = ops.at(m.op);
   l.count_include_pad = m.count_include_pad;
+  if (m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool) {
+    l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
+    rep.shift = -l.rescale;
+  }
   if (m.op == GraphOp::kAdd) {
     l.residual = q.net_name.at(m.inputs[1]);
     activation_bounds(p.act, e_out, l.epilogue);
@@ -518,7 +521,7 @@ std::string QuantizedModel::describe() const {
     s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
                      l.ops, l.on_vta ? "vta" : "host", l.in_exp,
                      weighted ? std::to_string(l.w_exp) : "-", l.out_exp,
-                     weighted ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
+                     weighted || l.shift ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
   }
   const double total = double(std::max<uint64_t>(vta_macs + host_macs, 1));
   s += fmt::format(

@@ -95,7 +95,7 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
   CHECK(error_of(R"({"input": {"c": 16, "h": 4, "w": 4}, "layers": [
           {"name": "a", "op": "conv3d", "input": "data"}]})") ==
         "net.json: layer 'a' has unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-        "global_avgpool)");
+        "global_avgpool, avgpool, add, concat)");
   CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
           {"name": "a", "op": "conv2d", "input": "x", "k": 16}]})") ==
         "net.json: network n: layer 'a' reads unknown tensor 'x'");
@@ -133,7 +133,7 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
   CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
           {"name": "a", "op": "conv2d", "input": "data", "k": 16, "units": 3}]})") ==
         "net.json: conv2d layer 'a' has unknown key 'units' (known: name, op, input, k, kernel, "
-        "stride, pad, residual, epilogue, schedule)");
+        "stride, pad, residual, epilogue, schedule, groups)");
   CHECK(error_of(R"({"input": {"c": 16, "h": 4, "w": 4, "depth": 2}, "layers": []})") ==
         "net.json: input has unknown key 'depth' (known: name, n, c, h, w)");
   CHECK(error_of(R"({"input": {"c": 16, "h": 4, "w": 4}, "layer": []})") ==

@@ -171,9 +171,15 @@ def test_graphs_tiny_conv_bn_relu_padded_to_block(tmp_path):
 
 # ---- one small graph per supported operator ----
 
-def op_graph(kind, r):
-    """(graph, output name, output shape, torch function of x) for one operator."""
-    g = Graph([1, 8, 8, 8], r)
+def op_graph(kind, r, n=1):
+    """(graph, output name, output shape, torch function of x) for one operator, batch n."""
+    g = Graph([n, 8, 8, 8], r)
+    graph, y, shape, f = op_graph_nodes(kind, g, r)
+    return graph, y, [n] + shape[1:], f
+
+
+def op_graph_nodes(kind, g, r):
+    """The nodes of op_graph: a Conv, then the operator under test."""
     c = g.conv("x", 8, 16, "c1")
     if kind == "clip_constant":
         lo = g.node("Constant", [], "lo", value=numpy_helper.from_array(np.float32(0), "lo"))
@@ -220,7 +226,8 @@ def op_graph(kind, r):
     if kind == "reshape_matmul":
         gap = g.node("GlobalAveragePool", [c], "gap")
         shape = g.node("Constant", [], "shape",
-                       value=numpy_helper.from_array(np.array([1, -1], np.int64), "shape"))
+                       value=numpy_helper.from_array(np.array([g.shape[0], -1], np.int64),
+                                                     "shape"))
         f = g.node("Reshape", [gap, shape], "reshape")
         y = g.node("MatMul", [f, g.const("mm.w", r.normal(0, 0.3, (16, 12)))], "mm")
         return g, y, [1, 12], lambda x: conv_torch(x, g, "c1").mean((2, 3)) @ t(g.params["mm.w"])
@@ -270,6 +277,20 @@ def test_graphs_operator(tmp_path, kind):
         assert "concat of 2 tensors on host" in hosted
     if kind in ("gap_flatten_gemm", "reshape_matmul"):
         assert rep["layers"][-1]["kind"] == "matmul"
+
+
+@pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul"])
+def test_graphs_batch_of_two(tmp_path, kind):
+    r = rng()
+    g, y, shape, f = op_graph(kind, r, n=2)
+    model = g.save(str(tmp_path / f"{kind}.onnx"), y, shape)
+    x = r.normal(0, 1, (2, 8, 8, 8)).astype(np.float32)
+    with torch.no_grad():
+        ref = f(t(x)).numpy()
+    float_check(model, x, ref)
+    rep, out = check_run(str(tmp_path), model, x)
+    assert rep["frontend"]["samples"] == 4  # 2 calibration inputs x batch 2
+    assert rep["frontend"]["cosine_similarity"] >= COSINE_FLOOR, out
 
 
 # ---- errors: each names the node (or the file / tensor / input) ----

@@ -19,7 +19,8 @@
 //      {"name": "sum", "op": "add", "input": "a", "residual": "b", "epilogue": {"relu": true}},
 //      {"name": "cat", "op": "concat", "inputs": ["a", "b"]},
 //      {"name": "dw", "op": "conv2d", "groups": 32, ...},
-//      {"name": "ap", "op": "avgpool", "kernel": 2, "stride": 2, "count_include_pad": false},
+//      {"name": "ap", "op": "avgpool", "kernel": 2, "stride": 2, "count_include_pad": false,
+//       "rescale": 2},
 // "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays.
 // Unknown keys (also keys of another op, e.g. "units" on a conv2d) are errors.
 #pragma once
@@ -51,6 +52,9 @@ struct NetworkLayer {
   int groups = 1;                   // conv2d: > 1 (grouped, depthwise) runs on the host
   std::vector<std::string> inputs;  // concat: every input, in order (input = inputs[0])
   bool count_include_pad = false;   // avgpool: divide by the whole window, padding included
+  // avgpool, global_avgpool: the mean times 2^rescale (-24..24), rounded to nearest, saturated:
+  // the move between two power-of-two scales of a quantized model.
+  int rescale = 0;
   // Explicit weights instead of random ones (an imported model): conv2d K x C/groups x KH x KW,
   // dense inputs x units (the B of the matmul); bias int32 per output (with epilogue.bias).
   // Not written by to_json.
