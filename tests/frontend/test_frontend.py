@@ -405,6 +405,11 @@ def test_cycle_backend_resnet18(tmp_path):
     assert rep["frontend"]["output_matches_reference"], out
     assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
     assert rep["cycles"] > 0 and all(l["stats"]["cycles"] > 0 for l in rep["layers"])
+    # The layers on two worker processes: the same cycles and output.
+    rep2, out2, _ = vtasim(str(tmp_path), model, "--calib", "1", "-j", "2", backend="cycle")
+    assert rep2["cycles"] == rep["cycles"], out2
+    assert rep2["frontend"]["reference_output"] == rep["frontend"]["reference_output"]
+    assert rep2["frontend"]["output_matches_reference"]
 
 
 # ---- the Python module's equivalent (vtasim.network("m.onnx")) ----
