@@ -41,6 +41,11 @@ namespace {
 
 constexpr int64_t kMaxDim = 65535;
 
+// A node's name for messages: its own, else its first output's.
+std::string node_name(const onnx::NodeProto& n) {
+  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
+}
+
 // The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
 // consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far.
 struct Importer {
@@ -57,13 +62,9 @@ struct Importer {
     return it == alias.end() ? t : resolve(it->second);
   }
   [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
-    throw Error(fmt::format("{}: node '{}' ({}): {}", file, n.name(), n.op_type(), what));
+    throw Error(fmt::format("{}: node '{}' ({}): {}", file, node_name(n), n.op_type(), what));
   }
 };
-
-std::string node_name(const onnx::NodeProto& n) {
-  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
-}
 
 // The dims and element count of a tensor; throws for negative dims.
 std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& where, size_t& count) {
@@ -420,7 +421,8 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
       im.fail(n, "only axis 1 (channels) is supported");
     }
   } else {
-    throw Error(fmt::format("{}: unsupported operator '{}' at node '{}'", im.file, t, n.name()));
+    throw Error(
+        fmt::format("{}: unsupported operator '{}' at node '{}'", im.file, t, node_name(n)));
   }
   return g;
 }
@@ -476,7 +478,10 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
     throw Error(fmt::format("{}: unsupported operator '{}' (domain '{}') at node '{}'", im.file, t,
-                            n.domain(), n.name()));
+                            n.domain(), node_name(n)));
+  }
+  if (n.output_size() < 1 || (t != "Constant" && (n.input_size() < 1 || n.input(0).empty()))) {
+    im.fail(n, "needs an input and an output");
   }
   if (t == "Constant") {
     return constant_node(im, n);
@@ -516,9 +521,6 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   if (g.op == GraphOp::kAdd && g.inputs.size() != 2) {
     im.fail(n, "Add needs two inputs");
   }
-  if (n.output_size() < 1) {
-    im.fail(n, "has no output");
-  }
   g.output = n.output(0);
   im.producer[g.output] = im.graph.nodes.size();
   im.graph.nodes.push_back(std::move(g));
@@ -556,6 +558,10 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
                               im.file, im.graph.input, in.name()));
     }
     im.graph.input = in.name();
+    if (in.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT) {
+      throw Error(fmt::format("{}: input '{}' has element type {}; a float32 input is supported",
+                              im.file, in.name(), in.type().tensor_type().elem_type()));
+    }
     const auto& shape = in.type().tensor_type().shape();
     if (shape.dim_size() != 4) {
       throw Error(fmt::format("{}: input '{}' has {} dims, expected 4 (NCHW)", im.file, in.name(),

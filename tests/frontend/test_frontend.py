@@ -366,6 +366,10 @@ def test_errors_attribute_and_unfusable_activation(tmp_path):
     y = g.node("Conv", ["x", g.const("w", np.zeros((16, 8, 3, 3)))], "c1", strides=[0, 1])
     err = error_of(str(tmp_path), g.save(str(tmp_path / "m3.onnx"), y, [1, 16, 8, 8]))
     assert "node 'c1' (Conv): attribute 'strides' value 0 is out of range [1, 65535]" in err
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.node("MaxPool", [], "lonely", kernel_shape=[2, 2])
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m4.onnx"), y, [1, 8, 4, 4]))
+    assert "node 'lonely' (MaxPool): needs an input and an output" in err
 
 
 # ---- torchvision networks, exported here ----
