@@ -164,6 +164,14 @@ def test_graphs_tiny_conv_bn_relu_padded_to_block(tmp_path):
     acc = acc.astype(np.int64) + bq.astype(np.int64)[None, :, None, None]
     expect = np.clip(acc >> shift, 0, 127).astype(np.int8).ravel()
     assert list(expect) == fe["reference_output"]
+    # Other designs: 36 channels padded to 64 on block32 (BLOCK 32); batch 1 padded to BATCH 4
+    # on batch4; the same 36-channel output.
+    for cfg, stored in (("block32", 64 * 16), ("batch4", 4 * 48 * 16)):
+        other, out, _ = vtasim(str(tmp_path), model, "--config", cfg, "--input",
+                               str(tmp_path / "tiny.in.f32"))
+        assert other["out_store_nbytes"] == stored, cfg
+        assert other["frontend"]["reference_output"] == fe["reference_output"], cfg
+        assert other["frontend"]["output_matches_reference"], out
     # Dequantized output close to the float model.
     deq = np.asarray(fe["reference_output"]) * 2.0 ** -e_out
     assert np.abs(deq - ref.ravel()).max() <= 2.0 ** -e_out * 1.5 + 0.05 * np.abs(ref).max()
