@@ -90,7 +90,8 @@ FloatTensor integer_tensor(const onnx::TensorProto& t, const std::string& where,
     for (size_t i = 0; i + width <= raw.size(); i += width) {
       int32_t v = 0;
       if (int8) {
-        v = int8_t(raw[i]);
+        const int byte = static_cast<unsigned char>(raw[i]);
+        v = byte > 127 ? byte - 256 : byte;  // two's complement int8
       } else {
         std::memcpy(&v, raw.data() + i, 4);
       }
