@@ -499,7 +499,8 @@ def test_graphs_json_host_operators(tmp_path):
 
 def qdq_graph(r, in_scale=2.0 ** -5):
     g = Graph([1, 8, 6, 6], r)
-    z8 = g.inits.append(numpy_helper.from_array(np.int8(0), "z8")) or "z8"
+    g.inits.append(numpy_helper.from_array(np.int8(0), "z8"))  # the int8 zero point
+    z8 = "z8"
     s = {name: g.const(name, v) for name, v in
          (("s_in", in_scale), ("s_w", 2.0 ** -7), ("s_b", 2.0 ** -12), ("s_out", 2.0 ** -4))}
     w = r.integers(-127, 128, (16, 8, 3, 3)).astype(np.int8)
