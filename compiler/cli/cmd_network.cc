@@ -70,8 +70,17 @@ Network load_onnx_network(const std::string& path, const ModelOptions& m,
     q.first_input = read_float_input(graph, m.input);
   }
   model = quantize_graph(graph, q);
-  std::cout << model->describe();
   return model->net;
+}
+
+// The quantization report of MODEL.onnx (on stderr under --print-json, which prints the JSON).
+void print_model_report(const std::optional<QuantizedModel>& model, bool print_json) {
+  if (model) {
+    (print_json ? std::cerr : std::cout) << model->describe();
+  }
+  if (model && print_json) {
+    std::cerr << "note: the JSON holds the model's structure, not its weights\n";
+  }
 }
 
 // The report's "frontend" key: the quantization report of MODEL.onnx.
@@ -198,6 +207,7 @@ int cmd_network(int argc, char** argv) {
     const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
                         : is_onnx_model(name) ? load_onnx_network(name, model_opt, model)
                                               : Network::from_file(name);
+    print_model_report(model, print_json);
     if (print_json) {
       std::cout << net.to_json().dump(2) << "\n";
       return 0;

@@ -541,3 +541,22 @@ def test_errors_qdq_scale_not_power_of_two(tmp_path):
     g, y, _, _ = qdq_graph(rng(), in_scale=0.03)
     err = error_of(str(tmp_path), g.save(str(tmp_path / "qdq.onnx"), y, [1, 16, 6, 6]))
     assert "node 'q_in' (QuantizeLinear): scale 0.03 is not a power of two" in err
+
+
+@pytest.mark.parametrize("kind", ["concat", "add_host", "avgpool", "depthwise"])
+def test_graphs_print_json_round_trip(tmp_path, kind):
+    """--print-json writes the imported structure (stdout: JSON only); it runs as a network JSON
+    (with random weights) and reads back to the same description."""
+    g, y, shape, _ = op_graph(kind, rng())
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    p = subprocess.run([VTASIM, "network", model, "--print-json"], capture_output=True,
+                       text=True)
+    assert p.returncode == 0 and "not its weights" in p.stderr, p.stderr
+    net = json.loads(p.stdout)
+    path = tmp_path / "m.json"
+    path.write_text(p.stdout)
+    rep, out, _ = vtasim(str(tmp_path), str(path))
+    assert all(l["mismatches"] == 0 for l in rep["layers"]), out
+    again = subprocess.run([VTASIM, "network", str(path), "--print-json"], capture_output=True,
+                           text=True)
+    assert json.loads(again.stdout)["layers"] == net["layers"]
