@@ -145,6 +145,11 @@ FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
                             t.name(), out.data.size(), out.shape().empty() ? "[]" : out.shape(),
                             count));
   }
+  for (float v : out.data) {
+    if (!std::isfinite(v)) {
+      throw Error(fmt::format("{}: tensor '{}' holds the non-finite value {}", where, t.name(), v));
+    }
+  }
   return out;
 }
 

@@ -124,6 +124,12 @@ double calibrated_range(const std::vector<std::map<std::string, FloatTensor>>& r
   double amax = 0;
   for (const auto& run : runs) {
     for (float v : run.at(t).data) {
+      if (!std::isfinite(v)) {
+        throw Error(
+            fmt::format("quantization: tensor '{}' is not finite (inf or NaN) in the float "
+                        "run of a calibration input",
+                        t));
+      }
       amax = std::max(amax, double(std::fabs(v)));
       if (opt.mode == "percentile") {
         mags.push_back(std::fabs(v));
@@ -249,6 +255,12 @@ void choose_exponents(Quantizer& q) {
     for (size_t i = 0; i < q.plan.size(); ++i) {
       const int need = q.groups.at(q.in_name(i)) + q.w_exp[i];
       if (q.weighted(i) && q.groups.at(q.out_name(i)) > need) {
+        if (need < kMinExp) {
+          throw Error(fmt::format(
+              "quantization: node '{}': its output would need the scale 2^{} (input 2^-{}, "
+              "weights 2^-{}); values this large do not fit the int8 flow",
+              q.main(i).name, -need, q.groups.at(q.in_name(i)), q.w_exp[i]));
+        }
         q.groups.at(q.out_name(i)) = need;
         changed = true;
       }

@@ -560,3 +560,19 @@ def test_graphs_print_json_round_trip(tmp_path, kind):
     again = subprocess.run([VTASIM, "network", str(path), "--print-json"], capture_output=True,
                            text=True)
     assert json.loads(again.stdout)["layers"] == net["layers"]
+
+
+def test_errors_values_out_of_reach(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 8, 16, "c1")
+    w = numpy_helper.to_array(g.inits[0]).copy()
+    w[0, 0, 0, 0] = np.nan
+    g.inits[0] = numpy_helper.from_array(w, "c1.w")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "nan.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'c1' (Conv): tensor 'c1.w' holds the non-finite value nan" in err
+    g = Graph([1, 8, 8, 8], rng())
+    y = g.conv("x", 8, 16, "c1")
+    g.inits[0] = numpy_helper.from_array(numpy_helper.to_array(g.inits[0]) * np.float32(1e8),
+                                         "c1.w")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "big.onnx"), y, [1, 16, 8, 8]))
+    assert "quantization: node 'c1': its output would need the scale 2^" in err
