@@ -110,11 +110,20 @@ struct ExpGroups {
   int& at(const std::string& t) { return exp[root(t)]; }
 };
 
-int exp_for_range(double amax) {
+// The exponent whose int8 range holds `amax`; throws naming `what` for a range beyond 2^-kMinExp
+// (tiny ranges are clamped to kMaxExp: precision, not correctness).
+int exp_for_range(double amax, const std::string& what) {
   if (!(amax > 0)) {
     return kMaxExp;
   }
-  return std::clamp(int(std::floor(std::log2(127.0 / amax))), kMinExp, kMaxExp);
+  const double e = std::floor(std::log2(127.0 / amax));
+  if (e < kMinExp) {
+    throw Error(
+        fmt::format("quantization: {} reach {:g}, beyond the largest int8 range supported "
+                    "(127 x 2^{})",
+                    what, amax, -kMinExp));
+  }
+  return int(std::min(e, double(kMaxExp)));
 }
 
 // The calibrated magnitude of a float tensor over the samples (max or percentile of |x|).
@@ -220,8 +229,9 @@ void choose_exponents(Quantizer& q) {
   // A QDQ graph's own exponents replace the calibrated ones.
   auto calibrated = [&](const std::string& t) {
     auto fixed = q.g.fixed_exponents.find(t);
-    return fixed != q.g.fixed_exponents.end() ? fixed->second
-                                              : exp_for_range(calibrated_range(q.runs, t, q.opt));
+    return fixed != q.g.fixed_exponents.end()
+               ? fixed->second
+               : exp_for_range(calibrated_range(q.runs, t, q.opt), "values of tensor '" + t + "'");
   };
   q.net_name[q.g.input] = q.g.input;
   q.groups.exp[q.g.input] = calibrated(q.g.input);
@@ -246,7 +256,7 @@ void choose_exponents(Quantizer& q) {
     for (float v : m.weight.data) {
       wmax = std::max(wmax, std::fabs(v));
     }
-    q.w_exp.push_back(exp_for_range(wmax));
+    q.w_exp.push_back(exp_for_range(wmax, "weights of node '" + m.name + "'"));
   }
   // A negative shift would need a left shift: lower the output's exponent instead (fixpoint;
   // exponents only decrease, so it ends).

@@ -575,4 +575,5 @@ def test_errors_values_out_of_reach(tmp_path):
     g.inits[0] = numpy_helper.from_array(numpy_helper.to_array(g.inits[0]) * np.float32(1e8),
                                          "c1.w")
     err = error_of(str(tmp_path), g.save(str(tmp_path / "big.onnx"), y, [1, 16, 8, 8]))
-    assert "quantization: node 'c1': its output would need the scale 2^" in err
+    assert "quantization: values of tensor 'c1' reach" in err
+    assert "beyond the largest int8 range supported (127 x 2^16)" in err
