@@ -79,7 +79,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
   const BlockedConv& g = P.g;
   const Epilogue& e = P.e;
   const double insn = 8;  // fixed cost of issuing one instruction
-  const double rd_lat = double(cfg.dram_read_latency_cycles);
+  const double rd_lat = dram_read_latency(cfg);
   const double wr_lat = double(cfg.dram_write_latency_cycles);
   const TileShape t = P.full_shape();
   const double kk = double(g.p.kh) * g.p.kw;
@@ -145,7 +145,8 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
     }
   }
   const double end = std::max(comp_end[n - 1], n >= C ? store_end[n / C - 1] : 0.0);
-  const double rate = n >= 2 ? (comp_end[n - 1] - half) / double(n - n / 2) : 0.0;
+  const uint64_t second_half = n - n / 2;
+  const double rate = n >= 2 ? (comp_end[n - 1] - half) / double(second_half) : 0.0;
   const double total = end + double(steps - n) * rate;
   // All reads share one DRAM channel, whichever unit issues them.
   const DramTraffic traffic = estimate_traffic(P, cfg);
