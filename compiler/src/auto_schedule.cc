@@ -52,10 +52,11 @@ DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
   // The code generator skips a weight load when the slot still holds the same (oc tile, chunk):
   // step s and step s - T (the slot's previous user) reduce the same chunk when the chunk count
   // divides T, so each oc tile then loads weights in its first T steps only.
+  // With one oc tile the slots still hold its weights when the next batch block starts.
   const double ot_steps = tiles / (double(g.nb) * P.oc_tiles) * P.ic_chunks;
-  d.wgt_loads = P.s.threads % P.ic_chunks == 0
-                    ? double(g.nb) * P.oc_tiles * std::min<double>(P.s.threads, ot_steps)
-                    : steps;
+  const double passes = P.oc_tiles == 1 ? 1.0 : double(g.nb) * P.oc_tiles;
+  d.wgt_loads =
+      P.s.threads % P.ic_chunks == 0 ? passes * std::min<double>(P.s.threads, ot_steps) : steps;
   d.read = steps * t.ti * t.ih * t.iw * cfg.inp_elem_bytes +
            d.wgt_loads * t.to * t.ti * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
            (P.e.residual ? out_total * cfg.out_elem_bytes : 0);
@@ -129,7 +130,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   double half = 0;
   for (uint64_t s = 0; s < n; ++s) {
     const uint64_t j = s / C, ch = s % C;
-    const bool wgt = !wgt_kept || s % ot_steps < T;
+    const bool wgt = !wgt_kept || (P.oc_tiles == 1 ? s : s % ot_steps) < T;
     load_end[s] = std::max(s ? load_end[s - 1] : 0.0, s >= T ? comp_end[s - T] : 0.0) + c.inp_load +
                   (wgt ? c.wgt_load : 0);
     double start = std::max(load_end[s], s ? comp_end[s - 1] : 0.0);
