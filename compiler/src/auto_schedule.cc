@@ -86,7 +86,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
   const double kk = double(g.p.kh) * g.p.kw;
   const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
   const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const int vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
+  const int vec_ops = (e.bias ? 1 : 0) + (e.residual && !P.residual_init ? 1 : 0);
   StageCosts c;
   c.inp_load =
       t.ti * (dram_cycles(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0, cfg) + rd_lat + insn);
@@ -98,7 +98,8 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
   if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
     c.gemm += dram_cycles(kernel_uops * 4, 0, cfg) + rd_lat;
   }
-  c.tile_start = out_tile + insn;  // accumulator reset
+  // Accumulator reset, or the residual as initial value shifted left by the epilogue's shift.
+  c.tile_start = !P.residual_init || e.shift ? out_tile + insn : 0;
   if (e.bias) {
     c.tile_start += rd_lat + insn;
   }
@@ -199,6 +200,7 @@ TilePlan estimate_plan(const BlockedConv& g, const Epilogue& e, const ConvSchedu
   plan.w_tiles = ceil_div(g.ow, s.tile_w);
   plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
   plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
+  plan.residual_init = residual_initialises_acc(g, e);
   return plan;
 }
 
@@ -210,6 +212,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
   const Conv2dParams& p = g.p;
   const int vt = s.threads, to = s.tile_oc_blocks, ti = s.tile_ic_blocks;
   const uint64_t inp_slot = cfg.inp_buff_depth / vt, acc_slot = cfg.acc_buff_depth / vt;
+  const bool res_init = residual_initialises_acc(g, e);
   for (int th : hs) {
     const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
     for (int tw : ws) {
@@ -218,7 +221,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
         break;  // wider tiles only need more
       }
       const uint64_t out = uint64_t(to) * th * tw;
-      if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
+      if (out * (e.residual && !res_init ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
         break;
       }
       if (uint64_t(th) * tw > 16383) {

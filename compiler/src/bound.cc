@@ -83,9 +83,12 @@ MinimumBytes minimum_bytes(const BlockedConv& g, const Epilogue& e, const HwConf
   return b;
 }
 
-uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems) {
-  const uint64_t imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const uint64_t vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
+uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems, bool residual_init) {
+  // A residual that initialises the accumulator needs one shift left (none without a shift).
+  const bool res_shift = residual_init && e.shift;
+  const uint64_t imm_ops =
+      (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) + (res_shift ? 1 : 0);
+  const uint64_t vec_ops = (e.bias ? 1 : 0) + (e.residual && !residual_init ? 1 : 0);
   return acc_elems * (imm_ops + 2 * vec_ops);
 }
 
@@ -93,7 +96,8 @@ LayerBound layer_bound(const BlockedConv& g, const Epilogue& e, const MinimumByt
                        const HwConfig& cfg) {
   LayerBound b;
   b.gemm_cycles = g.gemm_uop_count();
-  b.alu_cycles = epilogue_alu_cycles(e, uint64_t(g.nb) * g.ocb * g.oh * g.ow);
+  b.alu_cycles =
+      epilogue_alu_cycles(e, uint64_t(g.nb) * g.ocb * g.oh * g.ow, residual_initialises_acc(g, e));
   // LOAD ACC (bias) and ACC_8BIT (residual) run on the compute unit: no GEMM meanwhile.
   b.acc_load_cycles = uint64_t(std::ceil(dram_cycles(double(bytes.acc_moved), 0, cfg)));
   b.compute_cycles = b.gemm_cycles + b.alu_cycles + b.acc_load_cycles;

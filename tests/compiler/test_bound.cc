@@ -130,13 +130,15 @@ TEST_CASE("a residual add: the compute unit loads it, DRAM moves it at 8 bits", 
   e.residual = true;
   ConvSchedule s;
   s.tile_h = 4, s.tile_w = 8;
-  const LayerRun r = run_conv2d(target, p, e, s, random_conv_data(p, e, 3), true);
+  const ConvData data = random_conv_data(p, e, 3);
+  const LayerRun r = run_conv2d(target, p, e, s, data, true);
   REQUIRE(r.mismatches == 0);
-  // By hand, pynq: 8x8 outputs x 1 block x 9 taps GEMMs; a shift (1) and the residual add (2)
-  // per output element. The residual counts 64 B per element (an accumulator element, the
-  // upstream rule) but LOAD ACC_8BIT moves 16 B per element over the 8-byte bus, on the compute
-  // unit: 64 x 16 / 8 = 128 cycles.
-  const uint64_t gemm = 64 * 9, alu = 64 * 3, acc_load = 64 * 16 / 8;
+  // By hand, pynq: 8x8 outputs x 1 block x 9 taps GEMMs. No bias and sums far from 2^31, so
+  // the residual is the accumulator's initial value: a shift left (1) and the epilogue's shift
+  // (1) per output element. The residual counts 64 B per element (an accumulator element, the
+  // upstream rule) but LOAD ACC_8BIT moves 16 B per element over the 8-byte bus, on the
+  // compute unit: 64 x 16 / 8 = 128 cycles.
+  const uint64_t gemm = 64 * 9, alu = 64 * 2, acc_load = 64 * 16 / 8;
   const uint64_t inp = 8 * 8 * 16, wgt = 9 * 256;
   CHECK(r.bound.gemm_cycles == gemm);
   CHECK(r.bound.alu_cycles == alu);
@@ -145,9 +147,40 @@ TEST_CASE("a residual add: the compute unit loads it, DRAM moves it at 8 bits", 
   CHECK(r.bound.bytes.read == inp + wgt + 64 * 64);
   CHECK(r.bound.bytes.dram_read() == inp + wgt + 64 * 16);
   CHECK(r.bound.memory_cycles == Approx(double(inp + wgt + 64 * 16) / 8));
-  CHECK(format_report({r}).find("compute 896 (GEMM 576 + ALU 192 + ACC loads 128), memory 544 "
+  CHECK(format_report({r}).find("compute 832 (GEMM 576 + ALU 128 + ACC loads 128), memory 544 "
                                 "(4352 B read, 7424 as counted, 1024 B written)") !=
         std::string::npos);
+  // The run does what the bound assumes: no accumulator resets, two ALU ops per element.
+  CHECK(r.stats.alu_counter == 2 * 64);
+  // With a bias (any int32) the shifted sum could wrap: reset, bias ADD (2), shift (1) and
+  // residual ADD (2) per element; the bias is one 64-byte accumulator element (8 bus beats).
+  Epilogue eb = e;
+  eb.bias = true;
+  const LayerRun rb = run_conv2d(target, p, eb, s, random_conv_data(p, eb, 4), true);
+  REQUIRE(rb.mismatches == 0);
+  CHECK(rb.bound.alu_cycles == 64 * 5);
+  CHECK(rb.bound.acc_load_cycles == (64 + 64 * 16) / 8);
+  CHECK(rb.stats.alu_counter == 64 * 3);  // bias, shift, residual: one count per micro-op
+}
+
+TEST_CASE("the residual initialises the accumulator only where no sum can wrap", "[bound]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Conv2dParams p;
+  p.c = 512, p.h = p.w = 7, p.k = 512, p.kh = p.kw = 3;
+  const BlockedConv g = BlockedConv::make(p, cfg);
+  Epilogue e;
+  e.residual = true;
+  // |x| <= 2^14 x 512 x 9 = 75,497,472; r x 2^s >= -2^(7+s): 2^27 fits below 2^31, 2^31 not.
+  e.shift = 20;
+  CHECK(residual_initialises_acc(g, e));
+  e.shift = 24;
+  CHECK_FALSE(residual_initialises_acc(g, e));
+  e.shift = 8;
+  e.bias = true;
+  CHECK_FALSE(residual_initialises_acc(g, e));
+  e.bias = false;
+  e.residual = false;
+  CHECK_FALSE(residual_initialises_acc(g, e));
 }
 
 TEST_CASE("with the DRAM model the memory time uses its sustained bandwidth", "[bound]") {

@@ -2,11 +2,11 @@
 //
 // rank_schedules() enumerates tile sizes and thread counts that fit the configuration's SRAMs
 // and scores each with an analytic cycle model of the pipeline (GEMM one micro-op per cycle,
-// ALU one per cycle with an immediate and two without, DMA one bus beat per cycle plus the DRAM
-// latency per instruction; with two or more virtual threads load, compute and store overlap, so
-// the slowest stage dominates). tune_conv2d() runs the best candidates on the target and
-// keeps the fastest: measured cycles on a timed backend, and on fsim a byte/op cost
-// (GEMM + ALU micro-ops + bytes moved / bus bytes) computed from the counters.
+// ALU one per cycle with an immediate and two without, DMA at the design's bandwidth plus the
+// read latency per instruction; the load, compute and store stages then run step by step as
+// the virtual threads' dependency tokens let them overlap). tune_conv2d() runs the best candidates
+// on the target and keeps the fastest: measured cycles on a timed backend, and on fsim a byte/op
+// cost (GEMM + ALU micro-ops + bytes moved / bus bytes) computed from the counters.
 #pragma once
 
 #include <cstddef>
@@ -31,8 +31,9 @@ struct ScheduleCandidate {
 // bytes wins: it stays fast on designs with less bandwidth per MAC.
 constexpr double kTrafficWeight = 0.1;
 
-// DRAM bytes a plan moves by the code generator's rules: every step loads its input window,
-// weights once per (oc tile, slot) with a single input chunk and every step otherwise.
+// DRAM bytes a plan moves by the code generator's rules: every step loads its input window;
+// weights once per (oc tile, slot) when the chunk count divides the threads (a slot keeps its
+// oc tile and chunk), every step otherwise.
 struct DramTraffic {
   double read = 0, write = 0;
   double wgt_loads = 0;  // LOAD WGT instructions

@@ -53,8 +53,9 @@ struct MinimumBytes {
 MinimumBytes minimum_bytes(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg);
 
 // ALU issue cycles the epilogue needs at least: per accumulator element 1 per immediate op
-// (shift, max, min) and 2 per vector op (bias, residual).
-uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems);
+// (shift, max, min) and 2 per vector op (bias, residual); a residual that initialises the
+// accumulator (residual_initialises_acc) costs one immediate shift instead, none without one.
+uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems, bool residual_init);
 
 struct LayerBound {
   uint64_t gemm_cycles = 0;      // GEMM micro-ops of the blocked layer
