@@ -29,7 +29,7 @@ struct ScheduleCandidate {
 // Candidates are ranked by the estimated cycles plus this share of the cycles their DRAM traffic
 // needs (dram_cycles), so that among schedules of about the same speed the one moving fewer
 // bytes wins: it stays fast on designs with less bandwidth per MAC.
-constexpr double kTrafficWeight = 0.1;
+constexpr double kTrafficWeight = 0.3;
 
 // DRAM bytes a plan moves by the code generator's rules: every step loads its input window;
 // weights once per (oc tile, slot) when the chunk count divides the threads (a slot keeps its
