@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -114,7 +115,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
 }
 
 // Steps simulated one by one; longer plans are extrapolated at the rate of the last half.
-constexpr uint64_t kSimulatedSteps = 1024;
+constexpr uint64_t kSimulatedSteps = 256;
 
 }  // namespace
 
@@ -150,9 +151,20 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const uint64_t second_half = n - n / 2;
   const double rate = n >= 2 ? (comp_end[n - 1] - half) / double(second_half) : 0.0;
   const double total = end + double(steps - n) * rate;
-  // All reads share one DRAM channel, whichever unit issues them.
-  const DramTraffic traffic = estimate_traffic(P, cfg);
-  return std::max(total, dram_cycles(traffic.read, traffic.write, cfg));
+  // Never below the busiest stage's work or the DRAM time of all reads (one read channel,
+  // whichever unit issues them), whatever the extrapolation gives.
+  return std::max(total, stage_lower_bound(P, cfg));
+}
+
+double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
+  // Each stage does its own work one item after the other: estimate_cycles is at least the
+  // busiest stage's total, and the DRAM time of all bytes.
+  const StageCosts c = stage_costs(P, cfg);
+  const double steps = double(P.steps()), tiles = double(P.tiles());
+  const DramTraffic d = estimate_traffic(P, cfg);
+  const double load = steps * c.inp_load + d.wgt_loads * c.wgt_load;
+  const double compute = steps * c.gemm + tiles * (c.tile_start + c.epilogue);
+  return std::max({load, compute, tiles * c.store, dram_cycles(d.read, d.write, cfg)});
 }
 
 namespace {
@@ -168,8 +180,14 @@ class BestEstimates {
       std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
                        by_estimate);
       m_all.resize(m_keep);
+      m_cutoff = 0;
+      for (const Entry& e : m_all) {
+        m_cutoff = std::max(m_cutoff, e.first.score);
+      }
     }
   }
+  // A score above this can no longer be among the best `keep`.
+  double cutoff() const { return m_cutoff; }
   // Best score first.
   std::vector<ScheduleCandidate> sorted() {
     std::sort(m_all.begin(), m_all.end(), by_estimate);
@@ -187,6 +205,7 @@ class BestEstimates {
   }
   size_t m_keep;
   size_t m_added = 0;
+  double m_cutoff = std::numeric_limits<double>::infinity();
   std::vector<Entry> m_all;
 };
 
@@ -231,9 +250,12 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       s.tile_w = tw;
       const TilePlan plan = estimate_plan(g, e, s);
       const DramTraffic d = estimate_traffic(plan, cfg);
+      const double traffic = kTrafficWeight * dram_cycles(d.read, d.write, cfg);
+      if (stage_lower_bound(plan, cfg) + traffic > best.cutoff()) {
+        continue;  // the step-by-step estimate can only be larger
+      }
       const double est = estimate_cycles(plan, cfg);
-      best.add(
-          {s, est, d.read + d.write, est + kTrafficWeight * dram_cycles(d.read, d.write, cfg)});
+      best.add({s, est, d.read + d.write, est + traffic});
     }
   }
 }

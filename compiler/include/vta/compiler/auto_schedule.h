@@ -41,6 +41,9 @@ struct DramTraffic {
 DramTraffic estimate_traffic(const TilePlan& plan, const HwConfig& cfg);
 // Analytic estimate (cycles) of a plan; see the file comment.
 double estimate_cycles(const TilePlan& plan, const HwConfig& cfg);
+// A lower bound of estimate_cycles that needs no step-by-step run (the busiest stage's total
+// work, the DRAM time of all bytes): the ranking skips candidates it already rules out.
+double stage_lower_bound(const TilePlan& plan, const HwConfig& cfg);
 // Up to max_count fitting schedules, best score first. Throws Error if none fits.
 std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilogue& e,
                                               const HwConfig& cfg, size_t max_count);
