@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -41,11 +42,6 @@ std::vector<int> size_candidates(int n) {
   return {s.begin(), s.end()};
 }
 
-struct Model {
-  double rd_lat, wr_lat;
-  double inp_e, wgt_e, acc_e, out_e;
-};
-
 }  // namespace
 
 DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
@@ -54,9 +50,14 @@ DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
   const double tiles = double(P.tiles()), steps = double(P.steps());
   const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
   DramTraffic d;
-  d.wgt_loads = P.ic_chunks == 1
-                    ? double(g.nb) * P.oc_tiles * std::min<double>(P.s.threads, tiles / P.oc_tiles)
-                    : steps;
+  // The code generator skips a weight load when the slot still holds the same (oc tile, chunk):
+  // step s and step s - T (the slot's previous user) reduce the same chunk when the chunk count
+  // divides T, so each oc tile then loads weights in its first T steps only.
+  // With one oc tile the slots still hold its weights when the next batch block starts.
+  const double ot_steps = tiles / (double(g.nb) * P.oc_tiles) * P.ic_chunks;
+  const double passes = P.oc_tiles == 1 ? 1.0 : double(g.nb) * P.oc_tiles;
+  d.wgt_loads =
+      P.s.threads % P.ic_chunks == 0 ? passes * std::min<double>(P.s.threads, ot_steps) : steps;
   d.read = steps * t.ti * t.ih * t.iw * cfg.inp_elem_bytes +
            d.wgt_loads * t.to * t.ti * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
            (P.e.residual ? out_total * cfg.out_elem_bytes : 0);
@@ -64,60 +65,106 @@ DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
   return d;
 }
 
-double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
-  const BlockedConv& g = P.g;
-  const Conv2dParams& p = g.p;
-  const Epilogue& e = P.e;
-  const Model m{double(cfg.dram_read_latency_cycles), double(cfg.dram_write_latency_cycles),
-                double(cfg.inp_elem_bytes),           double(cfg.wgt_elem_bytes),
-                double(cfg.acc_elem_bytes),           double(cfg.out_elem_bytes)};
-  const double insn = 8;  // fixed cost of issuing one instruction
-  const TileShape t = P.full_shape();
-  const double tiles = double(P.tiles()), steps = double(P.steps());
-  const double kk = double(p.kh) * p.kw;
-  const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
+namespace {
 
-  // Compute stage (GEMM + reset + epilogue ALU; residual/bias loads run on compute too).
+// What one step and one tile of a plan cost each stage (cycles), for the full-size tile.
+struct StageCosts {
+  double inp_load = 0;    // load: the step's input windows
+  double wgt_load = 0;    // load: the step's weights, when the slot does not hold them
+  double gemm = 0;        // compute: the step's GEMMs (and kernel reloads)
+  double tile_start = 0;  // compute: reset, bias and residual loads of a tile's first step
+  double epilogue = 0;    // compute: the ALU epilogue after a tile's last step
+  double store = 0;       // store: the tile's output
+};
+
+StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
+  const BlockedConv& g = P.g;
+  const Epilogue& e = P.e;
+  const double insn = 8;  // fixed cost of issuing one instruction
+  const double rd_lat = dram_read_latency(cfg);
+  const double wr_lat = double(cfg.dram_write_latency_cycles);
+  const TileShape t = P.full_shape();
+  const double kk = double(g.p.kh) * g.p.kw;
+  const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
   const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const int vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
-  double compute = double(g.gemm_uop_count()) + steps * insn +
-                   out_total * (1 + imm_ops + 2 * vec_ops) + tiles * insn * (1 + imm_ops + vec_ops);
-  if (e.residual) {
-    compute += dram_cycles(out_total * m.out_e, 0, cfg) + tiles * t.to * (m.rd_lat + insn);
-  }
-  if (e.bias) {
-    compute += tiles * (m.rd_lat + insn);
-  }
+  const int vec_ops = (e.bias ? 1 : 0) + (e.residual && !P.residual_init ? 1 : 0);
+  StageCosts c;
+  c.inp_load =
+      t.ti * (dram_cycles(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0, cfg) + rd_lat + insn);
+  c.wgt_load = dram_cycles(double(t.to) * t.ti * kk * cfg.wgt_elem_bytes, 0, cfg) + rd_lat + insn;
+  c.gemm = double(g.gemm_uop_count()) / double(P.steps()) + insn;
   // Micro-op kernels that do not stay resident are reloaded every step.
   const double kernel_uops = double(t.ti) * kk * t.to;
   const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
   if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
-    compute += steps * (dram_cycles(kernel_uops * 4, 0, cfg) + m.rd_lat);
+    c.gemm += dram_cycles(kernel_uops * 4, 0, cfg) + rd_lat;
   }
-
-  // Load stage: input windows every step, weights unless reused (single chunk).
-  const double inp_step =
-      t.ti * (dram_cycles(double(t.ih) * t.iw * m.inp_e, 0, cfg) + m.rd_lat + insn);
-  const double wgt_bytes = double(t.to) * t.ti * kk * m.wgt_e;
-  const double wgt_load = dram_cycles(wgt_bytes, 0, cfg) + m.rd_lat + insn;
-  const DramTraffic traffic = estimate_traffic(P, cfg);
-  const double wgt_loads = traffic.wgt_loads;
-  const double load = steps * inp_step + wgt_loads * wgt_load;
-
-  // Store stage: 16-byte tiles at about 1.5 beats each plus the write response per row burst.
-  const double out_bytes = out_total * m.out_e;
-  const double store =
-      dram_cycles(0, out_bytes, cfg) * 1.5 + tiles * t.to * (m.wr_lat + insn + t.th * 2);
-
-  // All reads share one DRAM channel, whichever unit issues them.
-  const double dram = dram_cycles(traffic.read, traffic.write, cfg);
-  if (P.s.threads == 1) {
-    return std::max(compute + load + store, dram);
+  // Accumulator reset, or the residual as initial value shifted left by the epilogue's shift.
+  c.tile_start = !P.residual_init || e.shift ? out_tile + insn : 0;
+  if (e.bias) {
+    c.tile_start += rd_lat + insn;
   }
-  // Overlapped: the slowest stage, plus filling (first load) and draining (last store).
-  const double fill = inp_step + wgt_load;
-  const double drain = store / tiles + out_total / tiles * (1 + imm_ops + 2 * vec_ops);
-  return std::max({compute, load, store, dram}) + fill + drain;
+  if (e.residual) {  // LOAD ACC_8BIT runs on the compute unit
+    c.tile_start += dram_cycles(out_tile * cfg.out_elem_bytes, 0, cfg) + t.to * (rd_lat + insn);
+  }
+  c.epilogue = out_tile * (imm_ops + 2 * vec_ops) + insn * (imm_ops + vec_ops);
+  // Output tiles at about 1.5 beats each plus the write response per row burst.
+  c.store =
+      dram_cycles(0, out_tile * cfg.out_elem_bytes, cfg) * 1.5 + t.to * (wr_lat + insn + t.th * 2);
+  return c;
+}
+
+// Steps simulated one by one; longer plans are extrapolated at the rate of the last half.
+constexpr uint64_t kSimulatedSteps = 256;
+
+}  // namespace
+
+double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
+  const StageCosts c = stage_costs(P, cfg);
+  const uint64_t T = uint64_t(P.s.threads), C = uint64_t(P.ic_chunks);
+  const uint64_t steps = P.steps(), ot_steps = steps / (uint64_t(P.g.nb) * P.oc_tiles);
+  const bool wgt_kept = T % C == 0;  // estimate_traffic: slots keep their (oc tile, chunk)
+  const uint64_t n = std::min(steps, kSimulatedSteps);
+  // The three stages as the dependency tokens order them: the load of step s waits for its
+  // slot (compute of step s - T), a tile's first step for its accumulator slot (store of tile
+  // j - T); each stage runs its own work in order.
+  std::vector<double> load_end(n), comp_end(n), store_end(n / C + 1);
+  double half = 0;
+  for (uint64_t s = 0; s < n; ++s) {
+    const uint64_t j = s / C, ch = s % C;
+    const bool wgt = !wgt_kept || (P.oc_tiles == 1 ? s : s % ot_steps) < T;
+    load_end[s] = std::max(s ? load_end[s - 1] : 0.0, s >= T ? comp_end[s - T] : 0.0) + c.inp_load +
+                  (wgt ? c.wgt_load : 0);
+    double start = std::max(load_end[s], s ? comp_end[s - 1] : 0.0);
+    if (ch == 0 && j >= T) {
+      start = std::max(start, store_end[j - T]);
+    }
+    comp_end[s] = start + c.gemm + (ch == 0 ? c.tile_start : 0) + (ch + 1 == C ? c.epilogue : 0);
+    if (ch + 1 == C) {
+      store_end[j] = std::max(comp_end[s], j ? store_end[j - 1] : 0.0) + c.store;
+    }
+    if (s + 1 == n / 2) {
+      half = comp_end[s];
+    }
+  }
+  const double end = std::max(comp_end[n - 1], n >= C ? store_end[n / C - 1] : 0.0);
+  const uint64_t second_half = n - n / 2;
+  const double rate = n >= 2 ? (comp_end[n - 1] - half) / double(second_half) : 0.0;
+  const double total = end + double(steps - n) * rate;
+  // Never below the busiest stage's work or the DRAM time of all reads (one read channel,
+  // whichever unit issues them), whatever the extrapolation gives.
+  return std::max(total, stage_lower_bound(P, cfg));
+}
+
+double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
+  // Each stage does its own work one item after the other: estimate_cycles is at least the
+  // busiest stage's total, and the DRAM time of all bytes.
+  const StageCosts c = stage_costs(P, cfg);
+  const double steps = double(P.steps()), tiles = double(P.tiles());
+  const DramTraffic d = estimate_traffic(P, cfg);
+  const double load = steps * c.inp_load + d.wgt_loads * c.wgt_load;
+  const double compute = steps * c.gemm + tiles * (c.tile_start + c.epilogue);
+  return std::max({load, compute, tiles * c.store, dram_cycles(d.read, d.write, cfg)});
 }
 
 namespace {
@@ -133,8 +180,14 @@ class BestEstimates {
       std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
                        by_estimate);
       m_all.resize(m_keep);
+      m_cutoff = 0;
+      for (const Entry& e : m_all) {
+        m_cutoff = std::max(m_cutoff, e.first.score);
+      }
     }
   }
+  // A score above this can no longer be among the best `keep`.
+  double cutoff() const { return m_cutoff; }
   // Best score first.
   std::vector<ScheduleCandidate> sorted() {
     std::sort(m_all.begin(), m_all.end(), by_estimate);
@@ -152,6 +205,7 @@ class BestEstimates {
   }
   size_t m_keep;
   size_t m_added = 0;
+  double m_cutoff = std::numeric_limits<double>::infinity();
   std::vector<Entry> m_all;
 };
 
@@ -165,6 +219,7 @@ TilePlan estimate_plan(const BlockedConv& g, const Epilogue& e, const ConvSchedu
   plan.w_tiles = ceil_div(g.ow, s.tile_w);
   plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
   plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
+  plan.residual_init = residual_initialises_acc(g, e);
   return plan;
 }
 
@@ -176,6 +231,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
   const Conv2dParams& p = g.p;
   const int vt = s.threads, to = s.tile_oc_blocks, ti = s.tile_ic_blocks;
   const uint64_t inp_slot = cfg.inp_buff_depth / vt, acc_slot = cfg.acc_buff_depth / vt;
+  const bool res_init = residual_initialises_acc(g, e);
   for (int th : hs) {
     const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
     for (int tw : ws) {
@@ -184,7 +240,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
         break;  // wider tiles only need more
       }
       const uint64_t out = uint64_t(to) * th * tw;
-      if (out * (e.residual ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
+      if (out * (e.residual && !res_init ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
         break;
       }
       if (uint64_t(th) * tw > 16383) {
@@ -194,9 +250,12 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       s.tile_w = tw;
       const TilePlan plan = estimate_plan(g, e, s);
       const DramTraffic d = estimate_traffic(plan, cfg);
+      const double traffic = kTrafficWeight * dram_cycles(d.read, d.write, cfg);
+      if (stage_lower_bound(plan, cfg) + traffic > best.cutoff()) {
+        continue;  // the step-by-step estimate can only be larger
+      }
       const double est = estimate_cycles(plan, cfg);
-      best.add(
-          {s, est, d.read + d.write, est + kTrafficWeight * dram_cycles(d.read, d.write, cfg)});
+      best.add({s, est, d.read + d.write, est + traffic});
     }
   }
 }

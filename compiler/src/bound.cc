@@ -1,16 +1,55 @@
 #include "vta/compiler/bound.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "vta/sim/isa.h"
+
 namespace vta::compiler {
 
+namespace {
+
+// Core cycles per DRAM clock.
+double dram_clocks_per_core_cycle(const HwConfig& cfg) {
+  return 1e6 / (double(cfg.memory.dram.tck_ps) * cfg.clock_mhz);
+}
+
+bool dram_model(const HwConfig& cfg) {
+  return cfg.memory.model == "dram";
+}
+
+}  // namespace
+
+double dram_stream_efficiency(const DramSpec& d, bool write) {
+  const int stop = write ? d.wr + d.rp + d.rfc + d.rcd + d.cwl : d.rp + d.rfc + d.rcd + d.cl;
+  return std::max(0.0, 1.0 - double(stop) / double(std::max(1, d.refi)));
+}
+
 double dram_cycles(double read_bytes, double write_bytes, const HwConfig& cfg) {
-  // One bus beat per DRAM_CYCLES_PER_BEAT on each channel; AXI reads and writes overlap.
-  const double bytes_per_cycle =
-      double(cfg.bus_bytes) / double(std::max(1, cfg.dram_cycles_per_beat));
-  return std::max(read_bytes, write_bytes) / bytes_per_cycle;
+  if (!dram_model(cfg)) {
+    // One bus beat per DRAM_CYCLES_PER_BEAT on each channel; AXI reads and writes overlap.
+    const double bytes_per_cycle =
+        double(cfg.bus_bytes) / double(std::max(1, cfg.dram_cycles_per_beat));
+    return std::max(read_bytes, write_bytes) / bytes_per_cycle;
+  }
+  // The core's channels move one beat per cycle each; the DRAM's one data bus carries both.
+  const DramSpec& d = cfg.memory.dram;
+  const double peak =  // bytes per core cycle
+      2.0 * d.channels * d.bus_bytes() * dram_clocks_per_core_cycle(cfg);
+  const double dram = read_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, false))) +
+                      write_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, true)));
+  return std::max({read_bytes / cfg.bus_bytes, write_bytes / cfg.bus_bytes, dram});
+}
+
+double dram_read_latency(const HwConfig& cfg) {
+  if (!dram_model(cfg)) {
+    return double(cfg.dram_read_latency_cycles);
+  }
+  const DramSpec& d = cfg.memory.dram;
+  const double interconnect = 2.0 * d.interconnect_ns * cfg.clock_mhz / 1e3;
+  return interconnect + double(d.rcd + d.cl + d.burst_ck()) / dram_clocks_per_core_cycle(cfg);
 }
 
 namespace {
@@ -35,17 +74,21 @@ MinimumBytes minimum_bytes(const BlockedConv& g, const Epilogue& e, const HwConf
   const uint64_t rows = touched(p.h, p.kh, p.stride_h, p.pad_top, g.oh);
   const uint64_t cols = touched(p.w, p.kw, p.stride_w, p.pad_left, g.ow);
   MinimumBytes b;
+  const uint64_t bias = e.bias ? uint64_t(g.ocb) : 0, residual = e.residual ? out_elems : 0;
+  b.acc_counted = (bias + residual) * uint64_t(cfg.acc_elem_bytes);
+  b.acc_moved = bias * uint64_t(cfg.acc_elem_bytes) + residual * uint64_t(cfg.elem_bytes(kMemAcc8));
   b.read = uint64_t(g.nb) * g.icb * rows * cols * uint64_t(cfg.inp_elem_bytes) +
-           uint64_t(g.ocb) * g.icb * g.p.kh * g.p.kw * uint64_t(cfg.wgt_elem_bytes) +
-           (e.bias ? uint64_t(g.ocb) * uint64_t(cfg.acc_elem_bytes) : 0) +
-           (e.residual ? out_elems * uint64_t(cfg.acc_elem_bytes) : 0);
+           uint64_t(g.ocb) * g.icb * g.p.kh * g.p.kw * uint64_t(cfg.wgt_elem_bytes) + b.acc_counted;
   b.write = out_elems * uint64_t(cfg.out_elem_bytes);
   return b;
 }
 
-uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems) {
-  const uint64_t imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const uint64_t vec_ops = (e.bias ? 1 : 0) + (e.residual ? 1 : 0);
+uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems, bool residual_init) {
+  // A residual that initialises the accumulator needs one shift left (none without a shift).
+  const bool res_shift = residual_init && e.shift;
+  const uint64_t imm_ops =
+      (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) + (res_shift ? 1 : 0);
+  const uint64_t vec_ops = (e.bias ? 1 : 0) + (e.residual && !residual_init ? 1 : 0);
   return acc_elems * (imm_ops + 2 * vec_ops);
 }
 
@@ -53,10 +96,13 @@ LayerBound layer_bound(const BlockedConv& g, const Epilogue& e, const MinimumByt
                        const HwConfig& cfg) {
   LayerBound b;
   b.gemm_cycles = g.gemm_uop_count();
-  b.alu_cycles = epilogue_alu_cycles(e, uint64_t(g.nb) * g.ocb * g.oh * g.ow);
-  b.compute_cycles = b.gemm_cycles + b.alu_cycles;
+  b.alu_cycles =
+      epilogue_alu_cycles(e, uint64_t(g.nb) * g.ocb * g.oh * g.ow, residual_initialises_acc(g, e));
+  // LOAD ACC (bias) and ACC_8BIT (residual) run on the compute unit: no GEMM meanwhile.
+  b.acc_load_cycles = uint64_t(std::ceil(dram_cycles(double(bytes.acc_moved), 0, cfg)));
+  b.compute_cycles = b.gemm_cycles + b.alu_cycles + b.acc_load_cycles;
   b.bytes = bytes;
-  b.memory_cycles = dram_cycles(double(bytes.read), double(bytes.write), cfg);
+  b.memory_cycles = std::ceil(dram_cycles(double(bytes.dram_read()), double(bytes.write), cfg));
   b.cycles = std::max(double(b.compute_cycles), b.memory_cycles);
   return b;
 }

@@ -218,13 +218,14 @@ void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, cons
 
 void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile) {
   const TilePlan& P = m_plan;
-  const BlockedConv& g = P.g;
   // The accumulator slot is free once the store of the tile T tiles ago has pushed s2g.
   if (tile.index >= uint64_t(P.s.threads)) {
     sink.dep_pop(kStageStore, kStageCompute);
   }
-  push(sink,
-       kernel("reset " + tile.key, [&] { return make_reset_kernel(tile.shape, tile.out_base); }));
+  if (!P.residual_init) {
+    push(sink,
+         kernel("reset " + tile.key, [&] { return make_reset_kernel(tile.shape, tile.out_base); }));
+  }
   if (P.e.bias) {
     Load2D l;
     l.src = b.bias;
@@ -235,9 +236,17 @@ void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const
     l.memory_type = kMemAcc;
     sink.load_2d(l);
   }
-  if (!P.e.residual) {
-    return;
+  if (P.e.residual) {
+    emit_residual_loads(sink, b, tile);
   }
+}
+
+void ConvCodegen::emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile) {
+  const TilePlan& P = m_plan;
+  const BlockedConv& g = P.g;
+  // Into the residual region, or as the initial accumulator (then shifted left by the
+  // epilogue's shift, which the GEMM sums go through with it: residual_initialises_acc).
+  const uint32_t base = P.residual_init ? tile.out_base : tile.acc_base + P.acc_res_off;
   for (int o = 0; o < tile.to; ++o) {
     Load2D l;
     l.src = b.residual;
@@ -246,9 +255,14 @@ void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const
     l.x_size = uint32_t(tile.tw);
     l.y_size = uint32_t(tile.th);
     l.x_stride = uint32_t(g.ow);
-    l.sram_index = tile.acc_base + P.acc_res_off + uint32_t(o * tile.th * tile.tw);
+    l.sram_index = base + uint32_t(o * tile.th * tile.tw);
     l.memory_type = kMemAcc8;
     sink.load_2d(l);
+  }
+  if (P.residual_init && P.e.shift) {
+    push(sink, kernel(fmt::format("shl{} {}", P.e.shift, tile.key), [&] {
+           return make_alu_imm_kernel(tile.shape, tile.out_base, kAluShr, -P.e.shift);
+         }));
   }
 }
 
@@ -291,7 +305,7 @@ void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
     push(sink, kernel(fmt::format("shr{} {}", e.shift, tile.key),
                       [&] { return make_alu_imm_kernel(t, out, kAluShr, e.shift); }));
   }
-  if (e.residual) {
+  if (e.residual && !m_plan.residual_init) {
     push(sink, kernel("residual " + tile.key, [&] {
            return make_residual_kernel(t, out, tile.acc_base + m_plan.acc_res_off);
          }));

@@ -41,8 +41,9 @@ std::vector<uint8_t> encode_layer_run(const LayerRun& r) {
   j["figures"] = {r.macs,        r.gemm_bound, r.peak_macs_per_cycle, r.min_bytes, r.kernels,
                   r.kernel_uops, r.checked,    r.mismatches};
   const LayerBound& b = r.bound;
-  j["bound"] = {b.gemm_cycles, b.alu_cycles,    b.compute_cycles, b.bytes.read,
-                b.bytes.write, b.memory_cycles, b.cycles};
+  j["bound"] = {b.gemm_cycles,       b.alu_cycles,     b.compute_cycles, b.bytes.read,
+                b.bytes.write,       b.memory_cycles,  b.cycles,         b.acc_load_cycles,
+                b.bytes.acc_counted, b.bytes.acc_moved};
   j["verdict"] = {r.verdict.key, r.verdict.advice};
   return nlohmann::json::to_msgpack(j);
 }
@@ -66,6 +67,7 @@ LayerRun decode_layer_run(const std::vector<uint8_t>& bytes) {
   r.bound.gemm_cycles = b[0], r.bound.alu_cycles = b[1], r.bound.compute_cycles = b[2];
   r.bound.bytes.read = b[3], r.bound.bytes.write = b[4];
   r.bound.memory_cycles = b[5], r.bound.cycles = b[6];
+  r.bound.acc_load_cycles = b[7], r.bound.bytes.acc_counted = b[8], r.bound.bytes.acc_moved = b[9];
   r.verdict.key = j.at("verdict")[0], r.verdict.advice = j.at("verdict")[1];
   return r;
 }

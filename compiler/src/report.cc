@@ -27,8 +27,10 @@ nlohmann::ordered_json bound_to_json(const LayerBound& b) {
   nlohmann::ordered_json j;
   j["gemm_cycles"] = b.gemm_cycles;
   j["alu_cycles"] = b.alu_cycles;
+  j["acc_load_cycles"] = b.acc_load_cycles;
   j["compute_cycles"] = b.compute_cycles;
   j["read_bytes_minimum"] = b.bytes.read;
+  j["read_bytes_dram"] = b.bytes.dram_read();
   j["write_bytes_minimum"] = b.bytes.write;
   j["memory_cycles"] = b.memory_cycles;
   j["cycles"] = b.cycles;
@@ -51,9 +53,12 @@ LayerRun total_of(const std::vector<LayerRun>& runs) {
     t.min_bytes += r.min_bytes;
     t.bound.gemm_cycles += r.bound.gemm_cycles;
     t.bound.alu_cycles += r.bound.alu_cycles;
+    t.bound.acc_load_cycles += r.bound.acc_load_cycles;
     t.bound.compute_cycles += r.bound.compute_cycles;
     t.bound.bytes.read += r.bound.bytes.read;
     t.bound.bytes.write += r.bound.bytes.write;
+    t.bound.bytes.acc_counted += r.bound.bytes.acc_counted;
+    t.bound.bytes.acc_moved += r.bound.bytes.acc_moved;
     t.bound.memory_cycles += r.bound.memory_cycles;
     t.bound.cycles += r.bound.cycles;  // each layer's own bound: layers run one after another
     t.peak_macs_per_cycle = r.peak_macs_per_cycle;
@@ -114,12 +119,19 @@ std::string format_report(const std::vector<LayerRun>& runs) {
     row(t, fmt::format("{} layers", runs.size()), "");
   }
   for (const LayerRun& r : runs) {
+    const LayerBound& b = r.bound;
+    // The DRAM bytes behind the memory bound; the counted ones when they differ (ACC_8BIT).
+    const std::string acc =
+        b.acc_load_cycles ? fmt::format(" + ACC loads {}", b.acc_load_cycles) : "";
+    const std::string read =
+        b.bytes.dram_read() == b.bytes.read
+            ? fmt::format("{} B read", b.bytes.read)
+            : fmt::format("{} B read, {} as counted", b.bytes.dram_read(), b.bytes.read);
     out += fmt::format(
-        "bound {}: compute {} (GEMM {} + ALU {}), memory {:.0f} ({} B read, {} B "
-        "written), {} binds; {}\n",
-        r.name, r.bound.compute_cycles, r.bound.gemm_cycles, r.bound.alu_cycles,
-        r.bound.memory_cycles, r.bound.bytes.read, r.bound.bytes.write, r.bound.binding(),
-        r.verdict.advice);
+        "bound {}: compute {} (GEMM {} + ALU {}{}), memory {:.0f} ({}, {} B written), {} "
+        "binds; {}\n",
+        r.name, b.compute_cycles, b.gemm_cycles, b.alu_cycles, acc, b.memory_cycles, read,
+        b.bytes.write, b.binding(), r.verdict.advice);
   }
   const LayerMetrics m = metrics_of(t);
   out += fmt::format(

@@ -1,5 +1,6 @@
 #include "vta/compiler/schedule.h"
 
+#include <cmath>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -113,6 +114,14 @@ uint64_t BlockedConv::gemm_uop_count() const {
   return uint64_t(nb) * ocb * oh * ow * icb * p.kh * p.kw;
 }
 
+bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e) {
+  if (!e.residual || e.bias) {
+    return false;
+  }
+  const double max_sum = 16384.0 * g.icb * g.block_in * g.p.kh * g.p.kw;  // 2^14 per product
+  return max_sum + std::ldexp(1.0, 7 + e.shift) < std::ldexp(1.0, 31);
+}
+
 bool TileShape::operator<(const TileShape& o) const {
   return std::tie(to, ti, th, tw) < std::tie(o.to, o.ti, o.th, o.tw);
 }
@@ -173,13 +182,14 @@ void check_sram_fit(const TilePlan& plan, const HwConfig& cfg) {
                     cfg.log_wgt_buff_size));
   }
   const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
-  const uint64_t acc_need = out_elems * (e.residual ? 2 : 1) + (e.bias ? t.to : 0);
+  const bool res_region = e.residual && !plan.residual_init;
+  const uint64_t acc_need = out_elems * (res_region ? 2 : 1) + (e.bias ? t.to : 0);
   if (acc_need > plan.acc_slot) {
     throw Error(fmt::format(
         "accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
         "cols{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
         "depth {}, LOG_ACC_BUFF_SIZE {})",
-        acc_need, t.to, t.th, t.tw, e.residual ? ", x2 for the residual" : "",
+        acc_need, t.to, t.th, t.tw, res_region ? ", x2 for the residual" : "",
         e.bias ? ", + bias" : "", vt, plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
   }
 }
@@ -224,6 +234,7 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
       plan.g = BlockedConv::make(folded_params(p, s.fold_rows), cfg);
     }
     check_tile_ranges(g, s);
+    plan.residual_init = residual_initialises_acc(g, e);
     const uint32_t vt = uint32_t(s.threads);
     plan.inp_slot = cfg.inp_buff_depth / vt;
     plan.wgt_slot = cfg.wgt_buff_depth / vt;
@@ -234,7 +245,7 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
     const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
     plan.acc_out_off = 0;
     plan.acc_res_off = uint32_t(out_elems);
-    plan.acc_bias_off = uint32_t(out_elems * (e.residual ? 2 : 1));
+    plan.acc_bias_off = uint32_t(out_elems * (e.residual && !plan.residual_init ? 2 : 1));
     check_dma_fields(plan);
     plan.h_tiles = ceil_div(g.oh, s.tile_h);
     plan.w_tiles = ceil_div(g.ow, s.tile_w);
@@ -264,7 +275,7 @@ std::string TilePlan::describe(const HwConfig& cfg) const {
       "      per thread: INP {}/{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
       tiles(), g.nb, oc_tiles, h_tiles, w_tiles, ic_chunks, s.threads, uint64_t(t.ti) * t.ih * t.iw,
       inp_slot, uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
-      out * (e.residual ? 2 : 1) + (e.bias ? t.to : 0), acc_slot, kernel);
+      out * (e.residual && !residual_init ? 2 : 1) + (e.bias ? t.to : 0), acc_slot, kernel);
 }
 
 }  // namespace vta::compiler

@@ -5,7 +5,8 @@
 // GEMM micro-ops over those of its true MAC count. Prints the targets of the compiler's
 // results section and whether they are met.
 // Usage: bench_resnet [backend] [--design pynq|block32|block32-bus64|block64|all]
-//                     [--layer SUBSTRING] [--tune N] [--no-network]
+//                     [--memory fixed|dram] [--layer SUBSTRING] [--tune N] [--no-network]
+// --memory: the design's MEMORY_MODEL (default: the preset's; dram uses the board's DRAM set).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -41,12 +42,15 @@ const Design kDesigns[] = {
     {"block64", "block32", "LOG_BLOCK", 6, 1.15},
 };
 
-vta::HwConfig design_config(const Design& d) {
+vta::HwConfig design_config(const Design& d, const std::string& memory) {
   const std::string path = std::string(VTA_SOURCE_DIR) + "/configs/" + d.preset + ".json";
   std::ifstream f(path);
   nlohmann::json j = nlohmann::json::parse(f);
   if (d.key) {
     j[d.key] = d.value;
+  }
+  if (!memory.empty()) {
+    j["MEMORY_MODEL"] = memory;
   }
   return vta::HwConfig::from_json(j, std::string(d.name) + " (" + path + ")");
 }
@@ -125,12 +129,13 @@ std::pair<double, std::vector<std::string>> bench_network(const Target& target, 
   return {bound > 0 ? cycles / bound : 0, heavy};
 }
 
-void bench_design(const Design& d, const std::string& backend, const std::string& filter,
-                  size_t tune, bool network) {
-  Target target(design_config(d), backend);
+void bench_design(const Design& d, const std::string& backend, const std::string& memory,
+                  const std::string& filter, size_t tune, bool network) {
+  Target target(design_config(d, memory), backend);
   target.verify_programs = false;  // timing the compiler and the backend only
-  std::printf("\n== design %s: config %s, backend %s, %s schedules\n", d.name,
-              target.config.model_name.c_str(), backend.c_str(), tune ? "tuned" : "automatic");
+  std::printf("\n== design %s: config %s, memory %s, backend %s, %s schedules\n", d.name,
+              target.config.model_name.c_str(), target.config.memory.model.c_str(), backend.c_str(),
+              tune ? "tuned" : "automatic");
   const double c1 = bench_layers(target, filter, tune);
   if (c1 > 0) {
     std::printf("target C1 <= 1.5 x the GEMM micro-ops of its MACs: %.3f %s\n", c1,
@@ -159,7 +164,7 @@ int main(int argc, char** argv) {
     if (std::find(names.begin(), names.end(), backend) == names.end()) {
       backend = "fsim";
     }
-    std::string filter, design = "pynq";
+    std::string filter, design = "pynq", memory;
     size_t tune = 0;
     bool network = true;
     for (int i = 1; i < argc; ++i) {
@@ -168,6 +173,8 @@ int main(int argc, char** argv) {
         tune = size_t(std::atoi(argv[++i]));
       } else if (a == "--design" && i + 1 < argc) {
         design = argv[++i];
+      } else if (a == "--memory" && i + 1 < argc) {
+        memory = argv[++i];
       } else if (a == "--layer" && i + 1 < argc) {
         filter = argv[++i];
         network = false;
@@ -185,7 +192,7 @@ int main(int argc, char** argv) {
     for (const Design& d : kDesigns) {
       if (design == "all" || design == d.name) {
         found = true;
-        bench_design(d, backend, filter, tune, network);
+        bench_design(d, backend, memory, filter, tune, network);
       }
     }
     if (!found) {

@@ -1,6 +1,7 @@
-// The honest bound (compute = GEMM + epilogue ALU issue cycles, memory = minimum DRAM bytes at
-// the peak bytes per cycle) against numbers computed by hand from the formula in
-// compiler/README.md, the README's worked example, and the verdict rules.
+// The honest bound (compute = GEMM + epilogue ALU issue cycles + the compute unit's bias and
+// residual loads, memory = minimum DRAM bytes at the design's bandwidth, with the DRAM model its
+// sustained rate) against numbers computed by hand from the formulas in compiler/README.md, the
+// README's worked example, and the verdict rules.
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/report.h"
 #include "vta/runtime_cpp.h"
+#include "vta/sim/config_source.h"
 
 using namespace vta::compiler;
 using vta::HwConfig;
@@ -115,4 +117,92 @@ TEST_CASE("the verdict names what keeps a run above its bound", "[bound]") {
   CHECK(verdict_of(b, st, cfg).key == "alu_epilogue");
   st.timed = false;
   CHECK(verdict_of(b, st, cfg).key == "untimed");
+}
+
+TEST_CASE("a residual add: the compute unit loads it, DRAM moves it at 8 bits", "[bound]") {
+  vta::set_error_mode(vta::ErrorMode::kThrow);
+  const Target target(HwConfig::from_file(config_path("pynq")), "fsim");
+  Conv2dParams p;
+  p.c = 16, p.h = 8, p.w = 8, p.k = 16, p.kh = 3, p.kw = 3;
+  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
+  Epilogue e;
+  e.shift = 4;
+  e.residual = true;
+  ConvSchedule s;
+  s.tile_h = 4, s.tile_w = 8;
+  const ConvData data = random_conv_data(p, e, 3);
+  const LayerRun r = run_conv2d(target, p, e, s, data, true);
+  REQUIRE(r.mismatches == 0);
+  // By hand, pynq: 8x8 outputs x 1 block x 9 taps GEMMs. No bias and sums far from 2^31, so
+  // the residual is the accumulator's initial value: a shift left (1) and the epilogue's shift
+  // (1) per output element. The residual counts 64 B per element (an accumulator element, the
+  // upstream rule) but LOAD ACC_8BIT moves 16 B per element over the 8-byte bus, on the
+  // compute unit: 64 x 16 / 8 = 128 cycles.
+  const uint64_t gemm = 64 * 9, alu = 64 * 2, acc_load = 64 * 16 / 8;
+  const uint64_t inp = 8 * 8 * 16, wgt = 9 * 256;
+  CHECK(r.bound.gemm_cycles == gemm);
+  CHECK(r.bound.alu_cycles == alu);
+  CHECK(r.bound.acc_load_cycles == acc_load);
+  CHECK(r.bound.compute_cycles == gemm + alu + acc_load);
+  CHECK(r.bound.bytes.read == inp + wgt + 64 * 64);
+  CHECK(r.bound.bytes.dram_read() == inp + wgt + 64 * 16);
+  CHECK(r.bound.memory_cycles == Approx(double(inp + wgt + 64 * 16) / 8));
+  CHECK(format_report({r}).find("compute 832 (GEMM 576 + ALU 128 + ACC loads 128), memory 544 "
+                                "(4352 B read, 7424 as counted, 1024 B written)") !=
+        std::string::npos);
+  // The run does what the bound assumes: no accumulator resets, two ALU ops per element.
+  CHECK(r.stats.alu_counter == 2 * 64);
+  // With a bias (any int32) the shifted sum could wrap: reset, bias ADD (2), shift (1) and
+  // residual ADD (2) per element; the bias is one 64-byte accumulator element (8 bus beats).
+  Epilogue eb = e;
+  eb.bias = true;
+  const LayerRun rb = run_conv2d(target, p, eb, s, random_conv_data(p, eb, 4), true);
+  REQUIRE(rb.mismatches == 0);
+  CHECK(rb.bound.alu_cycles == 64 * 5);
+  CHECK(rb.bound.acc_load_cycles == (64 + 64 * 16) / 8);
+  CHECK(rb.stats.alu_counter == 64 * 3);  // bias, shift, residual: one count per micro-op
+}
+
+TEST_CASE("the residual initialises the accumulator only where no sum can wrap", "[bound]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Conv2dParams p;
+  p.c = 512, p.h = p.w = 7, p.k = 512, p.kh = p.kw = 3;
+  const BlockedConv g = BlockedConv::make(p, cfg);
+  Epilogue e;
+  e.residual = true;
+  // |x| <= 2^14 x 512 x 9 = 75,497,472; r x 2^s >= -2^(7+s): 2^27 fits below 2^31, 2^31 not.
+  e.shift = 20;
+  CHECK(residual_initialises_acc(g, e));
+  e.shift = 24;
+  CHECK_FALSE(residual_initialises_acc(g, e));
+  e.shift = 8;
+  e.bias = true;
+  CHECK_FALSE(residual_initialises_acc(g, e));
+  e.bias = false;
+  e.residual = false;
+  CHECK_FALSE(residual_initialises_acc(g, e));
+}
+
+TEST_CASE("with the DRAM model the memory time uses its sustained bandwidth", "[bound]") {
+  // PYNQ-Z1 DDR3 (16-bit bus, BL8, tREFI 4160, tRFC 139, tRP = tRCD = CL = 7, tWR 8, CWL 6)
+  // behind the 100 MHz core's 8-byte channels.
+  const HwConfig fixed = HwConfig::from_file(config_path("pynq"));
+  const HwConfig ddr = vta::resolve_config("pynq_ddr", {}).config;
+  const HwConfig slow = vta::resolve_config("pynq_ddr", {{"DRAM_TCK_PS", 7500}}).config;
+  const double eff_read = 1.0 - (7 + 139 + 7 + 7) / 4160.0;  // 96.2 %
+  const double eff_write = 1.0 - (8 + 7 + 139 + 7 + 6) / 4160.0;
+  CHECK(dram_stream_efficiency(ddr.memory.dram, false) == Approx(eff_read));
+  CHECK(dram_stream_efficiency(ddr.memory.dram, true) == Approx(eff_write));
+  // tCK 1.875 ns: 2 x 2 B per 1.875 ns = 21.3 B per 10 ns core cycle, more than the 8-byte
+  // channels move: the core's channels bind, as with the fixed model.
+  CHECK(dram_cycles(8000, 4000, ddr) == Approx(1000));
+  CHECK(dram_cycles(8000, 4000, fixed) == Approx(1000));
+  // tCK 7.5 ns: 5.33 B per core cycle, and reads and writes share the DRAM's data bus.
+  const double peak = 2 * 2 / 7.5 * 10;
+  CHECK(dram_cycles(8000, 0, slow) == Approx(8000 / (peak * eff_read)));
+  CHECK(dram_cycles(8000, 4000, slow) ==
+        Approx(8000 / (peak * eff_read) + 4000 / (peak * eff_write)));
+  // First data: 40 ns of interconnect each way (8 cycles) + tRCD + CL + BL/2 = 18 x 1.875 ns.
+  CHECK(dram_read_latency(ddr) == Approx(8 + 18 * 1.875 / 10));
+  CHECK(dram_read_latency(fixed) == Approx(fixed.dram_read_latency_cycles));
 }

@@ -227,6 +227,67 @@ void timed_backend_convs(const std::string& backend, const char* config, uint32_
 }
 }  // namespace
 
+namespace {
+// Random convolutions with two input chunks on two virtual threads: each slot keeps the weights
+// of one (oc tile, chunk), so every weight is loaded once per batch block (the tiling the
+// scheduler's cost model counts as weight reuse). Bit-exact, race free, and the weight bytes
+// equal the layer's weights once per batch block (once in all with a single oc tile).
+void kept_weight_convs(const std::string& backend, const char* config, uint32_t seed, int trials) {
+  const auto names = vta::available_backends();
+  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
+  const Target target = use(backend, config);
+  const HwConfig& cfg = target.config;
+  std::mt19937 rng(seed);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < trials; ++trial) {
+    Conv2dParams p = random_conv(rng);
+    p.c = uni(cfg.block_in + 1, 3 * cfg.block_in);  // two or three input blocks
+    const Epilogue e = random_epilogue(rng);
+    const BlockedConv g = BlockedConv::make(p, cfg);
+    ConvSchedule s;
+    s.threads = 2;
+    s.tile_ic_blocks = (g.icb + 1) / 2;  // two chunks
+    s.tile_oc_blocks = uni(1, g.ocb);
+    s.tile_h = uni(1, g.oh);
+    s.tile_w = uni(1, g.ow);
+    INFO("seed " << seed << " trial " << trial << " config " << config << ": " << p.describe()
+                 << " epilogue " << e.describe() << " schedule " << s.describe());
+    try {
+      (void)TilePlan::make(p, e, s, cfg);
+    } catch (const vta::Error&) {
+      s.tile_h = s.tile_w = s.tile_oc_blocks = 1;  // the smallest tile fits every config here
+    }
+    const LayerRun r = run_conv2d(target, p, e, s, random_conv_data(p, e, seed + trial), true);
+    INFO("first mismatch: " << r.first_mismatch);
+    REQUIRE(r.mismatches == 0);
+    require_race_free();
+    // Once per batch block; once in all when one oc tile holds every output channel (the
+    // slots still hold its weights when the next batch block starts).
+    const uint64_t passes = s.tile_oc_blocks >= g.ocb ? 1 : uint64_t(g.nb);
+    REQUIRE(r.stats.wgt_load_nbytes ==
+            passes * g.ocb * g.icb * p.kh * p.kw * uint64_t(cfg.wgt_elem_bytes));
+  }
+}
+}  // namespace
+
+TEST_CASE("weights kept in their slots across two input chunks (fsim, four configs)", "[e2e]") {
+  kept_weight_convs("fsim", "pynq", 801, 10);
+  kept_weight_convs("fsim", "small", 802, 10);
+  kept_weight_convs("fsim", "block32", 803, 10);
+  kept_weight_convs("fsim", "batch4", 804, 10);
+}
+
+TEST_CASE("weights kept in their slots across two input chunks (cycle)", "[e2e][cycle]") {
+  kept_weight_convs("cycle", "pynq", 811, 6);
+  kept_weight_convs("cycle", "block32", 812, 4);
+}
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("weights kept in their slots across two input chunks (rtl)", "[e2e][rtl]") {
+  kept_weight_convs("rtl", "pynq", 821, 3);
+}
+#endif
+
 // The timed backends run the units concurrently, so they also catch missing dependency tokens
 // that fsim's execution order could hide.
 TEST_CASE("conv2d on the cycle backend matches the reference (pynq)", "[e2e][cycle]") {

@@ -66,6 +66,7 @@ class ConvCodegen {
   void emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
+  void emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void emit_gemm(ProgramSink& sink, const Tile& tile, const Step& s);
   void emit_epilogue(ProgramSink& sink, const Tile& tile);
   void emit_stores(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);

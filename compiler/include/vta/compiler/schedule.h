@@ -57,6 +57,12 @@ struct BlockedConv {
   uint64_t gemm_uop_count() const;
 };
 
+// True when the residual can be the accumulator's initial value instead of a reset and an ALU
+// ADD: ((x >> s) + r) = (x + r * 2^s) >> s for every sum x the layer can produce, with no
+// 32-bit wrap (no bias, whose range is unknown; |x| <= 2^14 * C * KH * KW, r * 2^s >= -2^(7+s)).
+// The tile then starts with LOAD ACC_8BIT into its outputs and, for s > 0, a shift left by s.
+bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e);
+
 // Geometry of one step's tile: output extents and the input window they need.
 struct TileShape {
   int to = 1, ti = 1, th = 1, tw = 1;
@@ -74,6 +80,7 @@ struct TilePlan {
   uint32_t inp_slot = 0, wgt_slot = 0, acc_slot = 0;
   // Element offsets inside an accumulator slot.
   uint32_t acc_out_off = 0, acc_bias_off = 0, acc_res_off = 0;
+  bool residual_init = false;  // residual_initialises_acc(g, e): no reset, no residual ADD
   int h_tiles = 1, w_tiles = 1, oc_tiles = 1, ic_chunks = 1;
 
   static TilePlan make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
