@@ -33,6 +33,8 @@ using rtl::RtlModel;
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // DRAM target is called with the exact cycle as annotated delay).
 constexpr uint64_t kQuantum = 4096;
+// Cycles between two looks of the watchdog at the core's progress counters.
+constexpr uint64_t kWatchdogCheck = 1024;
 
 // True if the RTL built for `built` implements `cfg`: every key but the ones the glue (not the
 // RTL) implements must match.
@@ -73,7 +75,18 @@ struct WriteBurst {
 };
 
 // How the clock thread's run ended.
-enum class Ending { kFinished, kTimeout, kStuck, kRtlError };
+enum class Ending { kFinished, kTimeout, kStuck, kRtlError, kNoProgress };
+
+// What only moves when the core gets work done: instructions finished, bytes a DMA unit
+// started, GEMM/ALU micro-ops. (Busy, stall and fetch cycle counters grow while it waits.)
+uint64_t progress_fingerprint(const rtl::CoreStatus& st) {
+  uint64_t f = st.inp_load_nbytes + st.wgt_load_nbytes + st.acc_load_nbytes + st.uop_load_nbytes +
+               st.out_store_nbytes + st.gemm_counter + st.alu_counter + st.alu_active_cycles;
+  for (uint32_t n : st.unit_insns) {
+    f += n;
+  }
+  return f;
+}
 
 // The read client of a burst tag (the RTL's arbiter numbers clients as ReadClient).
 int read_client(uint8_t tag) {
@@ -105,12 +118,15 @@ class RtlTop : public sc_core::sc_module {
   // ---- one run, set by the host before sc_start ----
   uint32_t insn_phys = 0, insn_count = 0;
   uint64_t wait_cycles = 0;
+  uint64_t watchdog_cycles = 0;         // a run without progress for this long is a hang
   uint64_t vcd_start = 0, vcd_end = 0;  // window in cycles over all runs
   bool vcd_on = false;
   uint64_t total_cycles = 0;  // cycles of earlier runs
   // results of this run
   Ending ending = Ending::kFinished;
   uint64_t run_cycles = 0;
+  uint64_t last_progress = 0;  // run cycle of the last progress the watchdog saw
+  uint64_t quiet_cycles = 0;   // kNoProgress: cycles since then
   std::array<TimedCounters::Traffic, kNumReadClients> read{};  // bursts and beats per client
   TimedCounters::Traffic write{};
   std::exception_ptr error;
@@ -144,6 +160,7 @@ class RtlTop : public sc_core::sc_module {
       trace_window(in.trace_cycle);
       m_model.cycle(in, out);
       serve_requests(abs, c, in, out, wb);
+      watch_progress(c, in, out);
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
@@ -160,6 +177,9 @@ class RtlTop : public sc_core::sc_module {
   uint64_t begin_run() {
     ending = Ending::kFinished;
     run_cycles = 0;
+    last_progress = 0;
+    m_fingerprint = 0;
+    m_hung = false;
     read.fill(TimedCounters::Traffic{});
     write = TimedCounters::Traffic{};
     m_local = 0;
@@ -230,6 +250,27 @@ class RtlTop : public sc_core::sc_module {
     }
   }
 
+  // The watchdog: memory traffic counts as progress at once, the core's counters every
+  // kWatchdogCheck cycles (reading them costs more than a cycle).
+  void watch_progress(uint64_t c, const MemIn& in, const MemOut& out) {
+    if (watchdog_cycles == 0) {
+      return;
+    }
+    if (in.rd_data_valid || in.wr_data_take || in.wr_resp || out.rd_req || out.wr_req) {
+      last_progress = c;
+    }
+    if (c % std::min(kWatchdogCheck, watchdog_cycles) == 0) {
+      const uint64_t f = progress_fingerprint(m_model.status());
+      if (f != m_fingerprint) {
+        m_fingerprint = f;
+        last_progress = c;
+      } else if (c - last_progress >= watchdog_cycles) {
+        quiet_cycles = c - last_progress;
+        m_hung = true;
+      }
+    }
+  }
+
   bool run_ended(const MemOut& out, int& stuck_cycles) {
     if (out.error) {
       ending = Ending::kRtlError;
@@ -246,6 +287,10 @@ class RtlTop : public sc_core::sc_module {
     }
     if (wait_cycles != 0 && run_cycles >= wait_cycles) {
       ending = Ending::kTimeout;
+      return true;
+    }
+    if (m_hung) {
+      ending = Ending::kNoProgress;
       return true;
     }
     return false;
@@ -329,7 +374,9 @@ class RtlTop : public sc_core::sc_module {
   const HwConfig& m_cfg;
   Dram& m_dram;
   RtlModel& m_model;
-  uint64_t m_local = 0;  // cycles simulated ahead of SystemC time
+  uint64_t m_local = 0;        // cycles simulated ahead of SystemC time
+  uint64_t m_fingerprint = 0;  // progress_fingerprint at the watchdog's last look
+  bool m_hung = false;
   std::deque<ReadBurst> m_reads;
   std::deque<WriteBurst> m_writes;
   std::deque<uint64_t> m_resps;
@@ -384,6 +431,24 @@ RunOutcome stuck_outcome(const HwConfig& cfg, const LoadedProgram& p, const Core
     u.kind = u.block.blocked() ? UnitReport::kBlocked : UnitReport::kWaiting;
   }
   return out;
+}
+
+// The watchdog fired: a unit is inside an instruction that no longer moves. The error names
+// each unit's state and the progress of the run so far.
+[[noreturn]] void throw_hang_error(const HwConfig& cfg, const LoadedProgram& p,
+                                   const CoreStatus& st, uint64_t quiet_cycles, uint64_t cycle) {
+  RunOutcome out = stuck_outcome(cfg, p, st);
+  uint64_t done = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    done += st.unit_insns[k];
+    if (out.units[k].kind != UnitReport::kNoneLeft && ((st.units_running >> k) & 1u) != 0) {
+      out.units[k].kind = UnitReport::kExecuting;
+    }
+  }
+  throw ProgramError(no_progress_message(
+      out.units, quiet_cycles, cycle,
+      fmt::format("progress: {} of {} instructions finished, {} GEMM and {} ALU micro-ops; {}",
+                  done, p.count(), st.gemm_counter, st.alu_counter, tokens_text(out.tokens))));
 }
 
 // The upstream counters and the instructions each unit finished.
@@ -443,6 +508,7 @@ struct RtlBackend::Impl {
   std::unique_ptr<RtlTop> top;
   bool elaborated = false;
   uint64_t total_cycles = 0;
+  uint64_t watchdog_cycles = RtlBackend::kDefaultWatchdogCycles;
   std::string vcd_path;
   uint64_t vcd_start = 0, vcd_end = 0;
 
@@ -460,6 +526,7 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
   t.insn_phys = program.insn_phys;
   t.insn_count = program.count();
   t.wait_cycles = wait_cycles;
+  t.watchdog_cycles = watchdog_cycles;
   t.total_cycles = total_cycles;
   t.vcd_on = !vcd_path.empty();
   t.vcd_start = vcd_start;
@@ -537,6 +604,10 @@ RtlBackend::~RtlBackend() {
   }
 }
 
+void RtlBackend::set_watchdog_cycles(uint64_t cycles) {
+  m_impl->watchdog_cycles = cycles;
+}
+
 const std::string& RtlBackend::model_config() const {
   return m_impl->model_name;
 }
@@ -564,6 +635,10 @@ RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycle
   }
   if (top.ending == Ending::kStuck) {
     return stuck_outcome(m_cfg, program, st);
+  }
+  if (top.ending == Ending::kNoProgress) {
+    m_impl->model->reset();  // a unit is stuck inside an instruction: the next run starts clean
+    throw_hang_error(m_cfg, program, st, top.quiet_cycles, top.run_cycles);
   }
   m_stats.timed = true;
   add_upstream_counters(m_stats, program, st);
