@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/vcd_limit.h"
 
 namespace vta {
 
@@ -33,6 +35,8 @@ using rtl::RtlModel;
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // DRAM target is called with the exact cycle as annotated delay).
 constexpr uint64_t kQuantum = 4096;
+// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle).
+constexpr uint64_t kVcdSizeCheck = 256;
 // Cycles between two looks of the watchdog at the core's progress counters.
 constexpr uint64_t kWatchdogCheck = 1024;
 
@@ -121,6 +125,10 @@ class RtlTop : public sc_core::sc_module {
   uint64_t watchdog_cycles = 0;         // a run without progress for this long is a hang
   uint64_t vcd_start = 0, vcd_end = 0;  // window in cycles over all runs
   bool vcd_on = false;
+  // The VCD size limit (0 = none): once the file passes it, dumping stops at cycle vcd_cut.
+  std::string vcd_path;
+  uint64_t vcd_limit = 0;
+  uint64_t vcd_cut = UINT64_MAX;
   uint64_t total_cycles = 0;  // cycles of earlier runs
   // results of this run
   Ending ending = Ending::kFinished;
@@ -131,6 +139,18 @@ class RtlTop : public sc_core::sc_module {
   TimedCounters::Traffic write{};
   std::exception_ptr error;
   sc_core::sc_event go;
+
+  // After a cut: the size the VCD up to cycle `end` would have had, the bytes per cycle after
+  // the first look (the header aside) continued to `end`.
+  uint64_t vcd_estimate(uint64_t end) const {
+    if (m_vcd_first_total == 0 || vcd_cut <= m_vcd_first_total) {
+      return m_vcd_cut_bytes * (end - vcd_start) / (vcd_cut - vcd_start);
+    }
+    const double rate = static_cast<double>(m_vcd_cut_bytes - m_vcd_first_bytes) /
+                        static_cast<double>(vcd_cut - m_vcd_first_total);
+    return m_vcd_first_bytes +
+           static_cast<uint64_t>(rate * static_cast<double>(end - m_vcd_first_total));
+  }
 
  private:
   void clock_thread() {
@@ -164,6 +184,9 @@ class RtlTop : public sc_core::sc_module {
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
+      }
+      if (c % kVcdSizeCheck == 0) {
+        watch_vcd_size(total_cycles + c + 1);
       }
       if (run_ended(out, stuck_cycles)) {
         break;
@@ -222,7 +245,7 @@ class RtlTop : public sc_core::sc_module {
 
   void trace_window(uint64_t total) {
     if (vcd_on) {
-      m_model.set_vcd_active(total >= vcd_start && total < vcd_end);
+      m_model.set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
     }
   }
 
@@ -362,6 +385,28 @@ class RtlTop : public sc_core::sc_module {
     m_resps.push_back(wt.response);
   }
 
+  // Past the size limit the VCD stops at cycle `total` (Verilator's buffer makes the file lag
+  // behind by at most a few MiB).
+  void watch_vcd_size(uint64_t total) {
+    if (!vcd_on || vcd_limit == 0 || vcd_cut != UINT64_MAX) {
+      return;
+    }
+    std::error_code ec;
+    const uint64_t bytes = static_cast<uint64_t>(std::filesystem::file_size(vcd_path, ec));
+    if (ec || total <= vcd_start) {
+      return;
+    }
+    if (m_vcd_first_total == 0 && bytes > 0) {
+      // the first look inside the window: what the header and $dumpvars take
+      m_vcd_first_total = total;
+      m_vcd_first_bytes = bytes;
+    }
+    if (bytes > vcd_limit) {
+      vcd_cut = total;
+      m_vcd_cut_bytes = bytes;
+    }
+  }
+
   void sync() {
     if (m_local != 0) {
       sc_core::wait(cycle::cycles(m_local));
@@ -374,7 +419,9 @@ class RtlTop : public sc_core::sc_module {
   const HwConfig& m_cfg;
   Dram& m_dram;
   RtlModel& m_model;
-  uint64_t m_local = 0;        // cycles simulated ahead of SystemC time
+  uint64_t m_local = 0;                                   // cycles simulated ahead of SystemC time
+  uint64_t m_vcd_first_total = 0, m_vcd_first_bytes = 0;  // the VCD's size at its first look
+  uint64_t m_vcd_cut_bytes = 0;                           // and when it passed the limit
   uint64_t m_fingerprint = 0;  // progress_fingerprint at the watchdog's last look
   bool m_hung = false;
   std::deque<ReadBurst> m_reads;
@@ -541,6 +588,11 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
   if (t.error) {
     std::rethrow_exception(t.error);
   }
+  if (t.vcd_cut != UINT64_MAX) {
+    throw_vcd_over_limit(VcdOverLimit{vcd_path, t.vcd_limit,
+                                      t.vcd_estimate(std::min(vcd_end, total_cycles)), t.vcd_cut,
+                                      vcd_start, vcd_end, "extrapolated from the cycles written"});
+  }
   return t;
 }
 
@@ -622,6 +674,9 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
   m_impl->vcd_path = path;
   m_impl->vcd_start = start;
   m_impl->vcd_end = end;
+  m_impl->top->vcd_path = path;
+  m_impl->top->vcd_limit = m_vcd_limit;
+  m_impl->top->vcd_cut = UINT64_MAX;
 }
 
 // The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range

@@ -238,3 +238,35 @@ TEST_CASE("run --json with a file name that is not UTF-8 still writes the report
   std::filesystem::remove(json_path);
   CHECK(j.at("program").get<std::string>().find("name\xEF\xBF\xBD.vtaprog") != std::string::npos);
 }
+
+TEST_CASE("VCD size limit: --vcd-max-mb cuts the file and names the size it would have had",
+          "[cli]") {
+  // The matmul's full VCD on cycle (about 12 KB) against a limit of 0.01 MiB (10486 bytes).
+  const std::string full = temp_path("full.vcd");
+  const std::string cut = temp_path("cut.vcd");
+  const CliResult ok = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0", full));
+  INFO(ok.out);
+  REQUIRE(ok.status == 0);
+  const double full_bytes = static_cast<double>(std::filesystem::file_size(full));
+  REQUIRE(full_bytes > 10486);
+  const CliResult r = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0.01", cut));
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out,
+             Contains(fmt::format("vtasim: error: VTASynchronize: VCD '{}' would be about ", cut)));
+  CHECK_THAT(r.out, Contains("above the limit of 0.01 MiB (--vcd-max-mb): the file stops at "
+                             "cycle "));
+  CHECK_THAT(r.out, Contains("raise --vcd-max-mb (0 = no limit) to write it all"));
+  CHECK(std::filesystem::file_size(cut) <= 10486);
+  // The estimate counts every value line and time stamp: close to the real size.
+  const size_t at = r.out.find(" MiB (");
+  REQUIRE(at != std::string::npos);
+  const double estimate = std::stod(r.out.substr(at + 6));
+  CHECK(estimate > 0.8 * full_bytes);
+  CHECK(estimate < 1.5 * full_bytes);
+  std::filesystem::remove(full);
+  std::filesystem::remove(cut);
+  const CliResult bad = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb -1", cut));
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.out, Contains("--vcd-max-mb -1 must be a size in MiB >= 0"));
+}

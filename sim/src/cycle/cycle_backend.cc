@@ -71,7 +71,7 @@ void CycleBackend::enable_trace(const std::string& path) {
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz);
+  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz, m_vcd_limit);
 }
 
 void CycleBackend::begin_trace_slice(const std::string& track, const std::string& name) {
@@ -138,9 +138,10 @@ void CycleBackend::Impl::unwind() {
 // who waited on whom); the run took `run_cycles` (later runs are traced after them).
 void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
-  core->trace.flush(now_cycle());
-  core->trace.end_run(run_cycles);
   core->program.set(nullptr);
+  const uint64_t now = now_cycle();
+  core->trace.end_run(run_cycles);
+  core->trace.flush(now);  // last: it throws when the VCD passed its size limit
 }
 
 RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
