@@ -566,7 +566,7 @@ struct RtlBackend::Impl {
 const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
   context.activate();
   if (!elaborated) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    cycle::SimContext::start(sc_core::SC_ZERO_TIME);
     elaborated = true;
   }
   RtlTop& t = *top;
@@ -580,7 +580,7 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
   t.vcd_end = vcd_end;
   t.error = nullptr;
   t.go.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
+  cycle::SimContext::start();
   if (t.vcd_on) {
     model->set_vcd_active(false);
   }

@@ -130,7 +130,7 @@ uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
 void CycleBackend::Impl::unwind() {
   core->run.abort_all();
   for (int k = 0; k < 4 && sc_core::sc_pending_activity_at_current_time(); ++k) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    SimContext::start(sc_core::SC_ZERO_TIME);
   }
 }
 
@@ -150,7 +150,7 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time limit = wait_cycles != 0 ? cycles(base + wait_cycles - now_cycle())
                                                   : sc_core::sc_max_time() - now - cycles(1u << 20);
-  sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  SimContext::start(limit, sc_core::SC_EXIT_ON_STARVATION);
 
   RunControl& run = core->run;
   if (run.error()) {
