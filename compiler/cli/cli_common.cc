@@ -32,6 +32,9 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("vcd-max-mb", po::value(&o.vcd_max_mb)->default_value(1024),
       "refuse a VCD larger than this many MiB (cut there, with an error that gives its full "
       "size); 0 = no limit");
+  add("progress", po::bool_switch(&o.progress),
+      "show cycles and instructions retired on stderr every second, also when stderr is not a "
+      "terminal (on a terminal it is shown anyway)");
   add("max-cycles", po::value(&o.max_cycles),
       "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
       "units: one per instruction plus one per GEMM/ALU micro-op");

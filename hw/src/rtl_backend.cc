@@ -21,6 +21,7 @@
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/run_progress.h"
 #include "vta/sim/vcd_limit.h"
 
 namespace vta {
@@ -184,6 +185,7 @@ class RtlTop : public sc_core::sc_module {
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
+        publish_progress();
       }
       if (c % kVcdSizeCheck == 0) {
         watch_vcd_size(total_cycles + c + 1);
@@ -193,6 +195,17 @@ class RtlTop : public sc_core::sc_module {
       }
     }
     sync();
+    publish_progress();
+  }
+
+  // Adds what the run did since the last call to the process's progress (run_progress.h).
+  void publish_progress() {
+    const CoreStatus st = m_model.status();
+    const uint64_t insns = uint64_t{st.unit_insns[0]} + st.unit_insns[1] + st.unit_insns[2];
+    run_progress().add(run_cycles - std::min(run_cycles, m_shown_cycles),
+                       insns - std::min(insns, m_shown_insns));
+    m_shown_cycles = std::max(m_shown_cycles, run_cycles);
+    m_shown_insns = std::max(m_shown_insns, insns);
   }
 
   // Clears the results and the bursts in flight and starts the core; returns cycle 0 of the
@@ -201,6 +214,8 @@ class RtlTop : public sc_core::sc_module {
     ending = Ending::kFinished;
     run_cycles = 0;
     last_progress = 0;
+    m_shown_cycles = 0;
+    m_shown_insns = 0;
     m_fingerprint = 0;
     m_hung = false;
     read.fill(TimedCounters::Traffic{});
@@ -422,6 +437,7 @@ class RtlTop : public sc_core::sc_module {
   uint64_t m_local = 0;                                   // cycles simulated ahead of SystemC time
   uint64_t m_vcd_first_total = 0, m_vcd_first_bytes = 0;  // the VCD's size at its first look
   uint64_t m_vcd_cut_bytes = 0;                           // and when it passed the limit
+  uint64_t m_shown_cycles = 0, m_shown_insns = 0;         // progress published in this run
   uint64_t m_fingerprint = 0;  // progress_fingerprint at the watchdog's last look
   bool m_hung = false;
   std::deque<ReadBurst> m_reads;

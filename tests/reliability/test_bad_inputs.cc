@@ -270,3 +270,40 @@ TEST_CASE("VCD size limit: --vcd-max-mb cuts the file and names the size it woul
   CHECK(bad.status != 0);
   CHECK_THAT(bad.out, Contains("--vcd-max-mb -1 must be a size in MiB >= 0"));
 }
+
+TEST_CASE("--progress on a non-terminal: progress on stderr only, never on stdout or in --json",
+          "[cli]") {
+  const std::string json = temp_path("progress.json");
+  const std::string err = temp_path("progress.err");
+  for (const std::string backend : {"cycle", "fsim"}) {
+    INFO(backend);
+    // stdout through a pipe (cat: the helper's 2>&1 then applies to it), stderr to a file:
+    // neither is a terminal
+    std::filesystem::remove(json);
+    const CliResult r = vtasim(
+        fmt::format("matmul --backend {} --progress --json {} 2>{} | cat", backend, json, err));
+    REQUIRE(std::filesystem::exists(json));
+    std::ifstream ef(err);
+    const std::string progress((std::istreambuf_iterator<char>(ef)),
+                               std::istreambuf_iterator<char>());
+    INFO(progress);
+    CHECK(r.out.find("progress") == std::string::npos);
+    std::ifstream jf(json);
+    const nlohmann::json report = nlohmann::json::parse(jf);
+    CHECK(report.dump().find("progress") == std::string::npos);
+    uint64_t insns = 0;
+    for (const auto& [op, n] : report["insn_count"].items()) {
+      insns += n.get<uint64_t>();
+    }
+    // The last line gives the totals of the run, as the report counts them (fsim: work units,
+    // not cycles).
+    const std::string amount = backend == "fsim"
+                                   ? "work units"
+                                   : std::to_string(report["cycles"].get<uint64_t>()) + " cycles";
+    CHECK_THAT(progress, Contains(fmt::format("vtasim: progress: {} backend, ", backend)));
+    CHECK_THAT(progress, Contains(fmt::format("{}, {} instructions retired, ", amount, insns)));
+    CHECK_THAT(progress, Contains(" s (ended)\n"));
+  }
+  std::filesystem::remove(json);
+  std::filesystem::remove(err);
+}
