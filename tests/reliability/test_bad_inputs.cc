@@ -271,8 +271,9 @@ TEST_CASE("VCD size limit: --vcd-max-mb cuts the file and names the size it woul
   CHECK_THAT(bad.out, Contains("--vcd-max-mb -1 must be a size in MiB >= 0"));
 }
 
-TEST_CASE("--progress on a non-terminal: progress on stderr only, never on stdout or in --json",
-          "[cli]") {
+TEST_CASE(
+    "progress display: --progress on a non-terminal goes to stderr only, never stdout or --json",
+    "[cli]") {
   const std::string json = temp_path("progress.json");
   const std::string err = temp_path("progress.err");
   for (const std::string backend : {"cycle", "fsim"}) {
