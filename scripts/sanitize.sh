@@ -28,7 +28,7 @@ if [ ! -f build-asan/CMakeCache.txt ]; then
 fi
 # Only what the suites below run (no benchmarks, no install or exploration tests).
 targets=(vtasim test_contract test_cycle test_fsim test_isa test_reliability test_runtime
-  test_runtime_cycle test_runtime_c test_compiler test_explore_models)
+  test_runtime_cycle test_runtime_c test_compiler test_explore_models vta_vcd_check)
 cmake --build build-asan -j "$jobs" --target "${targets[@]}" 2>&1 | grep -E "error|warning" || true
 cmake --build build-asan -j "$jobs" --target "${targets[@]}" >/dev/null
 
