@@ -32,6 +32,7 @@ ProgressDisplay::ProgressDisplay(bool forced, const std::string& backend)
       m_unit(backend == "fsim" ? "work units" : "cycles"),
       m_start(std::chrono::steady_clock::now()) {
   m_tty = ::isatty(STDERR_FILENO) == 1;
+  m_forced = forced;
   m_on = forced || m_tty;
   if (!m_on) {
     return;
@@ -51,6 +52,9 @@ ProgressDisplay::~ProgressDisplay() {
   }
   m_wake.notify_all();
   m_thread.join();
+  if (!m_forced && !m_shown) {
+    return;  // a run shorter than a second, on a terminal: nothing to add to its report
+  }
   // The last line stays (a terminal's in-place line is completed by it).
   std::fprintf(stderr, "%s%s (ended)\n", m_tty ? "\r\033[K" : "", line().c_str());
   std::fflush(stderr);
@@ -70,6 +74,7 @@ void ProgressDisplay::loop() {
   while (!m_wake.wait_for(lock, kInterval, [this] { return m_stop; })) {
     std::fprintf(stderr, m_tty ? "\r\033[K%s" : "%s\n", line().c_str());
     std::fflush(stderr);
+    m_shown = true;
   }
 }
 
