@@ -1,5 +1,6 @@
 #include "cli_common.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,12 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
   add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
   add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+  add("vcd-max-mb", po::value(&o.vcd_max_mb)->default_value(1024),
+      "refuse a VCD larger than this many MiB (cut there, with an error that gives its full "
+      "size); 0 = no limit");
+  add("progress", po::bool_switch(&o.progress),
+      "show cycles and instructions retired on stderr every second, also when stderr is not a "
+      "terminal (on a terminal it is shown anyway)");
   add("max-cycles", po::value(&o.max_cycles),
       "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
       "units: one per instruction plus one per GEMM/ALU micro-op");
@@ -139,6 +146,11 @@ void apply_trace_options(const CommonOptions& o, Backend& be) {
                          "' must be A:B with cycle numbers A < B");
       }
     }
+    if (!(o.vcd_max_mb >= 0 && o.vcd_max_mb < 1e12)) {
+      throw UsageError(
+          fmt::format("--vcd-max-mb {} must be a size in MiB >= 0 (0 = no limit)", o.vcd_max_mb));
+    }
+    be.set_vcd_limit(static_cast<uint64_t>(std::ceil(o.vcd_max_mb * 1024 * 1024)));
     be.enable_vcd(o.vcd_path, start, end);
   }
 }

@@ -9,6 +9,7 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
+#include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/runtime_cpp.h"
@@ -189,7 +190,9 @@ int cmd_conv2d(int argc, char** argv) {
       runtime_set_program_dump(f.dump_path);
     }
     nlohmann::ordered_json extra;
-    const LayerRun run = compile_and_run(target, f, p, e, sched, extra);
+    const LayerRun run = with_progress(f.common.progress, target.backend, [&] {
+      return compile_and_run(target, f, p, e, sched, extra);
+    });
     std::cout << fmt::format("conv2d {}: {}, epilogue {}, schedule {} ({})\n", run.name, run.shape,
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
+#include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/runtime_cpp.h"
@@ -56,7 +57,9 @@ int cmd_matmul(int argc, char** argv) {
     }
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
-    const LayerRun run = run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
+    const LayerRun run = with_progress(common.progress, target.backend, [&] {
+      return run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
+    });
     step.done(run.stats);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "progress_display.h"
 #include "vta/compiler/program_check.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
@@ -402,7 +403,9 @@ int cmd_run(int argc, char** argv) {
     r.config = cfg.model_name;
     r.resolved = rc;
     apply_budget(opts, *be);
-    r.wall_seconds = run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
+    r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
+      return run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
+    });
     if (status == RunStatus::kTimeout) {
       throw_over_budget(file, *be, opts.max_cycles, img.insn_count);
     }
@@ -460,7 +463,9 @@ int cmd_demo(int argc, char** argv) {
     r.config = cfg.model_name;
     r.resolved = rc;
     apply_budget(opts, *be);
-    r.wall_seconds = run_timed(*be, p.insn_phys, p.insn_count, opts.max_cycles, &status);
+    r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
+      return run_timed(*be, p.insn_phys, p.insn_count, opts.max_cycles, &status);
+    });
     if (status == RunStatus::kTimeout) {
       throw_over_budget("demo", *be, opts.max_cycles, p.insn_count);
     }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@
 #include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/run_progress.h"
+#include "vta/sim/vcd_limit.h"
 
 namespace vta {
 
@@ -33,6 +36,10 @@ using rtl::RtlModel;
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // DRAM target is called with the exact cycle as annotated delay).
 constexpr uint64_t kQuantum = 4096;
+// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle).
+constexpr uint64_t kVcdSizeCheck = 256;
+// Cycles between two looks of the watchdog at the core's progress counters.
+constexpr uint64_t kWatchdogCheck = 1024;
 
 // True if the RTL built for `built` implements `cfg`: every key but the ones the glue (not the
 // RTL) implements must match.
@@ -73,7 +80,18 @@ struct WriteBurst {
 };
 
 // How the clock thread's run ended.
-enum class Ending { kFinished, kTimeout, kStuck, kRtlError };
+enum class Ending { kFinished, kTimeout, kStuck, kRtlError, kNoProgress };
+
+// What only moves when the core gets work done: instructions finished, bytes a DMA unit
+// started, GEMM/ALU micro-ops. (Busy, stall and fetch cycle counters grow while it waits.)
+uint64_t progress_fingerprint(const rtl::CoreStatus& st) {
+  uint64_t f = st.inp_load_nbytes + st.wgt_load_nbytes + st.acc_load_nbytes + st.uop_load_nbytes +
+               st.out_store_nbytes + st.gemm_counter + st.alu_counter + st.alu_active_cycles;
+  for (uint32_t n : st.unit_insns) {
+    f += n;
+  }
+  return f;
+}
 
 // The read client of a burst tag (the RTL's arbiter numbers clients as ReadClient).
 int read_client(uint8_t tag) {
@@ -105,16 +123,35 @@ class RtlTop : public sc_core::sc_module {
   // ---- one run, set by the host before sc_start ----
   uint32_t insn_phys = 0, insn_count = 0;
   uint64_t wait_cycles = 0;
+  uint64_t watchdog_cycles = 0;         // a run without progress for this long is a hang
   uint64_t vcd_start = 0, vcd_end = 0;  // window in cycles over all runs
   bool vcd_on = false;
+  // The VCD size limit (0 = none): once the file passes it, dumping stops at cycle vcd_cut.
+  std::string vcd_path;
+  uint64_t vcd_limit = 0;
+  uint64_t vcd_cut = UINT64_MAX;
   uint64_t total_cycles = 0;  // cycles of earlier runs
   // results of this run
   Ending ending = Ending::kFinished;
   uint64_t run_cycles = 0;
+  uint64_t last_progress = 0;  // run cycle of the last progress the watchdog saw
+  uint64_t quiet_cycles = 0;   // kNoProgress: cycles since then
   std::array<TimedCounters::Traffic, kNumReadClients> read{};  // bursts and beats per client
   TimedCounters::Traffic write{};
   std::exception_ptr error;
   sc_core::sc_event go;
+
+  // After a cut: the size the VCD up to cycle `end` would have had, the bytes per cycle after
+  // the first look (the header aside) continued to `end`.
+  uint64_t vcd_estimate(uint64_t end) const {
+    if (m_vcd_first_total == 0 || vcd_cut <= m_vcd_first_total) {
+      return m_vcd_cut_bytes * (end - vcd_start) / (vcd_cut - vcd_start);
+    }
+    const double rate = static_cast<double>(m_vcd_cut_bytes - m_vcd_first_bytes) /
+                        static_cast<double>(vcd_cut - m_vcd_first_total);
+    return m_vcd_first_bytes +
+           static_cast<uint64_t>(rate * static_cast<double>(end - m_vcd_first_total));
+  }
 
  private:
   void clock_thread() {
@@ -144,15 +181,31 @@ class RtlTop : public sc_core::sc_module {
       trace_window(in.trace_cycle);
       m_model.cycle(in, out);
       serve_requests(abs, c, in, out, wb);
+      watch_progress(c, in, out);
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
+        publish_progress();
+      }
+      if (c % kVcdSizeCheck == 0) {
+        watch_vcd_size(total_cycles + c + 1);
       }
       if (run_ended(out, stuck_cycles)) {
         break;
       }
     }
     sync();
+    publish_progress();
+  }
+
+  // Adds what the run did since the last call to the process's progress (run_progress.h).
+  void publish_progress() {
+    const CoreStatus st = m_model.status();
+    const uint64_t insns = uint64_t{st.unit_insns[0]} + st.unit_insns[1] + st.unit_insns[2];
+    run_progress().add(run_cycles - std::min(run_cycles, m_shown_cycles),
+                       insns - std::min(insns, m_shown_insns));
+    m_shown_cycles = std::max(m_shown_cycles, run_cycles);
+    m_shown_insns = std::max(m_shown_insns, insns);
   }
 
   // Clears the results and the bursts in flight and starts the core; returns cycle 0 of the
@@ -160,6 +213,11 @@ class RtlTop : public sc_core::sc_module {
   uint64_t begin_run() {
     ending = Ending::kFinished;
     run_cycles = 0;
+    last_progress = 0;
+    m_shown_cycles = 0;
+    m_shown_insns = 0;
+    m_fingerprint = 0;
+    m_hung = false;
     read.fill(TimedCounters::Traffic{});
     write = TimedCounters::Traffic{};
     m_local = 0;
@@ -202,7 +260,7 @@ class RtlTop : public sc_core::sc_module {
 
   void trace_window(uint64_t total) {
     if (vcd_on) {
-      m_model.set_vcd_active(total >= vcd_start && total < vcd_end);
+      m_model.set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
     }
   }
 
@@ -230,6 +288,27 @@ class RtlTop : public sc_core::sc_module {
     }
   }
 
+  // The watchdog: memory traffic counts as progress at once, the core's counters every
+  // kWatchdogCheck cycles (reading them costs more than a cycle).
+  void watch_progress(uint64_t c, const MemIn& in, const MemOut& out) {
+    if (watchdog_cycles == 0) {
+      return;
+    }
+    if (in.rd_data_valid || in.wr_data_take || in.wr_resp || out.rd_req || out.wr_req) {
+      last_progress = c;
+    }
+    if (c % std::min(kWatchdogCheck, watchdog_cycles) == 0) {
+      const uint64_t f = progress_fingerprint(m_model.status());
+      if (f != m_fingerprint) {
+        m_fingerprint = f;
+        last_progress = c;
+      } else if (c - last_progress >= watchdog_cycles) {
+        quiet_cycles = c - last_progress;
+        m_hung = true;
+      }
+    }
+  }
+
   bool run_ended(const MemOut& out, int& stuck_cycles) {
     if (out.error) {
       ending = Ending::kRtlError;
@@ -246,6 +325,10 @@ class RtlTop : public sc_core::sc_module {
     }
     if (wait_cycles != 0 && run_cycles >= wait_cycles) {
       ending = Ending::kTimeout;
+      return true;
+    }
+    if (m_hung) {
+      ending = Ending::kNoProgress;
       return true;
     }
     return false;
@@ -317,6 +400,28 @@ class RtlTop : public sc_core::sc_module {
     m_resps.push_back(wt.response);
   }
 
+  // Past the size limit the VCD stops at cycle `total` (Verilator's buffer makes the file lag
+  // behind by at most a few MiB).
+  void watch_vcd_size(uint64_t total) {
+    if (!vcd_on || vcd_limit == 0 || vcd_cut != UINT64_MAX) {
+      return;
+    }
+    std::error_code ec;
+    const uint64_t bytes = static_cast<uint64_t>(std::filesystem::file_size(vcd_path, ec));
+    if (ec || total <= vcd_start) {
+      return;
+    }
+    if (m_vcd_first_total == 0 && bytes > 0) {
+      // the first look inside the window: what the header and $dumpvars take
+      m_vcd_first_total = total;
+      m_vcd_first_bytes = bytes;
+    }
+    if (bytes > vcd_limit) {
+      vcd_cut = total;
+      m_vcd_cut_bytes = bytes;
+    }
+  }
+
   void sync() {
     if (m_local != 0) {
       sc_core::wait(cycle::cycles(m_local));
@@ -329,7 +434,12 @@ class RtlTop : public sc_core::sc_module {
   const HwConfig& m_cfg;
   Dram& m_dram;
   RtlModel& m_model;
-  uint64_t m_local = 0;  // cycles simulated ahead of SystemC time
+  uint64_t m_local = 0;                                   // cycles simulated ahead of SystemC time
+  uint64_t m_vcd_first_total = 0, m_vcd_first_bytes = 0;  // the VCD's size at its first look
+  uint64_t m_vcd_cut_bytes = 0;                           // and when it passed the limit
+  uint64_t m_shown_cycles = 0, m_shown_insns = 0;         // progress published in this run
+  uint64_t m_fingerprint = 0;  // progress_fingerprint at the watchdog's last look
+  bool m_hung = false;
   std::deque<ReadBurst> m_reads;
   std::deque<WriteBurst> m_writes;
   std::deque<uint64_t> m_resps;
@@ -384,6 +494,24 @@ RunOutcome stuck_outcome(const HwConfig& cfg, const LoadedProgram& p, const Core
     u.kind = u.block.blocked() ? UnitReport::kBlocked : UnitReport::kWaiting;
   }
   return out;
+}
+
+// The watchdog fired: a unit is inside an instruction that no longer moves. The error names
+// each unit's state and the progress of the run so far.
+[[noreturn]] void throw_hang_error(const HwConfig& cfg, const LoadedProgram& p,
+                                   const CoreStatus& st, uint64_t quiet_cycles, uint64_t cycle) {
+  RunOutcome out = stuck_outcome(cfg, p, st);
+  uint64_t done = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    done += st.unit_insns[k];
+    if (out.units[k].kind != UnitReport::kNoneLeft && ((st.units_running >> k) & 1u) != 0) {
+      out.units[k].kind = UnitReport::kExecuting;
+    }
+  }
+  throw ProgramError(no_progress_message(
+      out.units, quiet_cycles, cycle,
+      fmt::format("progress: {} of {} instructions finished, {} GEMM and {} ALU micro-ops; {}",
+                  done, p.count(), st.gemm_counter, st.alu_counter, tokens_text(out.tokens))));
 }
 
 // The upstream counters and the instructions each unit finished.
@@ -443,6 +571,7 @@ struct RtlBackend::Impl {
   std::unique_ptr<RtlTop> top;
   bool elaborated = false;
   uint64_t total_cycles = 0;
+  uint64_t watchdog_cycles = RtlBackend::kDefaultWatchdogCycles;
   std::string vcd_path;
   uint64_t vcd_start = 0, vcd_end = 0;
 
@@ -453,26 +582,32 @@ struct RtlBackend::Impl {
 const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
   context.activate();
   if (!elaborated) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    cycle::SimContext::start(sc_core::SC_ZERO_TIME);
     elaborated = true;
   }
   RtlTop& t = *top;
   t.insn_phys = program.insn_phys;
   t.insn_count = program.count();
   t.wait_cycles = wait_cycles;
+  t.watchdog_cycles = watchdog_cycles;
   t.total_cycles = total_cycles;
   t.vcd_on = !vcd_path.empty();
   t.vcd_start = vcd_start;
   t.vcd_end = vcd_end;
   t.error = nullptr;
   t.go.notify(sc_core::SC_ZERO_TIME);
-  sc_core::sc_start();
+  cycle::SimContext::start();
   if (t.vcd_on) {
     model->set_vcd_active(false);
   }
   total_cycles += t.run_cycles;
   if (t.error) {
     std::rethrow_exception(t.error);
+  }
+  if (t.vcd_cut != UINT64_MAX) {
+    throw_vcd_over_limit(VcdOverLimit{vcd_path, t.vcd_limit,
+                                      t.vcd_estimate(std::min(vcd_end, total_cycles)), t.vcd_cut,
+                                      vcd_start, vcd_end, "extrapolated from the cycles written"});
   }
   return t;
 }
@@ -537,6 +672,10 @@ RtlBackend::~RtlBackend() {
   }
 }
 
+void RtlBackend::set_watchdog_cycles(uint64_t cycles) {
+  m_impl->watchdog_cycles = cycles;
+}
+
 const std::string& RtlBackend::model_config() const {
   return m_impl->model_name;
 }
@@ -551,6 +690,9 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
   m_impl->vcd_path = path;
   m_impl->vcd_start = start;
   m_impl->vcd_end = end;
+  m_impl->top->vcd_path = path;
+  m_impl->top->vcd_limit = m_vcd_limit;
+  m_impl->top->vcd_cut = UINT64_MAX;
 }
 
 // The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range
@@ -564,6 +706,10 @@ RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycle
   }
   if (top.ending == Ending::kStuck) {
     return stuck_outcome(m_cfg, program, st);
+  }
+  if (top.ending == Ending::kNoProgress) {
+    m_impl->model->reset();  // a unit is stuck inside an instruction: the next run starts clean
+    throw_hang_error(m_cfg, program, st, top.quiet_cycles, top.run_cycles);
   }
   m_stats.timed = true;
   add_upstream_counters(m_stats, program, st);

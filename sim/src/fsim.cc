@@ -6,6 +6,7 @@
 #include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/functional_core.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/run_progress.h"
 
 namespace vta {
 
@@ -175,6 +176,7 @@ void FsimBackend::Impl::step(int s) {
   pop_tokens(use, tokens);
   execute(k, i);
   push_tokens(use, tokens);
+  run_progress().add(cost, 1);
 }
 
 RunOutcome FsimBackend::Impl::stuck() const {

@@ -1,8 +1,8 @@
 // Host memory of the simulators: what a fresh simulated DRAM commits (page faults and resident
 // bytes for the runtime's two 32 MiB transfer buffers, which used to be zero-filled by memset),
 // and the host memory each created-and-destroyed backend leaves behind, per backend (a sweep
-// creates thousands). Usage: bench_memory [backends-per-measure]. Prints figures; asserts
-// nothing about them.
+// creates thousands) and the bound a sweep worker's recycling puts on it. Usage: bench_memory
+// [backends-per-measure]. Prints figures; asserts nothing about them.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 
 #include "test_paths.h"
 #include "vta/backend_factory.h"
+#include "vta/explore/sweep_runner.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -95,8 +96,14 @@ int main(int argc, char** argv) {
         create_run_destroy(name, cfg, dram);
       }
       const long grown = rss_kib() - r0;
+      const double each = static_cast<double>(grown) / n;
       std::printf("%-6s %d backends created, run and destroyed: %+ld KiB resident, %.1f KiB each\n",
-                  name.c_str(), n, grown, static_cast<double>(grown) / n);
+                  name.c_str(), n, grown, each);
+      // A sweep job creates at most one backend (the runtime keeps it while the config stays),
+      // and a worker process is replaced after recycle_after jobs: that bounds what it keeps.
+      const size_t jobs = explore::SweepOptions{}.recycle_after;
+      std::printf("%-6s a sweep worker (replaced after %zu jobs) keeps at most %.0f KiB of them\n",
+                  name.c_str(), jobs, each * static_cast<double>(jobs));
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_memory: %s\n", e.what());

@@ -116,7 +116,7 @@ struct Rig {
   void simulate() {
     memory.reset(kBase);
     run.begin(kBase);
-    sc_core::sc_start();
+    vta::cycle::SimContext::start();
     if (run.error()) {
       std::rethrow_exception(run.error());
     }

@@ -238,3 +238,73 @@ TEST_CASE("run --json with a file name that is not UTF-8 still writes the report
   std::filesystem::remove(json_path);
   CHECK(j.at("program").get<std::string>().find("name\xEF\xBF\xBD.vtaprog") != std::string::npos);
 }
+
+TEST_CASE("VCD size limit: --vcd-max-mb cuts the file and names the size it would have had",
+          "[cli]") {
+  // The matmul's full VCD on cycle (about 12 KB) against a limit of 0.01 MiB (10486 bytes).
+  const std::string full = temp_path("full.vcd");
+  const std::string cut = temp_path("cut.vcd");
+  const CliResult ok = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0", full));
+  INFO(ok.out);
+  REQUIRE(ok.status == 0);
+  const double full_bytes = static_cast<double>(std::filesystem::file_size(full));
+  REQUIRE(full_bytes > 10486);
+  const CliResult r = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0.01", cut));
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out,
+             Contains(fmt::format("vtasim: error: VTASynchronize: VCD '{}' would be about ", cut)));
+  CHECK_THAT(r.out, Contains("above the limit of 0.01 MiB (--vcd-max-mb): the file stops at "
+                             "cycle "));
+  CHECK_THAT(r.out, Contains("raise --vcd-max-mb (0 = no limit) to write it all"));
+  CHECK(std::filesystem::file_size(cut) <= 10486);
+  // The estimate counts every value line and time stamp: close to the real size.
+  const size_t at = r.out.find(" MiB (");
+  REQUIRE(at != std::string::npos);
+  const double estimate = std::stod(r.out.substr(at + 6));
+  CHECK(estimate > 0.8 * full_bytes);
+  CHECK(estimate < 1.5 * full_bytes);
+  std::filesystem::remove(full);
+  std::filesystem::remove(cut);
+  const CliResult bad = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb -1", cut));
+  CHECK(bad.status != 0);
+  CHECK_THAT(bad.out, Contains("--vcd-max-mb -1 must be a size in MiB >= 0"));
+}
+
+TEST_CASE(
+    "progress display: --progress on a non-terminal goes to stderr only, never stdout or --json",
+    "[cli]") {
+  const std::string json = temp_path("progress.json");
+  const std::string err = temp_path("progress.err");
+  for (const std::string backend : {"cycle", "fsim"}) {
+    INFO(backend);
+    // stdout through a pipe (cat: the helper's 2>&1 then applies to it), stderr to a file:
+    // neither is a terminal
+    std::filesystem::remove(json);
+    const CliResult r = vtasim(
+        fmt::format("matmul --backend {} --progress --json {} 2>{} | cat", backend, json, err));
+    REQUIRE(std::filesystem::exists(json));
+    std::ifstream ef(err);
+    const std::string progress((std::istreambuf_iterator<char>(ef)),
+                               std::istreambuf_iterator<char>());
+    INFO(progress);
+    CHECK(r.out.find("progress") == std::string::npos);
+    std::ifstream jf(json);
+    const nlohmann::json report = nlohmann::json::parse(jf);
+    CHECK(report.dump().find("progress") == std::string::npos);
+    uint64_t insns = 0;
+    for (const auto& [op, n] : report["insn_count"].items()) {
+      insns += n.get<uint64_t>();
+    }
+    // The last line gives the totals of the run, as the report counts them (fsim: work units,
+    // not cycles).
+    const std::string amount = backend == "fsim"
+                                   ? "work units"
+                                   : std::to_string(report["cycles"].get<uint64_t>()) + " cycles";
+    CHECK_THAT(progress, Contains(fmt::format("vtasim: progress: {} backend, ", backend)));
+    CHECK_THAT(progress, Contains(fmt::format("{}, {} instructions retired, ", amount, insns)));
+    CHECK_THAT(progress, Contains(" s (ended)\n"));
+  }
+  std::filesystem::remove(json);
+  std::filesystem::remove(err);
+}

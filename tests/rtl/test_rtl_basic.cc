@@ -151,6 +151,50 @@ TEST_CASE("rtl: wait_cycles stops a run that never finishes", "[rtl]") {
   CHECK(std::memcmp(w.out.host, w.expect.data(), w.expect.size()) == 0);
 }
 
+TEST_CASE("rtl: the watchdog ends a run without progress with a named error", "[rtl]") {
+  // No program is known to hang the RTL (the y_size = 0 LOAD did, test below), so the watchdog
+  // is shown on a real stall it would take for a hang if its window were short: an instruction
+  // fetch that waits 5000 cycles for DRAM, under a 2000-cycle window.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(config_path("pynq")));
+  j["DRAM_READ_LATENCY_CYCLES"] = 5000;
+  const HwConfig cfg = HwConfig::from_json_text(j.dump(), "pynq, slow DRAM");
+  Dram dram;
+  RtlBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
+  pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1));
+  pb.push(make_finish());
+  const DeviceBuffer prog = pb.emit();
+  be.set_watchdog_cycles(2000);
+  try {
+    be.run(prog.phys, 2, 0);
+    FAIL("no error");
+  } catch (const ProgramError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("watchdog: no progress for ") != std::string::npos);
+    CHECK(what.find("FINISH has not executed") != std::string::npos);
+    CHECK(what.find("load unit is waiting at instruction 0 (LOAD)") != std::string::npos);
+    CHECK(what.find("store unit has no instructions left") != std::string::npos);
+    CHECK(what.find("progress: 0 of 2 instructions finished, 0 GEMM and 0 ALU") !=
+          std::string::npos);
+  }
+  // The default window is far above a memory latency: the same run completes, in the cycle
+  // model's cycles (more than the 5000 cycles the run waits for DRAM).
+  be.set_watchdog_cycles(RtlBackend::kDefaultWatchdogCycles);
+  const uint64_t before = be.stats().cycles;
+  REQUIRE(be.run(prog.phys, 2, 0) == RunStatus::kOk);
+  Dram dram2;
+  CycleBackend cyc(cfg, dram2);
+  ProgramBuilder pb2(cfg, dram2);
+  const DeviceBuffer inp2 = pb2.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
+  pb2.push(make_load_1d(kMemInp, 0, inp2.elem(cfg, kMemInp), 1));
+  pb2.push(make_finish());
+  REQUIRE(pb2.run(cyc) == RunStatus::kOk);
+  CHECK(be.stats().cycles - before == cyc.stats().cycles);
+  CHECK(cyc.stats().cycles > 5000);
+}
+
 TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   const std::string path = (std::filesystem::temp_directory_path() /

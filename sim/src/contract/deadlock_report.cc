@@ -58,6 +58,18 @@ std::string deadlock_message(const UnitReports& units, const TokenCounts& tokens
   return msg + " " + tokens_text(tokens);
 }
 
+std::string no_progress_message(const UnitReports& units, uint64_t quiet_cycles, uint64_t cycle,
+                                const std::string& detail) {
+  std::string msg = fmt::format(
+      "watchdog: no progress for {} cycles (no instruction finished, no memory traffic, no "
+      "GEMM/ALU micro-op) and FINISH has not executed, at cycle {}:",
+      quiet_cycles, cycle);
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    msg += " " + describe(static_cast<Stage>(s), units[static_cast<size_t>(s - 1)], 0) + ";";
+  }
+  return msg + " " + detail;
+}
+
 std::string no_finish_message(uint64_t insn_count, const std::string& detail) {
   std::string msg =
       fmt::format("fetch unit: no FINISH executed within insn_count = {} instructions", insn_count);

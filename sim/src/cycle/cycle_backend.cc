@@ -71,7 +71,7 @@ void CycleBackend::enable_trace(const std::string& path) {
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz);
+  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz, m_vcd_limit);
 }
 
 void CycleBackend::begin_trace_slice(const std::string& track, const std::string& name) {
@@ -130,7 +130,7 @@ uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
 void CycleBackend::Impl::unwind() {
   core->run.abort_all();
   for (int k = 0; k < 4 && sc_core::sc_pending_activity_at_current_time(); ++k) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    SimContext::start(sc_core::SC_ZERO_TIME);
   }
 }
 
@@ -138,9 +138,10 @@ void CycleBackend::Impl::unwind() {
 // who waited on whom); the run took `run_cycles` (later runs are traced after them).
 void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
-  core->trace.flush(now_cycle());
-  core->trace.end_run(run_cycles);
   core->program.set(nullptr);
+  const uint64_t now = now_cycle();
+  core->trace.end_run(run_cycles);
+  core->trace.flush(now);  // last: it throws when the VCD passed its size limit
 }
 
 RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
@@ -149,7 +150,7 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time limit = wait_cycles != 0 ? cycles(base + wait_cycles - now_cycle())
                                                   : sc_core::sc_max_time() - now - cycles(1u << 20);
-  sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  SimContext::start(limit, sc_core::SC_EXIT_ON_STARVATION);
 
   RunControl& run = core->run;
   if (run.error()) {

@@ -217,6 +217,7 @@ void PipelineUnit::end(uint32_t index, const Insn& insn, uint64_t s, uint64_t e)
   m_waits = InsnWaits{};
   m_stats.busy_cycles += e - s + 1;
   m_busy = false;
+  m_ports.run.retired(e);
 }
 
 uint64_t PipelineUnit::execute_load(const ReadPort& client, uint32_t index, const Insn& i,

@@ -7,12 +7,14 @@
 // core, as the timing contract says, without rebuilding the modules.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 
 #include <systemc>
 
 #include "vta/sim/cycle/memory_target.h"
+#include "vta/sim/run_progress.h"
 
 namespace vta::cycle {
 
@@ -28,6 +30,7 @@ class RunControl {
     m_active = true;
     m_finished = false;
     m_error = nullptr;
+    m_shown_cycles = 0;
     m_start.notify(cycles(base - now_cycle()));
   }
   // Unwinds every thread that is still inside a run (call outside sc_start, then sc_start(0)).
@@ -61,6 +64,13 @@ class RunControl {
   void wait_event(const sc_core::sc_event& e, uint64_t gen) {
     sc_core::wait(e | m_abort);
     check(gen);
+  }
+  // A unit retired an instruction in absolute cycle `c`: the process's progress display
+  // (vta/sim/run_progress.h) learns of it and of the cycles up to it.
+  void retired(uint64_t c) {
+    const uint64_t done = c + 1 - m_base;
+    run_progress().add(done > m_shown_cycles ? done - m_shown_cycles : 0, 1);
+    m_shown_cycles = std::max(m_shown_cycles, done);
   }
   // FINISH completed in absolute cycle `c`: the run ends (threads unwind in this delta).
   void finish(uint64_t c) {
@@ -102,6 +112,7 @@ class RunControl {
   bool m_finished = false;
   uint64_t m_finish_cycle = 0;
   uint64_t m_end_cycle = 0;
+  uint64_t m_shown_cycles = 0;  // cycles of this run given to run_progress
   std::exception_ptr m_error;
   sc_core::sc_event m_start{"run_start"};
   sc_core::sc_event m_abort{"run_abort"};

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
+#include "vta/sim/vcd_limit.h"
 
 namespace vta::cycle {
 
@@ -145,7 +146,7 @@ void TraceRecorder::end_slice(const std::string& track, const Stats& counters) {
 }
 
 void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t end,
-                               double clock_mhz) {
+                               double clock_mhz, uint64_t limit_bytes) {
   if (end <= start) {
     throw Error(fmt::format("VCD window [{}, {}) is empty", start, end));
   }
@@ -154,6 +155,11 @@ void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t
   m_vcd_end = end;
   m_vcd_header = false;
   m_changes.clear();
+  m_vcd_limit = limit_bytes;
+  m_vcd_bytes = 0;
+  m_vcd_count_t = UINT64_MAX;
+  m_counted.assign(kNumVcdSignals, UINT64_MAX);
+  m_vcd_cut = UINT64_MAX;
   // One time unit is one clock period when $timescale can say it (1, 10 or 100 of a unit),
   // otherwise picoseconds (the period rounded to a whole picosecond).
   const double period_ps = 1e6 / clock_mhz;
@@ -210,7 +216,23 @@ void TraceRecorder::change(int sig, uint64_t abs, uint64_t value) {
     return;
   }
   const uint64_t t = trace_cycle(abs);
-  if (t < m_vcd_end) {
+  if (t >= m_vcd_end) {
+    return;
+  }
+  if (t >= m_vcd_start && value != m_counted[static_cast<size_t>(sig)]) {
+    // "b<bits> <id>\n"; past the limit the change is only counted, for the estimate
+    m_counted[static_cast<size_t>(sig)] = value;
+    const uint64_t bits = value == 0 ? 1 : 64 - static_cast<uint64_t>(__builtin_clzll(value));
+    m_vcd_bytes += bits + 4;   // leading zeros are not written
+    if (t != m_vcd_count_t) {  // a "#<time>\n" line (changes arrive almost in time order)
+      m_vcd_bytes += 10;
+      m_vcd_count_t = t;
+    }
+    if (m_vcd_limit != 0 && m_vcd_bytes > m_vcd_limit) {
+      m_vcd_cut = std::min(m_vcd_cut, t);
+    }
+  }
+  if (t < m_vcd_cut) {
     m_changes.push_back(Change{t, sig, value});
   }
 }
@@ -221,6 +243,10 @@ void TraceRecorder::flush(uint64_t now_abs) {
   }
   if (vcd_on()) {
     write_vcd(trace_cycle(now_abs));
+    if (m_vcd_cut != UINT64_MAX) {
+      throw_vcd_over_limit(VcdOverLimit{m_vcd_path, m_vcd_limit, m_vcd_bytes, m_vcd_cut,
+                                        m_vcd_start, m_vcd_end, "counted"});
+    }
   }
 }
 

@@ -69,7 +69,9 @@ class TraceRecorder {
   TraceRecorder();
 
   void enable_trace(const std::string& path, double clock_mhz);
-  void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz);
+  // `limit_bytes` (0 = none): past it the VCD is cut and flush() throws (vta/sim/vcd_limit.h).
+  void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz,
+                  uint64_t limit_bytes = 0);
   bool tracing() const { return !m_trace_path.empty(); }
   bool vcd_on() const { return !m_vcd_path.empty(); }
 
@@ -147,8 +149,15 @@ class TraceRecorder {
   uint64_t m_next_flow_id = 1;
   std::vector<Event> m_events;
   std::vector<Change> m_changes;
-  std::vector<uint64_t> m_at_start;  // value at the window start
-  std::vector<uint64_t> m_written;   // last value written to the VCD per signal
+  // The size limit: bytes the VCD takes (written + pending changes, each counted at its line
+  // length; time stamps and repeated values make the real file a little different).
+  uint64_t m_vcd_limit = 0;
+  uint64_t m_vcd_bytes = 0;
+  uint64_t m_vcd_count_t = UINT64_MAX;  // time stamp of the last change counted
+  std::vector<uint64_t> m_counted;      // last value counted per signal
+  uint64_t m_vcd_cut = UINT64_MAX;      // first trace cycle no longer recorded (past the limit)
+  std::vector<uint64_t> m_at_start;     // value at the window start
+  std::vector<uint64_t> m_written;      // last value written to the VCD per signal
 };
 
 }  // namespace vta::cycle

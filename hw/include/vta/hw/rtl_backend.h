@@ -27,6 +27,14 @@ class RtlBackend : public ContractBackend {
   // the same cycle after its rising edge. The file is complete when the backend is destroyed.
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
 
+  // The watchdog: a run in which the core finishes no instruction, moves no data and issues no
+  // GEMM/ALU micro-op for this many cycles (before FINISH) is a hang and ends in a ProgramError
+  // naming each unit's state and the progress so far; 0 turns it off. The cycle model needs
+  // none: it is event driven, so a core that cannot move is a deadlock it reports at once.
+  // The default is far above any memory latency (hw/README.md).
+  static constexpr uint64_t kDefaultWatchdogCycles = uint64_t{1} << 20;
+  void set_watchdog_cycles(uint64_t cycles);
+
   // Names of the configs with a model in this binary, e.g. {"pynq", "small"}.
   static std::vector<std::string> built_configs();
   // The config whose model serves this backend.

@@ -56,6 +56,11 @@ class Backend {
     throw Error(std::string("backend '") + name() + "' has no timing, so no VCD: " + path);
   }
 
+  // Largest VCD enable_vcd may write, in bytes (0 = no limit, the default; the CLI's
+  // --vcd-max-mb). Past it the file is cut and the run ends in an Error that gives the size the
+  // window would have had (vta/sim/vcd_limit.h). Set it before enable_vcd.
+  void set_vcd_limit(uint64_t bytes) { m_vcd_limit = bytes; }
+
   const HwConfig& config() const { return m_cfg; }
   Dram& dram() { return m_dram; }
   const Stats& stats() const { return m_stats; }
@@ -65,6 +70,7 @@ class Backend {
   HwConfig m_cfg;
   Dram& m_dram;
   Stats m_stats;
+  uint64_t m_vcd_limit = 0;
 };
 
 }  // namespace vta

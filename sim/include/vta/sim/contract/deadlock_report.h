@@ -39,6 +39,12 @@ bool no_instructions_left(const UnitReports& units);
 std::string deadlock_message(const UnitReports& units, const TokenCounts& tokens, uint64_t capacity,
                              const std::string& detail);
 
+// "watchdog: no progress for N cycles (...) before FINISH, at cycle C: <unit>; <unit>; <unit>;
+// <detail>": a core that stays busy without finishing an instruction, moving data or issuing a
+// micro-op (a hang the deadlock watch cannot see, since a unit is still inside an instruction).
+std::string no_progress_message(const UnitReports& units, uint64_t quiet_cycles, uint64_t cycle,
+                                const std::string& detail);
+
 // "fetch unit: no FINISH executed within insn_count = N instructions[ (<detail>)]".
 std::string no_finish_message(uint64_t insn_count, const std::string& detail);
 

@@ -7,9 +7,7 @@
 // does not support tearing one down); each costs a few kilobytes plus its process stacks.
 #pragma once
 
-namespace sc_core {
-class sc_simcontext;
-}
+#include <systemc>
 
 namespace vta::cycle {
 
@@ -23,6 +21,13 @@ class SimContext {
   // Makes this kernel the current one (call before sc_start or any SystemC object use).
   void activate() const;
   sc_core::sc_simcontext* get() const { return m_ctx; }
+
+  // sc_start on the current kernel. Every simulation goes through these: in an
+  // AddressSanitizer build they also give ASan back the calling thread's stack afterwards
+  // (sim_context.cc), so that an exception thrown on it later is handled correctly.
+  static void start();
+  static void start(const sc_core::sc_time& duration,
+                    sc_core::sc_starvation_policy policy = sc_core::SC_RUN_TO_TIME);
 
  private:
   sc_core::sc_simcontext* m_ctx;
