@@ -197,6 +197,17 @@ class RtlTop : public sc_core::sc_module {
       in.wr_resp = true;
       m_resps.pop_front();
     }
+    // The core takes one read beat and one write response per cycle: a memory model that
+    // times two in one cycle (or one in the past) would leave the core waiting forever.
+    const bool read_missed =
+        !m_reads.empty() &&
+        m_reads.front().first + uint64_t{m_reads.front().next} * m_reads.front().interval < abs;
+    if (read_missed || (!m_resps.empty() && m_resps.front() < abs)) {
+      throw Error(fmt::format(
+          "rtl backend: the memory model timed a read beat or write response before cycle {} "
+          "that the core could not take (one of each per cycle, in order)",
+          abs));
+    }
     return in;
   }
 

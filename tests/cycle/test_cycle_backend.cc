@@ -203,7 +203,7 @@ TEST_CASE("cycle backend: a stream without FINISH is an error", "[cycle]") {
 }
 
 TEST_CASE("cycle backend: wait_cycles gives a timeout, and the next run starts clean", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq_fixed"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);

@@ -64,7 +64,7 @@ std::pair<uint64_t, uint64_t> lone_memory_insn(const HwConfig& cfg, Insn insn) {
 }  // namespace
 
 TEST_CASE("cycle timing: the worked example of sim/README.md takes 61 cycles", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
@@ -101,7 +101,7 @@ TEST_CASE("cycle timing: the worked example of sim/README.md takes 61 cycles", "
 
 TEST_CASE("cycle timing: lone LOAD of each type and shape", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "ultra96", "batch4", "small"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     struct Shape {
       uint32_t type, y, x, stride, yp0, yp1, xp0, xp1, base;
     };
@@ -131,7 +131,7 @@ TEST_CASE("cycle timing: lone LOAD of each type and shape", "[cycle]") {
 
 TEST_CASE("cycle timing: lone STORE, single and multi-burst rows", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "zcu104", "batch4"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     const uint32_t shapes[][4] = {
         {1, 1, 1, 0}, {2, 3, 5, 0}, {1, 200, 200, 3}, {3, 20, 64, 1}, {0, 4, 4, 0}};
     for (const auto& s : shapes) {
@@ -159,7 +159,7 @@ TEST_CASE("cycle timing: DRAM_CYCLES_PER_BEAT and latencies from the config", "[
 }
 
 TEST_CASE("cycle timing: lone GEMM and ALU of N uop iterations", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   std::vector<Insn> cases;
   for (uint32_t n : {1u, 2u, 7u, 100u}) {
     cases.push_back(make_gemm(UopLoop{0, n, 1, 1}, false));
@@ -191,7 +191,7 @@ TEST_CASE("cycle timing: fixed-priority burst arbitration (uop before wgt)", "[c
   // LOAD WGT with 2 padding elements (load unit, eligible S+3 = 23) and LOAD UOP (compute,
   // eligible 23) compete in cycle 23: uop (client 1) wins over wgt (client 3). The GEMM of 1000
   // iterations that follows the uop load shows when it ended.
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
@@ -338,7 +338,7 @@ TEST_CASE("cycle timing: two-burst ping-pong fetch of a long stream", "[cycle]")
 
 TEST_CASE("cycle timing: upstream gemm_test chain (load, compute, store with tokens)", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "block32"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     Dram dram;
     CycleBackend be(cfg, dram);
     ProgramBuilder pb(cfg, dram);

@@ -36,7 +36,7 @@ DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& 
 
 void DramMemory::reset(uint64_t base_cycle) {
   m_base = base_cycle;
-  m_read_free = m_write_free = base_cycle;
+  m_read_free = m_write_free = m_resp_free = base_cycle;
   m_ctrl.reset();
   m_commands.clear();
 }
@@ -80,7 +80,8 @@ ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
 }
 
 // Write: beats on the write data channel, one per core cycle; the controller takes the burst
-// into its write queue when the last beat arrives and answers at once (a posted write).
+// into its write queue when the last beat arrives and answers at once (a posted write). The
+// write response channel, like AXI's B channel, carries at most one response per core cycle.
 WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant) {
   const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
   WriteBeats w;
@@ -90,7 +91,8 @@ WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant)
   m_write_free = w.last + 1;
   const int64_t arrival = dram_cycle_at(w.last);
   m_ctrl.post_write(addr / bus * bus, beats * bus, arrival, grant);
-  w.response = core_cycle_back(arrival);
+  w.response = std::max(core_cycle_back(arrival), m_resp_free);
+  m_resp_free = w.response + 1;
   return w;
 }
 

@@ -51,6 +51,7 @@ class DramMemory : public MemoryTarget {
   int64_t m_link_ps;  // interconnect, one way, ps
   uint64_t m_base = 0;
   uint64_t m_read_free = 0, m_write_free = 0;  // core-side data channels
+  uint64_t m_resp_free = 0;                    // core-side write response channel
   TimedCounters::Dram m_stats;
 };
 
