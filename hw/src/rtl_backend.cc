@@ -228,10 +228,11 @@ class RtlTop : public sc_core::sc_module {
       }
     }
     if (out.rd_req) {
-      grant_read(abs, out);
+      const uint64_t last = grant_read(abs, out);
       TimedCounters::Traffic& t = read[static_cast<size_t>(read_client(out.rd_tag))];
       ++t.bursts;
       t.beats += out.rd_beats;
+      add_latency(t, last - abs);
     }
     if (in.wr_data_take) {
       take_write_beat(*wb, out, c);
@@ -262,7 +263,13 @@ class RtlTop : public sc_core::sc_module {
     return false;
   }
 
-  void grant_read(uint64_t abs, const MemOut& out) {
+  static void add_latency(TimedCounters::Traffic& t, uint64_t cycles) {
+    t.latency_sum += cycles;
+    t.latency_max = std::max(t.latency_max, cycles);
+  }
+
+  // Returns the cycle of the burst's last beat.
+  uint64_t grant_read(uint64_t abs, const MemOut& out) {
     const size_t bytes = static_cast<size_t>(out.rd_beats) * bus_bytes();
     ReadBurst r;
     r.tag = out.rd_tag;
@@ -290,6 +297,7 @@ class RtlTop : public sc_core::sc_module {
     r.first = ext.first;
     r.interval = ext.interval;
     m_reads.push_back(std::move(r));
+    return ext.last;
   }
 
   // The memory takes the store unit's next beat of `wb`; a complete burst is written to DRAM.
@@ -318,6 +326,7 @@ class RtlTop : public sc_core::sc_module {
     ++write.bursts;
     write.beats += out.wr_beats;
     const cycle::WriteBeats wt = memory->time_write(out.wr_addr, out.wr_beats, abs);
+    add_latency(write, wt.response - abs);
     WriteBurst w;
     w.addr = out.wr_addr;
     w.first = wt.first;

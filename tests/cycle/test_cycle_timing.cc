@@ -97,6 +97,20 @@ TEST_CASE("cycle timing: the worked example of sim/README.md takes 61 cycles", "
     INFO(unit);
     CHECK(sum == 61);
   }
+  // Latency per client, grant to last beat (reads: Lr + beats - 1 with one burst alone on the
+  // channel) or to the write response (beats + Lw): fetch reads 5 instructions = 10 beats, uop 1
+  // beat, inp one 16-byte element = 2 beats; the store writes 2 beats. Lr = 16, Lw = 8.
+  const std::pair<const char*, double> latency[] = {{"mem.fetch.read", 16 + 10 - 1},
+                                                    {"mem.uop.read", 16 + 1 - 1},
+                                                    {"mem.inp.read", 16 + 2 - 1},
+                                                    {"mem.store.write", 2 + 8}};
+  for (const auto& [prefix, cycles] : latency) {
+    INFO(prefix);
+    CHECK(counter(st, std::string(prefix) + "_latency_avg_cycles") == cycles);
+    CHECK(counter(st, std::string(prefix) + "_latency_max_cycles") == cycles);
+    CHECK(counter(st, std::string(prefix) + "_latency_total_cycles") == cycles);
+  }
+  CHECK(counter(st, "mem.wgt.read_latency_avg_cycles") == 0);  // no wgt burst
 }
 
 TEST_CASE("cycle timing: lone LOAD of each type and shape", "[cycle]") {

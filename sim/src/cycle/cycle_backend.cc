@@ -221,10 +221,11 @@ TimedCounters CycleBackend::Impl::counters() const {
   }
   for (int k = 0; k < kNumReadClients; ++k) {
     const MemClientStats& m = c.mem.read_stats(k);
-    t.read[static_cast<size_t>(k)] = TimedCounters::Traffic{m.bytes, m.bursts, m.beats};
+    t.read[static_cast<size_t>(k)] =
+        TimedCounters::Traffic{m.bytes, m.bursts, m.beats, m.latency_sum, m.latency_max};
   }
   const MemClientStats& w = c.mem.write_stats();
-  t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats};
+  t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats, w.latency_sum, w.latency_max};
   t.gemm_active = c.compute.compute_stats().gemm_active_cycles;
   t.alu_active = c.compute.compute_stats().alu_active_cycles;
   if (c.memory) {
