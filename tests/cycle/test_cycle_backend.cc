@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -249,12 +250,17 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   build_example(pb, 1);
   REQUIRE(pb.run(be) == RunStatus::kOk);
   const nlohmann::json j = nlohmann::json::parse(read_file(trace));
-  int spans[6] = {0, 0, 0, 0, 0, 0}, starts = 0, ends = 0;
+  int spans[7] = {0, 0, 0, 0, 0, 0, 0}, starts = 0, ends = 0;
+  std::map<std::string, double> dram_commands;  // on the DRAM track, by command
   for (const auto& e : j["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "X") {
       ++spans[e["tid"].get<int>()];
       CHECK(e["dur"].get<double>() > 0);
+      if (e["tid"].get<int>() == 6) {
+        const std::string name = e["name"];
+        ++dram_commands[name.substr(0, name.find(' '))];
+      }
     }
     starts += ph == "s";
     ends += ph == "f";
@@ -267,6 +273,13 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   CHECK(spans[5] == 1);                        // write burst
   CHECK(starts == 3);                          // l2g, g2s, s2g
   CHECK(ends == 3);
+  // The DRAM track (pynq: the PYNQ-Z1's DDR3) holds every command the counters count.
+  const Stats& st = be.stats();
+  CHECK(dram_commands["ACT"] == st.find("dram.activates")->value);
+  CHECK(dram_commands["RD"] + dram_commands["WR"] == st.find("dram.row_hits")->value +
+                                                         st.find("dram.row_misses")->value +
+                                                         st.find("dram.row_conflicts")->value);
+  CHECK(dram_commands["RD"] > 0);  // (the store's posted writes wait for a later read)
   // A second run appends: the file stays valid JSON and holds both runs.
   REQUIRE(pb.run(be) == RunStatus::kOk);
   const nlohmann::json j2 = nlohmann::json::parse(read_file(trace));

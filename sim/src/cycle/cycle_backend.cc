@@ -68,6 +68,9 @@ RunOutcome CycleBackend::execute(const LoadedProgram& program, uint64_t wait_cyc
 
 void CycleBackend::enable_trace(const std::string& path) {
   m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);
+  if (m_impl->core->memory) {
+    m_impl->core->memory->record_trace_events(true);
+  }
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
@@ -138,6 +141,13 @@ void CycleBackend::Impl::unwind() {
 // who waited on whom); the run took `run_cycles` (later runs are traced after them).
 void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
+  if (core->memory && core->trace.tracing()) {
+    std::vector<MemoryTraceEvent> events;
+    core->memory->take_trace_events(events);
+    for (MemoryTraceEvent& e : events) {
+      core->trace.span_named(TraceRecorder::kDramTrack, e.cycle, e.cycle, std::move(e.name));
+    }
+  }
   core->trace.flush(now_cycle());
   core->trace.end_run(run_cycles);
   core->program.set(nullptr);

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace vta::cycle {
 
@@ -94,6 +97,33 @@ WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant)
   w.response = std::max(core_cycle_back(arrival), m_resp_free);
   m_resp_free = w.response + 1;
   return w;
+}
+
+void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
+  static const char* const kName[] = {"ACT", "PRE", "RD", "WR", "REF"};
+  const DramSpec& s = m_ctrl.spec();
+  const size_t n = std::min(m_commands.size(), kMaxTraceCommands);
+  for (size_t k = 0; k < n; ++k) {
+    const DramCommand& c = m_commands[k];
+    // The core cycle the command is issued in at the DRAM (no interconnect).
+    const uint64_t cycle = m_base + static_cast<uint64_t>(ceil_div(c.ck * s.tck_ps, m_core_ps));
+    std::string name = kName[c.kind];
+    if (s.channels > 1 || s.ranks > 1) {
+      name += fmt::format(" ch{} ra{}", c.channel, c.rank);
+    }
+    if (c.kind != DramCommand::kRefresh) {
+      name += c.row >= 0 ? fmt::format(" bank {} row {}", c.bank, c.row)
+                         : fmt::format(" bank {}", c.bank);
+    }
+    out.push_back(MemoryTraceEvent{cycle, std::move(name)});
+  }
+  if (m_commands.size() > n) {
+    const DramCommand& last = m_commands[n - 1];
+    out.push_back(MemoryTraceEvent{
+        m_base + static_cast<uint64_t>(ceil_div(last.ck * s.tck_ps, m_core_ps)),
+        fmt::format("{} more DRAM commands in this run, not traced", m_commands.size() - n)});
+  }
+  m_commands.clear();
 }
 
 void DramMemory::add_counters(TimedCounters& out) const {

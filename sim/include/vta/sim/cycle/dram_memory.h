@@ -31,9 +31,11 @@ class DramMemory : public MemoryTarget {
 
   ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant) override;
   DramController& controller() { return m_ctrl; }
-  // DRAM commands issued since the last reset, when recording (the trace's DRAM track).
-  void record_commands(bool on) { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
-  std::vector<DramCommand>& commands() { return m_commands; }
+  // The DRAM commands of the run (ACT, PRE, READ, WRITE, REF) for the trace's DRAM track, at
+  // most kMaxTraceCommands per run (then one event says how many more there were).
+  static constexpr size_t kMaxTraceCommands = 100000;
+  void record_trace_events(bool on) override { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
+  void take_trace_events(std::vector<MemoryTraceEvent>& out) override;
   // The first core cycle (absolute) at or after the end of DRAM cycle `ck`, data back at the
   // core: the interconnect latency added.
   uint64_t core_cycle_back(int64_t ck) const;
