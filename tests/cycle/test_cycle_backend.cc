@@ -257,9 +257,15 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
     if (ph == "X") {
       ++spans[e["tid"].get<int>()];
       CHECK(e["dur"].get<double>() > 0);
-      if (e["tid"].get<int>() == 6) {
-        const std::string name = e["name"];
-        ++dram_commands[name.substr(0, name.find(' '))];
+      if (e["tid"].get<int>() == 6) {  // "RD bank 0 row 1 x2, ACT bank 1 row 1"
+        std::istringstream in(e["name"].get<std::string>());
+        std::string command;
+        while (std::getline(in, command, ',')) {
+          command.erase(0, command.find_first_not_of(' '));
+          const size_t times = command.rfind(" x");
+          dram_commands[command.substr(0, command.find(' '))] +=
+              times != std::string::npos ? std::stod(command.substr(times + 2)) : 1.0;
+        }
       }
     }
     starts += ph == "s";

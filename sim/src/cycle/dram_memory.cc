@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -99,30 +100,64 @@ WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant)
   return w;
 }
 
+// The core cycle DRAM command `c` is issued in at the DRAM (no interconnect).
+uint64_t DramMemory::command_cycle(const DramCommand& c) const {
+  return m_base + static_cast<uint64_t>(ceil_div(c.ck * m_ctrl.spec().tck_ps, m_core_ps));
+}
+
+// One event per core cycle (the DRAM clock is faster: events must not overlap on a track),
+// naming its commands in order, repeats counted: "RD bank 0 row 1 x2, ACT bank 1 row 1".
 void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
   static const char* const kName[] = {"ACT", "PRE", "RD", "WR", "REF"};
   const DramSpec& s = m_ctrl.spec();
+  std::vector<std::pair<std::string, int>> group;  // the commands of one core cycle
+  uint64_t group_cycle = 0;
+  const auto flush = [&] {
+    std::string name;
+    for (const auto& [what, n] : group) {
+      name += (name.empty() ? "" : ", ") + what + (n > 1 ? fmt::format(" x{}", n) : "");
+    }
+    if (!group.empty()) {
+      out.push_back(MemoryTraceEvent{group_cycle, std::move(name)});
+    }
+    group.clear();
+  };
+  const auto add = [&](uint64_t cycle, std::string what) {
+    if (!group.empty() && cycle != group_cycle) {
+      flush();
+    }
+    group_cycle = cycle;
+    if (!group.empty() && group.back().first == what) {
+      ++group.back().second;
+    } else {
+      group.emplace_back(std::move(what), 1);
+    }
+  };
+  // In issue order (the log is in scheduling order: an ACT may be issued ahead of an earlier
+  // logged READ of another bank).
   const size_t n = std::min(m_commands.size(), kMaxTraceCommands);
+  std::vector<const DramCommand*> order;
   for (size_t k = 0; k < n; ++k) {
-    const DramCommand& c = m_commands[k];
-    // The core cycle the command is issued in at the DRAM (no interconnect).
-    const uint64_t cycle = m_base + static_cast<uint64_t>(ceil_div(c.ck * s.tck_ps, m_core_ps));
-    std::string name = kName[c.kind];
+    order.push_back(&m_commands[k]);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const DramCommand* a, const DramCommand* b) { return a->ck < b->ck; });
+  for (const DramCommand* c : order) {
+    std::string name = kName[c->kind];
     if (s.channels > 1 || s.ranks > 1) {
-      name += fmt::format(" ch{} ra{}", c.channel, c.rank);
+      name += fmt::format(" ch{} ra{}", c->channel, c->rank);
     }
-    if (c.kind != DramCommand::kRefresh) {
-      name += c.row >= 0 ? fmt::format(" bank {} row {}", c.bank, c.row)
-                         : fmt::format(" bank {}", c.bank);
+    if (c->kind != DramCommand::kRefresh) {
+      name += c->row >= 0 ? fmt::format(" bank {} row {}", c->bank, c->row)
+                          : fmt::format(" bank {}", c->bank);
     }
-    out.push_back(MemoryTraceEvent{cycle, std::move(name)});
+    add(command_cycle(*c), std::move(name));
   }
   if (m_commands.size() > n) {
-    const DramCommand& last = m_commands[n - 1];
-    out.push_back(MemoryTraceEvent{
-        m_base + static_cast<uint64_t>(ceil_div(last.ck * s.tck_ps, m_core_ps)),
-        fmt::format("{} more DRAM commands in this run, not traced", m_commands.size() - n)});
+    add(group_cycle,
+        fmt::format("{} more DRAM commands in this run, not traced", m_commands.size() - n));
   }
+  flush();
   m_commands.clear();
 }
 

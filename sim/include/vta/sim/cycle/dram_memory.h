@@ -44,6 +44,7 @@ class DramMemory : public MemoryTarget {
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  uint64_t command_cycle(const DramCommand& c) const;
 
   const HwConfig& m_cfg;
   Dram& m_dram;
