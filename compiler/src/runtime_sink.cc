@@ -53,6 +53,10 @@ class RuntimeSink::Session {
       if (!runtime_serves(target)) {
         runtime_configure(target.backend, target.config);
       }
+      // A fresh command queue (its buffers freed): once the previous run's buffers are freed
+      // too, this run's buffers get the addresses they get in a new process, so its timing
+      // (addresses matter to a DRAM model) does not depend on what ran before it.
+      VTARuntimeShutdown();
       if (target.verify_programs) {
         runtime_set_program_observer([this](const SyncedProgram& p) { verify(p); });
         m_observing = true;

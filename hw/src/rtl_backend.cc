@@ -255,6 +255,17 @@ class RtlTop : public sc_core::sc_module {
       in.wr_resp = true;
       m_resps.pop_front();
     }
+    // The core takes one read beat and one write response per cycle: a memory model that
+    // times two in one cycle (or one in the past) would leave the core waiting forever.
+    const bool read_missed =
+        !m_reads.empty() &&
+        m_reads.front().first + uint64_t{m_reads.front().next} * m_reads.front().interval < abs;
+    if (read_missed || (!m_resps.empty() && m_resps.front() < abs)) {
+      throw Error(fmt::format(
+          "rtl backend: the memory model timed a read beat or write response before cycle {} "
+          "that the core could not take (one of each per cycle, in order)",
+          abs));
+    }
     return in;
   }
 
@@ -275,10 +286,11 @@ class RtlTop : public sc_core::sc_module {
       }
     }
     if (out.rd_req) {
-      grant_read(abs, out);
+      const uint64_t last = grant_read(abs, out);
       TimedCounters::Traffic& t = read[static_cast<size_t>(read_client(out.rd_tag))];
       ++t.bursts;
       t.beats += out.rd_beats;
+      add_latency(t, last - abs);
     }
     if (in.wr_data_take) {
       take_write_beat(*wb, out, c);
@@ -334,7 +346,13 @@ class RtlTop : public sc_core::sc_module {
     return false;
   }
 
-  void grant_read(uint64_t abs, const MemOut& out) {
+  static void add_latency(TimedCounters::Traffic& t, uint64_t cycles) {
+    t.latency_sum += cycles;
+    t.latency_max = std::max(t.latency_max, cycles);
+  }
+
+  // Returns the cycle of the burst's last beat.
+  uint64_t grant_read(uint64_t abs, const MemOut& out) {
     const size_t bytes = static_cast<size_t>(out.rd_beats) * bus_bytes();
     ReadBurst r;
     r.tag = out.rd_tag;
@@ -362,6 +380,7 @@ class RtlTop : public sc_core::sc_module {
     r.first = ext.first;
     r.interval = ext.interval;
     m_reads.push_back(std::move(r));
+    return ext.last;
   }
 
   // The memory takes the store unit's next beat of `wb`; a complete burst is written to DRAM.
@@ -390,6 +409,7 @@ class RtlTop : public sc_core::sc_module {
     ++write.bursts;
     write.beats += out.wr_beats;
     const cycle::WriteBeats wt = memory->time_write(out.wr_addr, out.wr_beats, abs);
+    add_latency(write, wt.response - abs);
     WriteBurst w;
     w.addr = out.wr_addr;
     w.first = wt.first;

@@ -33,8 +33,11 @@ void* Dram::alloc(size_t bytes) {
   }
   const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageBytes - 1) >> kPageBits);
   uint64_t first = 0;
-  auto fit = m_free.find(pages);
-  if (fit != m_free.end()) {
+  // The lowest free range of exactly this size: a program allocating the same sizes in the same
+  // order gets the same addresses whatever was freed before in which order (addresses matter to
+  // the DRAM model: banks and rows).
+  auto fit = m_free.lower_bound({pages, 0});
+  if (fit != m_free.end() && fit->first == pages) {
     first = fit->second;
     m_free.erase(fit);
   } else {
@@ -108,6 +111,10 @@ void Dram::free(void* host) {
   madvise(m_base + (first << kPageBits), pages << kPageBits, MADV_DONTNEED);
   m_free.emplace(pages, first);
   m_allocated_pages -= pages;
+  if (m_allocs.empty()) {  // as fresh: the next allocations get the addresses a new Dram gives
+    m_free.clear();
+    m_next_page = 1;
+  }
 }
 
 uint32_t Dram::phys_addr(const void* host) const {

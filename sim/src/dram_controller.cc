@@ -1,6 +1,7 @@
 #include "vta/sim/dram_controller.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace vta {
@@ -41,6 +42,15 @@ DramController::DramController(const DramSpec& spec) : m_spec(spec) {
     m_field_order[k] = field_of(spec.address_map.substr(2 * (n - 1 - k), 2));
   }
   m_atom_bits = log2i(spec.atom_bytes());
+  // Consecutive accesses stay in one row of one bank while only the column changes: when the
+  // lowest field that has bits is the column (the default maps), for a whole row's columns.
+  m_row_run_bits = 62;  // no field has bits: every access is in the one row
+  for (int f : m_field_order) {
+    if (m_field_bits[static_cast<size_t>(f)] > 0) {
+      m_row_run_bits = f == kCo ? m_field_bits[kCo] : 0;
+      break;
+    }
+  }
   reset();
 }
 
@@ -76,25 +86,22 @@ DramLocation DramController::decode(uint64_t addr) const {
   return l;
 }
 
-// The column accesses of [addr, addr + bytes), in address order.
+// The column accesses of [addr, addr + bytes), in address order, as runs that each stay in one
+// row of one bank (a run ends where the next access changes anything but the column).
 void DramController::split(uint64_t addr, uint64_t bytes, bool write, int64_t arrival,
-                           uint64_t order, std::deque<Access>& out) const {
+                           uint64_t order, RunQueue& out) const {
   const uint64_t atom = static_cast<uint64_t>(m_spec.atom_bytes());
-  const size_t first = out.size();
-  for (uint64_t a = addr / atom * atom; a < addr + bytes; a += atom) {
-    Access x;
-    x.loc = decode(a);
-    x.write = write;
-    x.arrival = arrival;
-    x.order = order;
-    out.push_back(x);
-  }
-  // Closed page keeps a row open while the next access of the same request needs it.
-  for (size_t k = first; k + 1 < out.size(); ++k) {
-    const DramLocation& p = out[k].loc;
-    const DramLocation& q = out[k + 1].loc;
-    out[k].close_after = !(p.channel == q.channel && p.rank == q.rank &&
-                           p.bank_group == q.bank_group && p.bank == q.bank && p.row == q.row);
+  const uint64_t end = (addr + bytes + atom - 1) / atom;  // one past the last access
+  for (uint64_t k = addr / atom; k < end;) {
+    const uint64_t run_end = std::min(end, ((k >> m_row_run_bits) + 1) << m_row_run_bits);
+    Run r;
+    r.loc = decode(k * atom);
+    r.left = static_cast<int64_t>(run_end - k);
+    r.write = write;
+    r.arrival = arrival;
+    r.order = order;
+    out.push_back(r);
+    k = run_end;
   }
 }
 
@@ -104,124 +111,80 @@ void DramController::post_write(uint64_t addr, uint64_t bytes, int64_t arrival, 
 
 void DramController::drain_writes() {
   while (!m_writes.empty()) {
-    const size_t k = pick(m_writes);
-    const Access a = m_writes[k];
-    m_writes.erase(m_writes.begin() + static_cast<std::ptrdiff_t>(k));
-    serve(a);
+    int64_t hit_limit = 0;
+    const size_t k = pick(m_writes, hit_limit);
+    serve(m_writes[k], hit_limit);
+    if (m_writes[k].left == 0) {
+      m_writes.erase(m_writes.begin() + static_cast<std::ptrdiff_t>(k));
+    }
   }
 }
 
 DramReadTiming DramController::read(uint64_t addr, uint64_t bytes, int64_t arrival,
                                     uint64_t order) {
-  const bool writes_waiting = !m_writes.empty() && m_writes.front().order < order;
-  if (!writes_waiting && m_log == nullptr && bytes > 0) {
-    DramReadTiming fast;
-    if (read_one_row(addr, bytes, arrival, order, fast)) {
-      return fast;
-    }
-  }
   // The waiting accesses, oldest first: the writes granted before this read, then its own.
-  std::deque<Access> queue;
+  m_queue.clear();
   while (!m_writes.empty() && m_writes.front().order < order) {
-    queue.push_back(m_writes.front());
+    m_queue.push_back(m_writes.front());
     m_writes.pop_front();
   }
-  const size_t n_writes = queue.size();
-  split(addr, bytes, false, arrival, order, queue);
-  size_t reads_left = queue.size() - n_writes;
+  const size_t n_writes = m_queue.size();
+  split(addr, bytes, false, arrival, order, m_queue);
+  int64_t reads_left = 0;
+  for (size_t k = n_writes; k < m_queue.size(); ++k) {
+    reads_left += m_queue[k].left;
+  }
   DramReadTiming t;
   bool first = true;
   while (reads_left > 0) {
-    const size_t k = pick(queue);
-    const Access a = queue[k];
-    queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(k));
-    const int64_t end = serve(a);
+    int64_t hit_limit = 0;
+    const size_t k = pick(m_queue, hit_limit);
+    Run& a = m_queue[k];
+    const int64_t before = a.left;
+    const DataEnds ends = serve(a, hit_limit);
     if (!a.write) {
-      t.first_end = first ? end : std::min(t.first_end, end);
-      t.last_end = std::max(t.last_end, end);
+      t.first_end = first ? ends.first : std::min(t.first_end, ends.first);
+      t.last_end = std::max(t.last_end, ends.last);
       first = false;
-      --reads_left;
+      reads_left -= before - a.left;
+    }
+    if (a.left == 0) {
+      m_queue.erase(m_queue.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
   // Writes the scheduler left for later stay queued, ahead of the ones posted after them.
-  for (auto it = queue.rbegin(); it != queue.rend(); ++it) {
+  for (auto it = m_queue.rbegin(); it != m_queue.rend(); ++it) {
     m_writes.push_front(*it);
   }
   return t;
 }
 
-// The common case of streaming DMA, in closed form: a read whose accesses all fall in one row
-// of one bank, with no write waiting. The first access is served as usual; every next one is a
-// row hit whose READ follows the previous by max(tCCD_L, BL/2) (the data bus). Returns false,
-// having changed nothing, when the read is not such a case or a refresh falls due on the way.
-bool DramController::read_one_row(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order,
-                                  DramReadTiming& out) {
-  const DramSpec& s = m_spec;
-  const uint64_t atom = static_cast<uint64_t>(s.atom_bytes());
-  const uint64_t a0 = addr / atom * atom;
-  const auto n = static_cast<int64_t>((addr + bytes - a0 + atom - 1) / atom);
-  Access first;
-  first.loc = decode(a0);
-  first.arrival = arrival;
-  first.order = order;
-  first.close_after = n == 1;
-  const DramLocation& f = first.loc;
-  const DramLocation l = decode(a0 + static_cast<uint64_t>(n - 1) * atom);
-  if (!s.open_page || f.channel != l.channel || f.rank != l.rank || f.bank_group != l.bank_group ||
-      f.bank != l.bank || f.row != l.row || l.column - f.column != n - 1) {
-    return false;
-  }
-  Channel& c = m_channels[static_cast<size_t>(f.channel)];
-  Rank& r = c.ranks[static_cast<size_t>(f.rank)];
-  const int64_t step = std::max(s.ccd_l_ck(), s.burst_ck());
-  out.first_end = serve(first);
-  const int64_t col0 = c.last_col;
-  // Access k >= 1 probes for a refresh at the previous READ, col0 + (k - 1) * step.
-  if (n > 1 && col0 + (n - 2) * step >= r.next_ref) {
-    // Rare: a refresh falls inside the read. The rest as the general path serves them.
-    for (int64_t k = 1; k < n; ++k) {
-      Access x = first;
-      x.loc = decode(a0 + static_cast<uint64_t>(k) * atom);
-      x.close_after = k == n - 1;
-      out.last_end = serve(x);
-    }
-    return true;
-  }
-  out.last_end = out.first_end;
-  if (n == 1) {
-    return true;
-  }
-  Bank& b = r.banks[static_cast<size_t>(f.bank_group * s.banks + f.bank)];
-  const int64_t col = col0 + (n - 1) * step;
-  out.last_end = col + s.cl + s.burst_ck();
-  c.data_free = out.last_end;
-  c.last_col = c.last_rd = col;
-  b.next_pre = std::max(b.next_pre, col + s.rtp);
-  const auto more = static_cast<uint64_t>(n - 1);
-  m_counters.reads += more;
-  m_counters.row_hits += more;
-  m_counters.bytes += more * static_cast<uint64_t>(s.atom_bytes());
-  return true;
-}
-
 // FCFS: the oldest access. FR-FCFS: the oldest row hit among the first DRAM_QUEUE_DEPTH
-// accesses that have arrived by the time the oldest could start, else the oldest.
-size_t DramController::pick(const std::deque<Access>& queue) const {
+// accesses that have arrived by the time the oldest could start, else the oldest. All accesses
+// of a run are alike, so the first access of the first such run is the one. `hit_limit`: the
+// row hits ahead of the chosen run that have not arrived yet would be chosen instead once the
+// oldest could start at or after it (the first such arrival; INT64_MAX if none can).
+size_t DramController::pick(const RunQueue& queue, int64_t& hit_limit) const {
+  hit_limit = std::numeric_limits<int64_t>::max();
   if (!m_spec.frfcfs) {
     return 0;
   }
-  const Access& oldest = queue.front();
+  const Run& oldest = queue.front();
   const int64_t now =
       std::max(oldest.arrival, m_channels[static_cast<size_t>(oldest.loc.channel)].last_col);
-  const size_t window = std::min(queue.size(), static_cast<size_t>(m_spec.queue_depth));
-  for (size_t k = 0; k < window; ++k) {
-    const Access& a = queue[k];
-    const Rank& r =
-        m_channels[static_cast<size_t>(a.loc.channel)].ranks[static_cast<size_t>(a.loc.rank)];
-    const Bank& b = r.banks[static_cast<size_t>(a.loc.bank_group * m_spec.banks + a.loc.bank)];
-    if (a.arrival <= now && b.open_row == a.loc.row) {
-      return k;
+  int64_t ahead = 0;  // accesses ahead of queue[k]
+  int64_t limit = hit_limit;
+  for (size_t k = 0; k < queue.size() && ahead < m_spec.queue_depth; ++k) {
+    const Run& a = queue[k];
+    if (bank(a).open_row == a.loc.row) {
+      if (a.arrival <= now) {
+        // Serving queue[k] moves `now` only when it shares the oldest's channel.
+        hit_limit = a.loc.channel == oldest.loc.channel ? limit : hit_limit;
+        return k;
+      }
+      limit = std::min(limit, a.arrival);
     }
+    ahead += a.left;
   }
   return 0;
 }
@@ -236,7 +199,7 @@ void DramController::log(DramCommand::Kind k, int64_t ck, const DramLocation& l,
 // All-bank refresh of `rank` for every tREFI interval that began by cycle `t`: precharge all
 // (after each open bank's tRAS/tRTP/tWR), REF tRP later (once every bank may be activated),
 // no ACT until tRFC after the REF.
-void DramController::refresh_due(Channel& /*c*/, Rank& r, int ch, int rank, int64_t t) {
+void DramController::refresh_due(Rank& r, int ch, int rank, int64_t t) {
   while (t >= r.next_ref) {
     int64_t pre = r.next_ref;
     bool any_open = false;
@@ -270,7 +233,7 @@ void DramController::refresh_due(Channel& /*c*/, Rank& r, int ch, int rank, int6
 
 // PRE (row conflict) and ACT for access `a` to a bank without its row open; returns the ACT
 // cycle.
-int64_t DramController::open_row(Rank& r, Bank& b, const Access& a, int64_t t) {
+int64_t DramController::open_row(Rank& r, Bank& b, const Run& a, int64_t t) {
   const DramSpec& s = m_spec;
   if (b.open_row >= 0) {
     const int64_t pre = std::max(t, b.next_pre);
@@ -307,8 +270,8 @@ int64_t DramController::open_row(Rank& r, Bank& b, const Access& a, int64_t t) {
 
 // The earliest READ/WRITE of `a` from cycle `t` on: tRCD, tCCD(_L), tWTR, tRTW, and a data
 // bus that is free when its data would start (CL / CWL later).
-int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank& b,
-                                     const Access& a, int64_t t) const {
+int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank& b, const Run& a,
+                                     int64_t t) const {
   const DramSpec& s = m_spec;
   int64_t col = std::max(t, b.next_col);
   if (c.last_col >= 0) {
@@ -328,18 +291,78 @@ int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank
   return col;
 }
 
-int64_t DramController::serve(const Access& a) {
+// The first access of `a`, then as many of its next ones as are certain to follow it at once
+// (see serve_hits).
+DramController::DataEnds DramController::serve(Run& a, int64_t hit_limit) {
+  DataEnds ends;
+  ends.first = ends.last = serve_one(a);
+  --a.left;
+  int64_t count = m_spec.open_page ? a.left : a.left - 1;  // closed page: the last one closes
+  if (count <= 0) {
+    return ends;
+  }
+  // Access j >= 1 of the batch follows READ/WRITE j - 1 at `col0 + (j - 1) * step` only if no
+  // refresh is due there and no earlier row hit has arrived by then.
+  const Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
+  const Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
+  const int64_t bound = std::min(r.next_ref, hit_limit);
+  const int64_t col0 = c.last_col;
+  if (col0 >= bound) {
+    return ends;
+  }
+  count = std::min(count, (bound - 1 - col0) / hit_step() + 1);
+  ends.last = serve_hits(a, count);
+  a.left -= count;
+  return ends;
+}
+
+// `count` further accesses of the run whose access was just served: row hits in the same bank
+// group and direction, so each READ/WRITE follows the previous by max(tCCD_L, BL/2) (the data
+// bus); tRCD, tWTR and tRTW were met by the first. Returns the end of the last one's data.
+int64_t DramController::serve_hits(const Run& a, int64_t count) {
   const DramSpec& s = m_spec;
   Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
   Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
-  Bank& b = r.banks[static_cast<size_t>(a.loc.bank_group * s.banks + a.loc.bank)];
+  Bank& b = bank(a);
+  const int64_t step = hit_step();
+  if (m_log != nullptr) {
+    for (int64_t j = 1; j <= count; ++j) {
+      log(a.write ? DramCommand::kWrite : DramCommand::kRead, c.last_col + j * step, a.loc,
+          a.loc.row);
+    }
+  }
+  const int64_t col = c.last_col + count * step;
+  const int64_t data_end = col + (a.write ? s.cwl : s.cl) + s.burst_ck();
+  c.data_free = data_end;
+  c.last_col = col;
+  const auto n = static_cast<uint64_t>(count);
+  if (a.write) {
+    r.wr_data_end = data_end;
+    b.next_pre = std::max(b.next_pre, data_end + s.wr);
+    m_counters.writes += n;
+  } else {
+    c.last_rd = col;
+    b.next_pre = std::max(b.next_pre, col + s.rtp);
+    m_counters.reads += n;
+  }
+  m_counters.row_hits += n;
+  m_counters.bytes += n * static_cast<uint64_t>(s.atom_bytes());
+  return data_end;
+}
+
+// One access, the first of run `a`, from the state of its bank, rank and channel (DRAM.md).
+int64_t DramController::serve_one(const Run& a) {
+  const DramSpec& s = m_spec;
+  Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
+  Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
+  Bank& b = bank(a);
   int64_t t = a.arrival;
   if (!s.frfcfs) {
     t = std::max(t, c.last_col);  // in order: nothing before the previous column command
   }
   // A refresh due before this access can start (its arrival, or the channel's last column
   // command when the queue is backed up) comes first.
-  refresh_due(c, r, a.loc.channel, a.loc.rank, std::max(t, c.last_col));
+  refresh_due(r, a.loc.channel, a.loc.rank, std::max(t, c.last_col));
   t = std::max(t, r.ref_done);
   if (b.open_row == a.loc.row) {
     ++m_counters.row_hits;
@@ -363,7 +386,7 @@ int64_t DramController::serve(const Access& a) {
     ++m_counters.reads;
   }
   m_counters.bytes += static_cast<uint64_t>(s.atom_bytes());
-  if (!s.open_page && a.close_after) {
+  if (!s.open_page && a.left == 1) {  // closed page: the run's last access closes the row
     log(DramCommand::kPre, b.next_pre, a.loc, b.open_row);
     ++m_counters.precharges;
     b.next_act = std::max(b.next_act, b.next_pre + s.rp);

@@ -18,9 +18,15 @@
 
 namespace vta::cycletest {
 
-// A preset with some keys replaced.
+// The contract's fixed-latency memory (MEMORY_MODEL "fixed"), whose formulas these tests
+// follow, with the design of a preset (configs/<preset>_fixed.json).
+inline std::string fixed_config_path(const std::string& preset) {
+  return config_path(preset + "_fixed");
+}
+
+// A preset on the fixed-latency memory with some keys replaced.
 inline HwConfig config_with(const std::string& preset, const nlohmann::json& changes) {
-  nlohmann::json j = HwConfig::from_file(config_path(preset)).to_json();
+  nlohmann::json j = HwConfig::from_file(fixed_config_path(preset)).to_json();
   for (auto it = changes.begin(); it != changes.end(); ++it) {
     j[it.key()] = it.value();
   }

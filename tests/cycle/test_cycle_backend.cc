@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -203,7 +204,7 @@ TEST_CASE("cycle backend: a stream without FINISH is an error", "[cycle]") {
 }
 
 TEST_CASE("cycle backend: wait_cycles gives a timeout, and the next run starts clean", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq_fixed"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
@@ -249,12 +250,23 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   build_example(pb, 1);
   REQUIRE(pb.run(be) == RunStatus::kOk);
   const nlohmann::json j = nlohmann::json::parse(read_file(trace));
-  int spans[6] = {0, 0, 0, 0, 0, 0}, starts = 0, ends = 0;
+  int spans[7] = {0, 0, 0, 0, 0, 0, 0}, starts = 0, ends = 0;
+  std::map<std::string, double> dram_commands;  // on the DRAM track, by command
   for (const auto& e : j["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "X") {
       ++spans[e["tid"].get<int>()];
       CHECK(e["dur"].get<double>() > 0);
+      if (e["tid"].get<int>() == 6) {  // "RD bank 0 row 1 x2, ACT bank 1 row 1"
+        std::istringstream in(e["name"].get<std::string>());
+        std::string command;
+        while (std::getline(in, command, ',')) {
+          command.erase(0, command.find_first_not_of(' '));
+          const size_t times = command.rfind(" x");
+          dram_commands[command.substr(0, command.find(' '))] +=
+              times != std::string::npos ? std::stod(command.substr(times + 2)) : 1.0;
+        }
+      }
     }
     starts += ph == "s";
     ends += ph == "f";
@@ -267,6 +279,13 @@ TEST_CASE("cycle backend: Perfetto trace and VCD", "[cycle]") {
   CHECK(spans[5] == 1);                        // write burst
   CHECK(starts == 3);                          // l2g, g2s, s2g
   CHECK(ends == 3);
+  // The DRAM track (pynq: the PYNQ-Z1's DDR3) holds every command the counters count.
+  const Stats& st = be.stats();
+  CHECK(dram_commands["ACT"] == st.find("dram.activates")->value);
+  CHECK(dram_commands["RD"] + dram_commands["WR"] == st.find("dram.row_hits")->value +
+                                                         st.find("dram.row_misses")->value +
+                                                         st.find("dram.row_conflicts")->value);
+  CHECK(dram_commands["RD"] > 0);  // (the store's posted writes wait for a later read)
   // A second run appends: the file stays valid JSON and holds both runs.
   REQUIRE(pb.run(be) == RunStatus::kOk);
   const nlohmann::json j2 = nlohmann::json::parse(read_file(trace));

@@ -64,7 +64,7 @@ std::pair<uint64_t, uint64_t> lone_memory_insn(const HwConfig& cfg, Insn insn) {
 }  // namespace
 
 TEST_CASE("cycle timing: the worked example of sim/README.md takes 61 cycles", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
@@ -97,11 +97,25 @@ TEST_CASE("cycle timing: the worked example of sim/README.md takes 61 cycles", "
     INFO(unit);
     CHECK(sum == 61);
   }
+  // Latency per client, grant to last beat (reads: Lr + beats - 1 with one burst alone on the
+  // channel) or to the write response (beats + Lw): fetch reads 5 instructions = 10 beats, uop 1
+  // beat, inp one 16-byte element = 2 beats; the store writes 2 beats. Lr = 16, Lw = 8.
+  const std::pair<const char*, double> latency[] = {{"mem.fetch.read", 16 + 10 - 1},
+                                                    {"mem.uop.read", 16 + 1 - 1},
+                                                    {"mem.inp.read", 16 + 2 - 1},
+                                                    {"mem.store.write", 2 + 8}};
+  for (const auto& [prefix, cycles] : latency) {
+    INFO(prefix);
+    CHECK(counter(st, std::string(prefix) + "_latency_avg_cycles") == cycles);
+    CHECK(counter(st, std::string(prefix) + "_latency_max_cycles") == cycles);
+    CHECK(counter(st, std::string(prefix) + "_latency_total_cycles") == cycles);
+  }
+  CHECK(counter(st, "mem.wgt.read_latency_avg_cycles") == 0);  // no wgt burst
 }
 
 TEST_CASE("cycle timing: lone LOAD of each type and shape", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "ultra96", "batch4", "small"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     struct Shape {
       uint32_t type, y, x, stride, yp0, yp1, xp0, xp1, base;
     };
@@ -131,7 +145,7 @@ TEST_CASE("cycle timing: lone LOAD of each type and shape", "[cycle]") {
 
 TEST_CASE("cycle timing: lone STORE, single and multi-burst rows", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "zcu104", "batch4"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     const uint32_t shapes[][4] = {
         {1, 1, 1, 0}, {2, 3, 5, 0}, {1, 200, 200, 3}, {3, 20, 64, 1}, {0, 4, 4, 0}};
     for (const auto& s : shapes) {
@@ -159,7 +173,7 @@ TEST_CASE("cycle timing: DRAM_CYCLES_PER_BEAT and latencies from the config", "[
 }
 
 TEST_CASE("cycle timing: lone GEMM and ALU of N uop iterations", "[cycle]") {
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   std::vector<Insn> cases;
   for (uint32_t n : {1u, 2u, 7u, 100u}) {
     cases.push_back(make_gemm(UopLoop{0, n, 1, 1}, false));
@@ -191,7 +205,7 @@ TEST_CASE("cycle timing: fixed-priority burst arbitration (uop before wgt)", "[c
   // LOAD WGT with 2 padding elements (load unit, eligible S+3 = 23) and LOAD UOP (compute,
   // eligible 23) compete in cycle 23: uop (client 1) wins over wgt (client 3). The GEMM of 1000
   // iterations that follows the uop load shows when it ended.
-  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  const HwConfig cfg = HwConfig::from_file(fixed_config_path("pynq"));
   Dram dram;
   CycleBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
@@ -338,7 +352,7 @@ TEST_CASE("cycle timing: two-burst ping-pong fetch of a long stream", "[cycle]")
 
 TEST_CASE("cycle timing: upstream gemm_test chain (load, compute, store with tokens)", "[cycle]") {
   for (const char* preset : {"pynq", "de10nano", "block32"}) {
-    const HwConfig cfg = HwConfig::from_file(config_path(preset));
+    const HwConfig cfg = HwConfig::from_file(fixed_config_path(preset));
     Dram dram;
     CycleBackend be(cfg, dram);
     ProgramBuilder pb(cfg, dram);

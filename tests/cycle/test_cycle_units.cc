@@ -153,8 +153,8 @@ R& make_rig(const HwConfig& cfg, Dram& dram) {
   return *new R(cfg, dram);  // kept with its kernel
 }
 
-HwConfig pynq() {
-  return HwConfig::from_file(config_path("pynq"));
+HwConfig pynq() {  // on the contract's fixed-latency memory, whose formulas the tests follow
+  return HwConfig::from_file(config_path("pynq_fixed"));
 }
 
 // pynq: bus 8 B, Lr 16, CPB 1, bursts of up to 256 beats within 2 KiB. INP element 16 B (2

@@ -243,3 +243,54 @@ TEST_CASE("dram controller: random accesses reach a lower, tFAW-bound bandwidth"
   CHECK(eff >= static_cast<double>(kBurst) / static_cast<double>(kRC));
   CHECK(c.counters().row_hits < static_cast<uint64_t>(n / 100));
 }
+
+// A request of many column accesses is served in closed form (row runs, DRAM.md); the same
+// accesses sent as one request each go through the access-by-access formulas. With FCFS and an
+// open page both must give the same data times, command counts and refreshes, here over seeded
+// random reads and posted writes (sequential and scattered, crossing rows and refreshes).
+TEST_CASE("dram controller: row runs in closed form equal access by access", "[dram]") {
+  const unsigned seed = 20261125;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  DramSpec s = ddr3();
+  s.frfcfs = false;
+  s.refi = 600;  // many refreshes inside the requests
+  DramController whole(s), single(s);
+  int64_t arrival = 0;
+  uint64_t order = 0, next = 0;
+  for (int k = 0; k < 3000; ++k) {
+    arrival += std::uniform_int_distribution<int64_t>(0, 40)(rng);
+    const uint64_t atoms = std::uniform_int_distribution<uint64_t>(1, 200)(rng);
+    const uint64_t a = std::uniform_int_distribution<int>(0, 3)(rng) == 0
+                           ? std::uniform_int_distribution<uint64_t>(0, 1u << 20)(rng) * kAtom
+                           : next;
+    next = a + atoms * kAtom;
+    order += 1000;
+    if (std::uniform_int_distribution<int>(0, 4)(rng) == 0) {
+      whole.post_write(a, atoms * kAtom, arrival, order);
+      for (uint64_t j = 0; j < atoms; ++j) {
+        single.post_write(a + j * kAtom, kAtom, arrival, order + j);
+      }
+      continue;
+    }
+    const DramReadTiming w = whole.read(a, atoms * kAtom, arrival, order);
+    int64_t first = 0, last = 0;
+    for (uint64_t j = 0; j < atoms; ++j) {
+      const DramReadTiming t = single.read(a + j * kAtom, kAtom, arrival, order + j);
+      first = j == 0 ? t.first_end : first;
+      last = std::max(last, t.last_end);
+    }
+    INFO("request " << k);
+    REQUIRE(w.first_end == first);
+    REQUIRE(w.last_end == last);
+  }
+  const DramCounters& x = whole.counters();
+  const DramCounters& y = single.counters();
+  CHECK(x.reads == y.reads);
+  CHECK(x.writes == y.writes);
+  CHECK(x.activates == y.activates);
+  CHECK(x.row_hits == y.row_hits);
+  CHECK(x.row_conflicts == y.row_conflicts);
+  CHECK(x.refreshes == y.refreshes);
+  CHECK(x.refreshes > 100);
+}

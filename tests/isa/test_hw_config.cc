@@ -1,9 +1,12 @@
 // HwConfig: presets load with the upstream derived constants; every rejection names its key.
 #include <catch2/catch.hpp>
 
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
+#include "vta/sim/dram_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 
@@ -171,12 +174,17 @@ TEST_CASE("config rejects invalid JSON and missing files", "[config]") {
 }
 
 TEST_CASE("memory model keys: default, presets, overrides and rejections", "[config][dram]") {
-  // Without the keys: the "fixed" model, and to_json writes none of them back.
-  const HwConfig plain = HwConfig::from_json(pynq_json(), "test.json");
+  // Without the keys (an upstream vta_config.json): the "fixed" model, and to_json writes none
+  // of them back.
+  nlohmann::json upstream = pynq_json();
+  for (auto it = upstream.begin(); it != upstream.end();) {
+    it = is_memory_key(it.key()) ? upstream.erase(it) : std::next(it);
+  }
+  const HwConfig plain = HwConfig::from_json(upstream, "test.json");
   CHECK(plain.memory.model == "fixed");
   CHECK(!plain.to_json().contains("MEMORY_MODEL"));
   // The board's parameter set by TARGET; one key overridden; the result round-trips.
-  nlohmann::json j = pynq_json();
+  nlohmann::json j = upstream;
   j["MEMORY_MODEL"] = "dram";
   j["DRAM_TRCD"] = 9;
   const HwConfig c = HwConfig::from_json(j, "test.json");
@@ -187,15 +195,25 @@ TEST_CASE("memory model keys: default, presets, overrides and rejections", "[con
   CHECK(c.memory.dram.tck_ps == 1875);
   const HwConfig again = HwConfig::from_json(c.to_json(), "again.json");
   CHECK(again.to_json() == c.to_json());
-  // Every *_ddr preset names its board's set.
-  const std::pair<const char*, const char*> boards[] = {{"pynq_ddr", "PYNQ-Z1-DDR3-1066-x16"},
-                                                        {"ultra96_ddr", "Ultra96-LPDDR4-2133-x32"},
-                                                        {"zcu104_ddr", "ZCU104-DDR4-2400-x64"},
-                                                        {"de10nano_ddr", "DE10-Nano-DDR3-800-x32"}};
+  // Every preset uses its board's set; its *_fixed twin the fixed model; *_ddr are aliases.
+  const std::pair<const char*, const char*> boards[] = {
+      {"pynq", "PYNQ-Z1-DDR3-1066-x16"},   {"ultra96", "Ultra96-LPDDR4-2133-x32"},
+      {"zcu104", "ZCU104-DDR4-2400-x64"},  {"de10nano", "DE10-Nano-DDR3-800-x32"},
+      {"block32", "ZCU104-DDR4-2400-x64"}, {"batch4", "PYNQ-Z1-DDR3-1066-x16"},
+      {"small", "PYNQ-Z1-DDR3-1066-x16"}};
   for (const auto& [file, set] : boards) {
     const HwConfig b = HwConfig::from_file(config_path(file));
     CHECK(b.memory.model == "dram");
     CHECK(b.memory.dram.preset == set);
+    const HwConfig f = HwConfig::from_file(config_path(std::string(file) + "_fixed"));
+    CHECK(f.memory.model == "fixed");
+    nlohmann::json same = f.to_json();
+    same["MEMORY_MODEL"] = "dram";
+    CHECK(same == b.to_json());  // nothing else differs
+  }
+  for (const char* board : {"pynq", "ultra96", "zcu104", "de10nano"}) {
+    CHECK(HwConfig::from_file(config_path(std::string(board) + "_ddr")).to_json() ==
+          HwConfig::from_file(config_path(board)).to_json());
   }
   // Rejections name the key and the choices.
   nlohmann::json bad = pynq_json();

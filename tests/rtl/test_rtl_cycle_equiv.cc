@@ -118,14 +118,14 @@ class EquivInvoker : public Catch::ITestInvoker {
   size_t m_index;
 };
 
-// Every built config, and its variant with the board's DRAM model (configs/<name>_ddr.json,
-// MEMORY_MODEL "dram") where there is one: both backends reach the same memory model.
+// Every built config (with its DRAM model), and its variant with upstream's fixed-latency memory
+// (configs/<name>_fixed.json) where there is one: both backends reach the same memory model.
 std::vector<std::string> equivalence_configs() {
   std::vector<std::string> out;
   for (const std::string& config : RtlBackend::built_configs()) {
     out.push_back(config);
-    if (std::ifstream(config_path(config + "_ddr")).good()) {
-      out.push_back(config + "_ddr");
+    if (std::ifstream(config_path(config + "_fixed")).good()) {
+      out.push_back(config + "_fixed");
     }
   }
   return out;

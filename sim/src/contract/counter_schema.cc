@@ -56,6 +56,23 @@ void publish_unit(Stats& st, Stage s, const TimedCounters::Unit& u) {
          "busy cycles of DMA instructions spent waiting on memory");
 }
 
+// Latency of a client's bursts: the total adds up over runs; the mean and the maximum are over
+// everything since the last clear.
+void publish_latency(Stats& st, const std::string& prefix, const TimedCounters::Traffic& m,
+                     const std::string& what) {
+  st.add(prefix + "_latency_total_cycles", num(m.latency_sum), "cycles",
+         fmt::format("{}, summed", what));
+  const NamedCounter* max = st.find(prefix + "_latency_max_cycles");
+  set_counter(st, prefix + "_latency_max_cycles",
+              std::max(max != nullptr ? max->value : 0.0, num(m.latency_max)), "cycles",
+              fmt::format("longest: {}", what));
+  const std::string bursts = prefix.substr(0, prefix.rfind('.')) + ".bursts";
+  const double n = counter_value(st, bursts);
+  set_counter(st, prefix + "_latency_avg_cycles",
+              n > 0 ? counter_value(st, prefix + "_latency_total_cycles") / n : 0.0, "cycles",
+              fmt::format("mean: {}", what));
+}
+
 void publish_traffic(Stats& st, const TimedCounters& c) {
   uint64_t read_beats = 0, read_bytes = 0;
   for (int k = 0; k < kNumReadClients; ++k) {
@@ -66,6 +83,9 @@ void publish_traffic(Stats& st, const TimedCounters& c) {
     }
     st.add(fmt::format("mem.{}.bursts", kReadClientName[k]), num(m.bursts), "bursts",
            fmt::format("read bursts granted to the {} client", kReadClientName[k]));
+    publish_latency(
+        st, fmt::format("mem.{}.read", kReadClientName[k]), m,
+        fmt::format("{} read bursts, cycles from grant to the last beat", kReadClientName[k]));
     read_beats += m.beats;
     read_bytes += m.bytes;
   }
@@ -73,6 +93,8 @@ void publish_traffic(Stats& st, const TimedCounters& c) {
     st.add("mem.store.write_bytes", num(c.write.bytes), "bytes", "bytes written by STORE");
   }
   st.add("mem.store.bursts", num(c.write.bursts), "bursts", "write bursts");
+  publish_latency(st, "mem.store.write", c.write,
+                  "write bursts, cycles from grant to the write response");
   st.add("mem.read_beats", num(read_beats), "beats", "read data beats");
   st.add("mem.write_beats", num(c.write.beats), "beats", "write data beats");
   if (c.exact_bytes) {

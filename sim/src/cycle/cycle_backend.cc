@@ -68,6 +68,9 @@ RunOutcome CycleBackend::execute(const LoadedProgram& program, uint64_t wait_cyc
 
 void CycleBackend::enable_trace(const std::string& path) {
   m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);
+  if (m_impl->core->memory) {
+    m_impl->core->memory->record_trace_events(true);
+  }
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
@@ -138,6 +141,13 @@ void CycleBackend::Impl::unwind() {
 // who waited on whom); the run took `run_cycles` (later runs are traced after them).
 void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
+  if (core->memory && core->trace.tracing()) {
+    std::vector<MemoryTraceEvent> events;
+    core->memory->take_trace_events(events);
+    for (MemoryTraceEvent& e : events) {
+      core->trace.span_named(TraceRecorder::kDramTrack, e.cycle, e.cycle, std::move(e.name));
+    }
+  }
   core->program.set(nullptr);
   const uint64_t now = now_cycle();
   core->trace.end_run(run_cycles);
@@ -222,10 +232,11 @@ TimedCounters CycleBackend::Impl::counters() const {
   }
   for (int k = 0; k < kNumReadClients; ++k) {
     const MemClientStats& m = c.mem.read_stats(k);
-    t.read[static_cast<size_t>(k)] = TimedCounters::Traffic{m.bytes, m.bursts, m.beats};
+    t.read[static_cast<size_t>(k)] =
+        TimedCounters::Traffic{m.bytes, m.bursts, m.beats, m.latency_sum, m.latency_max};
   }
   const MemClientStats& w = c.mem.write_stats();
-  t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats};
+  t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats, w.latency_sum, w.latency_max};
   t.gemm_active = c.compute.compute_stats().gemm_active_cycles;
   t.alu_active = c.compute.compute_stats().alu_active_cycles;
   if (c.memory) {

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace vta::cycle {
 
@@ -36,7 +40,7 @@ DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& 
 
 void DramMemory::reset(uint64_t base_cycle) {
   m_base = base_cycle;
-  m_read_free = m_write_free = base_cycle;
+  m_read_free = m_write_free = m_resp_free = base_cycle;
   m_ctrl.reset();
   m_commands.clear();
 }
@@ -80,7 +84,8 @@ ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
 }
 
 // Write: beats on the write data channel, one per core cycle; the controller takes the burst
-// into its write queue when the last beat arrives and answers at once (a posted write).
+// into its write queue when the last beat arrives and answers at once (a posted write). The
+// write response channel, like AXI's B channel, carries at most one response per core cycle.
 WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant) {
   const uint64_t bus = static_cast<uint64_t>(m_cfg.bus_bytes);
   WriteBeats w;
@@ -90,8 +95,70 @@ WriteBeats DramMemory::time_write(uint64_t addr, uint32_t beats, uint64_t grant)
   m_write_free = w.last + 1;
   const int64_t arrival = dram_cycle_at(w.last);
   m_ctrl.post_write(addr / bus * bus, beats * bus, arrival, grant);
-  w.response = core_cycle_back(arrival);
+  w.response = std::max(core_cycle_back(arrival), m_resp_free);
+  m_resp_free = w.response + 1;
   return w;
+}
+
+// The core cycle DRAM command `c` is issued in at the DRAM (no interconnect).
+uint64_t DramMemory::command_cycle(const DramCommand& c) const {
+  return m_base + static_cast<uint64_t>(ceil_div(c.ck * m_ctrl.spec().tck_ps, m_core_ps));
+}
+
+// One event per core cycle (the DRAM clock is faster: events must not overlap on a track),
+// naming its commands in order, repeats counted: "RD bank 0 row 1 x2, ACT bank 1 row 1".
+void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
+  static const char* const kName[] = {"ACT", "PRE", "RD", "WR", "REF"};
+  const DramSpec& s = m_ctrl.spec();
+  std::vector<std::pair<std::string, int>> group;  // the commands of one core cycle
+  uint64_t group_cycle = 0;
+  const auto flush = [&] {
+    std::string name;
+    for (const auto& [what, n] : group) {
+      name += (name.empty() ? "" : ", ") + what + (n > 1 ? fmt::format(" x{}", n) : "");
+    }
+    if (!group.empty()) {
+      out.push_back(MemoryTraceEvent{group_cycle, std::move(name)});
+    }
+    group.clear();
+  };
+  const auto add = [&](uint64_t cycle, std::string what) {
+    if (!group.empty() && cycle != group_cycle) {
+      flush();
+    }
+    group_cycle = cycle;
+    if (!group.empty() && group.back().first == what) {
+      ++group.back().second;
+    } else {
+      group.emplace_back(std::move(what), 1);
+    }
+  };
+  // In issue order (the log is in scheduling order: an ACT may be issued ahead of an earlier
+  // logged READ of another bank).
+  const size_t n = std::min(m_commands.size(), kMaxTraceCommands);
+  std::vector<const DramCommand*> order;
+  for (size_t k = 0; k < n; ++k) {
+    order.push_back(&m_commands[k]);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const DramCommand* a, const DramCommand* b) { return a->ck < b->ck; });
+  for (const DramCommand* c : order) {
+    std::string name = kName[c->kind];
+    if (s.channels > 1 || s.ranks > 1) {
+      name += fmt::format(" ch{} ra{}", c->channel, c->rank);
+    }
+    if (c->kind != DramCommand::kRefresh) {
+      name += c->row >= 0 ? fmt::format(" bank {} row {}", c->bank, c->row)
+                          : fmt::format(" bank {}", c->bank);
+    }
+    add(command_cycle(*c), std::move(name));
+  }
+  if (m_commands.size() > n) {
+    add(group_cycle,
+        fmt::format("{} more DRAM commands in this run, not traced", m_commands.size() - n));
+  }
+  flush();
+  m_commands.clear();
 }
 
 void DramMemory::add_counters(TimedCounters& out) const {

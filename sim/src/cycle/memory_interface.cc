@@ -102,6 +102,7 @@ void MemoryInterface::arbiter() {
       cl.stats.bytes += req.burst.bytes;
       cl.stats.bursts += 1;
       cl.stats.beats += req.burst.beats;
+      cl.stats.add_latency(t.last - c);
       if (m_trace != nullptr && m_trace->tracing()) {
         m_trace->span_named(
             4, t.first, t.last,
@@ -140,6 +141,7 @@ uint64_t MemoryInterface::write_bursts(const std::vector<Burst>& bursts,
     m_write_stats.bytes += bursts[k].bytes;
     m_write_stats.bursts += 1;
     m_write_stats.beats += bursts[k].beats;
+    m_write_stats.add_latency(t.response - (first_grant + k));
   }
   return last;
 }

@@ -32,9 +32,16 @@ struct ReadRequest {
 
 // Per-client memory statistics of one run or more.
 struct MemClientStats {
-  uint64_t bytes = 0;   // bytes, exact ranges
-  uint64_t bursts = 0;  // bursts granted
-  uint64_t beats = 0;   // bus beats
+  uint64_t bytes = 0;        // bytes, exact ranges
+  uint64_t bursts = 0;       // bursts granted
+  uint64_t beats = 0;        // bus beats
+  uint64_t latency_sum = 0;  // cycles from grant to the last read beat / the write response
+  uint64_t latency_max = 0;
+
+  void add_latency(uint64_t cycles) {
+    latency_sum += cycles;
+    latency_max = cycles > latency_max ? cycles : latency_max;
+  }
 };
 
 class MemoryInterface : public sc_core::sc_module {

@@ -15,7 +15,7 @@ namespace vta::cycle {
 namespace {
 
 const char* const kTrackName[TraceRecorder::kNumTracks] = {
-    "fetch", "load", "compute", "store", "memory read data", "memory write data"};
+    "fetch", "load", "compute", "store", "memory read data", "memory write data", "DRAM commands"};
 // Names of the wait causes in an instruction span's args, per dependency queue.
 const char* const kQueueArg[4] = {"l2g", "g2l", "s2g", "g2s"};
 

@@ -2,7 +2,8 @@
 //  * Perfetto / Chrome JSON trace: one track per unit (fetch, load, compute, store), one span
 //    per instruction named by its disassembly, dependency tokens as flow arrows from the pushing
 //    instruction to the popping one; fetch bursts on the fetch track and the data beats of every
-//    memory burst on two memory tracks. Time stamps are microseconds at CLOCK_MHZ.
+//    memory burst on two memory tracks; the memory model's own events (DRAM commands) on a
+//    seventh. Time stamps are microseconds at CLOCK_MHZ.
 //  * Named slices on top-level tracks (network layers, tuning candidates) opened and closed by
 //    the caller between runs; a slice ends with the counters of what ran inside it.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
@@ -85,8 +86,10 @@ class TraceRecorder {
   void end_run(uint64_t cycles) { m_elapsed = m_before + cycles; }
   uint64_t trace_cycle(uint64_t abs) const { return abs - m_base + m_before; }
 
-  // Track ids: 0 fetch, 1 load, 2 compute, 3 store, 4 memory read data, 5 memory write data.
-  static constexpr int kNumTracks = 6;
+  // Track ids: 0 fetch, 1 load, 2 compute, 3 store, 4 memory read data, 5 memory write data,
+  // 6 DRAM commands (memory model "dram").
+  static constexpr int kNumTracks = 7;
+  static constexpr int kDramTrack = 6;
   void span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs, const Insn& insn,
             const InsnWaits& waits);
   // A span with a free-form name (fetch bursts, memory bursts).

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -52,11 +53,11 @@ class Dram {
   uint64_t allocated_bytes() const { return m_allocated_pages * kPageBytes; }
 
  private:
-  uint8_t* m_base = nullptr;                 // host mapping of physical address 0
-  std::vector<uint8_t> m_page_used;          // per page: 1 if allocated
-  std::map<uint64_t, uint64_t> m_allocs;     // first page -> page count (live allocations)
-  std::multimap<uint64_t, uint64_t> m_free;  // page count -> first page (exact-fit reuse)
-  uint64_t m_next_page = 1;                  // bump pointer; page 0 is never handed out
+  uint8_t* m_base = nullptr;                       // host mapping of physical address 0
+  std::vector<uint8_t> m_page_used;                // per page: 1 if allocated
+  std::map<uint64_t, uint64_t> m_allocs;           // first page -> page count (live allocations)
+  std::set<std::pair<uint64_t, uint64_t>> m_free;  // (page count, first page): exact-fit reuse
+  uint64_t m_next_page = 1;                        // bump pointer; page 0 is never handed out
   uint64_t m_allocated_pages = 0;
 };
 

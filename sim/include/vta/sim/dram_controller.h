@@ -12,6 +12,7 @@
 // in sim/DRAM.md.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -99,32 +100,48 @@ class DramController {
     int last_col_bg = -1;
     int64_t last_rd = -1;  // last READ command (tRTW)
   };
-  struct Access {
-    DramLocation loc;
+  // Consecutive column accesses of one request to one row of one bank: they share every
+  // timing input, so the scheduler treats them as one entry and serves them in closed form.
+  struct Run {
+    DramLocation loc;  // of its next access
+    int64_t left = 0;  // accesses not yet served
     bool write = false;
-    bool close_after = true;  // closed page: precharge after it (no next access to its row)
     int64_t arrival = 0;
     uint64_t order = 0;
   };
+  using RunQueue = std::deque<Run>;
 
   void split(uint64_t addr, uint64_t bytes, bool write, int64_t arrival, uint64_t order,
-             std::deque<Access>& out) const;
-  bool read_one_row(uint64_t addr, uint64_t bytes, int64_t arrival, uint64_t order,
-                    DramReadTiming& out);
-  size_t pick(const std::deque<Access>& queue) const;
-  int64_t serve(const Access& a);  // returns the end of its data transfer
-  int64_t open_row(Rank& r, Bank& b, const Access& a, int64_t t);
-  int64_t column_cycle(const Channel& c, const Rank& r, const Bank& b, const Access& a,
+             RunQueue& out) const;
+  struct DataEnds {
+    int64_t first = 0, last = 0;  // end of the data of the first and the last access served
+  };
+
+  size_t pick(const RunQueue& queue, int64_t& hit_limit) const;
+  DataEnds serve(Run& run, int64_t hit_limit);  // serves one access of `run` or more
+  int64_t serve_one(const Run& run);            // the first access of `run`
+  int64_t serve_hits(const Run& run, int64_t count);
+  int64_t open_row(Rank& r, Bank& b, const Run& a, int64_t t);
+  int64_t column_cycle(const Channel& c, const Rank& r, const Bank& b, const Run& a,
                        int64_t t) const;
-  void refresh_due(Channel& c, Rank& r, int ch, int rank, int64_t t);
+  void refresh_due(Rank& r, int ch, int rank, int64_t t);
   void log(DramCommand::Kind k, int64_t ck, const DramLocation& l, int64_t row);
+  Bank& bank(const Run& a) {
+    return m_channels[static_cast<size_t>(a.loc.channel)]
+        .ranks[static_cast<size_t>(a.loc.rank)]
+        .banks[static_cast<size_t>(a.loc.bank_group * m_spec.banks + a.loc.bank)];
+  }
+  const Bank& bank(const Run& a) const { return const_cast<DramController*>(this)->bank(a); }
+  int64_t hit_step() const { return std::max(m_spec.ccd_l_ck(), m_spec.burst_ck()); }
 
   DramSpec m_spec;
   std::array<int, 6> m_field_bits{};   // bits of Ch, Ra, Bg, Ba, Co, Ro
   std::array<int, 6> m_field_order{};  // fields, least significant first
   int m_atom_bits = 0;
+  int m_row_run_bits = 0;  // column bits below every other field: accesses per row run
   std::vector<Channel> m_channels;
-  std::deque<Access> m_writes;  // posted, not yet scheduled (in grant order)
+  RunQueue m_writes;  // posted, not yet scheduled (in grant order)
+  RunQueue m_queue;   // the waiting accesses of one read (kept to reuse its storage)
   DramCounters m_counters;
   std::vector<DramCommand>* m_log = nullptr;
 };

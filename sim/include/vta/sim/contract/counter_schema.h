@@ -27,9 +27,11 @@ struct TimedCounters {
   std::array<Unit, 3> unit;  // index = Stage - 1 (load, compute, store)
 
   struct Traffic {
-    uint64_t bytes = 0;   // exact byte ranges requested
-    uint64_t bursts = 0;  // bursts granted
-    uint64_t beats = 0;   // bus beats
+    uint64_t bytes = 0;        // exact byte ranges requested
+    uint64_t bursts = 0;       // bursts granted
+    uint64_t beats = 0;        // bus beats
+    uint64_t latency_sum = 0;  // cycles from grant to the last read beat / the write response
+    uint64_t latency_max = 0;  // the longest of them
   };
   std::array<Traffic, kNumReadClients> read;  // index = ReadClient
   Traffic write;                              // the store unit

@@ -31,9 +31,11 @@ class DramMemory : public MemoryTarget {
 
   ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant) override;
   DramController& controller() { return m_ctrl; }
-  // DRAM commands issued since the last reset, when recording (the trace's DRAM track).
-  void record_commands(bool on) { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
-  std::vector<DramCommand>& commands() { return m_commands; }
+  // The DRAM commands of the run (ACT, PRE, READ, WRITE, REF) for the trace's DRAM track, at
+  // most kMaxTraceCommands per run (then one event says how many more there were).
+  static constexpr size_t kMaxTraceCommands = 100000;
+  void record_trace_events(bool on) override { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
+  void take_trace_events(std::vector<MemoryTraceEvent>& out) override;
   // The first core cycle (absolute) at or after the end of DRAM cycle `ck`, data back at the
   // core: the interconnect latency added.
   uint64_t core_cycle_back(int64_t ck) const;
@@ -42,6 +44,7 @@ class DramMemory : public MemoryTarget {
 
  private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  uint64_t command_cycle(const DramCommand& c) const;
 
   const HwConfig& m_cfg;
   Dram& m_dram;
@@ -51,6 +54,7 @@ class DramMemory : public MemoryTarget {
   int64_t m_link_ps;  // interconnect, one way, ps
   uint64_t m_base = 0;
   uint64_t m_read_free = 0, m_write_free = 0;  // core-side data channels
+  uint64_t m_resp_free = 0;                    // core-side write response channel
   TimedCounters::Dram m_stats;
 };
 

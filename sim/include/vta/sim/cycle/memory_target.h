@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -65,6 +66,13 @@ struct MemoryPort {
   Dram& dram;
 };
 
+// An event of a memory model's own track in the Perfetto trace (a DRAM command), in the
+// absolute core cycle it falls in.
+struct MemoryTraceEvent {
+  uint64_t cycle = 0;
+  std::string name;
+};
+
 // A memory model that can be chosen by name.
 class MemoryTarget : public sc_core::sc_module {
  public:
@@ -84,6 +92,10 @@ class MemoryTarget : public sc_core::sc_module {
   // refreshes, latency); the fixed model has none.
   virtual void add_counters(TimedCounters& /*out*/) const {}
   virtual void reset_counters() {}
+  // Trace: while on, the model keeps the events of each run (reset() drops them) for
+  // take_trace_events(), which moves them into `out`. The fixed model has none.
+  virtual void record_trace_events(bool /*on*/) {}
+  virtual void take_trace_events(std::vector<MemoryTraceEvent>& /*out*/) {}
 
  protected:
   // The b_transport of every model (the protocol above): moves the payload bytes to or from
