@@ -186,7 +186,7 @@ TEST_CASE("the residual initialises the accumulator only where no sum can wrap",
 TEST_CASE("with the DRAM model the memory time uses its sustained bandwidth", "[bound]") {
   // PYNQ-Z1 DDR3 (16-bit bus, BL8, tREFI 4160, tRFC 139, tRP = tRCD = CL = 7, tWR 8, CWL 6)
   // behind the 100 MHz core's 8-byte channels.
-  const HwConfig fixed = HwConfig::from_file(config_path("pynq"));
+  const HwConfig fixed = HwConfig::from_file(config_path("pynq_fixed"));
   const HwConfig ddr = vta::resolve_config("pynq_ddr", {}).config;
   const HwConfig slow = vta::resolve_config("pynq_ddr", {{"DRAM_TCK_PS", 7500}}).config;
   const double eff_read = 1.0 - (7 + 139 + 7 + 7) / 4160.0;  // 96.2 %

@@ -241,23 +241,24 @@ TEST_CASE("run --json with a file name that is not UTF-8 still writes the report
 
 TEST_CASE("VCD size limit: --vcd-max-mb cuts the file and names the size it would have had",
           "[cli]") {
-  // The matmul's full VCD on cycle (about 12 KB) against a limit of 0.01 MiB (10486 bytes).
+  // The matmul's full VCD on cycle (about 8 KB) against a limit of 0.005 MiB (5243 bytes).
   const std::string full = temp_path("full.vcd");
   const std::string cut = temp_path("cut.vcd");
   const CliResult ok = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0", full));
   INFO(ok.out);
   REQUIRE(ok.status == 0);
   const double full_bytes = static_cast<double>(std::filesystem::file_size(full));
-  REQUIRE(full_bytes > 10486);
-  const CliResult r = vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0.01", cut));
+  REQUIRE(full_bytes > 5243);
+  const CliResult r =
+      vtasim(fmt::format("matmul --backend cycle --vcd {} --vcd-max-mb 0.005", cut));
   INFO(r.out);
   CHECK(r.status == 1);
   CHECK_THAT(r.out,
              Contains(fmt::format("vtasim: error: VTASynchronize: VCD '{}' would be about ", cut)));
-  CHECK_THAT(r.out, Contains("above the limit of 0.01 MiB (--vcd-max-mb): the file stops at "
+  CHECK_THAT(r.out, Contains("above the limit of 0.005 MiB (--vcd-max-mb): the file stops at "
                              "cycle "));
   CHECK_THAT(r.out, Contains("raise --vcd-max-mb (0 = no limit) to write it all"));
-  CHECK(std::filesystem::file_size(cut) <= 10486);
+  CHECK(std::filesystem::file_size(cut) <= 5243);
   // The estimate counts every value line and time stamp: close to the real size.
   const size_t at = r.out.find(" MiB (");
   REQUIRE(at != std::string::npos);

@@ -17,6 +17,7 @@
 #include "test_paths.h"
 #include "vcd_check.h"
 #include "vta/hw/rtl_backend.h"
+#include "vta/sim/config_source.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/error.h"
 
@@ -158,9 +159,8 @@ TEST_CASE("rtl: the watchdog ends a run without progress with a named error", "[
   // No program is known to hang the RTL (the y_size = 0 LOAD did, test below), so the watchdog
   // is shown on a real stall it would take for a hang if its window were short: an instruction
   // fetch that waits 5000 cycles for DRAM, under a 2000-cycle window.
-  nlohmann::json j = nlohmann::json::parse(std::ifstream(config_path("pynq")));
-  j["DRAM_READ_LATENCY_CYCLES"] = 5000;
-  const HwConfig cfg = HwConfig::from_json_text(j.dump(), "pynq, slow DRAM");
+  const HwConfig cfg =
+      vta::resolve_config("pynq_fixed", {{"DRAM_READ_LATENCY_CYCLES", 5000}}).config;
   Dram dram;
   RtlBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
