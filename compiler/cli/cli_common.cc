@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -29,6 +31,7 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("trace", po::value(&o.trace_path), "write a Perfetto/Chrome trace (timed backends)");
   add("vcd", po::value(&o.vcd_path), "write a VCD of the main signals (timed backends)");
   add("vcd-window", po::value(&o.vcd_window), "cycles A:B of the VCD (default: all)");
+  add("trace-window", po::value(&o.trace_window), "cycles A:B of the trace (default: all)");
   add("vcd-max-mb", po::value(&o.vcd_max_mb)->default_value(1024),
       "refuse a VCD larger than this many MiB (cut there, with an error that gives its full "
       "size); 0 = no limit");
@@ -116,9 +119,44 @@ ResolvedConfig image_config(const ProgramImage& img, const std::string& config,
                              parse_overrides(sets));
 }
 
+namespace {
+
+// "A:B" with cycle numbers A < B, the value of `option` (--vcd-window, --trace-window).
+std::pair<uint64_t, uint64_t> parse_cycle_window(const std::string& option,
+                                                 const std::string& text) {
+  try {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos) {
+      throw std::invalid_argument("no colon");
+    }
+    size_t used = 0;
+    const uint64_t start = std::stoull(text.substr(0, colon), &used);
+    if (used != colon) {
+      throw std::invalid_argument("junk");
+    }
+    const std::string b = text.substr(colon + 1);
+    const uint64_t end = std::stoull(b, &used);
+    if (used != b.size() || end <= start) {
+      throw std::invalid_argument("range");
+    }
+    return {start, end};
+  } catch (const std::exception&) {
+    throw UsageError(option + " '" + text + "' must be A:B with cycle numbers A < B");
+  }
+}
+
+}  // namespace
+
 void apply_trace_options(const CommonOptions& o, Backend& be) {
+  if (!o.trace_window.empty() && o.trace_path.empty()) {
+    throw UsageError("--trace-window needs --trace FILE");
+  }
   if (!o.trace_path.empty()) {
+    const auto [start, end] = o.trace_window.empty()
+                                  ? std::pair<uint64_t, uint64_t>(0, UINT64_MAX)
+                                  : parse_cycle_window("--trace-window", o.trace_window);
     be.enable_trace(o.trace_path);
+    be.set_trace_window(start, end);
   }
   if (!o.vcd_window.empty() && o.vcd_path.empty()) {
     throw UsageError("--vcd-window needs --vcd FILE");
@@ -126,25 +164,7 @@ void apply_trace_options(const CommonOptions& o, Backend& be) {
   if (!o.vcd_path.empty()) {
     uint64_t start = 0, end = UINT64_MAX;
     if (!o.vcd_window.empty()) {
-      const size_t colon = o.vcd_window.find(':');
-      try {
-        if (colon == std::string::npos) {
-          throw std::invalid_argument("no colon");
-        }
-        size_t used = 0;
-        start = std::stoull(o.vcd_window.substr(0, colon), &used);
-        if (used != colon) {
-          throw std::invalid_argument("junk");
-        }
-        const std::string b = o.vcd_window.substr(colon + 1);
-        end = std::stoull(b, &used);
-        if (used != b.size() || end <= start) {
-          throw std::invalid_argument("range");
-        }
-      } catch (const std::exception&) {
-        throw UsageError("--vcd-window '" + o.vcd_window +
-                         "' must be A:B with cycle numbers A < B");
-      }
+      std::tie(start, end) = parse_cycle_window("--vcd-window", o.vcd_window);
     }
     if (!(o.vcd_max_mb >= 0 && o.vcd_max_mb < 1e12)) {
       throw UsageError(

@@ -40,6 +40,7 @@ struct CommonOptions {
   std::string trace_path;         // Perfetto/Chrome trace (timed backends)
   std::string vcd_path;           // VCD of the main signals (timed backends)
   std::string vcd_window;         // "A:B": cycles [A, B) of the VCD
+  std::string trace_window;       // "A:B": cycles [A, B) of the Perfetto trace
   double vcd_max_mb = 1024;       // VCD size limit in MiB (0 = none)
   bool progress = false;          // show progress on stderr even when it is not a terminal
   uint64_t max_cycles = 0;        // budget of one run (fsim: work units); 0 = the command's default

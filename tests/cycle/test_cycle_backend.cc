@@ -4,10 +4,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
 #include <tlm_utils/simple_target_socket.h>
 #include <nlohmann/json.hpp>
@@ -388,4 +391,49 @@ TEST_CASE("cycle backend: another memory model plugged into the TLM socket", "[c
   CHECK(be.last_run_cycles() == 131);
   CHECK(mem->transactions == 4);
   (void)ex;
+}
+
+TEST_CASE("cycle backend: a trace window keeps only the events that overlap it", "[cycle]") {
+  // The same program traced whole and through a window of its middle third: every span of the
+  // windowed trace overlaps the window, the DRAM track is there too, and both traces agree on
+  // what lies inside the window.
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  using Span = std::tuple<int, double, double>;  // track, first and last cycle
+  const auto trace_of = [&](uint64_t start, uint64_t end, std::vector<Span>& spans) {
+    const std::string path = unique_temp_path("trace_window", ".json");
+    Dram dram;
+    CycleBackend be(cfg, dram);
+    be.enable_trace(path);
+    be.set_trace_window(start, end);
+    ProgramBuilder pb(cfg, dram);
+    build_example(pb, 1);
+    REQUIRE(pb.run(be) == RunStatus::kOk);
+    const nlohmann::json trace = nlohmann::json::parse(read_file(path));
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "X" && e["tid"].get<int>() < 7) {           // the core's tracks, not "layers"
+        const double s = e["ts"].get<double>() * cfg.clock_mhz;  // microseconds to cycles
+        spans.emplace_back(e["tid"].get<int>(), s, s + e["dur"].get<double>() * cfg.clock_mhz - 1);
+      }
+    }
+    std::filesystem::remove(path);
+    return be.stats().cycles;
+  };
+  std::vector<Span> all, inside;
+  const uint64_t cycles = trace_of(0, UINT64_MAX, all);
+  const uint64_t a = cycles / 3, b = 2 * cycles / 3;
+  REQUIRE(trace_of(a, b, inside) == cycles);
+  INFO("whole trace " << all.size() << " spans over " << cycles << " cycles, window " << a << ":"
+                      << b);
+  size_t expected = 0, dram = 0;
+  for (const auto& [track, s, e] : all) {
+    expected += e + 0.5 >= double(a) && s + 0.5 < double(b);
+  }
+  for (const auto& [track, s, e] : inside) {
+    CHECK(e + 0.5 >= double(a));
+    CHECK(s + 0.5 < double(b));
+    dram += track == 6;
+  }
+  CHECK(inside.size() == expected);
+  CHECK(inside.size() < all.size());
+  CHECK(dram > 0);
 }

@@ -73,6 +73,10 @@ void CycleBackend::enable_trace(const std::string& path) {
   }
 }
 
+void CycleBackend::set_trace_window(uint64_t start, uint64_t end) {
+  m_impl->core->trace.set_trace_window(start, end);
+}
+
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
   m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz, m_vcd_limit);
 }
@@ -143,7 +147,8 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
   if (core->memory && core->trace.tracing()) {
     std::vector<MemoryTraceEvent> events;
-    core->memory->take_trace_events(events);
+    core->memory->take_trace_events(events,
+                                    [this](uint64_t c) { return core->trace.in_window(c, c); });
     for (MemoryTraceEvent& e : events) {
       core->trace.span_named(TraceRecorder::kDramTrack, e.cycle, e.cycle, std::move(e.name));
     }

@@ -107,7 +107,8 @@ uint64_t DramMemory::command_cycle(const DramCommand& c) const {
 
 // One event per core cycle (the DRAM clock is faster: events must not overlap on a track),
 // naming its commands in order, repeats counted: "RD bank 0 row 1 x2, ACT bank 1 row 1".
-void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
+void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out,
+                                   const std::function<bool(uint64_t)>& keep) {
   static const char* const kName[] = {"ACT", "PRE", "RD", "WR", "REF"};
   const DramSpec& s = m_ctrl.spec();
   std::vector<std::pair<std::string, int>> group;  // the commands of one core cycle
@@ -135,10 +136,12 @@ void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
   };
   // In issue order (the log is in scheduling order: an ACT may be issued ahead of an earlier
   // logged READ of another bank).
-  const size_t n = std::min(m_commands.size(), kMaxTraceCommands);
   std::vector<const DramCommand*> order;
-  for (size_t k = 0; k < n; ++k) {
-    order.push_back(&m_commands[k]);
+  size_t in_window = 0;
+  for (const DramCommand& c : m_commands) {
+    if (keep(command_cycle(c)) && ++in_window <= kMaxTraceCommands) {
+      order.push_back(&c);
+    }
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const DramCommand* a, const DramCommand* b) { return a->ck < b->ck; });
@@ -153,9 +156,9 @@ void DramMemory::take_trace_events(std::vector<MemoryTraceEvent>& out) {
     }
     add(command_cycle(*c), std::move(name));
   }
-  if (m_commands.size() > n) {
+  if (in_window > order.size()) {
     add(group_cycle,
-        fmt::format("{} more DRAM commands in this run, not traced", m_commands.size() - n));
+        fmt::format("{} more DRAM commands in this run, not traced", in_window - order.size()));
   }
   flush();
   m_commands.clear();

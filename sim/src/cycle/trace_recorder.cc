@@ -183,7 +183,7 @@ void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t
 
 void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs,
                          const Insn& insn, const InsnWaits& waits) {
-  if (!tracing()) {
+  if (!tracing() || !in_window(s_abs, e_abs)) {
     return;
   }
   m_events.push_back(Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, index,
@@ -191,20 +191,20 @@ void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_a
 }
 
 void TraceRecorder::span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name) {
-  if (tracing()) {
+  if (tracing() && in_window(s_abs, e_abs)) {
     m_events.push_back(
         Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name), {}});
   }
 }
 
 void TraceRecorder::flow_start(uint64_t id, int track, uint64_t abs, const char* queue) {
-  if (tracing()) {
+  if (tracing() && in_window(abs, abs)) {
     m_events.push_back(Event{'s', track, trace_cycle(abs), 0, id, queue, {}});
   }
 }
 
 void TraceRecorder::flow_end(uint64_t id, int track, uint64_t abs, const char* queue) {
-  if (tracing()) {
+  if (tracing() && in_window(abs, abs)) {
     m_events.push_back(Event{'f', track, trace_cycle(abs), 0, id, queue, {}});
   }
 }

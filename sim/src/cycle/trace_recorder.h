@@ -74,6 +74,15 @@ class TraceRecorder {
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz,
                   uint64_t limit_bytes = 0);
   bool tracing() const { return !m_trace_path.empty(); }
+  // Only events overlapping trace cycles [start, end) are kept (the CLI's --trace-window).
+  void set_trace_window(uint64_t start, uint64_t end) {
+    m_window_start = start;
+    m_window_end = end;
+  }
+  // Whether absolute cycles [s_abs, e_abs] overlap the trace window.
+  bool in_window(uint64_t s_abs, uint64_t e_abs) const {
+    return trace_cycle(e_abs) >= m_window_start && trace_cycle(s_abs) < m_window_end;
+  }
   bool vcd_on() const { return !m_vcd_path.empty(); }
 
   // Maps absolute SystemC cycles to trace cycles for the run starting at `run_base_abs`; its
@@ -145,6 +154,7 @@ class TraceRecorder {
   std::string m_vcd_timescale = "1 ns";  // one VCD time unit
   uint64_t m_vcd_units_per_cycle = 1;    // VCD time units per cycle
   uint64_t m_vcd_start = 0, m_vcd_end = 0;
+  uint64_t m_window_start = 0, m_window_end = UINT64_MAX;  // of the Perfetto trace
   uint64_t m_base = 0, m_before = 0;
   uint64_t m_elapsed = 0;                     // trace cycles of all finished runs
   std::map<std::string, int> m_slice_tracks;  // top-level track name -> tid

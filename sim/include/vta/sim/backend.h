@@ -38,6 +38,13 @@ class Backend {
   virtual void enable_trace(const std::string& path) {
     throw Error(std::string("backend '") + name() + "' has no timing, so no trace: " + path);
   }
+  // Keeps only the trace events that overlap cycles [start, end) of later runs (counted as the
+  // VCD window is); the DRAM track's per-run cap then counts only those. Call after
+  // enable_trace.
+  virtual void set_trace_window(uint64_t start, uint64_t end) {
+    (void)start;
+    (void)end;
+  }
   // With a trace enabled: a named slice (a network layer, a tuning candidate) on the top-level
   // track `track`, covering the runs between begin and end; `counters` (what ran inside it)
   // become its args. Without a trace (or timing) these do nothing.

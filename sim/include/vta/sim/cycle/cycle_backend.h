@@ -46,6 +46,7 @@ class CycleBackend : public ContractBackend {
 
   const char* name() const override { return "cycle"; }
   void enable_trace(const std::string& path) override;
+  void set_trace_window(uint64_t start, uint64_t end) override;
   void begin_trace_slice(const std::string& track, const std::string& name) override;
   void end_trace_slice(const std::string& track, const Stats& counters) override;
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;

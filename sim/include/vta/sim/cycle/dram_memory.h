@@ -32,10 +32,12 @@ class DramMemory : public MemoryTarget {
   ReadBeats time_read(uint64_t addr, uint32_t beats, uint64_t grant) override;
   DramController& controller() { return m_ctrl; }
   // The DRAM commands of the run (ACT, PRE, READ, WRITE, REF) for the trace's DRAM track, at
-  // most kMaxTraceCommands per run (then one event says how many more there were).
+  // most kMaxTraceCommands per run inside the trace window (then one event says how many more there
+  // were).
   static constexpr size_t kMaxTraceCommands = 100000;
   void record_trace_events(bool on) override { m_ctrl.set_command_log(on ? &m_commands : nullptr); }
-  void take_trace_events(std::vector<MemoryTraceEvent>& out) override;
+  void take_trace_events(std::vector<MemoryTraceEvent>& out,
+                         const std::function<bool(uint64_t)>& keep) override;
   // The first core cycle (absolute) at or after the end of DRAM cycle `ck`, data back at the
   // core: the interconnect latency added.
   uint64_t core_cycle_back(int64_t ck) const;

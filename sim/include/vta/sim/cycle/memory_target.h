@@ -93,9 +93,11 @@ class MemoryTarget : public sc_core::sc_module {
   virtual void add_counters(TimedCounters& /*out*/) const {}
   virtual void reset_counters() {}
   // Trace: while on, the model keeps the events of each run (reset() drops them) for
-  // take_trace_events(), which moves them into `out`. The fixed model has none.
+  // take_trace_events(), which moves those whose cycle `keep` accepts (the trace window) into
+  // `out`. The fixed model has none.
   virtual void record_trace_events(bool /*on*/) {}
-  virtual void take_trace_events(std::vector<MemoryTraceEvent>& /*out*/) {}
+  virtual void take_trace_events(std::vector<MemoryTraceEvent>& /*out*/,
+                                 const std::function<bool(uint64_t)>& /*keep*/) {}
 
  protected:
   // The b_transport of every model (the protocol above): moves the payload bytes to or from
