@@ -209,23 +209,6 @@ int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
   return int8_t(std::clamp<int64_t>(sum < 0 ? -q : q, -128, 127));
 }
 
-Tensor host_global_avgpool(const Tensor& in, const NetworkLayer& l) {
-  Tensor out;
-  out.n = in.n, out.c = in.c, out.h = out.w = 1;
-  out.data.resize(size_t(in.n) * in.c);
-  const int count = in.h * in.w;
-  for (int n = 0; n < in.n; ++n) {
-    for (int c = 0; c < in.c; ++c) {
-      int64_t sum = 0;  // up to kMaxLayerBytes int8 values
-      for (int i = 0; i < count; ++i) {
-        sum += in.data[(size_t(n) * in.c + c) * count + i];
-      }
-      out.data[size_t(n) * in.c + c] = scaled_mean(sum, count, l.rescale);
-    }
-  }
-  return out;
-}
-
 // Average pool: the sum over the window's real pixels divided by their count (or by the whole
 // window with count_include_pad), times 2^rescale, rounded to nearest (ties away from zero).
 Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
@@ -234,7 +217,8 @@ Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
   for (int nc = 0; nc < in.n * in.c; ++nc) {
     for (int y = 0; y < s.h; ++y) {
       for (int x = 0; x < s.w; ++x) {
-        int sum = 0, count = 0;
+        int64_t sum = 0;  // a window may cover up to kMaxLayerBytes int8 values
+        int count = 0;
         for (int ky = 0; ky < l.kh; ++ky) {
           for (int kx = 0; kx < l.kw; ++kx) {
             int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
@@ -250,6 +234,15 @@ Tensor host_avgpool(const Tensor& in, const NetworkLayer& l) {
     }
   }
   return out;
+}
+
+// Global average pool: an average pool whose window is the whole input.
+Tensor host_global_avgpool(const Tensor& in, const NetworkLayer& l) {
+  NetworkLayer whole = l;
+  whole.kh = in.h, whole.kw = in.w;
+  whole.stride_h = whole.stride_w = 1;
+  whole.pad_top = whole.pad_left = whole.pad_bottom = whole.pad_right = 0;
+  return host_avgpool(in, whole);
 }
 
 // a + b of two int8 tensors of one scale, then the layer's lower bound and clip_hi, saturated

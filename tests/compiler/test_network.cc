@@ -1,5 +1,7 @@
 // Networks: the shipped JSON example and the built-in ResNet-18 run on fsim with every VTA
 // layer checked against the reference; malformed descriptions are rejected by name.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -185,4 +187,63 @@ TEST_CASE("networks/resnet18.json is the built-in ResNet-18", "[network]") {
   // and the JSON form reads back to the same network
   REQUIRE(Network::from_json(nlohmann::json::parse(file.to_json().dump()), "again").to_json() ==
           file.to_json());
+}
+
+TEST_CASE("host operators follow their definitions (plain loops over the input tensor)",
+          "[network]") {
+  // avgpool with padding not counted, global_avgpool with a rescale, add with a clip and a
+  // concat, each recomputed here from the network's input.
+  const Network net = Network::from_json(nlohmann::json::parse(R"({
+    "name": "host_ops", "seed": 7, "input": {"name": "data", "n": 1, "c": 3, "h": 5, "w": 5},
+    "layers": [
+      {"name": "ap", "op": "avgpool", "input": "data", "kernel": 3, "stride": 2, "pad": 1,
+       "rescale": 1},
+      {"name": "gap", "op": "global_avgpool", "input": "data", "rescale": -1},
+      {"name": "sum", "op": "add", "input": "data", "residual": "data",
+       "epilogue": {"clip_lo": -100, "clip_hi": 90}},
+      {"name": "cat", "op": "concat", "inputs": ["data", "sum"]}]})"),
+                                         "host_ops.json");
+  const std::map<std::string, NetworkTensor> t = reference_network_tensors(net);
+  const NetworkTensor& x = t.at("data");
+  const auto at = [&](int c, int y, int xx) { return int(x.data[size_t((c * 5 + y) * 5 + xx)]); };
+  // mean x 2^rescale, rounded to nearest with ties away from zero, saturated to int8
+  const auto round_sat = [](double v) {
+    const double r = v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5);
+    return int(std::clamp(r, -128.0, 127.0));
+  };
+  const NetworkTensor& ap = t.at("ap");
+  REQUIRE(ap.shape() == "1x3x3x3");
+  for (int c = 0; c < 3; ++c) {
+    for (int oy = 0; oy < 3; ++oy) {
+      for (int ox = 0; ox < 3; ++ox) {
+        int sum = 0, count = 0;
+        for (int y = 2 * oy - 1; y <= 2 * oy + 1; ++y) {
+          for (int xx = 2 * ox - 1; xx <= 2 * ox + 1; ++xx) {
+            if (y >= 0 && y < 5 && xx >= 0 && xx < 5) {
+              sum += at(c, y, xx);
+              ++count;
+            }
+          }
+        }
+        CHECK(int(ap.data[size_t((c * 3 + oy) * 3 + ox)]) == round_sat(2.0 * sum / count));
+      }
+    }
+  }
+  const NetworkTensor& gap = t.at("gap");
+  REQUIRE(gap.shape() == "1x3x1x1");
+  for (int c = 0; c < 3; ++c) {
+    int sum = 0;
+    for (int i = 0; i < 25; ++i) {
+      sum += at(c, i / 5, i % 5);
+    }
+    CHECK(int(gap.data[size_t(c)]) == round_sat(sum / 25.0 / 2.0));
+  }
+  const NetworkTensor& s = t.at("sum");
+  const NetworkTensor& cat = t.at("cat");
+  REQUIRE(cat.shape() == "1x6x5x5");
+  for (size_t i = 0; i < x.data.size(); ++i) {
+    CHECK(int(s.data[i]) == std::clamp(2 * int(x.data[i]), -100, 90));
+    CHECK(cat.data[i] == x.data[i]);
+    CHECK(cat.data[i + x.data.size()] == s.data[i]);
+  }
 }
