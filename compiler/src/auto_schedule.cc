@@ -47,17 +47,10 @@ std::vector<int> size_candidates(int n) {
 DramTraffic estimate_traffic(const TilePlan& P, const HwConfig& cfg) {
   const BlockedConv& g = P.g;
   const TileShape t = P.full_shape();
-  const double tiles = double(P.tiles()), steps = double(P.steps());
+  const double steps = double(P.steps());
   const double out_total = double(g.nb) * g.ocb * g.oh * g.ow;
   DramTraffic d;
-  // The code generator skips a weight load when the slot still holds the same (oc tile, chunk):
-  // step s and step s - T (the slot's previous user) reduce the same chunk when the chunk count
-  // divides T, so each oc tile then loads weights in its first T steps only.
-  // With one oc tile the slots still hold its weights when the next batch block starts.
-  const double ot_steps = tiles / (double(g.nb) * P.oc_tiles) * P.ic_chunks;
-  const double passes = P.oc_tiles == 1 ? 1.0 : double(g.nb) * P.oc_tiles;
-  d.wgt_loads =
-      P.s.threads % P.ic_chunks == 0 ? passes * std::min<double>(P.s.threads, ot_steps) : steps;
+  d.wgt_loads = double(P.weight_loads());
   d.read = steps * t.ti * t.ih * t.iw * cfg.inp_elem_bytes +
            d.wgt_loads * t.to * t.ti * g.p.kh * g.p.kw * cfg.wgt_elem_bytes +
            (P.e.residual ? out_total * cfg.out_elem_bytes : 0);
@@ -95,7 +88,9 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
   c.gemm = double(g.gemm_uop_count()) / double(P.steps()) + insn;
   // Micro-op kernels that do not stay resident are reloaded every step.
   const double kernel_uops = double(t.ti) * kk * t.to;
-  const double combos = P.ic_chunks == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
+  // Distinct (input, weight, accumulator) slot combinations (TilePlan::weight_slot).
+  const double combos =
+      P.ic_chunks == 1 && P.oc_tiles == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
   if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
     c.gemm += dram_cycles(kernel_uops * 4, 0, cfg) + rd_lat;
   }
@@ -123,7 +118,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const StageCosts c = stage_costs(P, cfg);
   const uint64_t T = uint64_t(P.s.threads), C = uint64_t(P.ic_chunks);
   const uint64_t steps = P.steps(), ot_steps = steps / (uint64_t(P.g.nb) * P.oc_tiles);
-  const bool wgt_kept = T % C == 0;  // estimate_traffic: slots keep their (oc tile, chunk)
+  const bool wgt_kept = C <= T;  // TilePlan::weight_slot: each chunk's weights keep a slot
   const uint64_t n = std::min(steps, kSimulatedSteps);
   // The three stages as the dependency tokens order them: the load of step s waits for its
   // slot (compute of step s - T), a tile's first step for its accumulator slot (store of tile
@@ -132,7 +127,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   double half = 0;
   for (uint64_t s = 0; s < n; ++s) {
     const uint64_t j = s / C, ch = s % C;
-    const bool wgt = !wgt_kept || (P.oc_tiles == 1 ? s : s % ot_steps) < T;
+    const bool wgt = !wgt_kept || (P.oc_tiles == 1 ? s : s % ot_steps) < C;
     load_end[s] = std::max(s ? load_end[s - 1] : 0.0, s >= T ? comp_end[s - T] : 0.0) + c.inp_load +
                   (wgt ? c.wgt_load : 0);
     double start = std::max(load_end[s], s ? comp_end[s - 1] : 0.0);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/load_split.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 
@@ -46,7 +47,9 @@ struct ConvCodegen::Tile {
 struct ConvCodegen::Step {
   uint64_t index = 0;              // position in emission order
   int chunk = 0, ib0 = 0, ti = 0;  // chunk, its first input-channel block, its block count
-  uint32_t io_slot = 0, inp_base = 0, wgt_base = 0;
+  uint32_t io_slot = 0, inp_base = 0;
+  TilePlan::WeightSlot wgt;  // which weights, in which weight slot
+  uint32_t wgt_base = 0;
   TileShape shape;
 };
 
@@ -118,35 +121,54 @@ ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t i
   s.shape = P.shape(tile.th, tile.tw, tile.to, s.ti);
   s.io_slot = uint32_t(index % uint64_t(P.s.threads));
   s.inp_base = s.io_slot * P.inp_slot;
-  s.wgt_base = s.io_slot * P.wgt_slot;
+  s.wgt = P.weight_slot(tile.nb, tile.ot, chunk, index);
+  s.wgt_base = s.wgt.slot * P.wgt_slot;
   return s;
 }
 
 void ConvCodegen::emit(ProgramSink& sink, const ConvBuffers& b) {
   const TilePlan& P = m_plan;
   m_wgt_tag.assign(size_t(P.s.threads), -1);
-  uint64_t tile = 0, step = 0;
+  std::vector<Tile> tiles;
+  tiles.reserve(P.tiles());
   for (int nb = 0; nb < P.g.nb; ++nb) {
     for (int ot = 0; ot < P.oc_tiles; ++ot) {
       for (int ht = 0; ht < P.h_tiles; ++ht) {
         for (int wt = 0; wt < P.w_tiles; ++wt) {
-          emit_tile(sink, b, make_tile(nb, ot, ht, wt, tile++), step);
+          tiles.push_back(make_tile(nb, ot, ht, wt, tiles.size()));
         }
       }
     }
   }
-  drain_tokens(sink, tile, step);
+  uint64_t step = 0;
+  for (size_t j = 0; j < tiles.size(); ++j) {
+    emit_tile(sink, b, tiles[j], j + 1 < tiles.size() ? &tiles[j + 1] : nullptr, step);
+  }
+  drain_tokens(sink, tiles.size(), step);
 }
 
 void ConvCodegen::emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
-                            uint64_t& step) {
+                            const Tile* next, uint64_t& step) {
+  // With a residual and two or more accumulator slots, the next tile's start (its residual
+  // loads) runs right after this tile's last GEMM, before the load unit is given the slot
+  // back: the compute unit's own reads then find the memory port idle instead of queued
+  // behind the next input window. Without a residual there is nothing to read, and starting
+  // early would only wait sooner for the store of the slot's previous tile.
+  const bool start_early = m_plan.s.threads >= 2 && m_plan.e.residual;
   for (int ch = 0; ch < m_plan.ic_chunks; ++ch, ++step) {
     const Step s = make_step(tile, ch, step);
     emit_loads(sink, b, tile, s);
-    if (ch == 0) {
+    if (ch == 0 && (tile.index == 0 || !start_early)) {
       emit_tile_start(sink, b, tile);
     }
-    emit_gemm(sink, tile, s);
+    sink.dep_pop(kStageLoad, kStageCompute);
+    for (KernelSlot* k : step_kernels(tile, s)) {
+      push(sink, *k);
+    }
+    if (ch + 1 == m_plan.ic_chunks && next != nullptr && start_early) {
+      emit_tile_start(sink, b, *next);
+    }
+    sink.dep_push(kStageCompute, kStageLoad);
   }
   emit_epilogue(sink, tile);
   emit_stores(sink, b, tile);
@@ -191,18 +213,25 @@ void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, cons
     l.y_pad_before = uint32_t(cy.pad_before);
     l.x_pad_after = uint32_t(cx.pad_after);
     l.y_pad_after = uint32_t(cy.pad_after);
-    sink.load_2d(l);
+    emit_split(sink, l);
+  }
+}
+
+void ConvCodegen::emit_split(ProgramSink& sink, const Load2D& l) const {
+  const uint32_t max_bytes = kMaxLoadBeats * uint32_t(m_cfg.bus_bytes);
+  for (const Load2D& piece :
+       split_load(l, uint32_t(m_cfg.elem_bytes(int(l.memory_type))), max_bytes)) {
+    sink.load_2d(piece);
   }
 }
 
 void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
                                    const Step& s) {
-  // Skipped when the slot already holds these weights (single-chunk reductions).
-  const int64_t tag = int64_t(tile.ot) * m_plan.ic_chunks + s.chunk;
-  if (m_wgt_tag[s.io_slot] == tag) {
+  // Skipped when the slot already holds these weights (TilePlan::weight_slot).
+  if (m_wgt_tag[s.wgt.slot] == s.wgt.tag) {
     return;
   }
-  m_wgt_tag[s.io_slot] = tag;
+  m_wgt_tag[s.wgt.slot] = s.wgt.tag;
   const BlockedConv& g = m_plan.g;
   const uint32_t kk = uint32_t(g.p.kh) * g.p.kw;
   Load2D l;
@@ -213,7 +242,7 @@ void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, cons
   l.x_stride = uint32_t(g.icb) * kk;
   l.sram_index = s.wgt_base;
   l.memory_type = kMemWgt;
-  sink.load_2d(l);
+  emit_split(sink, l);
 }
 
 void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile) {
@@ -268,8 +297,8 @@ void ConvCodegen::emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, c
 
 const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Tile& tile,
                                                                        const Step& s) {
-  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} acc{}", tile.to, s.ti, tile.th,
-                                      tile.tw, s.io_slot, tile.acc_slot);
+  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} wgt{} acc{}", tile.to, s.ti, tile.th,
+                                      tile.tw, s.io_slot, s.wgt.slot, tile.acc_slot);
   auto it = m_steps.find(key);
   if (it != m_steps.end()) {
     return it->second;
@@ -282,14 +311,6 @@ const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Til
         &kernel(fmt::format("{} part {}", key, i), [&] { return std::move(kernels[i]); }));
   }
   return m_steps.emplace(key, std::move(slots)).first->second;
-}
-
-void ConvCodegen::emit_gemm(ProgramSink& sink, const Tile& tile, const Step& s) {
-  sink.dep_pop(kStageLoad, kStageCompute);
-  for (KernelSlot* k : step_kernels(tile, s)) {
-    push(sink, *k);
-  }
-  sink.dep_push(kStageCompute, kStageLoad);
 }
 
 void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {

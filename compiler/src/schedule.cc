@@ -221,6 +221,24 @@ void check_uop_budget(const TilePlan& plan, const HwConfig& cfg) {
 
 }  // namespace
 
+TilePlan::WeightSlot TilePlan::weight_slot(int nb, int ot, int chunk, uint64_t step) const {
+  const int64_t T = s.threads;
+  if (ic_chunks > T) {
+    return {int64_t(step), uint32_t(int64_t(step) % T)};
+  }
+  // One oc tile: the same weights for every batch block, so they stay across them.
+  const int64_t pass = oc_tiles == 1 ? 0 : int64_t(nb) * oc_tiles + ot;
+  const int64_t tag = pass * ic_chunks + chunk;
+  return {tag, uint32_t(tag % T)};
+}
+
+uint64_t TilePlan::weight_loads() const {
+  if (ic_chunks > s.threads) {
+    return steps();
+  }
+  return (oc_tiles == 1 ? 1 : uint64_t(g.nb) * oc_tiles) * uint64_t(ic_chunks);
+}
+
 TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
                         const HwConfig& cfg) {
   e.validate();

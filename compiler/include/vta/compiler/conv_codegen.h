@@ -2,13 +2,17 @@
 // instructions with their micro-op kernels, dependency tokens, 2D stores), the way TVM's lowered
 // VTA code drives the runtime.
 //
-// Pipeline: step s = (output tile j, input-channel chunk c). Input and weight tiles of step s
-// live in SRAM slot s % T, the accumulators of tile j in slot j % T (T = virtual threads).
+// Pipeline: step s = (output tile j, input-channel chunk c). Input tiles of step s live in SRAM
+// slot s % T, its weights in the slot TilePlan::weight_slot gives, the accumulators of tile j in
+// slot j % T (T = virtual threads).
 //   load   : [pop g2l if s >= T] LOAD INP (one per channel block) + LOAD WGT   -> push l2g
-//   compute: first chunk: [pop s2g if j >= T] GEMM reset, LOAD ACC bias, LOAD ACC_8BIT residual
-//            pop l2g, GEMM (accumulate)                                          -> push g2l
+//            (each cut to at most kMaxLoadBeats bus beats: load_split.h)
+//   compute: tile start: [pop s2g if j >= T] GEMM reset, LOAD ACC bias, LOAD ACC_8BIT residual
+//            pop l2g, GEMM (accumulate)
+//            last chunk, residual and T >= 2: the start of tile j + 1            -> push g2l
 //            last chunk: ALU epilogue                                            -> push g2s
 //   store  : pop g2s, STORE (one per output-channel block)                       -> push s2g
+// Otherwise a tile starts before its own first GEMM.
 // and the tokens left at the end are drained so every run ends balanced.
 #pragma once
 
@@ -34,6 +38,11 @@ struct ConvBuffers {
   BufferHandle residual = nullptr;  // NCHWnc int8 of the output's shape (if it has a residual)
   BufferHandle zeros = nullptr;     // zero_bytes() of zeros (if zero_bytes() > 0)
 };
+
+// The longest LOAD INP / LOAD WGT the generator issues, in bus beats: a read of the compute
+// unit then waits behind at most this much of the load unit's data (load_split.h). Shorter
+// loads cost one memory latency each; 1024 beats keeps that under 2% on every preset.
+constexpr uint32_t kMaxLoadBeats = 1024;
 
 class ConvCodegen {
  public:
@@ -61,13 +70,14 @@ class ConvCodegen {
   Tile make_tile(int nb, int ot, int ht, int wt, uint64_t index) const;
   Step make_step(const Tile& tile, int chunk, uint64_t index) const;
   // The stages of one tile, in the order the pipeline comment above lists them.
-  void emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, uint64_t& step);
+  void emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Tile* next,
+                 uint64_t& step);
   void emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
+  void emit_split(ProgramSink& sink, const Load2D& l) const;
   void emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
-  void emit_gemm(ProgramSink& sink, const Tile& tile, const Step& s);
   void emit_epilogue(ProgramSink& sink, const Tile& tile);
   void emit_stores(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void drain_tokens(ProgramSink& sink, uint64_t tiles, uint64_t steps);

@@ -91,6 +91,20 @@ struct TilePlan {
   }
   uint64_t tiles() const { return uint64_t(g.nb) * oc_tiles * h_tiles * w_tiles; }
   uint64_t steps() const { return tiles() * ic_chunks; }
+
+  // Where a step's weights live. With at most T chunks per tile, the weights of (batch block,
+  // oc tile, chunk) get their own slot, tag % T, and stay there for every step that reduces
+  // the same chunk: a single-chunk layer loads its weights once, not once per slot. Tags are
+  // consecutive in emission order, so the T - 1 steps that may still be computing hold
+  // distinct tags in distinct slots. With more chunks than slots the weights follow the
+  // input slot (step % T) and are loaded every step.
+  struct WeightSlot {
+    int64_t tag = 0;  // which weights (equal tags: equal weights)
+    uint32_t slot = 0;
+  };
+  WeightSlot weight_slot(int nb, int ot, int chunk, uint64_t step) const;
+  // LOAD WGT instructions the whole layer issues under that rule.
+  uint64_t weight_loads() const;
   // Two lines for humans: tile counts, SRAM use per virtual thread, the step kernel.
   std::string describe(const HwConfig& cfg) const;
 };
