@@ -50,7 +50,10 @@ struct ConvCodegen::Step {
   uint32_t io_slot = 0, inp_base = 0;
   TilePlan::WeightSlot wgt;  // which weights, in which weight slot
   uint32_t wgt_base = 0;
+  bool loads_wgt = false;  // the weight slot does not hold the step's weights yet
+  int part_blocks = 1;     // output-channel blocks per hand-over from load to compute
   TileShape shape;
+  int parts(const Tile& tile) const { return (tile.to + part_blocks - 1) / part_blocks; }
 };
 
 ConvCodegen::ConvCodegen(const TilePlan& plan, const HwConfig& cfg) : m_plan(plan), m_cfg(cfg) {
@@ -156,14 +159,19 @@ void ConvCodegen::emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile&
   // early would only wait sooner for the store of the slot's previous tile.
   const bool start_early = m_plan.s.threads >= 2 && m_plan.e.residual;
   for (int ch = 0; ch < m_plan.ic_chunks; ++ch, ++step) {
-    const Step s = make_step(tile, ch, step);
+    Step s = make_step(tile, ch, step);
+    s.loads_wgt = m_wgt_tag[s.wgt.slot] != s.wgt.tag;
+    s.part_blocks =
+        s.loads_wgt ? m_plan.weight_part_blocks(tile.to, tile.th * tile.tw, s.ti, m_cfg) : tile.to;
     emit_loads(sink, b, tile, s);
     if (ch == 0 && (tile.index == 0 || !start_early)) {
       emit_tile_start(sink, b, tile);
     }
-    sink.dep_pop(kStageLoad, kStageCompute);
-    for (KernelSlot* k : step_kernels(tile, s)) {
-      push(sink, *k);
+    for (int part = 0; part < s.parts(tile); ++part) {
+      sink.dep_pop(kStageLoad, kStageCompute);
+      for (KernelSlot* k : step_kernels(tile, s, part)) {
+        push(sink, *k);
+      }
     }
     if (ch + 1 == m_plan.ic_chunks && next != nullptr && start_early) {
       emit_tile_start(sink, b, *next);
@@ -181,8 +189,16 @@ void ConvCodegen::emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile
     sink.dep_pop(kStageCompute, kStageLoad);
   }
   emit_input_loads(sink, b, tile, s);
-  emit_weight_load(sink, b, tile, s);
-  sink.dep_push(kStageLoad, kStageCompute);
+  if (s.loads_wgt) {
+    m_wgt_tag[s.wgt.slot] = s.wgt.tag;
+  }
+  for (int part = 0; part < s.parts(tile); ++part) {
+    if (s.loads_wgt) {
+      const int first = part * s.part_blocks;
+      emit_weight_load(sink, b, tile, s, first, std::min(s.part_blocks, tile.to - first));
+    }
+    sink.dep_push(kStageLoad, kStageCompute);
+  }
 }
 
 void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
@@ -218,7 +234,7 @@ void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, cons
 }
 
 void ConvCodegen::emit_split(ProgramSink& sink, const Load2D& l) const {
-  const uint32_t max_bytes = kMaxLoadBeats * uint32_t(m_cfg.bus_bytes);
+  const uint32_t max_bytes = m_plan.max_load_beats * uint32_t(m_cfg.bus_bytes);
   for (const Load2D& piece :
        split_load(l, uint32_t(m_cfg.elem_bytes(int(l.memory_type))), max_bytes)) {
     sink.load_2d(piece);
@@ -226,21 +242,18 @@ void ConvCodegen::emit_split(ProgramSink& sink, const Load2D& l) const {
 }
 
 void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
-                                   const Step& s) {
-  // Skipped when the slot already holds these weights (TilePlan::weight_slot).
-  if (m_wgt_tag[s.wgt.slot] == s.wgt.tag) {
-    return;
-  }
-  m_wgt_tag[s.wgt.slot] = s.wgt.tag;
+                                   const Step& s, int first, int blocks) {
+  // Output-channel blocks [first, first + blocks) of the tile: one row each.
   const BlockedConv& g = m_plan.g;
   const uint32_t kk = uint32_t(g.p.kh) * g.p.kw;
+  const uint32_t row = uint32_t(s.ti) * kk;  // weight tiles of one output-channel block
   Load2D l;
   l.src = b.wgt;
-  l.src_elem_offset = (uint32_t(tile.ob0) * g.icb + s.ib0) * kk;
-  l.x_size = uint32_t(s.ti) * kk;
-  l.y_size = uint32_t(tile.to);
+  l.src_elem_offset = (uint32_t(tile.ob0 + first) * g.icb + s.ib0) * kk;
+  l.x_size = row;
+  l.y_size = uint32_t(blocks);
   l.x_stride = uint32_t(g.icb) * kk;
-  l.sram_index = s.wgt_base;
+  l.sram_index = s.wgt_base + uint32_t(first) * row;
   l.memory_type = kMemWgt;
   emit_split(sink, l);
 }
@@ -296,16 +309,23 @@ void ConvCodegen::emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, c
 }
 
 const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Tile& tile,
-                                                                       const Step& s) {
-  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} wgt{} acc{}", tile.to, s.ti, tile.th,
-                                      tile.tw, s.io_slot, s.wgt.slot, tile.acc_slot);
+                                                                       const Step& s, int part) {
+  // Output-channel blocks [o, o + to) of the step.
+  const int first = part * s.part_blocks;
+  const int to = std::min(s.part_blocks, tile.to - first);
+  const uint32_t o = uint32_t(first);
+  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} wgt{} acc{} o{}", to, s.ti, tile.th,
+                                      tile.tw, s.io_slot, s.wgt.slot, tile.acc_slot, o);
   auto it = m_steps.find(key);
   if (it != m_steps.end()) {
     return it->second;
   }
+  const uint32_t kk = uint32_t(m_plan.g.p.kh) * m_plan.g.p.kw;
+  const TileShape shape = m_plan.shape(tile.th, tile.tw, to, s.ti);
   std::vector<KernelSlot*> slots;
   auto kernels =
-      make_gemm_step(m_plan, s.shape, s.inp_base, s.wgt_base, tile.out_base, m_cfg.uop_buff_depth);
+      make_gemm_step(m_plan, shape, s.inp_base, s.wgt_base + o * uint32_t(s.ti) * kk,
+                     tile.out_base + o * uint32_t(tile.th * tile.tw), m_cfg.uop_buff_depth);
   for (size_t i = 0; i < kernels.size(); ++i) {
     slots.push_back(
         &kernel(fmt::format("{} part {}", key, i), [&] { return std::move(kernels[i]); }));

@@ -1,5 +1,6 @@
 #include "vta/compiler/schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -239,6 +240,29 @@ uint64_t TilePlan::weight_loads() const {
   return (oc_tiles == 1 ? 1 : uint64_t(g.nb) * oc_tiles) * uint64_t(ic_chunks);
 }
 
+namespace {
+
+// True when the plan's loads take at least twice its GEMMs: bus beats of every input window and
+// weight load against GEMM micro-ops (kShortLoadBeats).
+bool load_heavy(const TilePlan& plan, const HwConfig& cfg) {
+  const TileShape t = plan.full_shape();
+  const double inp = double(plan.steps()) * t.ti * t.ih * t.iw * cfg.inp_elem_bytes;
+  const double wgt =
+      double(plan.weight_loads()) * t.to * t.ti * plan.g.p.kh * plan.g.p.kw * cfg.wgt_elem_bytes;
+  return (inp + wgt) / cfg.bus_bytes >= 2.0 * double(plan.g.gemm_uop_count());
+}
+
+}  // namespace
+
+int TilePlan::weight_part_blocks(int to, int positions, int ti, const HwConfig& cfg) const {
+  if (positions < 3) {
+    return to;
+  }
+  const uint64_t block_bytes = uint64_t(ti) * g.p.kh * g.p.kw * uint64_t(cfg.wgt_elem_bytes);
+  const uint64_t part_bytes = uint64_t(max_load_beats) * uint64_t(cfg.bus_bytes);
+  return int(std::clamp<uint64_t>((part_bytes + block_bytes - 1) / block_bytes, 1, uint64_t(to)));
+}
+
 TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
                         const HwConfig& cfg) {
   e.validate();
@@ -270,6 +294,7 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
     plan.oc_tiles = ceil_div(g.ocb, s.tile_oc_blocks);
     plan.ic_chunks = ceil_div(g.icb, s.tile_ic_blocks);
     check_uop_budget(plan, cfg);
+    plan.max_load_beats = load_heavy(plan, cfg) ? kLongLoadBeats : kShortLoadBeats;
   } catch (const Error& ex) {
     throw ScheduleFitError(fmt::format("schedule {} for {} on config {}: {}", s.describe(),
                                        p.name.empty() ? "conv2d" : p.name, cfg.model_name,

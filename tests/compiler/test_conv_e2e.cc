@@ -291,7 +291,8 @@ TEST_CASE("weights kept in their slots across one or two input chunks (rtl)", "[
 #endif
 
 namespace {
-// Loads longer than kMaxLoadBeats are cut (load_split.h), on pynq (8-byte bus: 8 KiB per LOAD).
+// Loads longer than kShortLoadBeats are cut (load_split.h), on pynq (8-byte bus: 8 KiB per LOAD;
+// the layer is not load-heavy, TilePlan::max_load_beats).
 // 1x64x28x28 * 32x3x3 p1 with a residual, bit-exact on each backend; the load unit's
 // instruction counts are derived by hand:
 //  A: h28 w28 oc1 ic1: 2 oc tiles x 4 chunks = 8 steps; each input window has 28 data rows of
@@ -299,7 +300,8 @@ namespace {
 //     second the one below); 4 chunks > 2 slots, so one weight load per step: 8 x (2 + 1) = 24.
 //  B: h14 w14 oc2 ic4: 4 steps of 4 input windows of at most 16x16 x 16 B = 4 KiB (uncut); one
 //     chunk, so the weights are loaded once: 2 rows of 36 x 256 B = 9216 B, each cut into 32 +
-//     4 tiles: 16 + 4 = 20, and the weight bytes are the layer's weights once.
+//     4 tiles: 16 + 4 = 20 (the two rows are also the two parts the compute unit gets them in,
+//     TilePlan::weight_part_blocks), and the weight bytes are the layer's weights once.
 // Each run also ends with 3 load NOPs: two pop the g2l tokens left at the end, one hands the
 // load unit over to FINISH.
 void cut_load_convs(const std::string& backend) {

@@ -6,9 +6,10 @@
 // slot s % T, its weights in the slot TilePlan::weight_slot gives, the accumulators of tile j in
 // slot j % T (T = virtual threads).
 //   load   : [pop g2l if s >= T] LOAD INP (one per channel block) + LOAD WGT   -> push l2g
-//            (each cut to at most kMaxLoadBeats bus beats: load_split.h)
+//            (each cut to at most TilePlan::max_load_beats: load_split.h; a step's
+//            weights in parts of TilePlan::weight_part_blocks, one l2g push each)
 //   compute: tile start: [pop s2g if j >= T] GEMM reset, LOAD ACC bias, LOAD ACC_8BIT residual
-//            pop l2g, GEMM (accumulate)
+//            pop l2g, GEMM (accumulate) of each part
 //            last chunk, residual and T >= 2: the start of tile j + 1            -> push g2l
 //            last chunk: ALU epilogue                                            -> push g2s
 //   store  : pop g2s, STORE (one per output-channel block)                       -> push s2g
@@ -38,11 +39,6 @@ struct ConvBuffers {
   BufferHandle residual = nullptr;  // NCHWnc int8 of the output's shape (if it has a residual)
   BufferHandle zeros = nullptr;     // zero_bytes() of zeros (if zero_bytes() > 0)
 };
-
-// The longest LOAD INP / LOAD WGT the generator issues, in bus beats: a read of the compute
-// unit then waits behind at most this much of the load unit's data (load_split.h). Shorter
-// loads cost one memory latency each; 1024 beats keeps that under 2% on every preset.
-constexpr uint32_t kMaxLoadBeats = 1024;
 
 class ConvCodegen {
  public:
@@ -74,7 +70,8 @@ class ConvCodegen {
                  uint64_t& step);
   void emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
-  void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
+  void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s,
+                        int first, int blocks);
   void emit_split(ProgramSink& sink, const Load2D& l) const;
   void emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
@@ -84,7 +81,7 @@ class ConvCodegen {
 
   KernelSlot& kernel(const std::string& key, const std::function<MicroKernel()>& build);
   // The GEMM kernels of a step shape and slot pair, built on first use.
-  const std::vector<KernelSlot*>& step_kernels(const Tile& tile, const Step& s);
+  const std::vector<KernelSlot*>& step_kernels(const Tile& tile, const Step& s, int part);
   static void push(ProgramSink& sink, KernelSlot& k) { sink.push_kernel(k.kernel, k.cache); }
 
   TilePlan m_plan;

@@ -63,6 +63,15 @@ struct BlockedConv {
 // The tile then starts with LOAD ACC_8BIT into its outputs and, for s > 0, a shift left by s.
 bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e);
 
+// The longest LOAD INP / LOAD WGT the code generator issues, in bus beats (load_split.h). A
+// LOAD posts all its bursts at once and read data returns in grant order, so a read of the
+// compute unit (micro-ops, bias, residual) waits behind the rest of the load unit's current
+// LOAD; every LOAD costs one memory latency on the read channel in return. Where the load unit
+// has at least twice the compute unit's work, the compute unit has slack and long LOADs win;
+// elsewhere short ones do (TilePlan::max_load_beats).
+constexpr uint32_t kShortLoadBeats = 1024;
+constexpr uint32_t kLongLoadBeats = 4096;
+
 // Geometry of one step's tile: output extents and the input window they need.
 struct TileShape {
   int to = 1, ti = 1, th = 1, tw = 1;
@@ -81,6 +90,7 @@ struct TilePlan {
   // Element offsets inside an accumulator slot.
   uint32_t acc_out_off = 0, acc_bias_off = 0, acc_res_off = 0;
   bool residual_init = false;  // residual_initialises_acc(g, e): no reset, no residual ADD
+  uint32_t max_load_beats = kShortLoadBeats;  // the longest LOAD INP / WGT (kShortLoadBeats)
   int h_tiles = 1, w_tiles = 1, oc_tiles = 1, ic_chunks = 1;
 
   static TilePlan make(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
@@ -103,8 +113,15 @@ struct TilePlan {
     uint32_t slot = 0;
   };
   WeightSlot weight_slot(int nb, int ot, int chunk, uint64_t step) const;
-  // LOAD WGT instructions the whole layer issues under that rule.
+  // Steps whose weights are loaded under that rule.
   uint64_t weight_loads() const;
+  // A step that loads its weights hands them to the compute unit in parts of this many
+  // output-channel blocks (of `to` in the tile, `positions` output pixels, `ti` input blocks),
+  // one token each: its first GEMMs start after the first part instead of after all the
+  // weights, so the pipeline fills sooner and the last step drains sooner. A part is about one
+  // LOAD long (max_load_beats): shorter parts would only add instructions. It needs three
+  // accumulators of its own to keep the dependence rule in one kernel; else one part.
+  int weight_part_blocks(int to, int positions, int ti, const HwConfig& cfg) const;
   // Two lines for humans: tile counts, SRAM use per virtual thread, the step kernel.
   std::string describe(const HwConfig& cfg) const;
 };
