@@ -127,7 +127,9 @@ bool TileShape::operator<(const TileShape& o) const {
 }
 
 int window_row_step(const Conv2dParams& p) {
-  return p.kh == 1 && p.stride_h > 1 ? p.stride_h : 1;
+  // The DRAM row pitch stride x W must fit the 16-bit x_stride; a wider one keeps every row.
+  const bool skips = p.kh == 1 && p.stride_h > 1;
+  return skips && uint64_t(p.stride_h) * uint64_t(p.w) <= kMaxDmaField ? p.stride_h : 1;
 }
 
 int window_rows(const Conv2dParams& p, int th) {

@@ -207,6 +207,28 @@ TEST_CASE("shapes beyond the ISA's size fields or the DRAM are rejected before s
   CHECK(error_of([&] { m.validate(); }).find("matmul 'matmul': tensors need 3072 MiB") == 0);
 }
 
+TEST_CASE("a 1-row kernel with a row stride keeps only the rows it uses", "[schedule]") {
+  const HwConfig cfg = preset("pynq");
+  struct Case {
+    int kh, stride, w;
+    int step, rows;  // by hand, for 3 output rows: 3 used rows, or (3-1)*stride + KH
+  };
+  for (Case c : {Case{1, 2, 10, 2, 3}, Case{1, 3, 10, 3, 3}, Case{1, 1, 10, 1, 3},
+                 Case{3, 2, 10, 1, 7}, Case{2, 3, 10, 1, 8},
+                 // 2 x 32767 = 65534 fits the 16-bit DMA row pitch, 2 x 32768 does not
+                 Case{1, 2, 32767, 2, 3}, Case{1, 2, 32768, 1, 5}}) {
+    INFO("kernel " << c.kh << " stride " << c.stride << " W " << c.w);
+    Conv2dParams p;
+    p.kh = p.kw = c.kh, p.stride_h = p.stride_w = c.stride;
+    p.h = 9, p.w = c.w;
+    REQUIRE(window_row_step(p) == c.step);
+    REQUIRE(window_rows(p, 3) == c.rows);
+    const TilePlan plan = TilePlan::make(p, Epilogue{}, sched(3, 1, 1, 1, 2), cfg);
+    REQUIRE(plan.full_shape().ih == c.rows);
+    REQUIRE(plan.full_shape().row_step == c.step);
+  }
+}
+
 TEST_CASE("the widest accepted row still gets a schedule that fits", "[schedule]") {
   const HwConfig cfg = preset("pynq");
   Conv2dParams p;

@@ -65,7 +65,8 @@ bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e);
 
 // Input rows between consecutive SRAM rows of a tile's input window. A one-row kernel with a
 // row stride > 1 uses only every stride-th input row: the window then holds just those rows
-// (one LOAD INP with a DRAM row pitch of stride x W), not the rows in between.
+// (one LOAD INP with a DRAM row pitch of stride x W), not the rows in between. A pitch beyond
+// the DMA's 16-bit x_stride keeps every row (step 1).
 int window_row_step(const Conv2dParams& p);
 // SRAM rows of the input window of `th` output rows: th with a row step > 1, else
 // (th-1)*stride + KH.
