@@ -301,9 +301,10 @@ std::string TilePlan::describe(const HwConfig& cfg) const {
   }
   return fmt::format(
       "plan: {} tiles ({} batch x {} oc x {} h x {} w), {} step(s) per tile, {} virtual thread(s)\n"
-      "      per thread: INP {}/{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
+      "      per thread: INP {}/{}{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
       tiles(), g.nb, oc_tiles, h_tiles, w_tiles, ic_chunks, s.threads, uint64_t(t.ti) * t.ih * t.iw,
-      inp_slot, uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
+      inp_slot, t.row_step > 1 ? fmt::format(" (1 input row in {})", t.row_step) : "",
+      uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
       out * (e.residual && !residual_init ? 2 : 1) + (e.bias ? t.to : 0), acc_slot, kernel);
 }
 

@@ -226,6 +226,9 @@ TEST_CASE("a 1-row kernel with a row stride keeps only the rows it uses", "[sche
     const TilePlan plan = TilePlan::make(p, Epilogue{}, sched(3, 1, 1, 1, 2), cfg);
     REQUIRE(plan.full_shape().ih == c.rows);
     REQUIRE(plan.full_shape().row_step == c.step);
+    const bool says =
+        plan.describe(cfg).find(fmt::format("(1 input row in {})", c.step)) != std::string::npos;
+    REQUIRE(says == (c.step > 1));
   }
 }
 
