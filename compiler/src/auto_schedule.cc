@@ -231,7 +231,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
   const uint64_t inp_slot = cfg.inp_buff_depth / vt, acc_slot = cfg.acc_buff_depth / vt;
   const bool res_init = residual_initialises_acc(g, e);
   for (int th : hs) {
-    const uint64_t ih = uint64_t(th - 1) * p.stride_h + p.kh;
+    const uint64_t ih = uint64_t(window_rows(p, th));
     for (int tw : ws) {
       const uint64_t iw = uint64_t(tw - 1) * p.stride_w + p.kw;
       if (ti * ih * iw > inp_slot) {

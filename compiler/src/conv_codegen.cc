@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/layout.h"
 #include "vta/compiler/load_split.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
@@ -13,21 +14,18 @@ namespace vta::compiler {
 
 namespace {
 
-// The part of [start, start + len) inside [0, limit): returns (before, size, after) padding.
+// The `len` positions start, start + step, ... split into those before 0 and from `limit` on
+// (padding: pad_before / pad_after of them) and the `size` in between, the first at `begin`.
 struct Clip {
   int pad_before = 0, begin = 0, size = 0, pad_after = 0;
 };
-Clip clip_window(int start, int len, int limit) {
-  Clip c;
-  int lo = std::max(start, 0), hi = std::min(start + len, limit);
-  if (hi <= lo) {
+Clip clip_window(int start, int len, int limit, int step = 1) {
+  const int first = std::min(len, start >= 0 ? 0 : ceil_div(-start, step));
+  const int end = std::min(len, start >= limit ? 0 : ceil_div(limit - start, step));
+  if (end <= first) {
     return Clip{0, 0, 0, 0};  // entirely in the padding
   }
-  c.pad_before = lo - start;
-  c.begin = lo;
-  c.size = hi - lo;
-  c.pad_after = start + len - hi;
-  return c;
+  return Clip{first, start + first * step, end - first, len - end};
 }
 
 }  // namespace
@@ -64,7 +62,7 @@ ConvCodegen::ConvCodegen(const TilePlan& plan, const HwConfig& cfg) : m_plan(pla
       int oy0 = ht * m_plan.s.tile_h, ox0 = wt * m_plan.s.tile_w;
       TileShape t = m_plan.shape(std::min(m_plan.s.tile_h, m_plan.g.oh - oy0),
                                  std::min(m_plan.s.tile_w, m_plan.g.ow - ox0), 1, 1);
-      Clip cy = clip_window(oy0 * p.stride_h - p.pad_top, t.ih, p.h);
+      Clip cy = clip_window(oy0 * p.stride_h - p.pad_top, t.ih, p.h, t.row_step);
       Clip cx = clip_window(ox0 * p.stride_w - p.pad_left, t.iw, p.w);
       if (cy.size == 0 || cx.size == 0) {
         m_zero_elems = std::max(m_zero_elems, size_t(t.ih) * t.iw);
@@ -205,8 +203,9 @@ void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, cons
                                    const Step& s) {
   const Conv2dParams& p = m_plan.g.p;
   const TileShape& t = s.shape;
-  // The input window of the tile, clipped at the image border (the DMA pads the rest).
-  const Clip cy = clip_window(tile.oy0 * p.stride_h - p.pad_top, t.ih, p.h);
+  // The input window of the tile, clipped at the image border (the DMA pads the rest); with a
+  // row step > 1 only every row_step-th input row (the DRAM row pitch skips the others).
+  const Clip cy = clip_window(tile.oy0 * p.stride_h - p.pad_top, t.ih, p.h, t.row_step);
   const Clip cx = clip_window(tile.ox0 * p.stride_w - p.pad_left, t.iw, p.w);
   for (int i = 0; i < s.ti; ++i) {
     Load2D l;
@@ -224,7 +223,7 @@ void ConvCodegen::emit_input_loads(ProgramSink& sink, const ConvBuffers& b, cons
         ((uint32_t(tile.nb) * m_plan.g.icb + s.ib0 + i) * p.h + cy.begin) * p.w + cx.begin;
     l.x_size = uint32_t(cx.size);
     l.y_size = uint32_t(cy.size);
-    l.x_stride = uint32_t(p.w);
+    l.x_stride = uint32_t(p.w * t.row_step);
     l.x_pad_before = uint32_t(cx.pad_before);
     l.y_pad_before = uint32_t(cy.pad_before);
     l.x_pad_after = uint32_t(cx.pad_after);

@@ -22,14 +22,15 @@ struct DimInfo {
   uint32_t dst, src, wgt;
 };
 
-// dst(o,y,x) = o*th*tw + y*tw + x; src(i,y,x,kh,kw) = i*ih*iw + (y*sh+kh)*iw + x*sw + kw;
+// dst(o,y,x) = o*th*tw + y*tw + x; src(i,y,x,kh,kw) = i*ih*iw + (y*sh/rs+kh)*iw + x*sw + kw
+// (rs: the window's row step, so a window of only the used rows advances one row per y);
 // wgt(o,i,kh,kw) = ((o*ti + i)*KH + kh)*KW + kw.
 std::array<DimInfo, kNumDims> dim_table(const TilePlan& plan, const TileShape& t) {
   const auto& p = plan.g.p;
   const uint32_t kk = uint32_t(p.kh) * p.kw;
   std::array<DimInfo, kNumDims> d{};
   d[kDimO] = {uint32_t(t.to), uint32_t(t.th * t.tw), 0, uint32_t(t.ti) * kk};
-  d[kDimY] = {uint32_t(t.th), uint32_t(t.tw), uint32_t(p.stride_h * t.iw), 0};
+  d[kDimY] = {uint32_t(t.th), uint32_t(t.tw), uint32_t(p.stride_h / t.row_step * t.iw), 0};
   d[kDimX] = {uint32_t(t.tw), 1, uint32_t(p.stride_w), 0};
   d[kDimI] = {uint32_t(t.ti), 0, uint32_t(t.ih * t.iw), kk};
   d[kDimKh] = {uint32_t(p.kh), 0, uint32_t(t.iw), uint32_t(p.kw)};

@@ -127,13 +127,24 @@ bool TileShape::operator<(const TileShape& o) const {
   return std::tie(to, ti, th, tw) < std::tie(o.to, o.ti, o.th, o.tw);
 }
 
+int window_row_step(const Conv2dParams& p) {
+  // The DRAM row pitch stride x W must fit the 16-bit x_stride; a wider one keeps every row.
+  const bool skips = p.kh == 1 && p.stride_h > 1;
+  return skips && uint64_t(p.stride_h) * uint64_t(p.w) <= kMaxDmaField ? p.stride_h : 1;
+}
+
+int window_rows(const Conv2dParams& p, int th) {
+  return window_row_step(p) > 1 ? th : (th - 1) * p.stride_h + p.kh;
+}
+
 TileShape TilePlan::shape(int th, int tw, int to, int ti) const {
   TileShape t;
   t.th = th;
   t.tw = tw;
   t.to = to;
   t.ti = ti;
-  t.ih = (th - 1) * g.p.stride_h + g.p.kh;
+  t.ih = window_rows(g.p, th);
+  t.row_step = window_row_step(g.p);
   t.iw = (tw - 1) * g.p.stride_w + g.p.kw;
   return t;
 }
@@ -204,7 +215,7 @@ void check_dma_fields(const TilePlan& plan) {
           fmt::format("{} = {} exceeds the 16-bit DMA field (max {})", what, v, kMaxDmaField));
     }
   };
-  dma("input row stride (W)", uint64_t(g.p.w));
+  dma("input row stride (W x row step)", uint64_t(g.p.w) * window_row_step(g.p));
   dma("output row stride (OW)", uint64_t(g.ow));
   dma("weight row stride (ic blocks x KH x KW)", uint64_t(g.icb) * g.p.kh * g.p.kw);
   dma("input rows per load", uint64_t(plan.full_shape().ih));
@@ -315,9 +326,10 @@ std::string TilePlan::describe(const HwConfig& cfg) const {
   }
   return fmt::format(
       "plan: {} tiles ({} batch x {} oc x {} h x {} w), {} step(s) per tile, {} virtual thread(s)\n"
-      "      per thread: INP {}/{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
+      "      per thread: INP {}/{}{}, WGT {}/{}, ACC {}/{} entries; step kernel: {}\n",
       tiles(), g.nb, oc_tiles, h_tiles, w_tiles, ic_chunks, s.threads, uint64_t(t.ti) * t.ih * t.iw,
-      inp_slot, uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
+      inp_slot, t.row_step > 1 ? fmt::format(" (1 input row in {})", t.row_step) : "",
+      uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
       out * (e.residual && !residual_init ? 2 : 1) + (e.bias ? t.to : 0), acc_slot, kernel);
 }
 

@@ -350,6 +350,127 @@ TEST_CASE("long loads cut into pieces stay bit-exact (rtl)", "[e2e][rtl]") {
 }
 #endif
 
+namespace {
+// Input bytes of a 1-row kernel with a row stride > 1, tile by tile, from the schedule alone: a
+// tile of th x tw outputs at (oy0, ox0) loads, per input block, the input rows
+// (oy0 + y) * SH - PT (y < th) inside the image, each with the columns of its window
+// [ox0 * SW - PL, + (tw - 1) * SW + KW) inside the image; a window with no row or no column in
+// the image loads its whole th x window-width from the zero buffer. Padding is not counted
+// (upstream rule). Each input block is loaded once per (batch block, oc tile, spatial tile).
+// A fold (only fold 1 exists for KH = 1) turns the layer into C*KW channels, a 1x1 kernel of
+// column stride 1, H' = (OH-1)*SH + 1 rows, W' = OW columns and no padding.
+uint64_t strided_rows_inp_bytes(Conv2dParams p, const ConvSchedule& s, const HwConfig& cfg) {
+  const int oh = p.out_h(), ow = p.out_w();
+  if (s.fold_rows) {
+    p.c *= p.kw;
+    p.kw = 1;
+    p.stride_w = 1;
+    p.h = (oh - 1) * p.stride_h + 1;
+    p.w = ow;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 0;
+  }
+  auto blocks = [](int n, int b) { return uint64_t((n + b - 1) / b); };
+  uint64_t elems = 0;  // per input block, over the spatial tiles
+  for (int oy0 = 0; oy0 < oh; oy0 += s.tile_h) {
+    for (int ox0 = 0; ox0 < ow; ox0 += s.tile_w) {
+      const int th = std::min(s.tile_h, oh - oy0), tw = std::min(s.tile_w, ow - ox0);
+      uint64_t rows = 0;
+      for (int y = 0; y < th; ++y) {
+        const int iy = (oy0 + y) * p.stride_h - p.pad_top;
+        rows += (iy >= 0 && iy < p.h) ? 1 : 0;
+      }
+      const int width = (tw - 1) * p.stride_w + p.kw, x0 = ox0 * p.stride_w - p.pad_left;
+      const int cols = std::max(0, std::min(x0 + width, p.w) - std::max(x0, 0));
+      elems += rows == 0 || cols == 0 ? uint64_t(th) * width : rows * uint64_t(cols);
+    }
+  }
+  return elems * blocks(p.n, cfg.batch) * blocks(p.k, cfg.block_out * s.tile_oc_blocks) *
+         blocks(p.c, cfg.block_in) * uint64_t(cfg.inp_elem_bytes);
+}
+
+// Random 1-row kernels (KW 1 or 3) with row stride 2 or 3 and padding 0-3 on each side: the
+// input window holds only the rows the kernel uses (window_row_step). Bit-exact, race free, and
+// the input bytes are those of strided_rows_inp_bytes.
+void strided_row_convs(const std::string& backend, const char* config, uint32_t seed, int trials) {
+  const auto names = vta::available_backends();
+  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
+  const Target target = use(backend, config);
+  const HwConfig& cfg = target.config;
+  std::mt19937 rng(seed);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < trials; ++trial) {
+    Conv2dParams p;
+    p.name = "strided rows";
+    p.n = uni(1, 3);
+    p.c = uni(1, 40);
+    p.k = uni(1, 40);
+    p.kh = 1;
+    p.kw = uni(0, 1) ? 1 : 3;
+    p.stride_h = uni(2, 3);
+    p.stride_w = uni(1, 3);
+    p.pad_top = uni(0, 3), p.pad_bottom = uni(0, 3);
+    p.pad_left = uni(0, 3), p.pad_right = uni(0, 3);
+    p.h = uni(1, 16);
+    p.w = std::max(uni(1, 16), p.kw - p.pad_left - p.pad_right);
+    const Epilogue e = random_epilogue(rng);
+    const ConvSchedule s = random_schedule(p, e, cfg, rng);
+    INFO("seed " << seed << " trial " << trial << " " << config << " " << backend << ": "
+                 << p.describe() << " epilogue " << e.describe() << " schedule " << s.describe());
+    const LayerRun r =
+        run_conv2d(target, p, e, s, random_conv_data(p, e, seed * 100u + trial), true);
+    INFO("first mismatch: " << r.first_mismatch);
+    REQUIRE(r.mismatches == 0);
+    require_race_free();
+    REQUIRE(r.stats.inp_load_nbytes == strided_rows_inp_bytes(p, s, cfg));
+  }
+}
+}  // namespace
+
+TEST_CASE("1-row kernels with a row stride load only the rows they use (fsim, three configs)",
+          "[e2e]") {
+  strided_row_convs("fsim", "pynq", 1401, 25);
+  strided_row_convs("fsim", "small", 1402, 20);
+  strided_row_convs("fsim", "batch4", 1403, 15);
+}
+
+TEST_CASE("1-row kernels with a row stride load only the rows they use (cycle)", "[e2e][cycle]") {
+  strided_row_convs("cycle", "pynq", 1411, 8);
+}
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("1-row kernels with a row stride load only the rows they use (rtl)", "[e2e][rtl]") {
+  strided_row_convs("rtl", "pynq", 1421, 3);
+}
+#endif
+
+// ResNet-18's stride-2 downsample layers on pynq, input bytes by hand (16 B per element):
+//  C4 (1x64x56x56 * 128x1x1 s2 -> 28x28), h7 w4 oc8 ic2: 4 x 7 tiles, each window 7 used rows
+//    (0, 2, .., 12 of its 13) x 7 columns ((4-1)*2+1) of each of 4 input blocks, one oc tile:
+//    28 x 4 x 49 x 16 = 87,808 B (the 13-row window: 163,072 B).
+//  C10 (1x256x14x14 * 512x1x1 s2 -> 7x7), h7 w7 oc16 ic1: one spatial tile of 7 rows x 13
+//    columns, 16 input blocks, loaded for each of 2 oc tiles: 2 x 16 x 91 x 16 = 46,592 B
+//    (13 x 13 rows: 86,528 B).
+TEST_CASE("input bytes of resnet18.C4 and C10 on pynq, by hand", "[e2e]") {
+  const Target target = use("fsim", "pynq");
+  struct Case {
+    const char* layer;
+    ConvSchedule s;
+    uint64_t inp_bytes;
+  };
+  ConvSchedule c4, c10;
+  c4.tile_h = 7, c4.tile_w = 4, c4.tile_oc_blocks = 8, c4.tile_ic_blocks = 2;
+  c10.tile_h = 7, c10.tile_w = 7, c10.tile_oc_blocks = 16, c10.tile_ic_blocks = 1;
+  for (const Case& c : {Case{"resnet18.C4", c4, 87808}, Case{"resnet18.C10", c10, 46592}}) {
+    INFO(c.layer << " schedule " << c.s.describe());
+    const auto layer = find_named_layer(c.layer);
+    const LayerRun r = run_conv2d(target, layer.params, layer.epilogue, c.s,
+                                  random_conv_data(layer.params, layer.epilogue, 14), true);
+    REQUIRE(r.mismatches == 0);
+    require_race_free();
+    CHECK(r.stats.inp_load_nbytes == c.inp_bytes);
+  }
+}
+
 // The timed backends run the units concurrently, so they also catch missing dependency tokens
 // that fsim's execution order could hide.
 TEST_CASE("conv2d on the cycle backend matches the reference (pynq)", "[e2e][cycle]") {

@@ -142,7 +142,8 @@ TEST_CASE("GEMM kernels execute exactly the convolution's index triples", "[sche
   };
   // Includes tiles with fewer than three accumulators, which need other loop choices.
   for (Case c : {Case{8, 1, 7, 14, 3, 1}, Case{1, 2, 3, 3, 3, 2}, Case{2, 1, 1, 1, 1, 1},
-                 Case{1, 4, 1, 1, 1, 1}, Case{1, 3, 1, 1, 3, 1}, Case{3, 2, 2, 5, 7, 2}}) {
+                 Case{1, 4, 1, 1, 1, 1}, Case{1, 3, 1, 1, 3, 1}, Case{3, 2, 2, 5, 7, 2},
+                 Case{2, 2, 3, 4, 1, 2}, Case{1, 1, 5, 2, 1, 3}}) {
     INFO("to " << c.to << " ti " << c.ti << " th " << c.th << " tw " << c.tw << " k " << c.kh);
     Conv2dParams p;
     p.c = 16 * c.ti, p.k = 16 * c.to, p.kh = p.kw = c.kh, p.stride_h = p.stride_w = c.stride;
@@ -155,6 +156,11 @@ TEST_CASE("GEMM kernels execute exactly the convolution's index triples", "[sche
       auto part = executed(k);
       got.insert(part.begin(), part.end());
     }
+    // The window's SRAM rows: a 1-row kernel with a stride holds only the rows it uses.
+    const bool skips = c.kh == 1 && c.stride > 1;
+    const int rows = skips ? c.th : (c.th - 1) * c.stride + c.kh;
+    auto row = [&](int y, int ky) { return skips ? y : y * c.stride + ky; };
+    REQUIRE(t.ih == rows);
     std::multiset<std::tuple<uint32_t, uint32_t, uint32_t>> want;
     for (int o = 0; o < c.to; ++o) {
       for (int y = 0; y < c.th; ++y) {
@@ -162,10 +168,9 @@ TEST_CASE("GEMM kernels execute exactly the convolution's index triples", "[sche
           for (int i = 0; i < c.ti; ++i) {
             for (int ky = 0; ky < c.kh; ++ky) {
               for (int kx = 0; kx < c.kh; ++kx) {
-                want.insert(
-                    {uint32_t(10 + (o * c.th + y) * c.tw + x),
-                     uint32_t(100 + (i * t.ih + y * c.stride + ky) * t.iw + x * c.stride + kx),
-                     uint32_t(50 + ((o * c.ti + i) * c.kh + ky) * c.kh + kx)});
+                want.insert({uint32_t(10 + (o * c.th + y) * c.tw + x),
+                             uint32_t(100 + (i * rows + row(y, ky)) * t.iw + x * c.stride + kx),
+                             uint32_t(50 + ((o * c.ti + i) * c.kh + ky) * c.kh + kx)});
               }
             }
           }
@@ -200,6 +205,31 @@ TEST_CASE("shapes beyond the ISA's size fields or the DRAM are rejected before s
         "matmul 'matmul': m = 2147483647 exceeds 65535 (16-bit ISA size fields)");
   m.m = m.k = m.n = 32768;  // 3 x 1 GiB
   CHECK(error_of([&] { m.validate(); }).find("matmul 'matmul': tensors need 3072 MiB") == 0);
+}
+
+TEST_CASE("a 1-row kernel with a row stride keeps only the rows it uses", "[schedule]") {
+  const HwConfig cfg = preset("pynq");
+  struct Case {
+    int kh, stride, w;
+    int step, rows;  // by hand, for 3 output rows: 3 used rows, or (3-1)*stride + KH
+  };
+  for (Case c : {Case{1, 2, 10, 2, 3}, Case{1, 3, 10, 3, 3}, Case{1, 1, 10, 1, 3},
+                 Case{3, 2, 10, 1, 7}, Case{2, 3, 10, 1, 8},
+                 // 2 x 32767 = 65534 fits the 16-bit DMA row pitch, 2 x 32768 does not
+                 Case{1, 2, 32767, 2, 3}, Case{1, 2, 32768, 1, 5}}) {
+    INFO("kernel " << c.kh << " stride " << c.stride << " W " << c.w);
+    Conv2dParams p;
+    p.kh = p.kw = c.kh, p.stride_h = p.stride_w = c.stride;
+    p.h = 9, p.w = c.w;
+    REQUIRE(window_row_step(p) == c.step);
+    REQUIRE(window_rows(p, 3) == c.rows);
+    const TilePlan plan = TilePlan::make(p, Epilogue{}, sched(3, 1, 1, 1, 2), cfg);
+    REQUIRE(plan.full_shape().ih == c.rows);
+    REQUIRE(plan.full_shape().row_step == c.step);
+    const bool says =
+        plan.describe(cfg).find(fmt::format("(1 input row in {})", c.step)) != std::string::npos;
+    REQUIRE(says == (c.step > 1));
+  }
 }
 
 TEST_CASE("the widest accepted row still gets a schedule that fits", "[schedule]") {

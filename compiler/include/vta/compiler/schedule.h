@@ -72,10 +72,20 @@ bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e);
 constexpr uint32_t kShortLoadBeats = 1024;
 constexpr uint32_t kLongLoadBeats = 4096;
 
+// Input rows between consecutive SRAM rows of a tile's input window. A one-row kernel with a
+// row stride > 1 uses only every stride-th input row: the window then holds just those rows
+// (one LOAD INP with a DRAM row pitch of stride x W), not the rows in between. A pitch beyond
+// the DMA's 16-bit x_stride keeps every row (step 1).
+int window_row_step(const Conv2dParams& p);
+// SRAM rows of the input window of `th` output rows: th with a row step > 1, else
+// (th-1)*stride + KH.
+int window_rows(const Conv2dParams& p, int th);
+
 // Geometry of one step's tile: output extents and the input window they need.
 struct TileShape {
   int to = 1, ti = 1, th = 1, tw = 1;
-  int ih = 1, iw = 1;  // input rows/cols of the window: (th-1)*stride + KH
+  int ih = 1, iw = 1;  // SRAM rows (window_rows) / cols ((tw-1)*stride + KW) of the window
+  int row_step = 1;    // input rows per window row (window_row_step)
   bool operator<(const TileShape& o) const;
 };
 
