@@ -37,6 +37,14 @@ Target use(const std::string& backend, const char* config) {
   return target;
 }
 
+// use() for a backend that must be built: a missing one fails the test instead of passing
+// silently.
+Target use_built(const std::string& backend, const char* config) {
+  const auto names = vta::available_backends();
+  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
+  return use(backend, config);
+}
+
 // Asserts that the programs run since the last call were race free.
 void require_race_free() {
   const std::vector<std::string> problems = std::exchange(g_program_problems, {});
@@ -207,9 +215,7 @@ namespace {
 // backends that are built, so a missing one fails here instead of passing silently).
 void timed_backend_convs(const std::string& backend, const char* config, uint32_t seed,
                          int trials) {
-  const auto names = vta::available_backends();
-  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
-  const Target target = use(backend, config);
+  const Target target = use_built(backend, config);
   const HwConfig& cfg = target.config;
   std::mt19937 rng(seed);
   for (int trial = 0; trial < trials; ++trial) {
@@ -234,9 +240,7 @@ namespace {
 // and the weight bytes equal the layer's weights once per batch block (once in all with a single oc
 // tile).
 void kept_weight_convs(const std::string& backend, const char* config, uint32_t seed, int trials) {
-  const auto names = vta::available_backends();
-  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
-  const Target target = use(backend, config);
+  const Target target = use_built(backend, config);
   const HwConfig& cfg = target.config;
   std::mt19937 rng(seed);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -392,9 +396,7 @@ uint64_t strided_rows_inp_bytes(Conv2dParams p, const ConvSchedule& s, const HwC
 // input window holds only the rows the kernel uses (window_row_step). Bit-exact, race free, and
 // the input bytes are those of strided_rows_inp_bytes.
 void strided_row_convs(const std::string& backend, const char* config, uint32_t seed, int trials) {
-  const auto names = vta::available_backends();
-  REQUIRE(std::find(names.begin(), names.end(), backend) != names.end());
-  const Target target = use(backend, config);
+  const Target target = use_built(backend, config);
   const HwConfig& cfg = target.config;
   std::mt19937 rng(seed);
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
