@@ -131,7 +131,7 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
     const bool wgt = !wgt_kept || (P.oc_tiles == 1 ? s : s % ot_steps) < C;
     load_end[s] = std::max(s ? load_end[s - 1] : 0.0, s >= T ? comp_end[s - T] : 0.0) + c.inp_load +
                   (wgt ? c.wgt_load : 0);
-    // Not modelled: the weight parts (TilePlan::weight_part_blocks) that let the GEMMs start
+    // Not modelled: the weight parts (TilePlan::weight_parts) that let the GEMMs start
     // before all weights are in; crediting them picked worse schedules on pynq's layer4.
     double start = std::max(load_end[s], s ? comp_end[s - 1] : 0.0);
     if (ch == 0 && j >= T) {

@@ -48,10 +48,22 @@ struct ConvCodegen::Step {
   uint32_t io_slot = 0, inp_base = 0;
   TilePlan::WeightSlot wgt;  // which weights, in which weight slot
   uint32_t wgt_base = 0;
-  bool loads_wgt = false;  // the weight slot does not hold the step's weights yet
-  int part_blocks = 1;     // output-channel blocks per hand-over from load to compute
+  bool loads_wgt = false;    // the weight slot does not hold the step's weights yet
+  TilePlan::WeightParts wp;  // the hand-overs from load to compute (whole step: one part)
   TileShape shape;
-  int parts(const Tile& tile) const { return (tile.to + part_blocks - 1) / part_blocks; }
+};
+
+// Part `index` of a step: output-channel blocks [first, first + blocks) of the tile, kernel rows
+// [kh0, kh0 + rows) of each (TilePlan::WeightParts: parts of rows only with one block each).
+struct ConvCodegen::Part {
+  int first = 0, blocks = 0, kh0 = 0, rows = 0;
+  Part(const Tile& tile, const Step& s, int kh, int index) {
+    const int row_groups = (kh + s.wp.rows - 1) / s.wp.rows;
+    first = index / row_groups * s.wp.blocks;
+    blocks = std::min(s.wp.blocks, tile.to - first);
+    kh0 = index % row_groups * s.wp.rows;
+    rows = std::min(s.wp.rows, kh - kh0);
+  }
 };
 
 ConvCodegen::ConvCodegen(const TilePlan& plan, const HwConfig& cfg) : m_plan(plan), m_cfg(cfg) {
@@ -159,15 +171,16 @@ void ConvCodegen::emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile&
   for (int ch = 0; ch < m_plan.ic_chunks; ++ch, ++step) {
     Step s = make_step(tile, ch, step);
     s.loads_wgt = m_wgt_tag[s.wgt.slot] != s.wgt.tag;
-    s.part_blocks =
-        s.loads_wgt ? m_plan.weight_part_blocks(tile.to, tile.th * tile.tw, s.ti, m_cfg) : tile.to;
+    s.wp = s.loads_wgt ? m_plan.weight_parts(tile.to, tile.th * tile.tw, s.ti, m_cfg)
+                       : TilePlan::WeightParts{tile.to, m_plan.g.p.kh};
+    const int parts = s.wp.count(tile.to, m_plan.g.p.kh);
     emit_loads(sink, b, tile, s);
     if (ch == 0 && (tile.index == 0 || !start_early)) {
       emit_tile_start(sink, b, tile);
     }
-    for (int part = 0; part < s.parts(tile); ++part) {
+    for (int part = 0; part < parts; ++part) {
       sink.dep_pop(kStageLoad, kStageCompute);
-      for (KernelSlot* k : step_kernels(tile, s, part)) {
+      for (KernelSlot* k : step_kernels(tile, s, Part(tile, s, m_plan.g.p.kh, part))) {
         push(sink, *k);
       }
     }
@@ -190,10 +203,10 @@ void ConvCodegen::emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile
   if (s.loads_wgt) {
     m_wgt_tag[s.wgt.slot] = s.wgt.tag;
   }
-  for (int part = 0; part < s.parts(tile); ++part) {
+  const int kh = m_plan.g.p.kh;
+  for (int part = 0; part < s.wp.count(tile.to, kh); ++part) {
     if (s.loads_wgt) {
-      const int first = part * s.part_blocks;
-      emit_weight_load(sink, b, tile, s, first, std::min(s.part_blocks, tile.to - first));
+      emit_weight_load(sink, b, tile, s, Part(tile, s, kh, part));
     }
     sink.dep_push(kStageLoad, kStageCompute);
   }
@@ -241,18 +254,20 @@ void ConvCodegen::emit_split(ProgramSink& sink, const Load2D& l) const {
 }
 
 void ConvCodegen::emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile,
-                                   const Step& s, int first, int blocks) {
-  // Output-channel blocks [first, first + blocks) of the tile: one row each.
+                                   const Step& s, const Part& part) {
+  // One row per output-channel block; a part of kernel rows (one block, one input block) is
+  // the contiguous run of those rows inside the block.
   const BlockedConv& g = m_plan.g;
   const uint32_t kk = uint32_t(g.p.kh) * g.p.kw;
   const uint32_t row = uint32_t(s.ti) * kk;  // weight tiles of one output-channel block
+  const uint32_t skip = uint32_t(part.kh0 * g.p.kw);
   Load2D l;
   l.src = b.wgt;
-  l.src_elem_offset = (uint32_t(tile.ob0 + first) * g.icb + s.ib0) * kk;
-  l.x_size = row;
-  l.y_size = uint32_t(blocks);
+  l.src_elem_offset = (uint32_t(tile.ob0 + part.first) * g.icb + s.ib0) * kk + skip;
+  l.x_size = part.rows == g.p.kh ? row : uint32_t(part.rows * g.p.kw);
+  l.y_size = uint32_t(part.blocks);
   l.x_stride = uint32_t(g.icb) * kk;
-  l.sram_index = s.wgt_base + uint32_t(first) * row;
+  l.sram_index = s.wgt_base + uint32_t(part.first) * row + skip;
   l.memory_type = kMemWgt;
   emit_split(sink, l);
 }
@@ -308,23 +323,24 @@ void ConvCodegen::emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, c
 }
 
 const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Tile& tile,
-                                                                       const Step& s, int part) {
-  // Output-channel blocks [o, o + to) of the step.
-  const int first = part * s.part_blocks;
-  const int to = std::min(s.part_blocks, tile.to - first);
-  const uint32_t o = uint32_t(first);
-  const std::string key = fmt::format("gemm {}x{}x{}x{} inp{} wgt{} acc{} o{}", to, s.ti, tile.th,
-                                      tile.tw, s.io_slot, s.wgt.slot, tile.acc_slot, o);
+                                                                       const Step& s,
+                                                                       const Part& part) {
+  const std::string key =
+      fmt::format("gemm {}x{}x{}x{} inp{} wgt{} acc{} o{} kh{}+{}", part.blocks, s.ti, tile.th,
+                  tile.tw, s.io_slot, s.wgt.slot, tile.acc_slot, part.first, part.kh0, part.rows);
   auto it = m_steps.find(key);
   if (it != m_steps.end()) {
     return it->second;
   }
   const uint32_t kk = uint32_t(m_plan.g.p.kh) * m_plan.g.p.kw;
-  const TileShape shape = m_plan.shape(tile.th, tile.tw, to, s.ti);
+  const uint32_t o = uint32_t(part.first);
+  const TileShape shape = m_plan.shape(tile.th, tile.tw, part.blocks, s.ti);
+  const KernelRows rows =
+      part.rows == m_plan.g.p.kh ? KernelRows{} : KernelRows{part.kh0, part.rows};
   std::vector<KernelSlot*> slots;
   auto kernels =
       make_gemm_step(m_plan, shape, s.inp_base, s.wgt_base + o * uint32_t(s.ti) * kk,
-                     tile.out_base + o * uint32_t(tile.th * tile.tw), m_cfg.uop_buff_depth);
+                     tile.out_base + o * uint32_t(tile.th * tile.tw), m_cfg.uop_buff_depth, rows);
   for (size_t i = 0; i < kernels.size(); ++i) {
     slots.push_back(
         &kernel(fmt::format("{} part {}", key, i), [&] { return std::move(kernels[i]); }));

@@ -187,9 +187,15 @@ bool fits_loop_field(const DimTable& d, int dim) {
 }  // namespace
 
 MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
-                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
-                             int only_ic) {
+                             uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit, int only_ic,
+                             KernelRows rows) {
   DimTable d = dim_table(plan, t);
+  if (rows.count > 0) {
+    // Some kernel rows of the step: same strides, the first row's offsets.
+    inp_base += uint32_t(rows.first) * d[kDimKh].src;
+    wgt_base += uint32_t(rows.first) * d[kDimKh].wgt;
+    d[kDimKh].extent = uint32_t(rows.count);
+  }
   if (only_ic >= 0) {
     // One input block of the step: same strides, that block's offsets.
     inp_base += uint32_t(only_ic) * d[kDimI].src;
@@ -232,9 +238,10 @@ MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t 
 }
 
 std::vector<MicroKernel> make_gemm_step(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
-                                        uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit) {
+                                        uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
+                                        KernelRows rows) {
   try {
-    return {make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit)};
+    return {make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit, -1, rows)};
   } catch (const Error&) {
     // A tile with one or two accumulators and three reduction dimensions cannot keep the
     // dependence rule in one kernel: issue one GEMM per input-channel block instead, each
@@ -244,7 +251,7 @@ std::vector<MicroKernel> make_gemm_step(const TilePlan& plan, const TileShape& t
     }
     std::vector<MicroKernel> out;
     for (int i = 0; i < t.ti; ++i) {
-      out.push_back(make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit, i));
+      out.push_back(make_gemm_kernel(plan, t, inp_base, wgt_base, acc_base, uop_limit, i, rows));
     }
     return out;
   }

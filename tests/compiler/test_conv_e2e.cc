@@ -305,34 +305,41 @@ namespace {
 //  B: h14 w14 oc2 ic4: 4 steps of 4 input windows of at most 16x16 x 16 B = 4 KiB (uncut); one
 //     chunk, so the weights are loaded once: 2 rows of 36 x 256 B = 9216 B, each cut into 32 +
 //     4 tiles: 16 + 4 = 20 (the two rows are also the two parts the compute unit gets them in,
-//     TilePlan::weight_part_blocks), and the weight bytes are the layer's weights once.
+//     TilePlan::weight_parts), and the weight bytes are the layer's weights once.
+//  C: 1x16x20x20 * 16x11x11 p5, h8 w8 oc1 ic1: 9 tiles of one window of at most 18x18 x 16 B
+//     (uncut); one block of 121 x 256 B = 30,976 B, at least two 8 KiB parts, so it goes to the
+//     compute unit in parts of 8192 / (11 x 256) = 2 kernel rows: 6 loads (2,2,2,2,2,1 rows, at
+//     most 5,632 B, uncut; the whole block in one load would have been cut into 4): 9 + 6 = 15.
 // Each run also ends with 3 load NOPs: two pop the g2l tokens left at the end, one hands the
 // load unit over to FINISH.
 void cut_load_convs(const std::string& backend) {
   const Target target = use(backend, "pynq");
-  Conv2dParams p;
-  p.name = "cut";
-  p.n = 1, p.c = 64, p.h = 28, p.w = 28, p.k = 32;
-  p.kh = p.kw = 3;
-  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
   Epilogue e;
   e.shift = 6;
   e.residual = true;
   e.relu = true;
   struct Case {
-    int h, w, oc, ic;
-    uint64_t load_insns;
+    int c, hw, k, kernel, h, w, oc, ic;
+    uint64_t load_insns, wgt_bytes;  // wgt_bytes 0: not checked
   };
-  for (const Case& c : {Case{28, 28, 1, 1, 24}, Case{14, 14, 2, 4, 20}}) {
+  const Case cases[] = {{64, 28, 32, 3, 28, 28, 1, 1, 24, 0},
+                        {64, 28, 32, 3, 14, 14, 2, 4, 20, 64ull * 32 * 9},
+                        {16, 20, 16, 11, 8, 8, 1, 1, 15, 16ull * 16 * 121}};
+  for (const Case& c : cases) {
+    Conv2dParams p;
+    p.name = "cut";
+    p.n = 1, p.c = c.c, p.h = p.w = c.hw, p.k = c.k;
+    p.kh = p.kw = c.kernel;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = c.kernel / 2;
     ConvSchedule s;
     s.tile_h = c.h, s.tile_w = c.w, s.tile_oc_blocks = c.oc, s.tile_ic_blocks = c.ic;
-    INFO(backend << " schedule " << s.describe());
+    INFO(backend << " " << p.describe() << " schedule " << s.describe());
     const LayerRun r = run_conv2d(target, p, e, s, random_conv_data(p, e, 31), true);
     INFO("first mismatch: " << r.first_mismatch);
     REQUIRE(r.mismatches == 0);
     require_race_free();
-    if (c.ic == 4) {
-      CHECK(r.stats.wgt_load_nbytes == 64ull * 32 * 9);
+    if (c.wgt_bytes != 0) {
+      CHECK(r.stats.wgt_load_nbytes == c.wgt_bytes);
     }
     if (const vta::NamedCounter* n = r.stats.find("insns.load")) {
       CHECK(uint64_t(n->value) == c.load_insns + 3);

@@ -7,7 +7,7 @@
 // slot j % T (T = virtual threads).
 //   load   : [pop g2l if s >= T] LOAD INP (one per channel block) + LOAD WGT   -> push l2g
 //            (each cut to at most TilePlan::max_load_beats: load_split.h; a step's
-//            weights in parts of TilePlan::weight_part_blocks, one l2g push each)
+//            weights in parts of TilePlan::weight_parts, one l2g push each)
 //   compute: tile start: [pop s2g if j >= T] GEMM reset, LOAD ACC bias, LOAD ACC_8BIT residual
 //            pop l2g, GEMM (accumulate) of each part
 //            last chunk, residual and T >= 2: the start of tile j + 1            -> push g2l
@@ -62,6 +62,7 @@ class ConvCodegen {
   };
   struct Tile;  // one output tile: position, extents, accumulator slot
   struct Step;  // one input-channel chunk of a tile: extents, input/weight slot
+  struct Part;  // the weights of a step one hand-over from load to compute covers
 
   Tile make_tile(int nb, int ot, int ht, int wt, uint64_t index) const;
   Step make_step(const Tile& tile, int chunk, uint64_t index) const;
@@ -71,7 +72,7 @@ class ConvCodegen {
   void emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_input_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s);
   void emit_weight_load(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Step& s,
-                        int first, int blocks);
+                        const Part& part);
   void emit_split(ProgramSink& sink, const Load2D& l) const;
   void emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
@@ -81,7 +82,7 @@ class ConvCodegen {
 
   KernelSlot& kernel(const std::string& key, const std::function<MicroKernel()>& build);
   // The GEMM kernels of a step shape and slot pair, built on first use.
-  const std::vector<KernelSlot*>& step_kernels(const Tile& tile, const Step& s, int part);
+  const std::vector<KernelSlot*>& step_kernels(const Tile& tile, const Step& s, const Part& part);
   static void push(ProgramSink& sink, KernelSlot& k) { sink.push_kernel(k.kernel, k.cache); }
 
   TilePlan m_plan;

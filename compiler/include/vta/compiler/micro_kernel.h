@@ -38,14 +38,19 @@ struct MicroKernel {
 // (output channel, row, column, input channel, kernel row, kernel column) become the hardware
 // loops so that the kernel obeys the dependence rule and has the fewest micro-ops.
 // Throws Error if no choice fits `uop_limit` micro-ops. With only_ic >= 0 the kernel covers
-// that single input-channel block of the step.
+// that single input-channel block of the step; with rows.count > 0 only kernel rows
+// [rows.first, rows.first + rows.count) (the bases stay those of the whole kernel).
+struct KernelRows {
+  int first = 0, count = 0;  // count 0: every kernel row
+};
 MicroKernel make_gemm_kernel(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
                              uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
-                             int only_ic = -1);
+                             int only_ic = -1, KernelRows rows = {});
 // The kernels of one step: one kernel, or (when a tile has fewer than three accumulators and
 // the dependence rule cannot be met otherwise) one kernel per input-channel block.
 std::vector<MicroKernel> make_gemm_step(const TilePlan& plan, const TileShape& t, uint32_t inp_base,
-                                        uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit);
+                                        uint32_t wgt_base, uint32_t acc_base, uint32_t uop_limit,
+                                        KernelRows rows = {});
 // Zeroes the tile's accumulators.
 MicroKernel make_reset_kernel(const TileShape& t, uint32_t acc_base);
 // acc[tile] = acc[tile] op imm.

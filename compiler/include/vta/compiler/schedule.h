@@ -125,13 +125,21 @@ struct TilePlan {
   WeightSlot weight_slot(int nb, int ot, int chunk, uint64_t step) const;
   // Steps whose weights are loaded under that rule.
   uint64_t weight_loads() const;
-  // A step that loads its weights hands them to the compute unit in parts of this many
-  // output-channel blocks (of `to` in the tile, `positions` output pixels, `ti` input blocks),
-  // one token each: its first GEMMs start after the first part instead of after all the
-  // weights, so the pipeline fills sooner and the last step drains sooner. A part is about one
-  // LOAD long (max_load_beats): shorter parts would only add instructions. It needs three
+  // A step that loads its weights hands them to the compute unit in parts, one token each: its
+  // first GEMMs start after the first part instead of after all the weights, so the pipeline
+  // fills sooner and the last step drains sooner. A part is about one LOAD long
+  // (max_load_beats; shorter parts would only add instructions): `blocks` output-channel
+  // blocks (of `to` in the tile, `positions` output pixels, `ti` input blocks), and when one
+  // block of one input block is longer than that, `rows` of its kernel rows. A part needs three
   // accumulators of its own to keep the dependence rule in one kernel; else one part.
-  int weight_part_blocks(int to, int positions, int ti, const HwConfig& cfg) const;
+  struct WeightParts {
+    int blocks = 1;  // output-channel blocks per part
+    int rows = 1;    // kernel rows per part (KH: whole blocks)
+    int count(int to, int kh) const {
+      return (to + blocks - 1) / blocks * ((kh + rows - 1) / rows);
+    }
+  };
+  WeightParts weight_parts(int to, int positions, int ti, const HwConfig& cfg) const;
   // Two lines for humans: tile counts, SRAM use per virtual thread, the step kernel.
   std::string describe(const HwConfig& cfg) const;
 };
