@@ -41,6 +41,13 @@ struct ConvCodegen::Tile {
   std::string key;  // names the tile's kernels: "<to>x<th>x<tw>@<acc slot>"
 };
 
+// The weights of a step one hand-over from load to compute covers: output-channel blocks
+// [first, first + blocks) of the tile, kernel rows [kh0, kh0 + rows) of each
+// (TilePlan::WeightParts: parts of rows only with one block each).
+struct ConvCodegen::Part {
+  int first = 0, blocks = 0, kh0 = 0, rows = 0;
+};
+
 // One input-channel chunk of a tile and the input/weight slot it uses.
 struct ConvCodegen::Step {
   uint64_t index = 0;              // position in emission order
@@ -48,22 +55,9 @@ struct ConvCodegen::Step {
   uint32_t io_slot = 0, inp_base = 0;
   TilePlan::WeightSlot wgt;  // which weights, in which weight slot
   uint32_t wgt_base = 0;
-  bool loads_wgt = false;    // the weight slot does not hold the step's weights yet
-  TilePlan::WeightParts wp;  // the hand-overs from load to compute (whole step: one part)
+  bool loads_wgt = false;   // the weight slot does not hold the step's weights yet
+  std::vector<Part> parts;  // the hand-overs from load to compute (whole step: one part)
   TileShape shape;
-};
-
-// Part `index` of a step: output-channel blocks [first, first + blocks) of the tile, kernel rows
-// [kh0, kh0 + rows) of each (TilePlan::WeightParts: parts of rows only with one block each).
-struct ConvCodegen::Part {
-  int first = 0, blocks = 0, kh0 = 0, rows = 0;
-  Part(const Tile& tile, const Step& s, int kh, int index) {
-    const int row_groups = (kh + s.wp.rows - 1) / s.wp.rows;
-    first = index / row_groups * s.wp.blocks;
-    blocks = std::min(s.wp.blocks, tile.to - first);
-    kh0 = index % row_groups * s.wp.rows;
-    rows = std::min(s.wp.rows, kh - kh0);
-  }
 };
 
 ConvCodegen::ConvCodegen(const TilePlan& plan, const HwConfig& cfg) : m_plan(plan), m_cfg(cfg) {
@@ -124,7 +118,7 @@ ConvCodegen::Tile ConvCodegen::make_tile(int nb, int ot, int ht, int wt, uint64_
   return t;
 }
 
-ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t index) const {
+ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t index) {
   const TilePlan& P = m_plan;
   Step s;
   s.index = index;
@@ -136,6 +130,19 @@ ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t i
   s.inp_base = s.io_slot * P.inp_slot;
   s.wgt = P.weight_slot(tile.nb, tile.ot, chunk, index);
   s.wgt_base = s.wgt.slot * P.wgt_slot;
+  // Skip the weight load when the slot already holds these weights (TilePlan::weight_slot).
+  s.loads_wgt = m_wgt_tag[s.wgt.slot] != s.wgt.tag;
+  m_wgt_tag[s.wgt.slot] = s.wgt.tag;
+  const int kh = P.g.p.kh;
+  const TilePlan::WeightParts wp = s.loads_wgt
+                                       ? P.weight_parts(tile.to, tile.th * tile.tw, s.ti, m_cfg)
+                                       : TilePlan::WeightParts{tile.to, kh};
+  for (int first = 0; first < tile.to; first += wp.blocks) {
+    for (int kh0 = 0; kh0 < kh; kh0 += wp.rows) {
+      s.parts.push_back(
+          Part{first, std::min(wp.blocks, tile.to - first), kh0, std::min(wp.rows, kh - kh0)});
+    }
+  }
   return s;
 }
 
@@ -169,18 +176,14 @@ void ConvCodegen::emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile&
   // early would only wait sooner for the store of the slot's previous tile.
   const bool start_early = m_plan.s.threads >= 2 && m_plan.e.residual;
   for (int ch = 0; ch < m_plan.ic_chunks; ++ch, ++step) {
-    Step s = make_step(tile, ch, step);
-    s.loads_wgt = m_wgt_tag[s.wgt.slot] != s.wgt.tag;
-    s.wp = s.loads_wgt ? m_plan.weight_parts(tile.to, tile.th * tile.tw, s.ti, m_cfg)
-                       : TilePlan::WeightParts{tile.to, m_plan.g.p.kh};
-    const int parts = s.wp.count(tile.to, m_plan.g.p.kh);
+    const Step s = make_step(tile, ch, step);
     emit_loads(sink, b, tile, s);
     if (ch == 0 && (tile.index == 0 || !start_early)) {
       emit_tile_start(sink, b, tile);
     }
-    for (int part = 0; part < parts; ++part) {
+    for (const Part& part : s.parts) {
       sink.dep_pop(kStageLoad, kStageCompute);
-      for (KernelSlot* k : step_kernels(tile, s, Part(tile, s, m_plan.g.p.kh, part))) {
+      for (KernelSlot* k : step_kernels(tile, s, part)) {
         push(sink, *k);
       }
     }
@@ -200,13 +203,9 @@ void ConvCodegen::emit_loads(ProgramSink& sink, const ConvBuffers& b, const Tile
     sink.dep_pop(kStageCompute, kStageLoad);
   }
   emit_input_loads(sink, b, tile, s);
-  if (s.loads_wgt) {
-    m_wgt_tag[s.wgt.slot] = s.wgt.tag;
-  }
-  const int kh = m_plan.g.p.kh;
-  for (int part = 0; part < s.wp.count(tile.to, kh); ++part) {
+  for (const Part& part : s.parts) {
     if (s.loads_wgt) {
-      emit_weight_load(sink, b, tile, s, Part(tile, s, kh, part));
+      emit_weight_load(sink, b, tile, s, part);
     }
     sink.dep_push(kStageLoad, kStageCompute);
   }

@@ -65,7 +65,8 @@ class ConvCodegen {
   struct Part;  // the weights of a step one hand-over from load to compute covers
 
   Tile make_tile(int nb, int ot, int ht, int wt, uint64_t index) const;
-  Step make_step(const Tile& tile, int chunk, uint64_t index) const;
+  // Also records the weights the step leaves in its weight slot.
+  Step make_step(const Tile& tile, int chunk, uint64_t index);
   // The stages of one tile, in the order the pipeline comment above lists them.
   void emit_tile(ProgramSink& sink, const ConvBuffers& b, const Tile& tile, const Tile* next,
                  uint64_t& step);
