@@ -261,16 +261,21 @@ OPS = ["clip_constant", "depthwise", "add_fused", "add_host", "maxpool", "avgpoo
        "gap_flatten_gemm", "reshape_matmul", "identity_dropout", "concat"]
 
 
-@pytest.mark.parametrize("kind", OPS)
-def test_graphs_operator(tmp_path, kind):
-    r = rng(SEED + OPS.index(kind))
-    g, y, shape, f = op_graph(kind, r)
+def run_op_graph(tmp_path, kind, r, n):
+    """The one-operator graph `kind` with batch n: its float result against torch, then the
+    quantized run on fsim (check_run). Returns the run's report and output."""
+    g, y, shape, f = op_graph(kind, r, n=n)
     model = g.save(str(tmp_path / f"{kind}.onnx"), y, shape)
-    x = r.normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    x = r.normal(0, 1, (n, 8, 8, 8)).astype(np.float32)
     with torch.no_grad():
         ref = f(t(x)).numpy()
     float_check(model, x, ref)
-    rep, out = check_run(str(tmp_path), model, x)
+    return check_run(str(tmp_path), model, x)
+
+
+@pytest.mark.parametrize("kind", OPS)
+def test_graphs_operator(tmp_path, kind):
+    rep, out = run_op_graph(tmp_path, kind, rng(SEED + OPS.index(kind)), 1)
     fe = rep["frontend"]
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     ops = " ".join(l["ops"] for l in fe["layers"])
@@ -289,14 +294,7 @@ def test_graphs_operator(tmp_path, kind):
 
 @pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul"])
 def test_graphs_batch_of_two(tmp_path, kind):
-    r = rng()
-    g, y, shape, f = op_graph(kind, r, n=2)
-    model = g.save(str(tmp_path / f"{kind}.onnx"), y, shape)
-    x = r.normal(0, 1, (2, 8, 8, 8)).astype(np.float32)
-    with torch.no_grad():
-        ref = f(t(x)).numpy()
-    float_check(model, x, ref)
-    rep, out = check_run(str(tmp_path), model, x)
+    rep, out = run_op_graph(tmp_path, kind, rng(), 2)
     assert rep["frontend"]["samples"] == 4  # 2 calibration inputs x batch 2
     assert rep["frontend"]["cosine_similarity"] >= COSINE_FLOOR, out
 

@@ -161,12 +161,16 @@ TEST_CASE("rtl: the watchdog ends a run without progress with a named error", "[
   // fetch that waits 5000 cycles for DRAM, under a 2000-cycle window.
   const HwConfig cfg =
       vta::resolve_config("pynq_fixed", {{"DRAM_READ_LATENCY_CYCLES", 5000}}).config;
+  // One LOAD INP of one element, then FINISH.
+  auto one_load = [&](ProgramBuilder& pb) {
+    const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
+    pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1));
+    pb.push(make_finish());
+  };
   Dram dram;
   RtlBackend be(cfg, dram);
   ProgramBuilder pb(cfg, dram);
-  const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
-  pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1));
-  pb.push(make_finish());
+  one_load(pb);
   const DeviceBuffer prog = pb.emit();
   be.set_watchdog_cycles(2000);
   try {
@@ -190,9 +194,7 @@ TEST_CASE("rtl: the watchdog ends a run without progress with a named error", "[
   Dram dram2;
   CycleBackend cyc(cfg, dram2);
   ProgramBuilder pb2(cfg, dram2);
-  const DeviceBuffer inp2 = pb2.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
-  pb2.push(make_load_1d(kMemInp, 0, inp2.elem(cfg, kMemInp), 1));
-  pb2.push(make_finish());
+  one_load(pb2);
   REQUIRE(pb2.run(cyc) == RunStatus::kOk);
   CHECK(be.stats().cycles - before == cyc.stats().cycles);
   CHECK(cyc.stats().cycles > 5000);
