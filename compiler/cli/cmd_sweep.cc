@@ -97,6 +97,10 @@ int sweep_merge(int argc, char** argv) {
   if (files.size() < 2) {
     throw UsageError("needs an output and at least one input database (usage: " + usage + ")");
   }
+  for (size_t i = 1; i < files.size(); ++i) {  // every input checked before the output exists
+    refuse_overwrite(files[i], files.front(), "sweep merge");
+    const ResultsDb check(files[i], ResultsDb::Mode::kReadOnly);
+  }
   ResultsDb out(files.front());
   size_t added = 0;
   for (size_t i = 1; i < files.size(); ++i) {

@@ -1,23 +1,16 @@
 #include "vta/compiler/json_file.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
+#include "vta/sim/input_file.h"
 
 namespace vta::compiler {
 
 nlohmann::json read_json_file(const std::string& path, const char* kind) {
-  std::ifstream in(path);
-  if (!in) {
-    throw Error(fmt::format("cannot open {} file '{}'", kind, path));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = read_input_file(path, fmt::format("{} file", kind), kMaxJsonInputBytes);
   try {
-    return nlohmann::json::parse(ss.str());
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& ex) {
     throw Error(fmt::format("{} file '{}': invalid JSON: {}", kind, path, ex.what()));
   }

@@ -137,8 +137,22 @@ def main():
                  % (workload, a.db, ", ".join(workloads)))
     designs = designs_of(rows, workload)
     if not designs:
+        untimed = sorted({r.get("backend") for r in rows if r.get("row_kind") == "summary" and
+                          r.get("status") == "ok" and r.get("workload") == workload})
+        if untimed:  # ok rows without a time: an untimed backend such as fsim
+            sys.exit("sweep report: error: the design points of '%s' ran on the %s backend, which "
+                     "has no cycles; a report needs a timed backend (cycle or rtl)"
+                     % (workload, ", ".join(untimed)))
         sys.exit("sweep report: error: no design point of '%s' finished with status ok" % workload)
-    os.makedirs(a.out, exist_ok=True)
+    try:
+        os.makedirs(a.out, exist_ok=True)
+        probe = os.path.join(a.out, ".write_test")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        sys.exit("sweep report: error: cannot write the report to --out '%s': %s"
+                 % (a.out, e.strerror or e))
     part, lut_budget, dsp_budget = BUDGETS[a.device]
     svgs = []
 

@@ -17,6 +17,7 @@ struct ConstraintExpr::Node {
   double value = 0;
   std::string key;
   std::shared_ptr<const Node> lhs, rhs;
+  size_t depth = 1;  // of the subtree: bounds the recursion of eval()
 };
 
 namespace {
@@ -30,6 +31,10 @@ class Parser {
       : m_text(text), m_keys(keys) {}
 
   NodePtr parse() {
+    if (m_text.size() > kMaxConstraintLength) {
+      throw Error(fmt::format("constraint of {} characters: longer than the limit of {}",
+                              m_text.size(), kMaxConstraintLength));
+    }
     NodePtr n = parse_binary(0);
     skip_space();
     if (m_pos != m_text.size()) {
@@ -44,6 +49,39 @@ class Parser {
     static const std::vector<std::vector<std::string>> l = {
         {"||"}, {"&&"}, {"<=", ">=", "==", "!=", "<", ">"}, {"+", "-"}, {"*", "/", "%"}};
     return l;
+  }
+
+  // Counts open parentheses and unary operators: the parser's recursion stays bounded.
+  class NestingGuard {
+   public:
+    explicit NestingGuard(Parser& p) : m_parser(p) {
+      if (++m_parser.m_nesting > kMaxConstraintDepth) {
+        m_parser.fail_limit(fmt::format("nesting deeper than {}", kMaxConstraintDepth));
+      }
+    }
+    ~NestingGuard() { --m_parser.m_nesting; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+   private:
+    Parser& m_parser;
+  };
+
+  // Sets the node's depth from its operands; a tree deeper than the limit (a flat sum of many
+  // terms is a deep left-leaning tree) is an error.
+  NodePtr with_depth(const std::shared_ptr<ConstraintExpr::Node>& n) const {
+    n->depth = 1 + std::max(n->lhs ? n->lhs->depth : 0, n->rhs ? n->rhs->depth : 0);
+    if (n->depth > kMaxConstraintDepth) {
+      fail_limit(fmt::format("more than {} operators in a row", kMaxConstraintDepth));
+    }
+    return n;
+  }
+
+  [[noreturn]] void fail_limit(const std::string& what) const {
+    throw Error(
+        fmt::format("constraint \"{}\": {} at position {} (the limit keeps evaluation "
+                    "bounded)",
+                    m_text.size() > 60 ? m_text.substr(0, 57) + "..." : m_text, what, m_pos + 1));
   }
 
   [[noreturn]] void fail(const std::string& expected) const {
@@ -86,7 +124,7 @@ class Parser {
       n->op = found;
       n->lhs = lhs;
       n->rhs = parse_binary(level + 1);
-      lhs = n;
+      lhs = with_depth(n);
       if (level == 2) {
         return lhs;  // comparisons do not chain
       }
@@ -98,8 +136,9 @@ class Parser {
       if (accept(op)) {
         auto n = std::make_shared<ConstraintExpr::Node>();
         n->op = op[0] == '-' ? "neg" : "!";
+        const NestingGuard guard(*this);
         n->lhs = parse_unary();
-        return n;
+        return with_depth(n);
       }
     }
     return parse_primary();
@@ -109,6 +148,7 @@ class Parser {
     skip_space();
     auto n = std::make_shared<ConstraintExpr::Node>();
     if (accept("(")) {
+      const NestingGuard guard(*this);
       NodePtr inner = parse_binary(0);
       if (!accept(")")) {
         fail("')'");
@@ -143,6 +183,7 @@ class Parser {
   const std::string& m_text;
   const std::vector<std::string>& m_keys;
   size_t m_pos = 0;
+  size_t m_nesting = 0;
 };
 
 double eval(const ConstraintExpr::Node& n, const nlohmann::json& keys, const std::string& text) {

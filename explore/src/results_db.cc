@@ -1,5 +1,6 @@
 #include "vta/explore/results_db.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -102,6 +103,21 @@ std::string csv_field(const nlohmann::ordered_json& v) {
 
 }  // namespace
 
+void refuse_overwrite(const std::string& input, const std::string& output, const char* command) {
+  std::error_code ec;
+  const std::filesystem::path out = std::filesystem::weakly_canonical(output, ec);
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+    // By name (a journal that does not exist yet) and by file (a link or another spelling).
+    const std::filesystem::path in = std::filesystem::weakly_canonical(input + suffix, ec);
+    if ((!out.empty() && in == out) || std::filesystem::equivalent(input + suffix, output, ec)) {
+      throw Error(
+          fmt::format("{}: the output '{}' is the database '{}'{}: refusing to write over "
+                      "an input",
+                      command, output, input, *suffix ? " (its journal)" : ""));
+    }
+  }
+}
+
 ResultsDb::ResultsDb(const std::string& path, Mode mode) : m_path(path) {
   const bool create = mode == Mode::kCreate;
   if (!create && !std::filesystem::is_regular_file(path)) {
@@ -118,12 +134,11 @@ ResultsDb::ResultsDb(const std::string& path, Mode mode) : m_path(path) {
     if (create) {
       exec(kCreateTable);
     }
-    for (const std::string& c : columns("main")) {
-      m_columns[c] = true;
-    }
+    refresh_columns();
     if (!m_columns.count("row_kind") || !m_columns.count("point_id")) {
       throw Error("its results table is not a sweep's");
     }
+
   } catch (const Error& e) {
     sqlite3_close(m_db);
     throw Error(fmt::format("'{}' is not a sweep results database: {}", path, e.what()));
@@ -152,13 +167,29 @@ std::vector<std::string> ResultsDb::columns(const std::string& schema) const {
   return out;
 }
 
+void ResultsDb::refresh_columns() {
+  m_columns.clear();
+  for (const std::string& c : columns("main")) {
+    m_columns[c] = true;
+  }
+}
+
+// Called inside a write transaction: another process on the same database may have added the
+// column since this one last looked, so the table is asked again before ALTER TABLE.
+void ResultsDb::ensure_column(const std::string& name, const std::string& type) {
+  if (m_columns.count(name)) {
+    return;
+  }
+  refresh_columns();
+  if (!m_columns.count(name)) {
+    exec(fmt::format("ALTER TABLE main.results ADD COLUMN {} {}", quote(name), type));
+    m_columns[name] = true;
+  }
+}
+
 void ResultsDb::ensure_columns(const nlohmann::ordered_json& row) {
   for (auto it = row.begin(); it != row.end(); ++it) {
-    if (!m_columns.count(it.key())) {
-      exec(fmt::format("ALTER TABLE results ADD COLUMN {} {}", quote(it.key()),
-                       sql_type(it.value())));
-      m_columns[it.key()] = true;
-    }
+    ensure_column(it.key(), sql_type(it.value()));
   }
 }
 
@@ -207,17 +238,22 @@ void ResultsDb::write_job(const std::vector<nlohmann::ordered_json>& rows) {
   }
 }
 
-std::map<std::string, std::string> ResultsDb::job_status() const {
+std::map<std::string, ResultsDb::JobRecord> ResultsDb::job_status() const {
+  // settings_id is added with the first job that has one (older databases lack it).
+  const std::vector<std::string> cols = columns("main");
+  const bool has_settings = std::find(cols.begin(), cols.end(), "settings_id") != cols.end();
   Stmt st(m_db,
-          "SELECT point_id, workload, backend, schedule, status FROM results WHERE row_kind = "
-          "'summary'",
+          fmt::format("SELECT point_id, workload, backend, schedule, status, {} FROM results "
+                      "WHERE row_kind = 'summary'",
+                      has_settings ? "settings_id" : "NULL"),
           m_path);
-  std::map<std::string, std::string> out;
+  std::map<std::string, JobRecord> out;
   const auto text = [&](int i) {
-    return std::string(reinterpret_cast<const char*>(sqlite3_column_text(st.get(), i)));
+    const unsigned char* t = sqlite3_column_text(st.get(), i);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
   };
   while (sqlite3_step(st.get()) == SQLITE_ROW) {
-    out[job_key(text(0), text(1), text(2), text(3))] = text(4);
+    out[job_key(text(0), text(1), text(2), text(3))] = JobRecord{text(4), text(5)};
   }
   return out;
 }
@@ -238,8 +274,45 @@ std::vector<nlohmann::ordered_json> ResultsDb::rows() const {
   return out;
 }
 
+// An export's output: never the database itself (nor its journal), written to a temporary file
+// beside it and renamed into place, so a failed export leaves an existing file as it was.
+class ExportFile {
+ public:
+  ExportFile(const std::string& db, const std::string& out) : m_out(out) {
+    refuse_overwrite(db, out, "export");
+    m_tmp = out + ".partial";
+    m_file.open(m_tmp, std::ios::binary | std::ios::trunc);
+    if (!m_file) {
+      throw Error(fmt::format("cannot write '{}'", out));
+    }
+  }
+  ~ExportFile() {
+    if (!m_done) {
+      std::error_code ec;
+      std::filesystem::remove(m_tmp, ec);
+    }
+  }
+  ExportFile(const ExportFile&) = delete;
+  ExportFile& operator=(const ExportFile&) = delete;
+  std::ofstream& stream() { return m_file; }
+  void commit() {
+    m_file.close();
+    if (!m_file) {
+      throw Error(fmt::format("cannot write '{}'", m_out));
+    }
+    std::filesystem::rename(m_tmp, m_out);
+    m_done = true;
+  }
+
+ private:
+  std::string m_out, m_tmp;
+  std::ofstream m_file;
+  bool m_done = false;
+};
+
 void ResultsDb::export_csv(const std::string& path) const {
-  std::ofstream f(path);
+  ExportFile out(m_path, path);
+  std::ofstream& f = out.stream();
   const std::vector<std::string> cols = columns("main");
   for (size_t i = 0; i < cols.size(); ++i) {
     f << (i ? "," : "") << csv_field(cols[i]);
@@ -251,19 +324,15 @@ void ResultsDb::export_csv(const std::string& path) const {
     }
     f << "\n";
   }
-  if (!f) {
-    throw Error(fmt::format("cannot write '{}'", path));
-  }
+  out.commit();
 }
 
 void ResultsDb::export_jsonl(const std::string& path) const {
-  std::ofstream f(path);
+  ExportFile out(m_path, path);
   for (const auto& row : rows()) {
-    f << row.dump() << "\n";
+    out.stream() << row.dump() << "\n";
   }
-  if (!f) {
-    throw Error(fmt::format("cannot write '{}'", path));
-  }
+  out.commit();
 }
 
 size_t ResultsDb::merge_from(const std::string& path) {
@@ -287,11 +356,7 @@ size_t ResultsDb::merge_from(const std::string& path) {
         const bool has = sqlite3_step(t.get()) == SQLITE_ROW;
         const std::string type =
             has ? reinterpret_cast<const char*>(sqlite3_column_text(t.get(), 0)) : "text";
-        exec(fmt::format("ALTER TABLE main.results ADD COLUMN {} {}", quote(c),
-                         type == "integer" ? "INTEGER"
-                         : type == "real"  ? "REAL"
-                                           : "TEXT"));
-        m_columns[c] = true;
+        ensure_column(c, type == "integer" ? "INTEGER" : type == "real" ? "REAL" : "TEXT");
       }
       names += (names.empty() ? "" : ", ") + quote(c);
       if (c != "wall_seconds" && c != "version") {

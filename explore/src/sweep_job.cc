@@ -12,6 +12,7 @@
 #include "vta/runtime_cpp.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/isa.h"
+#include "vta/sim/text_hash.h"
 #include "vta/sim/version.h"
 
 namespace vta::explore {
@@ -30,6 +31,7 @@ nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
   r["workload_index"] = job.workload;
   r["backend"] = spec.backend;
   r["schedule"] = spec.schedule;
+  r["settings_id"] = settings_id(spec, job);
   r["layer_index"] = -1;
   r["row_kind"] = "summary";
   r["layer"] = nullptr;
@@ -183,6 +185,16 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
 std::string job_key(const SweepSpec& spec, const SweepJob& job) {
   return job.point->id + "|" + spec.workloads[job.workload].text + "|" + spec.backend + "|" +
          spec.schedule;
+}
+
+std::string settings_id(const SweepSpec& spec, const SweepJob& job) {
+  const SweepWorkload& w = spec.workloads[job.workload];
+  const bool seeded = w.kind != SweepWorkload::Kind::kNetwork;
+  const nlohmann::json settings = {{"check", spec.check},
+                                   {"seed", seeded ? nlohmann::json(spec.seed) : nullptr},
+                                   {"tune", spec.tune},
+                                   {"content", w.content_id}};
+  return short_hash(settings.dump());
 }
 
 std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJob& job) {

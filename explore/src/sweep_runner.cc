@@ -88,17 +88,20 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   }
   sum.jobs = jobs.size();
   ResultsDb db(opt.db_path);
-  const std::map<std::string, std::string> status = db.job_status();
+  const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
   std::vector<size_t> todo;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const auto it = status.find(job_key(spec, jobs[i]));
+    const auto it = done.find(job_key(spec, jobs[i]));
+    // A job run with other settings (seed, check, tuning, file contents) is run again; its rows
+    // are replaced when the new ones are written.
     const bool redo =
-        it == status.end() || (opt.retry_failed && it->second != "ok" && it->second != "invalid");
+        it == done.end() || it->second.settings_id != settings_id(spec, jobs[i]) ||
+        (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
     if (redo) {
       todo.push_back(i);
     } else {
       ++sum.skipped;
-      count_status(sum, it->second);
+      count_status(sum, it->second.status);
     }
   }
   WorkerPoolOptions wo;

@@ -11,6 +11,8 @@
 
 #include "vta/backend_factory.h"
 #include "vta/sim/config_source.h"
+#include "vta/sim/input_file.h"
+#include "vta/sim/text_hash.h"
 
 namespace vta::explore {
 
@@ -21,6 +23,24 @@ namespace {
 const char* const kSpecKeys[] = {"name",        "base",      "axes",    "points",
                                  "sample",      "workloads", "backend", "schedule",
                                  "constraints", "check",     "seed"};
+
+// Integers of axes and points are exact in a double (constraints compute in doubles) and convert
+// to int64 without overflow: |v| <= 2^53. Checked before any conversion.
+constexpr double kAxisIntegerLimit = 9007199254740992.0;
+
+void check_axis_value(const nlohmann::json& v, const std::string& where) {
+  const bool too_big_unsigned =
+      v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kAxisIntegerLimit);
+  const bool too_big_signed = v.is_number_integer() && !v.is_number_unsigned() &&
+                              std::fabs(static_cast<double>(v.get<int64_t>())) > kAxisIntegerLimit;
+  if (too_big_unsigned || too_big_signed) {
+    throw SpecError(
+        fmt::format("{}: value {} is outside the integer range -2^53..2^53", where, v.dump()));
+  }
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    throw SpecError(fmt::format("{}: value {} is not a finite number", where, v.dump()));
+  }
+}
 
 // {"from": A, "to": B, "step": S} (inclusive, S > 0, default 1) or {"from", "to", "times": F}
 // (geometric, F > 1): the values of a range axis.
@@ -41,7 +61,15 @@ std::vector<nlohmann::json> range_values(const nlohmann::ordered_json& r,
   const bool integral = r["from"].is_number_integer() && r["to"].is_number_integer() &&
                         (!r.contains("step") || r["step"].is_number_integer()) &&
                         (!r.contains("times") || r["times"].is_number_integer());
+  for (const char* k : {"from", "to", "step", "times"}) {
+    if (r.contains(k)) {
+      check_axis_value(r[k], fmt::format("{}: \"{}\"", where, k));
+    }
+  }
   const double from = r["from"].get<double>(), to = r["to"].get<double>();
+  if (integral && (std::fabs(from) > kAxisIntegerLimit || std::fabs(to) > kAxisIntegerLimit)) {
+    throw SpecError(where + ": an integer range must stay within -2^53..2^53");
+  }
   const double step = r.contains("step") ? r["step"].get<double>() : 1;
   const double times = r.contains("times") ? r["times"].get<double>() : 0;
   if (r.contains("times") ? !(times > 1 && from > 0) : !(step > 0)) {
@@ -76,6 +104,7 @@ void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
         if (!v.is_primitive() || v.is_null()) {
           throw SpecError(fmt::format("{}: value {} is not a number or string", where, v.dump()));
         }
+        check_axis_value(v, where);
         a.values.push_back(v);
       }
     } else if (it->is_object()) {
@@ -104,6 +133,7 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
         throw SpecError(
             fmt::format("{}: points[{}]: '{}' is not a config key", s.source, i, it.key()));
       }
+      check_axis_value(*it, fmt::format("{}: points[{}]: '{}'", s.source, i, it.key()));
     }
     s.points.push_back(nlohmann::json(p));
   }
@@ -214,30 +244,26 @@ void parse_workloads(SweepSpec& s, const nlohmann::ordered_json& j, const std::s
 std::string keys_id(const nlohmann::json& keys) {
   nlohmann::json norm = keys;  // 100 and 100.0 are the same design
   for (auto& v : norm) {
-    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) {
+    if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) < kAxisIntegerLimit) {
       v = static_cast<int64_t>(v.get<double>());
     }
   }
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a, as config_hash
-  for (const char ch : norm.dump()) {
-    h ^= static_cast<uint8_t>(ch);
-    h *= 0x100000001b3ull;
-  }
-  return fmt::format("{:016x}", h).substr(0, 12);
+  return short_hash(norm.dump());
 }
 
 }  // namespace
 
 SweepSpec SweepSpec::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || fs::is_directory(path)) {
-    throw SpecError(fmt::format("cannot open sweep spec '{}'", path));
+  std::string text;
+  try {
+    text = read_input_file(path, "sweep spec", kMaxJsonInputBytes);
+  } catch (const Error& e) {
+    throw SpecError(e.what());
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
   nlohmann::ordered_json j;
   try {
-    j = nlohmann::ordered_json::parse(ss.str());
+    j = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw SpecError(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }

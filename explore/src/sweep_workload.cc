@@ -2,12 +2,15 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/quantize.h"
 #include "vta/sim/error.h"
+#include "vta/sim/input_file.h"
+#include "vta/sim/text_hash.h"
 
 namespace vta::explore {
 
@@ -34,6 +37,7 @@ int parse_dim(const std::string& text, const std::string& what, const std::strin
 Conv2dParams parse_conv_shape(const std::string& arg, const std::string& whole) {
   std::map<std::string, int> v = {{"n", 1},  {"c", 16},     {"h", 14},     {"w", 14},
                                   {"k", 16}, {"kernel", 3}, {"stride", 1}, {"pad", 1}};
+  std::set<std::string> given;  // a key twice (or hw with h or w) is an error, not "last wins"
   size_t pos = 0;
   while (pos <= arg.size()) {
     const size_t comma = std::min(arg.find(',', pos), arg.size());
@@ -45,6 +49,12 @@ Conv2dParams parse_conv_shape(const std::string& arg, const std::string& whole) 
           "workload '{}': '{}' is not KEY=VALUE with KEY one of n, c, h, w, hw, k, kernel, "
           "stride, pad (or a layer such as resnet18.C8)",
           whole, item));
+    }
+    for (const std::string& k :
+         key == "hw" ? std::vector<std::string>{"h", "w"} : std::vector<std::string>{key}) {
+      if (!given.insert(k).second) {
+        throw Error(fmt::format("workload '{}': '{}' sets {} a second time", whole, item, k));
+      }
     }
     const int x = parse_dim(item.substr(eq + 1), key, whole);
     if (key == "hw") {
@@ -100,6 +110,9 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
       const bool in_dir = !dir.empty() && std::filesystem::path(arg).is_relative() &&
                           std::filesystem::exists(local);
       const std::string path = in_dir ? local.string() : arg;
+      if (std::filesystem::exists(path)) {
+        w.content_id = short_hash(read_input_file(path, "network file", kMaxModelInputBytes));
+      }
       // MODEL.onnx: imported and quantized with the defaults of `vtasim network MODEL.onnx`.
       w.network =
           is_onnx_model(path) ? import_and_quantize(path, QuantOptions{}).net : Network::load(path);

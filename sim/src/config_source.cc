@@ -12,6 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "vta/sim/error.h"
+#include "vta/sim/input_file.h"
+#include "vta/sim/text_hash.h"
 
 namespace vta {
 
@@ -30,13 +32,15 @@ nlohmann::json parse_config_text(const std::string& text, const std::string& src
 }
 
 nlohmann::json read_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || fs::is_directory(path)) {
-    throw ConfigError(fmt::format("cannot open config file '{}'", path));
+  std::string text;
+  try {
+    text = read_input_file(path, "config file", kMaxJsonInputBytes);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ConfigError(e.what());
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = parse_config_text(ss.str(), path);
+  nlohmann::json j = parse_config_text(text, path);
   if (!j.is_object()) {
     throw ConfigError(path + ": a config must be a JSON object");
   }
@@ -139,7 +143,8 @@ std::string label_value(const nlohmann::json& v) {
   if (v.is_string()) {
     return v.get<std::string>();
   }
-  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()) {
+  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+      std::fabs(v.get<double>()) < 9.0e18) {  // within int64: the conversion is defined
     return fmt::format("{}", static_cast<int64_t>(v.get<double>()));
   }
   return v.dump();
@@ -216,13 +221,7 @@ ResolvedConfig resolve_config(const std::string& name_or_path,
 }
 
 std::string config_hash(const HwConfig& cfg) {
-  const std::string text = cfg.to_json().dump();
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
-  for (const char ch : text) {
-    h ^= static_cast<uint8_t>(ch);
-    h *= 0x100000001b3ull;  // FNV-1a prime
-  }
-  return fmt::format("{:016x}", h).substr(0, 12);
+  return short_hash(cfg.to_json().dump());
 }
 
 std::string config_label(const std::string& root, const nlohmann::json& root_keys,

@@ -153,7 +153,7 @@ void parse_string_fields(const nlohmann::json& j, DramSpec& d, const std::string
   }
   if (j.contains("DRAM_INTERCONNECT_NS")) {
     const auto& v = j["DRAM_INTERCONNECT_NS"];
-    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 100000) {
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= 100000)) {  // NaN too
       throw ConfigError(fmt::format(
           "{}: key 'DRAM_INTERCONNECT_NS' = {} must be a number in [0, 100000]", src, v.dump()));
     }

@@ -190,9 +190,11 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
         hw_ver.dump()));
   }
   c.hw_ver = hw_ver.get<std::string>();
-  if (!clock.is_number() || clock.get<double>() <= 0 || clock.get<double>() > 10000) {
-    throw ConfigError(
-        fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number in (0, 10000]", src, clock.dump()));
+  // A real clock: [kMinClockMhz, kMaxClockMhz] MHz (NaN and infinities fail the comparison).
+  if (!clock.is_number() ||
+      !(clock.get<double>() >= kMinClockMhz && clock.get<double>() <= kMaxClockMhz)) {
+    throw ConfigError(fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number of MHz in [{}, {}]",
+                                  src, clock.dump(), kMinClockMhz, kMaxClockMhz));
   }
   c.clock_mhz = clock.get<double>();
   if (!is_pow2(c.max_burst_beats)) {

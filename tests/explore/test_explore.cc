@@ -85,6 +85,39 @@ TEST_CASE("constraint expressions evaluate like C on config keys", "[explore]") 
                     Catch::Contains("expected a number, a config key or '(' at position 4"));
 }
 
+// Deep or long expressions are refused by name before they can exhaust the stack (10,000 nested
+// parentheses and a flat sum of 40,000 terms used to crash the parser or the evaluator).
+TEST_CASE("constraint expressions: length and depth limits", "[explore]") {
+  const std::vector<std::string> names = {"A"};
+  const std::string nested = std::string(10000, '(') + "A" + std::string(10000, ')');
+  CHECK_THROWS_WITH(ConstraintExpr::parse(nested, names),
+                    Catch::Contains("longer than the limit of 4096"));
+  const std::string nested_short = std::string(1000, '(') + "A" + std::string(1000, ')');
+  CHECK_THROWS_WITH(ConstraintExpr::parse(nested_short, names),
+                    Catch::Contains("nesting deeper than 256"));
+  CHECK_THROWS_WITH(ConstraintExpr::parse(std::string(300, '!') + "A", names),
+                    Catch::Contains("nesting deeper than 256"));
+  std::string sum = "A";
+  for (int i = 0; i < 40000; ++i) {
+    sum += "+1";
+  }
+  CHECK_THROWS_WITH(ConstraintExpr::parse(sum, names), Catch::Contains("longer than the limit"));
+  std::string sum300 = "A";
+  for (int i = 0; i < 300; ++i) {
+    sum300 += "+1";
+  }
+  CHECK_THROWS_WITH(ConstraintExpr::parse(sum300, names),
+                    Catch::Contains("more than 256 operators in a row"));
+  // Just inside the limits: 255 additions and 200 parentheses evaluate.
+  std::string sum255 = "A";
+  for (int i = 0; i < 255; ++i) {
+    sum255 += "+1";
+  }
+  CHECK(ConstraintExpr::parse(sum255, names).evaluate({{"A", 1}}) == 256);
+  const std::string nested200 = std::string(200, '(') + "A" + std::string(200, ')');
+  CHECK(ConstraintExpr::parse(nested200, names).evaluate({{"A", 7}}) == 7);
+}
+
 TEST_CASE("config sources: base chains, overrides, labels", "[explore][config]") {
   const fs::path d = temp_dir("config");
   write_file(d / "a.json", R"({"base": "ultra96", "LOG_BLOCK": 5})");
@@ -163,6 +196,23 @@ TEST_CASE("sweep specs: every error is named", "[explore][spec]") {
   CHECK_THAT(
       spec_error(R"({"base": "pynq", "axes": {"LOG_BLOCK": {"from": 1, "upto": 4}}, )" + w + "}"),
       Catch::Contains("unknown range key 'upto'"));
+  // Integers beyond 2^53 are refused before any conversion (2^63 and above used to collapse
+  // into one point labelled -9223372036854775808).
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"CLOCK_MHZ": [9223372036854775808, )"
+                        R"(18446744073709551615]}, )" +
+                        w + "}"),
+             Catch::Contains("axis 'CLOCK_MHZ': value 9223372036854775808 is outside the integer "
+                             "range -2^53..2^53"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "axes": {"CLOCK_MHZ": [-9223372036854775807]}, )" + w + "}"),
+      Catch::Contains("outside the integer range"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"CLOCK_MHZ": {"from": 1, "to": )"
+                        R"(9223372036854775808}}, )" +
+                        w + "}"),
+             Catch::Contains("outside the integer range"));
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "points": [{"CLOCK_MHZ": 18446744073709551615}], )" + w + "}"),
+      Catch::Contains("points[0]: 'CLOCK_MHZ': value 18446744073709551615 is outside"));
   CHECK_THAT(spec_error(R"({"base": "pynq", "points": [{"X": 1}], )" + w + "}"),
              Catch::Contains("points[0]: 'X' is not a config key"));
   CHECK_THAT(spec_error(R"({"base": "pynq", "sample": {"count": 0}, )" + w + "}"),
@@ -182,6 +232,10 @@ TEST_CASE("sweep specs: every error is named", "[explore][spec]") {
              Catch::Contains("unknown layer 'resnet18.C99'"));
   CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["conv2d:c=16,q=3"]})"),
              Catch::Contains("'q=3' is not KEY=VALUE"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["conv2d:c=64,c=32"]})"),
+             Catch::Contains("workload 'conv2d:c=64,c=32': 'c=32' sets c a second time"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["conv2d:h=8,hw=16"]})"),
+             Catch::Contains("'hw=16' sets h a second time"));
   CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["network:/no/such.json"]})"),
              Catch::Contains("/no/such.json"));
   CHECK_THAT(spec_error(R"({"base": "pynq", "workloads": ["gpu:x"]})"),
@@ -312,7 +366,7 @@ TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {
     db.write_job({row("p2", -1, "timeout", 0)});
     const auto st = db.job_status();
     CHECK(st.size() == 2);
-    CHECK(st.at(ResultsDb::job_key("p1", "matmul:16x16x16", "cycle", "auto")) == "ok");
+    CHECK(st.at(ResultsDb::job_key("p1", "matmul:16x16x16", "cycle", "auto")).status == "ok");
     CHECK(db.rows().size() == 3);
     db.export_csv((d / "a.csv").string());
     db.export_jsonl((d / "a.jsonl").string());

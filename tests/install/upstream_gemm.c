@@ -4,6 +4,7 @@
  * BLOCK_IN, seeded random values in -1..1 so every sum fits int8), checked against a plain C
  * product, and the upstream counters (vta-reference.md 5.1) against their formulas. Also checks
  * that the runtime's config queries agree with the compile-time constants.
+ * Declarations use the tags as upstream does (union VTAInsn); the program is also built as C++.
  * Exit status 0 when everything matches. */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,8 +35,8 @@ static long long counter(const char* json, const char* key) {
   return p ? atoll(p + strlen(pattern)) : -1;
 }
 
-static VTAInsn mem_insn(int opcode, int type, uint32_t sram, uint32_t dram, uint32_t x) {
-  VTAInsn i;
+static union VTAInsn mem_insn(int opcode, int type, uint32_t sram, uint32_t dram, uint32_t x) {
+  union VTAInsn i; /* upstream writes the tag */
   memset(&i, 0, sizeof i);
   i.mem.opcode = opcode;
   i.mem.memory_type = type;
@@ -47,8 +48,8 @@ static VTAInsn mem_insn(int opcode, int type, uint32_t sram, uint32_t dram, uint
   return i;
 }
 
-static VTAInsn gemm_insn(int reset) {
-  VTAInsn i;
+static union VTAInsn gemm_insn(int reset) {
+  union VTAInsn i; /* upstream writes the tag */
   memset(&i, 0, sizeof i);
   i.gemm.opcode = VTA_OPCODE_GEMM;
   i.gemm.reset_reg = reset;

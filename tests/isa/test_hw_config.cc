@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <iterator>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -163,7 +164,14 @@ TEST_CASE("config rejects a non-power-of-two burst length", "[config]") {
 TEST_CASE("config rejects a bad clock", "[config]") {
   auto j = pynq_json();
   j["CLOCK_MHZ"] = -5;
-  CHECK(error_of(j) == "test.json: key 'CLOCK_MHZ' = -5 must be a number in (0, 10000]");
+  CHECK(error_of(j) == "test.json: key 'CLOCK_MHZ' = -5 must be a number of MHz in [1, 10000]");
+  // Inside the old open range but no clock: used to overflow the DRAM timing in cycles.
+  j["CLOCK_MHZ"] = 1e-300;
+  CHECK(error_of(j) == "test.json: key 'CLOCK_MHZ' = 1e-300 must be a number of MHz in [1, 10000]");
+  j["CLOCK_MHZ"] = std::numeric_limits<double>::quiet_NaN();  // Python's float('nan')
+  CHECK_THAT(error_of(j), Catch::Matchers::Contains("must be a number of MHz in [1, 10000]"));
+  j["CLOCK_MHZ"] = 1;
+  CHECK(error_of(j) == "(accepted)");
 }
 
 TEST_CASE("config rejects invalid JSON and missing files", "[config]") {

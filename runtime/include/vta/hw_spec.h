@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* Any instruction: opcode and dependency flags. */
-typedef struct {
+typedef struct VTAGenericInsn {
   uint64_t opcode : VTA_OPCODE_BIT_WIDTH;
   uint64_t pop_prev_dep : 1;
   uint64_t pop_next_dep : 1;
@@ -26,7 +26,7 @@ typedef struct {
 } VTAGenericInsn;
 
 /* LOAD / STORE: a 2D strided transfer with zero padding. */
-typedef struct {
+typedef struct VTAMemInsn {
   uint64_t opcode : VTA_OPCODE_BIT_WIDTH;
   uint64_t pop_prev_dep : 1;
   uint64_t pop_next_dep : 1;
@@ -45,7 +45,7 @@ typedef struct {
 } VTAMemInsn;
 
 /* GEMM (and FINISH, opcode 3): a two-level loop over the micro-ops [uop_bgn, uop_end). */
-typedef struct {
+typedef struct VTAGemInsn {
   uint64_t opcode : VTA_OPCODE_BIT_WIDTH;
   uint64_t pop_prev_dep : 1;
   uint64_t pop_next_dep : 1;
@@ -65,7 +65,7 @@ typedef struct {
 } VTAGemInsn;
 
 /* ALU: GEMM's loop, sources in the accumulator, an opcode and a signed immediate. */
-typedef struct {
+typedef struct VTAAluInsn {
   uint64_t opcode : VTA_OPCODE_BIT_WIDTH;
   uint64_t pop_prev_dep : 1;
   uint64_t pop_next_dep : 1;
@@ -86,7 +86,7 @@ typedef struct {
 } VTAAluInsn;
 
 /* One 128-bit instruction, viewed by its kind. */
-typedef union {
+typedef union VTAInsn {
   VTAGenericInsn generic;
   VTAMemInsn mem;
   VTAGemInsn gemm;
@@ -94,7 +94,7 @@ typedef union {
 } VTAInsn;
 
 /* One 32-bit micro-op. */
-typedef struct {
+typedef struct VTAUop {
   uint32_t dst_idx : VTA_UOP_DST_IDX_BIT_WIDTH;
   uint32_t src_idx : VTA_UOP_SRC_IDX_BIT_WIDTH;
   uint32_t wgt_idx : VTA_UOP_WGT_IDX_BIT_WIDTH;

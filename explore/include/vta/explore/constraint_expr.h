@@ -13,8 +13,13 @@
 //
 // Values are doubles; comparisons and logic give 1 or 0; '%' is fmod; division by zero is an
 // error of the point. KEY is any numeric config key (LOG_BLOCK, CLOCK_MHZ, ...).
+//
+// Limits by design (an error names them): at most kMaxConstraintLength characters, and at most
+// kMaxConstraintDepth levels of nesting (parentheses, unary operators) and of operators in one
+// chain, so that parsing and evaluation never exhaust the stack.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +27,9 @@
 #include <nlohmann/json.hpp>
 
 namespace vta::explore {
+
+inline constexpr size_t kMaxConstraintLength = 4096;
+inline constexpr size_t kMaxConstraintDepth = 256;
 
 class ConstraintExpr {
  public:

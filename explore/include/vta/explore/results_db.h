@@ -18,6 +18,10 @@ namespace vta::explore {
 // The columns that identify a row (its primary key).
 extern const char* const kRowKeyColumns[5];  // point_id, workload, backend, schedule, layer_index
 
+// Throws vta::Error when `output` is the database `input` (the same file under any name) or one
+// of its journal files: `command` never writes over its input.
+void refuse_overwrite(const std::string& input, const std::string& output, const char* command);
+
 class ResultsDb {
  public:
   enum class Mode { kCreate, kReadOnly };
@@ -32,8 +36,13 @@ class ResultsDb {
   // Replaces the rows of one job (same point_id, workload, backend, schedule) by `rows`, in one
   // committed transaction. Every row holds at least the key columns.
   void write_job(const std::vector<nlohmann::ordered_json>& rows);
-  // Status of every job's summary row, by job_key().
-  std::map<std::string, std::string> job_status() const;
+  // What resume needs of a finished job: its status and the settings it ran with.
+  struct JobRecord {
+    std::string status;
+    std::string settings_id;  // empty in databases written before the column existed
+  };
+  // Every job's summary row, by job_key().
+  std::map<std::string, JobRecord> job_status() const;
   static std::string job_key(const std::string& point_id, const std::string& workload,
                              const std::string& backend, const std::string& schedule);
 
@@ -51,6 +60,8 @@ class ResultsDb {
  private:
   void exec(const std::string& sql) const;
   std::vector<std::string> columns(const std::string& schema) const;
+  void refresh_columns();
+  void ensure_column(const std::string& name, const std::string& type);
   void ensure_columns(const nlohmann::ordered_json& row);
 
   std::string m_path;

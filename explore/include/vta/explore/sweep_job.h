@@ -18,8 +18,12 @@ struct SweepJob {
   size_t workload = 0;  // index into SweepSpec::workloads
 };
 
-// The schedule column's value of the spec ("auto" or "tune:N").
+// The job's identity in the database (ResultsDb::job_key of its key columns).
 std::string job_key(const SweepSpec& spec, const SweepJob& job);
+// Short hash of every setting that changes the job's result beyond its key columns: the
+// reference check, the data seed (conv2d and matmul workloads), the tuning budget and the bytes
+// of a network or model file. Resume reruns a job whose stored settings_id differs.
+std::string settings_id(const SweepSpec& spec, const SweepJob& job);
 
 // Runs the job in this process and returns its rows (status ok, invalid or failed).
 std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJob& job);

@@ -27,6 +27,9 @@ struct SweepWorkload {
   compiler::Conv2dParams conv;
   compiler::Epilogue epilogue;
   compiler::MatmulParams matmul;
+  // Short hash of the bytes of a network or model file ("" for built-in workloads): a changed
+  // file is a changed workload for resume.
+  std::string content_id;
 
   // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
   // relative network files are looked up in `dir` first.

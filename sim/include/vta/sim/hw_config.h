@@ -15,6 +15,11 @@
 
 namespace vta {
 
+// The physical range of CLOCK_MHZ: a real clock of an FPGA or ASIC design. Below 1 MHz the
+// DRAM timings in cycles and the energy per second stop meaning anything.
+inline constexpr double kMinClockMhz = 1.0;
+inline constexpr double kMaxClockMhz = 10000.0;
+
 struct HwConfig {
   // ---- Upstream keys (log2 values unless noted) ----
   std::string target;         // TARGET: "sim", "pynq", "ultra96", "zcu104", "de10nano", ...
