@@ -20,6 +20,10 @@ namespace vta::cli {
 
 namespace {
 
+// vtasim run's budget without --max-cycles: 10^10 cycles (fsim: work units), 100 s of a
+// 100 MHz device, so a runaway program (one ALU instruction of 2e12 micro-ops) ends in an error.
+constexpr uint64_t kRunDefaultBudget = 10'000'000'000;
+
 double run_timed(Backend& be, uint32_t insn_phys, uint32_t insn_count, uint64_t max_cycles,
                  RunStatus* status) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -359,6 +363,16 @@ std::string check_image_outputs(const ProgramImage& img, const Dram& dram, RunRe
   return check;
 }
 
+// The static verifier on the stream, before any backend sees it: every backend then gives the
+// same verdict on a program whose outcome would depend on timing.
+void verify_stream(const HwConfig& cfg, const Dram& dram, const ProgramImage& img) {
+  const std::string problem =
+      compiler::describe_problem(compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count));
+  if (!problem.empty()) {
+    throw ProgramError("program verifier (--no-check skips it): " + problem);
+  }
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -388,11 +402,7 @@ int cmd_run(int argc, char** argv) {
     const ResolvedConfig rc = load_program(file, opts, dram, img);
     const HwConfig& cfg = rc.config;
     if (!no_check) {
-      const std::string problem = compiler::describe_problem(
-          compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count));
-      if (!problem.empty()) {
-        throw ProgramError("program verifier (--no-check skips it): " + problem);
-      }
+      verify_stream(cfg, dram, img);
     }
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
     RunStatus status = RunStatus::kOk;
@@ -402,12 +412,16 @@ int cmd_run(int argc, char** argv) {
     r.backend = be->name();
     r.config = cfg.model_name;
     r.resolved = rc;
+    const bool by_default = opts.max_cycles == 0;
+    if (by_default) {
+      opts.max_cycles = kRunDefaultBudget;
+    }
     apply_budget(opts, *be);
     r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
       return run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
     });
     if (status == RunStatus::kTimeout) {
-      throw_over_budget(file, *be, opts.max_cycles, img.insn_count);
+      throw_over_budget(file, *be, opts.max_cycles, img.insn_count, by_default);
     }
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";

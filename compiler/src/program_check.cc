@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,19 +12,14 @@
 #include "vta/sim/contract/dependency_replay.h"
 #include "vta/sim/isa.h"
 
+#include "interval_counter.h"
+#include "uop_range_index.h"
+
 namespace vta::compiler {
 
 namespace {
 
 using Clock = std::array<int64_t, 4>;  // per stage (1..3): last position known to precede
-
-struct Interval {
-  int64_t lo = 0, hi = -1;  // inclusive; empty if hi < lo
-  bool empty() const { return hi < lo; }
-  bool overlaps(const Interval& o) const {
-    return !empty() && !o.empty() && lo <= o.hi && o.lo <= hi;
-  }
-};
 
 // SRAM footprint of one instruction.
 struct Access {
@@ -31,19 +27,15 @@ struct Access {
   Interval inp_r, wgt_r, acc_r;  // reads (GEMM operands; STORE source)
 };
 
-// Range of uop.field + it_out*f_out + it_in*f_in over the kernel (factors are non-negative).
-Interval span(const std::vector<Uop>& uops, uint32_t Uop::*field, uint32_t iter_out, uint32_t f_out,
+// Range of uop.field + it_out*f_out + it_in*f_in over the kernel (factors are non-negative),
+// from the field's extremes over the kernel's micro-ops.
+Interval span(const std::optional<UopExtremes>& e, size_t field, uint32_t iter_out, uint32_t f_out,
               uint32_t iter_in, uint32_t f_in) {
-  if (uops.empty() || iter_out == 0 || iter_in == 0) {
+  if (!e || iter_out == 0 || iter_in == 0) {
     return {};
   }
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const Uop& u : uops) {
-    lo = std::min<int64_t>(lo, u.*field);
-    hi = std::max<int64_t>(hi, u.*field);
-  }
-  hi += int64_t(iter_out - 1) * f_out + int64_t(iter_in - 1) * f_in;
-  return {lo, hi};
+  return {e->min[field],
+          int64_t{e->max[field]} + int64_t(iter_out - 1) * f_out + int64_t(iter_in - 1) * f_in};
 }
 
 // The program's instructions, their SRAM footprints and each stage's instructions in order.
@@ -55,7 +47,7 @@ struct Footprints {
 
 // The SRAM entries a LOAD writes; a LOAD UOP also fills `uop_sram` from the program's uop image.
 void load_footprint(const Insn& in, const SyncedProgram& program, const IsaCodec& codec,
-                    std::vector<Uop>& uop_sram, Access& a) {
+                    UopRangeIndex& uop_sram, Access& a) {
   const int64_t n =
       int64_t(in.y_pad_0 + in.y_size + in.y_pad_1) * (in.x_pad_0 + in.x_size + in.x_pad_1);
   const Interval w{in.sram_base, in.sram_base + n - 1};
@@ -72,28 +64,23 @@ void load_footprint(const Insn& in, const SyncedProgram& program, const IsaCodec
     return;
   }
   const int64_t image_base = int64_t(program.uop_phys) / 4;
-  for (uint32_t k = 0; k < in.x_size && in.sram_base + k < uop_sram.size(); ++k) {
+  for (uint32_t k = 0; k < in.x_size && in.sram_base + k < uop_sram.depth(); ++k) {
     const int64_t idx = int64_t(in.dram_base) - image_base + k;
     if (idx >= 0 && idx < int64_t(program.uops.size())) {
-      uop_sram[in.sram_base + k] = codec.decode_uop(program.uops[size_t(idx)]);
+      uop_sram.set(in.sram_base + k, codec.decode_uop(program.uops[size_t(idx)]));
     }
   }
 }
 
 // The accumulator entries a GEMM / ALU writes and the INP / WGT entries a GEMM reads, from the
 // micro-ops currently in `uop_sram`.
-void compute_footprint(const Insn& in, const std::vector<Uop>& uop_sram, Access& a) {
+void compute_footprint(const Insn& in, const UopRangeIndex& uop_sram, Access& a) {
   // uop_end <= uop_bgn is an empty loop (N = 0), as on every backend.
-  const size_t bgn = std::min<size_t>(in.uop_bgn, uop_sram.size());
-  const size_t end = std::max(bgn, std::min<size_t>(in.uop_end, uop_sram.size()));
-  const std::vector<Uop> uops(uop_sram.begin() + static_cast<std::ptrdiff_t>(bgn),
-                              uop_sram.begin() + static_cast<std::ptrdiff_t>(end));
-  a.acc_w = span(uops, &Uop::dst_idx, in.iter_out, in.dst_factor_out, in.iter_in, in.dst_factor_in);
+  const std::optional<UopExtremes> e = uop_sram.extremes(in.uop_bgn, in.uop_end);
+  a.acc_w = span(e, 0, in.iter_out, in.dst_factor_out, in.iter_in, in.dst_factor_in);
   if (in.opcode == kOpGemm && !in.reset_reg) {
-    a.inp_r =
-        span(uops, &Uop::src_idx, in.iter_out, in.src_factor_out, in.iter_in, in.src_factor_in);
-    a.wgt_r =
-        span(uops, &Uop::wgt_idx, in.iter_out, in.wgt_factor_out, in.iter_in, in.wgt_factor_in);
+    a.inp_r = span(e, 1, in.iter_out, in.src_factor_out, in.iter_in, in.src_factor_in);
+    a.wgt_r = span(e, 2, in.iter_out, in.wgt_factor_out, in.iter_in, in.wgt_factor_in);
   }
 }
 
@@ -106,7 +93,7 @@ Footprints footprints_of(const SyncedProgram& program, const HwConfig& cfg) {
   for (const auto& w : program.insns) {
     f.insns.push_back(codec.decode(w));
   }
-  std::vector<Uop> uop_sram(cfg.uop_buff_depth);
+  UopRangeIndex uop_sram(cfg.uop_buff_depth);
   f.access.resize(f.insns.size());
   for (size_t i = 0; i < f.insns.size(); ++i) {
     const Insn& in = f.insns[i];
@@ -132,12 +119,6 @@ struct TokenOrder {
   std::vector<int64_t> position;  // per instruction: index within its stage (-1: never issued)
   size_t leftover_tokens = 0;     // tokens still queued at the end
   std::string deadlock;           // the first stage that cannot proceed, if any
-
-  // True if a and b (on different stages) are ordered by tokens one way or the other.
-  bool ordered(const std::vector<Insn>& insns, size_t a, size_t b) const {
-    const int sa = insns[a].stage(), sb = insns[b].stage();
-    return clock[b][sa] >= position[a] || clock[a][sb] >= position[b];
-  }
 };
 
 // Vector clocks over the contract's replay (unbounded queues): the replay gives the start order
@@ -181,30 +162,104 @@ TokenOrder replay_tokens(const std::vector<Insn>& insns) {
   return order;
 }
 
-// Counts the overlapping (writer, reader) pairs of two stages and reports those the tokens do
-// not order.
-void check_races(const Footprints& f, const TokenOrder& order, Stage writer_stage,
-                 Interval Access::*w, Stage reader_stage, Interval Access::*r, const char* what,
+// One race check: the writers of one SRAM on stage `w_stage` against its readers on `r_stage`.
+struct RaceCheck {
+  Stage w_stage;
+  Interval Access::*w;
+  Stage r_stage;
+  Interval Access::*r;
+  const char* what;
+};
+
+// Each footprint's endpoints, for the interval counters.
+std::vector<int64_t> endpoints(const Footprints& f, const RaceCheck& rc) {
+  std::vector<int64_t> coords;
+  for (size_t i : f.per_stage[rc.r_stage]) {
+    coords.push_back((f.access[i].*rc.r).lo);
+    coords.push_back((f.access[i].*rc.r).hi);
+  }
+  return coords;
+}
+
+void name_first_race(const Footprints& f, const RaceCheck& rc, size_t a, size_t b,
+                     ProgramCheck& res) {
+  res.first_problem = fmt::format(
+      "race on {}: instruction {} ({}) and instruction {} ({}) "
+      "are not ordered by dependency tokens",
+      rc.what, a, disassemble(f.insns[a]), b, disassemble(f.insns[b]));
+}
+
+// The readers a writer is not ordered with form a window of the reader stage: those after the
+// last reader known to precede it (its clock) and before the first reader that knows it (whose
+// clock has reached its position). Both ends only move forward as the writers go on in stage
+// order, so one sweep keeps the window's footprints in a counter, each reader entering and
+// leaving once; a second counter holds every reader for the count of overlapping pairs.
+void check_races(const Footprints& f, const TokenOrder& order, const RaceCheck& rc,
                  ProgramCheck& res) {
-  for (size_t a : f.per_stage[writer_stage]) {
-    if ((f.access[a].*w).empty()) {
+  const std::vector<size_t>& readers = f.per_stage[rc.r_stage];
+  const std::vector<int64_t> coords = endpoints(f, rc);
+  IntervalCounter all(coords), window(coords);
+  const auto footprint = [&](size_t q) { return f.access[readers[q]].*rc.r; };
+  for (size_t q = 0; q < readers.size(); ++q) {
+    if (!footprint(q).empty()) {
+      all.add(footprint(q), 1);
+    }
+  }
+  size_t lo = 0, hi = 0;  // the window: readers lo <= q < hi
+  for (size_t a : f.per_stage[rc.w_stage]) {
+    const Interval w = f.access[a].*rc.w;
+    if (w.empty()) {
       continue;
     }
-    for (size_t b : f.per_stage[reader_stage]) {
-      if (!(f.access[a].*w).overlaps(f.access[b].*r)) {
-        continue;
-      }
-      ++res.checked_pairs;
-      if (order.ordered(f.insns, a, b)) {
-        continue;
-      }
-      if (res.races++ == 0) {
-        res.first_problem = fmt::format(
-            "race on {}: instruction {} ({}) and instruction {} ({}) "
-            "are not ordered by dependency tokens",
-            what, a, disassemble(f.insns[a]), b, disassemble(f.insns[b]));
+    res.checked_pairs += all.count_overlapping(w);
+    for (; hi < readers.size() && order.clock[readers[hi]][rc.w_stage] < order.position[a]; ++hi) {
+      if (hi >= lo && !footprint(hi).empty()) {
+        window.add(footprint(hi), 1);
       }
     }
+    for (const auto last_before = order.clock[a][rc.r_stage]; int64_t(lo) <= last_before; ++lo) {
+      if (lo < hi && !footprint(lo).empty()) {
+        window.add(footprint(lo), -1);
+      }
+    }
+    const size_t unordered = window.count_overlapping(w);
+    if (unordered > 0 && res.races == 0) {
+      size_t q = lo;
+      while (!w.overlaps(footprint(q))) {
+        ++q;
+      }
+      name_first_race(f, rc, a, readers[q], res);
+    }
+    res.races += unordered;
+  }
+}
+
+// The first FINISH of the compute stage ends a run on every backend; an instruction it is not
+// ordered after (through its stage or the tokens) may be left unexecuted or not, by timing.
+// Such instructions are the tail of each stage after the last one FINISH's clock knows.
+void check_finish(const Footprints& f, const TokenOrder& order, ProgramCheck& res) {
+  const std::vector<size_t>& compute = f.per_stage[kStageCompute];
+  const auto finish = std::find_if(compute.begin(), compute.end(),
+                                   [&](size_t i) { return f.insns[i].opcode == kOpFinish; });
+  if (finish == compute.end()) {
+    return;  // the backends name a missing FINISH
+  }
+  size_t first = SIZE_MAX;
+  for (int s = kStageLoad; s <= kStageStore; ++s) {
+    const std::vector<size_t>& list = f.per_stage[s];
+    const size_t known = static_cast<size_t>(order.clock[*finish][s] + 1);
+    if (known < list.size()) {
+      res.unordered_at_finish += list.size() - known;
+      first = std::min(first, list[known]);
+    }
+  }
+  // Tokens left over keep their own message: such a program has a push nothing pops, which
+  // usually is also what leaves its instruction unordered.
+  if (first != SIZE_MAX && res.first_problem.empty() && res.leftover_tokens == 0) {
+    res.first_problem = fmt::format(
+        "instruction {} ({}) is not ordered before FINISH (instruction {}) by dependency "
+        "tokens, so FINISH may retire before it runs",
+        first, disassemble(f.insns[first]), *finish);
   }
 }
 
@@ -220,12 +275,15 @@ ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg) {
   if (!res.first_problem.empty()) {
     return res;
   }
-  check_races(f, order, kStageLoad, &Access::inp_w, kStageCompute, &Access::inp_r,
-              "the input buffer", res);
-  check_races(f, order, kStageLoad, &Access::wgt_w, kStageCompute, &Access::wgt_r,
-              "the weight buffer", res);
-  check_races(f, order, kStageCompute, &Access::acc_w, kStageStore, &Access::acc_r,
-              "the output buffer", res);
+  const RaceCheck checks[] = {
+      {kStageLoad, &Access::inp_w, kStageCompute, &Access::inp_r, "the input buffer"},
+      {kStageLoad, &Access::wgt_w, kStageCompute, &Access::wgt_r, "the weight buffer"},
+      {kStageCompute, &Access::acc_w, kStageStore, &Access::acc_r, "the output buffer"},
+  };
+  for (const RaceCheck& rc : checks) {
+    check_races(f, order, rc, res);
+  }
+  check_finish(f, order, res);
   return res;
 }
 
