@@ -3,8 +3,12 @@
 // is a pipeline of LOAD INP, LOAD WGT, GEMM and STORE steps with the tokens that order them, so
 // every load overlaps every GEMM and every GEMM every STORE: the pairwise check this verifier
 // replaced compared all of those pairs (it is timed too, as the oracle, up to 100 k).
-// Usage: bench_verifier [config-name-or-path]. Prints this thread's CPU time; asserts nothing.
+// Usage: bench_verifier [config-name-or-path] [largest program for the oracle, default 100002;
+// 0: none] [program image ...: timed the same way, with the config it names].
+// Prints this thread's CPU time; asserts nothing.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,6 +21,7 @@
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 #include "vta/sim/fsim.h"
+#include "vta/sim/program_image.h"
 
 using namespace vta;
 using namespace vta::testprog;
@@ -51,50 +56,78 @@ void build_pipeline(ProgramBuilder& pb, uint32_t steps) {
   pb.push(make_finish(false, true));
 }
 
+// The stream as check_stream sees it (instructions, and the micro-op span its LOAD UOPs read),
+// for the oracle.
+SyncedProgram stream_view(const HwConfig& cfg, const Dram& dram, uint32_t phys, uint32_t count) {
+  const IsaCodec codec(cfg);
+  SyncedProgram p;
+  const uint8_t* words = dram.checked_ptr(phys, uint64_t{count} * kInsnBytes);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    p.insns.push_back(IsaCodec::load_words(words + uint64_t{k} * kInsnBytes));
+    const Insn in = codec.decode(p.insns.back());
+    if (in.opcode == kOpLoad && in.memory_type == kMemUop && in.x_size > 0) {
+      lo = std::min<uint64_t>(lo, in.dram_base);
+      hi = std::max<uint64_t>(hi, uint64_t{in.dram_base} + in.x_size);
+    }
+  }
+  if (lo < hi) {
+    p.uop_phys = static_cast<uint32_t>(lo * kUopBytes);
+    p.uops.resize(hi - lo);
+    std::memcpy(p.uops.data(), dram.checked_ptr(p.uop_phys, (hi - lo) * kUopBytes),
+                (hi - lo) * kUopBytes);
+  }
+  return p;
+}
+
+// One row: the verifier, an fsim run and (up to `oracle_limit` instructions) the oracle.
+void time_program(const char* name, const HwConfig& cfg, Dram& dram, uint32_t phys, uint32_t count,
+                  long oracle_limit) {
+  const BenchTimer tv;
+  const compiler::ProgramCheck check = compiler::check_stream(cfg, dram, phys, count);
+  const double verifier = tv.cpu();
+  if (!check.ok()) {
+    throw Error(std::string(name) + " does not verify: " + compiler::describe_problem(check));
+  }
+  FsimBackend fsim(cfg, dram);
+  const BenchTimer tf;
+  fsim.run(phys, count, 0);
+  const double run = tf.cpu();
+  std::string pairwise = "-";
+  if (count <= oracle_limit) {
+    const SyncedProgram p = stream_view(cfg, dram, phys, count);
+    const BenchTimer to;
+    const compiler::ProgramCheck o = compiler::oracle::pairwise_check_program(p, cfg);
+    pairwise = std::to_string(to.cpu()) + (o.ok() ? "" : " (!)");
+  }
+  std::printf("%-14s %10u %12.4f %12.4f %10.2f %14.1f %16s\n", name, count, verifier, run,
+              verifier / run, verifier / count * 1e9, pairwise.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const std::string config = argc > 1 ? argv[1] : "pynq";
     const HwConfig cfg = HwConfig::from_file(config_arg_path(config));
+    const long oracle_limit = argc > 2 ? std::atol(argv[2]) : 100'002;
     std::printf("config %s; CPU seconds of one verifier pass and one fsim run\n", config.c_str());
-    std::printf("%10s %12s %12s %10s %14s %16s\n", "insns", "verifier s", "fsim s", "ver/fsim",
-                "verifier ns/i", "pairwise s");
+    std::printf("%-14s %10s %12s %12s %10s %14s %16s\n", "program", "insns", "verifier s", "fsim s",
+                "ver/fsim", "verifier ns/i", "pairwise s");
     for (const uint32_t steps : {2'500u, 25'000u, 250'000u}) {
       Dram dram;
       ProgramBuilder pb(cfg, dram);
       build_pipeline(pb, steps);
       const DeviceBuffer insns = pb.emit();
-      const uint32_t count = static_cast<uint32_t>(pb.insns().size());
-      const BenchTimer tv;
-      const compiler::ProgramCheck check = compiler::check_stream(cfg, dram, insns.phys, count);
-      const double verifier = tv.cpu();
-      if (!check.ok()) {
-        throw Error("the generated program does not verify: " + compiler::describe_problem(check));
-      }
-      FsimBackend fsim(cfg, dram);
-      const BenchTimer tf;
-      fsim.run(insns.phys, count, 0);
-      const double run = tf.cpu();
-      std::string pairwise = "-";
-      if (count <= 100'002) {
-        SyncedProgram p;
-        // check_stream's own view of the program, for the oracle.
-        const uint8_t* words = dram.checked_ptr(insns.phys, uint64_t{count} * kInsnBytes);
-        for (uint32_t k = 0; k < count; ++k) {
-          p.insns.push_back(IsaCodec::load_words(words + uint64_t{k} * kInsnBytes));
-        }
-        const std::vector<Insn>& list = pb.insns();
-        p.uop_phys = list.front().dram_base * kUopBytes;
-        p.uops.resize(kUops);
-        std::memcpy(p.uops.data(), dram.checked_ptr(p.uop_phys, kUops * kUopBytes),
-                    kUops * kUopBytes);
-        const BenchTimer to;
-        const compiler::ProgramCheck o = compiler::oracle::pairwise_check_program(p, cfg);
-        pairwise = std::to_string(to.cpu()) + (o.ok() ? "" : " (!)");
-      }
-      std::printf("%10u %12.4f %12.4f %10.2f %14.1f %16s\n", count, verifier, run, verifier / run,
-                  verifier / count * 1e9, pairwise.c_str());
+      time_program("pipeline", cfg, dram, insns.phys, static_cast<uint32_t>(pb.insns().size()),
+                   oracle_limit);
+    }
+    for (int k = 3; k < argc; ++k) {
+      const ProgramImage img = ProgramImage::load(argv[k]);
+      const HwConfig image_cfg = HwConfig::from_json_text(img.config_json, argv[k]);
+      Dram dram;
+      img.load_into(dram);
+      time_program("image", image_cfg, dram, img.insn_phys, img.insn_count, oracle_limit);
     }
     return 0;
   } catch (const Error& e) {
