@@ -56,30 +56,6 @@ void build_pipeline(ProgramBuilder& pb, uint32_t steps) {
   pb.push(make_finish(false, true));
 }
 
-// The stream as check_stream sees it (instructions, and the micro-op span its LOAD UOPs read),
-// for the oracle.
-SyncedProgram stream_view(const HwConfig& cfg, const Dram& dram, uint32_t phys, uint32_t count) {
-  const IsaCodec codec(cfg);
-  SyncedProgram p;
-  const uint8_t* words = dram.checked_ptr(phys, uint64_t{count} * kInsnBytes);
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (uint32_t k = 0; k < count; ++k) {
-    p.insns.push_back(IsaCodec::load_words(words + uint64_t{k} * kInsnBytes));
-    const Insn in = codec.decode(p.insns.back());
-    if (in.opcode == kOpLoad && in.memory_type == kMemUop && in.x_size > 0) {
-      lo = std::min<uint64_t>(lo, in.dram_base);
-      hi = std::max<uint64_t>(hi, uint64_t{in.dram_base} + in.x_size);
-    }
-  }
-  if (lo < hi) {
-    p.uop_phys = static_cast<uint32_t>(lo * kUopBytes);
-    p.uops.resize(hi - lo);
-    std::memcpy(p.uops.data(), dram.checked_ptr(p.uop_phys, (hi - lo) * kUopBytes),
-                (hi - lo) * kUopBytes);
-  }
-  return p;
-}
-
 // One row: the verifier, an fsim run and (up to `oracle_limit` instructions) the oracle.
 void time_program(const char* name, const HwConfig& cfg, Dram& dram, uint32_t phys, uint32_t count,
                   long oracle_limit) {
@@ -95,7 +71,7 @@ void time_program(const char* name, const HwConfig& cfg, Dram& dram, uint32_t ph
   const double run = tf.cpu();
   std::string pairwise = "-";
   if (count <= oracle_limit) {
-    const SyncedProgram p = stream_view(cfg, dram, phys, count);
+    const SyncedProgram p = compiler::oracle::stream_program(cfg, dram, phys, count);
     const BenchTimer to;
     const compiler::ProgramCheck o = compiler::oracle::pairwise_check_program(p, cfg);
     pairwise = std::to_string(to.cpu()) + (o.ok() ? "" : " (!)");

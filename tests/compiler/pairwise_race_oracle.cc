@@ -257,4 +257,32 @@ ProgramCheck pairwise_check_program(const SyncedProgram& program, const HwConfig
   return res;
 }
 
+SyncedProgram stream_program(const HwConfig& cfg, const Dram& dram, uint32_t insn_phys,
+                             uint32_t count) {
+  SyncedProgram p;
+  const uint8_t* words = dram.checked_ptr(insn_phys, uint64_t{count} * kInsnBytes);
+  if (words == nullptr) {
+    return p;
+  }
+  const IsaCodec codec(cfg);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    p.insns.push_back(IsaCodec::load_words(words + uint64_t{k} * kInsnBytes));
+    const Insn in = codec.decode(p.insns.back());
+    if (in.opcode == kOpLoad && in.memory_type == kMemUop && in.x_size > 0) {
+      lo = std::min<uint64_t>(lo, in.dram_base);
+      hi = std::max<uint64_t>(hi, uint64_t{in.dram_base} + in.x_size);
+    }
+  }
+  if (lo < hi && hi - lo <= (64u << 20) / kUopBytes) {
+    const uint8_t* u = dram.checked_ptr(lo * kUopBytes, (hi - lo) * kUopBytes);
+    if (u != nullptr) {
+      p.uop_phys = static_cast<uint32_t>(lo * kUopBytes);
+      p.uops.resize(hi - lo);
+      std::memcpy(p.uops.data(), u, (hi - lo) * kUopBytes);
+    }
+  }
+  return p;
+}
+
 }  // namespace vta::compiler::oracle

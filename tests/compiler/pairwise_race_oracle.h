@@ -5,9 +5,16 @@
 #pragma once
 
 #include "vta/compiler/program_check.h"
+#include "vta/runtime_cpp.h"
+#include "vta/sim/dram.h"
 
 namespace vta::compiler::oracle {
 
 ProgramCheck pairwise_check_program(const SyncedProgram& program, const HwConfig& cfg);
+
+// The program check_stream sees in `dram` (the instructions, and the micro-op span its LOAD UOPs
+// read, up to 64 MiB); no instructions if the stream is not allocated DRAM.
+SyncedProgram stream_program(const HwConfig& cfg, const Dram& dram, uint32_t insn_phys,
+                             uint32_t count);
 
 }  // namespace vta::compiler::oracle
