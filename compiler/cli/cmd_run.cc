@@ -373,6 +373,25 @@ void verify_stream(const HwConfig& cfg, const Dram& dram, const ProgramImage& im
   }
 }
 
+// Runs the image within --max-cycles, or run's default budget, recording the wall time in `r`;
+// a run over the budget is the named error.
+RunStatus run_within_budget(CommonOptions opts, Backend& be, const ProgramImage& img,
+                            const std::string& file, RunReport& r) {
+  const bool by_default = opts.max_cycles == 0;
+  if (by_default) {
+    opts.max_cycles = kRunDefaultBudget;
+  }
+  apply_budget(opts, be);
+  RunStatus status = RunStatus::kOk;
+  r.wall_seconds = with_progress(opts.progress, be.name(), [&] {
+    return run_timed(be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
+  });
+  if (status == RunStatus::kTimeout) {
+    throw_over_budget(file, be, opts.max_cycles, img.insn_count, by_default);
+  }
+  return status;
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -405,24 +424,13 @@ int cmd_run(int argc, char** argv) {
       verify_stream(cfg, dram, img);
     }
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
-    RunStatus status = RunStatus::kOk;
     RunReport r;
     r.command = "run";
     r.program = file;
     r.backend = be->name();
     r.config = cfg.model_name;
     r.resolved = rc;
-    const bool by_default = opts.max_cycles == 0;
-    if (by_default) {
-      opts.max_cycles = kRunDefaultBudget;
-    }
-    apply_budget(opts, *be);
-    r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
-      return run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
-    });
-    if (status == RunStatus::kTimeout) {
-      throw_over_budget(file, *be, opts.max_cycles, img.insn_count, by_default);
-    }
+    const RunStatus status = run_within_budget(opts, *be, img, file, r);
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";
     const std::string check = check_image_outputs(img, dram, r);
