@@ -40,7 +40,8 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
       "terminal (on a terminal it is shown anyway)");
   add("max-cycles", po::value(&o.max_cycles),
       "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
-      "units: one per instruction plus one per GEMM/ALU micro-op");
+      "units: one per instruction plus one per GEMM/ALU micro-op; without it `run` stops at "
+      "10^10");
 }
 
 void apply_budget(const CommonOptions& opts, Backend& be) {
@@ -50,17 +51,21 @@ void apply_budget(const CommonOptions& opts, Backend& be) {
 }
 
 void throw_over_budget(const std::string& what, const Backend& be, uint64_t budget,
-                       uint64_t insn_count) {
+                       uint64_t insn_count, bool by_default) {
   const Stats& s = be.stats();
   uint64_t done = 0;
   for (uint64_t n : s.insn_count) {
     done += n;
   }
   const std::string unit = s.timed ? "cycles" : "fsim work units";
+  const std::string limit =
+      by_default
+          ? fmt::format("the default budget of {} {} (--max-cycles N sets another)", budget, unit)
+          : fmt::format("--max-cycles {} {}", budget, unit);
   throw Error(fmt::format(
-      "{}: the {} backend did not reach FINISH within --max-cycles {} {} (progress: {} of {} "
-      "instructions executed, {} GEMM and {} ALU micro-ops executed)",
-      what, be.name(), budget, unit, done, insn_count, s.gemm_counter, s.alu_counter));
+      "{}: the {} backend did not reach FINISH within {} (progress: {} of {} instructions "
+      "executed, {} GEMM and {} ALU micro-ops executed)",
+      what, be.name(), limit, done, insn_count, s.gemm_counter, s.alu_counter));
 }
 
 void add_set_option(po::options_description& desc, std::vector<std::string>& sets) {

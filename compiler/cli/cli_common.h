@@ -74,9 +74,10 @@ std::vector<std::string> preset_names();
 void apply_trace_options(const CommonOptions& opts, Backend& be);
 // --max-cycles on an untimed backend (fsim: its work limit); timed ones take it per run.
 void apply_budget(const CommonOptions& opts, Backend& be);
-// The named error for a run that exceeded --max-cycles, with the progress it made.
+// The named error for a run that exceeded --max-cycles (or, with `by_default`, the command's
+// own budget, which the message names as such), with the progress it made.
 [[noreturn]] void throw_over_budget(const std::string& what, const Backend& be, uint64_t budget,
-                                    uint64_t insn_count);
+                                    uint64_t insn_count, bool by_default = false);
 // Creates the backend (opts.backend or the default) and applies --trace / --vcd.
 std::unique_ptr<Backend> create_backend(const CommonOptions& opts, const HwConfig& cfg, Dram& dram);
 

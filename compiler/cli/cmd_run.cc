@@ -20,6 +20,10 @@ namespace vta::cli {
 
 namespace {
 
+// vtasim run's budget without --max-cycles: 10^10 cycles (fsim: work units), 100 s of a
+// 100 MHz device, so a runaway program (one ALU instruction of 2e12 micro-ops) ends in an error.
+constexpr uint64_t kRunDefaultBudget = 10'000'000'000;
+
 double run_timed(Backend& be, uint32_t insn_phys, uint32_t insn_count, uint64_t max_cycles,
                  RunStatus* status) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -359,6 +363,35 @@ std::string check_image_outputs(const ProgramImage& img, const Dram& dram, RunRe
   return check;
 }
 
+// The static verifier on the stream, before any backend sees it: every backend then gives the
+// same verdict on a program whose outcome would depend on timing.
+void verify_stream(const HwConfig& cfg, const Dram& dram, const ProgramImage& img) {
+  const std::string problem =
+      compiler::describe_problem(compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count));
+  if (!problem.empty()) {
+    throw ProgramError("program verifier (--no-check skips it): " + problem);
+  }
+}
+
+// Runs the image within --max-cycles, or run's default budget, recording the wall time in `r`;
+// a run over the budget is the named error.
+RunStatus run_within_budget(CommonOptions opts, Backend& be, const ProgramImage& img,
+                            const std::string& file, RunReport& r) {
+  const bool by_default = opts.max_cycles == 0;
+  if (by_default) {
+    opts.max_cycles = kRunDefaultBudget;
+  }
+  apply_budget(opts, be);
+  RunStatus status = RunStatus::kOk;
+  r.wall_seconds = with_progress(opts.progress, be.name(), [&] {
+    return run_timed(be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
+  });
+  if (status == RunStatus::kTimeout) {
+    throw_over_budget(file, be, opts.max_cycles, img.insn_count, by_default);
+  }
+  return status;
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -388,27 +421,16 @@ int cmd_run(int argc, char** argv) {
     const ResolvedConfig rc = load_program(file, opts, dram, img);
     const HwConfig& cfg = rc.config;
     if (!no_check) {
-      const std::string problem = compiler::describe_problem(
-          compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count));
-      if (!problem.empty()) {
-        throw ProgramError("program verifier (--no-check skips it): " + problem);
-      }
+      verify_stream(cfg, dram, img);
     }
     std::unique_ptr<Backend> be = create_backend(opts, cfg, dram);
-    RunStatus status = RunStatus::kOk;
     RunReport r;
     r.command = "run";
     r.program = file;
     r.backend = be->name();
     r.config = cfg.model_name;
     r.resolved = rc;
-    apply_budget(opts, *be);
-    r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
-      return run_timed(*be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
-    });
-    if (status == RunStatus::kTimeout) {
-      throw_over_budget(file, *be, opts.max_cycles, img.insn_count);
-    }
+    const RunStatus status = run_within_budget(opts, *be, img, file, r);
     r.stats = be->stats();
     r.extra["status"] = status == RunStatus::kOk ? "finished" : "timeout";
     const std::string check = check_image_outputs(img, dram, r);

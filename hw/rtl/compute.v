@@ -68,6 +68,7 @@ module compute (
     output reg  [                                 255:0] stall_cycles,  // l2g, s2g, g2l_full, g2s_full
     output reg  [                                  63:0] mem_stall_cycles,  // DMA cycles waiting
     output reg  [                                  63:0] alu_active,    // ALU issue cycles
+    output reg  [                                  63:0] uops_issued,   // GEMM/ALU iterations issued
     output wire                                          idle
 );
   localparam integer kLanes = `VTA_BATCH * `VTA_BLOCK_OUT;
@@ -417,6 +418,7 @@ module compute (
       stall_cycles <= 0;
       mem_stall_cycles <= 0;
       alu_active <= 0;
+      uops_issued <= 0;
     end else begin
       s1_valid <= s0_fire;
       s2_valid <= s1_ok;
@@ -492,6 +494,8 @@ module compute (
       // S0: advance the loop nest (outer, inner, uop)
       if (issuing && !error) phase <= l_vec ? !phase : 1'b0;
       if (s0_fire) begin
+        // moves during a long loop, when no instruction finishes: the watchdog's progress
+        uops_issued <= uops_issued + 1'b1;
         if (last_iter) issuing <= 1'b0;
         if (!upc_wrap) begin
           upc <= upc + 1'b1;

@@ -38,6 +38,7 @@ module vta_core (
     output wire [              63:0] gemm_counter,
     output wire [              63:0] alu_counter,
     output wire [              63:0] alu_active_cycles,
+    output wire [              63:0] uops_issued,       // GEMM/ALU micro-op iterations issued
     output wire [              95:0] unit_insns,        // load, compute, store: instructions
     output wire [             191:0] unit_busy_cycles,  // load, compute, store
     output wire [             191:0] unit_idle_cycles,  // load, compute, store
@@ -186,7 +187,7 @@ module vta_core (
       .uop_bytes(uop_load_nbytes), .acc_bytes(acc_load_nbytes), .gemm_count(gemm_counter),
       .alu_count(alu_counter), .busy_cycles(c_busy), .idle_cycles(c_idlec),
       .stall_cycles(c_stall), .mem_stall_cycles(c_ms), .alu_active(alu_active_cycles),
-      .idle(c_idle));
+      .uops_issued(uops_issued), .idle(c_idle));
   assign err_compute_insn = c_started - 1'b1;
 
   store u_store (

@@ -83,10 +83,12 @@ struct WriteBurst {
 enum class Ending { kFinished, kTimeout, kStuck, kRtlError, kNoProgress };
 
 // What only moves when the core gets work done: instructions finished, bytes a DMA unit
-// started, GEMM/ALU micro-ops. (Busy, stall and fetch cycle counters grow while it waits.)
+// started, GEMM/ALU micro-ops issued (inside an instruction too, so a long loop is progress).
+// (Busy, stall and fetch cycle counters grow while it waits.)
 uint64_t progress_fingerprint(const rtl::CoreStatus& st) {
   uint64_t f = st.inp_load_nbytes + st.wgt_load_nbytes + st.acc_load_nbytes + st.uop_load_nbytes +
-               st.out_store_nbytes + st.gemm_counter + st.alu_counter + st.alu_active_cycles;
+               st.out_store_nbytes + st.gemm_counter + st.alu_counter + st.alu_active_cycles +
+               st.uops_issued;
   for (uint32_t n : st.unit_insns) {
     f += n;
   }

@@ -47,6 +47,7 @@ struct CoreStatus {
   uint32_t units_running = 0;  // bit 0 load, 1 compute, 2 store: inside an instruction
   uint64_t inp_load_nbytes = 0, wgt_load_nbytes = 0, acc_load_nbytes = 0, uop_load_nbytes = 0,
            out_store_nbytes = 0, gemm_counter = 0, alu_counter = 0, alu_active_cycles = 0;
+  uint64_t uops_issued = 0;     // GEMM/ALU micro-op iterations issued (moves inside a long loop)
   uint32_t unit_insns[3] = {};  // load, compute, store
   uint64_t unit_busy[3] = {}, unit_idle[3] = {}, unit_mem_stall[3] = {};
   // stall cycles by queue: load g2l, l2g_full; compute l2g, s2g, g2l_full, g2s_full; store g2s,

@@ -138,6 +138,7 @@ class RtlModelImpl final : public RtlModel {
     s.gemm_counter = t.gemm_counter;
     s.alu_counter = t.alu_counter;
     s.alu_active_cycles = t.alu_active_cycles;
+    s.uops_issued = t.uops_issued;
     for (int u = 0; u < 3; ++u) {
       s.unit_insns[u] = t.unit_insns[u];
       s.unit_busy[u] = word64(t.unit_busy_cycles, u);

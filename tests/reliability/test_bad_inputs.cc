@@ -181,6 +181,76 @@ TEST_CASE("run budget: --max-cycles stops a long run with a named error and its 
   std::filesystem::remove(path);
 }
 
+TEST_CASE("run budget: one ALU instruction of 2.2e12 micro-ops stops inside the instruction",
+          "[cli]") {
+  // 16383 x 16383 iterations of all 8192 micro-ops: days on any backend. fsim refuses to start an
+  // instruction beyond its work budget; cycle and rtl stop at the cycle budget. Without
+  // --max-cycles, `run` has a default budget that says so (rtl is left to --max-cycles: it
+  // simulates every cycle up to the budget).
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  Insn alu;
+  alu.opcode = kOpAlu;
+  alu.uop_bgn = 0;
+  alu.uop_end = cfg.uop_buff_depth;
+  alu.iter_out = 16383;
+  alu.iter_in = 16383;
+  alu.use_imm = true;
+  alu.alu_opcode = kAluAdd;
+  alu.imm = 1;
+  ProgramImage img = image_of({alu, finish()});
+  const std::string path = temp_path("runaway.vtaprog");
+  img.save(path);
+  for (const std::string& name : available_backends()) {
+    const bool rtl = name == "rtl";
+    const CliResult r =
+        vtasim(fmt::format("run {} --backend {}{}", path, name, rtl ? " --max-cycles 5000" : ""));
+    INFO(r.out);
+    CHECK(r.status == 1);
+    const std::string unit = name == "fsim" ? "fsim work units" : "cycles";
+    CHECK_THAT(r.out, Contains(fmt::format("the {} backend did not reach FINISH within {}", name,
+                                           rtl ? "--max-cycles 5000 cycles"
+                                               : "the default budget of 10000000000 " + unit +
+                                                     " (--max-cycles N sets another)")));
+    CHECK_THAT(r.out, Contains(" of 2 instructions executed, 0 GEMM and "));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE(
+    "one verdict: a STORE not ordered before FINISH is the verifier's error on every "
+    "backend",
+    "[cli]") {
+  // Without tokens FINISH may retire before the STORE runs (fsim's order) or after it (cycle,
+  // rtl): the verifier decides before any backend runs.
+  Insn store = mem_insn(kOpStore, kMemOut, 0, 0x2000 / 16, 1, 1, 1);
+  ProgramImage img = image_of({store, finish()});
+  img.segments.push_back(ImageSegment{0x2000, std::vector<uint8_t>(16, 0)});
+  const std::string path = temp_path("store_finish.vtaprog");
+  img.save(path);
+  for (const std::string& name : available_backends()) {
+    const CliResult r = vtasim(fmt::format("run {} --backend {}", path, name));
+    INFO(name << ": " << r.out);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("vtasim: error: program verifier (--no-check skips it): "
+                               "instruction 0 (STORE"));
+    CHECK_THAT(r.out, Contains("is not ordered before FINISH (instruction 1) by dependency "
+                               "tokens, so FINISH may retire before it runs"));
+  }
+  // With the STORE's token popped by FINISH every backend runs it.
+  store.push_prev_dep = true;
+  Insn fin = finish();
+  fin.pop_next_dep = true;
+  ProgramImage ordered = image_of({store, fin});
+  ordered.segments.push_back(ImageSegment{0x2000, std::vector<uint8_t>(16, 0)});
+  ordered.save(path);
+  for (const std::string& name : available_backends()) {
+    const CliResult r = vtasim(fmt::format("run {} --backend {}", path, name));
+    INFO(name << ": " << r.out);
+    CHECK(r.status == 0);
+  }
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("disasm elides long micro-op listings unless --all-uops", "[cli]") {
   // A LOAD UOP of 16 x 100 micro-ops (a 6400-byte uop segment).
   const Insn load = mem_insn(kOpLoad, kMemUop, 0, 0x2000 / kUopBytes, 100, 16, 16);

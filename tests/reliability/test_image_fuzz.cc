@@ -3,7 +3,8 @@
 // stream, run on fsim and cycle. Oracles: no signal (the test process survives), a named
 // vta::Error or success within a budget (no hang), and equal DRAM outputs and upstream counters
 // on fsim and cycle whenever both succeed on a program the static verifier accepts (a program
-// with a race between units may legally give different values on different timings). Under the
+// with a race between units may legally give different values on different timings), and the
+// verifier's verdict equal to the pairwise oracle's on every image. Under the
 // ASan+UBSan build (VTA_SANITIZE) a sanitizer report fails the run as well. VTA_FUZZ_SEED /
 // VTA_FUZZ_ITERS override the seed and count.
 #include <cstdio>
@@ -18,6 +19,7 @@
 
 #include <unistd.h>
 
+#include "pairwise_race_oracle.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/program_check.h"
 #include "vta/sim/error.h"
@@ -80,7 +82,18 @@ Outcome run_on(const std::string& backend, const HwConfig& cfg, const ProgramIma
   Outcome o;
   Dram dram;
   img.load_into(dram);
-  o.verified = compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count).ok();
+  const compiler::ProgramCheck check =
+      compiler::check_stream(cfg, dram, img.insn_phys, img.insn_count);
+  o.verified = check.ok();
+  // The same verdict, counts and first problem as the pairwise oracle on every image.
+  const compiler::ProgramCheck want = compiler::oracle::pairwise_check_program(
+      compiler::oracle::stream_program(cfg, dram, img.insn_phys, img.insn_count), cfg);
+  CHECK(check.insns == want.insns);
+  CHECK(check.checked_pairs == want.checked_pairs);
+  CHECK(check.races == want.races);
+  CHECK(check.leftover_tokens == want.leftover_tokens);
+  CHECK(check.unordered_at_finish == want.unordered_at_finish);
+  CHECK(check.first_problem == want.first_problem);
   std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
   try {
     const RunStatus st = be->run(img.insn_phys, img.insn_count, kBudget);

@@ -200,6 +200,35 @@ TEST_CASE("rtl: the watchdog ends a run without progress with a named error", "[
   CHECK(cyc.stats().cycles > 5000);
 }
 
+TEST_CASE("rtl: the watchdog counts micro-ops inside an instruction, not only instructions",
+          "[rtl]") {
+  // One ALU instruction of 1100 x 1000 iterations of one micro-op (1.1 M, one per cycle with an
+  // immediate): no instruction finishes for longer than the default watchdog window, yet the
+  // core issues a micro-op every cycle. It must finish, in the cycle model's cycles, with
+  // 1.1 M ALU micro-ops counted.
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  auto one_alu = [&](ProgramBuilder& pb) {
+    UopLoop loop;
+    loop.iter_out = 1100;
+    loop.iter_in = 1000;
+    pb.push(make_alu(kAluAdd, loop, true, 1));
+    pb.push(make_finish());
+  };
+  Dram dram;
+  RtlBackend be(cfg, dram);
+  ProgramBuilder pb(cfg, dram);
+  one_alu(pb);
+  REQUIRE(pb.run(be) == RunStatus::kOk);
+  CHECK(be.stats().alu_counter == 1100u * 1000u);
+  CHECK(be.stats().cycles > RtlBackend::kDefaultWatchdogCycles);
+  Dram dram2;
+  CycleBackend cyc(cfg, dram2);
+  ProgramBuilder pb2(cfg, dram2);
+  one_alu(pb2);
+  REQUIRE(pb2.run(cyc) == RunStatus::kOk);
+  CHECK(be.stats().cycles == cyc.stats().cycles);
+}
+
 TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   const std::string path = (std::filesystem::temp_directory_path() /

@@ -9,8 +9,12 @@ uint64_t ComputeUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
     case kOpLoad:
       return execute_load(i.memory_type == kMemUop ? m_uop : m_acc, index, i, s);
     case kOpGemm: {
-      m_ports.core.exec_gemm(index, i);
       const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
+      // A loop that cannot retire within the run's budget is timed but not computed: the run
+      // times out first, and 2e12 micro-ops of arithmetic would keep the host busy for hours.
+      if (n == 0 || !m_ports.run.past_budget(s + n + kComputePipelineDepth)) {
+        m_ports.core.exec_gemm(index, i);
+      }
       if (n == 0) {
         return s;
       }
@@ -20,13 +24,15 @@ uint64_t ComputeUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
       return s + n + kComputePipelineDepth;
     }
     case kOpAlu: {
-      m_ports.core.exec_alu(index, i);
       const uint64_t n = static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
+      // Vector operands take two reads of the single acc read port per iteration.
+      const uint64_t ii = i.use_imm ? 1 : 2;
+      if (n == 0 || !m_ports.run.past_budget(s + ii * (n - 1) + 1 + kComputePipelineDepth)) {
+        m_ports.core.exec_alu(index, i);
+      }
       if (n == 0) {
         return s;
       }
-      // Vector operands take two reads of the single acc read port per iteration.
-      const uint64_t ii = i.use_imm ? 1 : 2;
       m_cstats.alu_active_cycles += ii * n;
       return s + ii * (n - 1) + 1 + kComputePipelineDepth;
     }

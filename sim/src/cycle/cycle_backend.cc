@@ -162,6 +162,7 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
 RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
   ctx.activate();
   const uint64_t base = begin_run(program);
+  core->run.set_budget_end(wait_cycles != 0 ? base + wait_cycles : UINT64_MAX);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time limit = wait_cycles != 0 ? cycles(base + wait_cycles - now_cycle())
                                                   : sc_core::sc_max_time() - now - cycles(1u << 20);

@@ -33,6 +33,8 @@ class RunControl {
     m_shown_cycles = 0;
     m_start.notify(cycles(base - now_cycle()));
   }
+  // The run times out at absolute cycle `c` (UINT64_MAX: never); call after begin.
+  void set_budget_end(uint64_t c) { m_budget_end = c; }
   // Unwinds every thread that is still inside a run (call outside sc_start, then sc_start(0)).
   void abort_all() {
     m_end_cycle = now_cycle();
@@ -88,6 +90,8 @@ class RunControl {
     end();
   }
 
+  // An instruction ending in absolute cycle `c` would retire after the run's budget.
+  bool past_budget(uint64_t c) const { return c >= m_budget_end; }
   uint64_t gen() const { return m_gen; }
   uint64_t base() const { return m_base; }
   bool active() const { return m_active; }
@@ -113,6 +117,7 @@ class RunControl {
   uint64_t m_finish_cycle = 0;
   uint64_t m_end_cycle = 0;
   uint64_t m_shown_cycles = 0;  // cycles of this run given to run_progress
+  uint64_t m_budget_end = UINT64_MAX;
   std::exception_ptr m_error;
   sc_core::sc_event m_start{"run_start"};
   sc_core::sc_event m_abort{"run_abort"};

@@ -3,7 +3,10 @@
 // and reports any pair of instructions on different stages that touch overlapping SRAM entries
 // (load writes vs GEMM reads of INP/WGT; GEMM/ALU/LOAD ACC writes vs STORE reads of the
 // accumulator/output buffer) without being ordered by tokens. Such a race can pass on fsim but
-// give timing-dependent results on hardware. Also reports deadlocks and tokens left over.
+// give timing-dependent results on hardware. Also reports deadlocks, tokens left over and any
+// instruction not ordered before the first FINISH (a backend may retire FINISH without it, so
+// whether it runs would depend on the backend's timing). Time: O(n log n) in instructions plus
+// the micro-ops LOAD UOPs bring in, whatever the number of overlapping pairs.
 #pragma once
 
 #include <cstddef>
@@ -22,11 +25,15 @@ namespace vta::compiler {
 
 struct ProgramCheck {
   size_t insns = 0;
-  size_t checked_pairs = 0;    // overlapping cross-stage pairs examined
-  size_t races = 0;            // pairs not ordered by tokens
-  size_t leftover_tokens = 0;  // tokens still queued at the end
-  std::string first_problem;   // description of the first race / deadlock
-  bool ok() const { return races == 0 && leftover_tokens == 0 && first_problem.empty(); }
+  size_t checked_pairs = 0;        // overlapping cross-stage pairs examined
+  size_t races = 0;                // pairs not ordered by tokens
+  size_t leftover_tokens = 0;      // tokens still queued at the end
+  size_t unordered_at_finish = 0;  // instructions not ordered before the first FINISH
+  std::string first_problem;  // the deadlock, else the first race, else (no tokens left over) the
+                              // first instruction not ordered before FINISH
+  bool ok() const {
+    return races == 0 && leftover_tokens == 0 && unordered_at_finish == 0 && first_problem.empty();
+  }
 };
 
 ProgramCheck check_program(const SyncedProgram& program, const HwConfig& cfg);
