@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/onnx_import.h"
+#include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -293,14 +294,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   l.pad_right = m.pad_right;
   const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
   rep = QuantLayerReport{l.name, layer_ops(m, p), false, e_in, 0, e_out, 0, 0, 0};
-  static const std::map<GraphOp, const char*> ops{{GraphOp::kMaxPool, "maxpool"},
-                                                  {GraphOp::kAvgPool, "avgpool"},
-                                                  {GraphOp::kGlobalAvgPool, "global_avgpool"},
-                                                  {GraphOp::kAdd, "add"},
-                                                  {GraphOp::kConcat, "concat"},
-                                                  {GraphOp::kConv, "conv2d"},
-                                                  {GraphOp::kGemm, "dense"}};
-  l.op = ops.at(m.op);
+  l.op = op_def_for_graph_op(m.op).name;
   l.count_include_pad = m.count_include_pad;
   if (m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool) {
     l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
