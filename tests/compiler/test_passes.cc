@@ -1,6 +1,7 @@
 // The network compiler's operator table, IR and passes: each pass run alone on a small module
 // and checked against values worked out by hand; the manager's printing, stopping and
 // verification.
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -49,7 +50,8 @@ vta::HwConfig pynq() {
 }  // namespace
 
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
-  CHECK(known_op_names() == "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat");
+  CHECK(known_op_names() ==
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -61,7 +63,7 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat)");
+                    "global_avgpool, avgpool, add, concat, hardsigmoid)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
                     "no network operator implements the float-graph operator Relu");
@@ -218,4 +220,42 @@ TEST_CASE("pass manager: order, printing, stopping, verification", "[passes]") {
   CHECK_THROWS_WITH(broken.run(b, ctx),
                     "IR check after pass 'break-types': value '%stem' has "
                     "type i8[1x7x32x32] NCHW but its op gives 1x24x32x32");
+}
+
+TEST_CASE("hardsigmoid: int8 on the host against an integer formula, float reference", "[passes]") {
+  // alpha 1/4, beta 1/2, input 2^-4, output 2^-6: q_out = round((q/16/4 + 1/2) * 64) = q + 32,
+  // clipped to 0..64; every int8 input once (16x16 values).
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "hs", "input": {"c": 1,
+    "h": 16, "w": 16}, "layers": [{"name": "y", "op": "hardsigmoid", "input": "data",
+    "alpha": 0.25, "beta": 0.5, "in_exp": 4, "out_exp": 6}]})"),
+                                   "hs.json");
+  std::vector<int8_t> in(256);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = int8_t(int(i) - 128);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(in);
+  const auto tensors = reference_network_tensors(net);
+  const std::vector<int8_t>& out = tensors.at("y").data;
+  REQUIRE(out.size() == 256);
+  for (size_t i = 0; i < in.size(); ++i) {
+    INFO(int(in[i]));
+    CHECK(int(out[i]) == std::clamp(int(in[i]) + 32, 0, 64));
+  }
+  // The JSON form reads back the same; the IR line shows the attributes, placed on the host.
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  const ir::Module m = run_passes(net, {make_infer_types_pass, make_place_pass});
+  CHECK(m.ops[0].place == Placement::kHost);
+  CHECK(ir::print_module(m).find("%y = hardsigmoid(%data) alpha=0.25 beta=0.5 in_exp=4 "
+                                 "out_exp=6 : i8[1x1x16x16] NCHW @host") != std::string::npos);
+  // Float reference: ONNX's defaults alpha 0.2, beta 0.5, at points worked out by hand.
+  NetworkLayer l;
+  l.op = "hardsigmoid";
+  FloatTensor x{{1, 4, 1, 1}, {-3.0f, 0.0f, 1.0f, 3.0f}};
+  const FloatTensor y = op_def("hardsigmoid").float_reference(l, {&x});
+  CHECK(y.data == std::vector<float>{0.0f, 0.5f, 0.7f, 1.0f});
+  CHECK_THROWS_WITH(
+      Network::from_json(nlohmann::json::parse(R"({"name": "n", "input": {"c": 1, "h": 2,
+        "w": 2}, "layers": [{"name": "y", "op": "hardsigmoid", "input": "data", "in_exp": 30}]})"),
+                         "n.json"),
+      "n.json: network n: hardsigmoid layer 'y': in_exp must be an integer in -24..24 (got 30)");
 }
