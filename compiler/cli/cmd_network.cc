@@ -1,7 +1,9 @@
-// vtasim network: run a network (the built-in resnet18 or a JSON description) layer by layer
+// vtasim network: compile a network (the built-in resnet18, a JSON description or MODEL.onnx)
+// through the pass pipeline (passes/pass_manager.h), then run it layer by layer
 // through the runtime, every VTA layer checked against the C++ reference, and print one report
 // row per layer plus the totals.
 #include <climits>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -12,6 +14,7 @@
 #include "vta/compiler/network.h"
 #include "vta/compiler/network_workers.h"
 #include "vta/compiler/onnx_import.h"
+#include "vta/compiler/passes/pass_manager.h"
 #include "vta/compiler/quantize.h"
 #include "vta/compiler/report.h"
 #include "vta/explore/progress.h"
@@ -61,16 +64,74 @@ void check_model_options(const po::variables_map& vm, const std::string& name,
   }
 }
 
-// MODEL.onnx: imported, quantized (its report printed), the network with the model's weights.
-Network load_onnx_network(const std::string& path, const ModelOptions& m,
-                          std::optional<QuantizedModel>& model) {
-  const FloatGraph graph = import_onnx(path);
-  QuantOptions q = m.quant;
-  if (!m.input.empty()) {
-    q.first_input = read_float_input(graph, m.input);
+// The pass pipeline's options: --list-passes, --print-before / --print-after PASS|all,
+// --stop-after PASS, --dump-ir FILE.
+struct PipelineOptions {
+  bool list = false;
+  std::vector<std::string> print_before, print_after;
+  std::string stop_after, dump_ir;
+};
+
+void add_pipeline_options(po::options_description& desc, PipelineOptions& p) {
+  auto add = desc.add_options();
+  add("list-passes", po::bool_switch(&p.list), "list the compiler's passes in order and exit");
+  add("print-before", po::value(&p.print_before)->composing(),
+      "print the IR before pass PASS (or all; repeatable)");
+  add("print-after", po::value(&p.print_after)->composing(),
+      "print the IR after pass PASS (or all; repeatable)");
+  add("stop-after", po::value(&p.stop_after), "compile up to pass PASS and exit without a run");
+  add("dump-ir", po::value(&p.dump_ir), "write the IR after the last pass to FILE");
+}
+
+// The instrument of the pipeline's run; pass names checked (bad usage otherwise).
+PassInstrument pipeline_instrument(const PassManager& pm, const PipelineOptions& p,
+                                   std::ostream& out) {
+  PassInstrument inst;
+  try {
+    for (const std::string& n : p.print_before) {
+      pm.check_pass_name(n, "--print-before");
+      inst.print_before.insert(n);
+    }
+    for (const std::string& n : p.print_after) {
+      pm.check_pass_name(n, "--print-after");
+      inst.print_after.insert(n);
+    }
+    if (!p.stop_after.empty()) {
+      pm.check_pass_name(p.stop_after, "--stop-after");
+    }
+  } catch (const Error& ex) {
+    throw UsageError(ex.what());
   }
-  model = quantize_graph(graph, q);
-  return model->net;
+  inst.stop_after = p.stop_after;
+  inst.out = &out;
+  return inst;
+}
+
+// Compiles the network through the pass pipeline (up to quantize for --print-json, which needs
+// no target); --dump-ir writes the last IR.
+ir::Module compile(const std::string& name, int batch, const ModelOptions& m,
+                   const CommonOptions& common, const PipelineOptions& p, bool print_json,
+                   size_t tune) {
+  const PassManager pm = network_pipeline();
+  PassContext ctx;
+  ctx.source = name, ctx.batch = batch, ctx.quant = m.quant, ctx.input_path = m.input;
+  ctx.tune_candidates = tune;
+  PassInstrument inst = pipeline_instrument(pm, p, print_json ? std::cerr : std::cout);
+  if (print_json && inst.stop_after.empty()) {
+    inst.stop_after = "quantize";
+  } else if (!print_json) {
+    ctx.config = resolve_config(common.config, common.sets).config;
+  }
+  ir::Module module;
+  pm.run(module, ctx, inst);
+  if (!p.dump_ir.empty()) {
+    std::ofstream f(p.dump_ir);
+    f << ir::print_module(module);
+    if (!f) {
+      throw Error("cannot write the IR to " + p.dump_ir);
+    }
+  }
+  return module;
 }
 
 // The quantization report of MODEL.onnx (on stderr under --print-json, which prints the JSON).
@@ -167,31 +228,81 @@ NetworkRun run_or_report_failure(const CommonOptions& common, const Target& targ
   }
 }
 
+// Every option of `vtasim network`.
+struct NetworkCommand {
+  CommonOptions common;
+  std::string name, plot_path;
+  int tune = 0, batch = 1, jobs = 1;
+  bool no_check = false, quiet = false, print_json = false;
+  ModelOptions model;
+  PipelineOptions pipeline;
+};
+
+void add_network_options(po::options_description& desc, NetworkCommand& c) {
+  add_common_options(desc, c.common);
+  add_plot_option(desc, c.plot_path);
+  auto add = desc.add_options();
+  add("network", po::value(&c.name), "resnet18, a network JSON file or MODEL.onnx");
+  add("batch", po::value(&c.batch)->default_value(1), "batch size of the built-in resnet18");
+  add("tune", po::value(&c.tune)->implicit_value(4),
+      "tune every convolution with the N best-estimated schedules (default 4)");
+  add("no-check", po::bool_switch(&c.no_check), "skip the checks against the C++ reference");
+  add("quiet", po::bool_switch(&c.quiet), "no progress lines");
+  add("jobs,j", po::value(&c.jobs)->default_value(1),
+      "simulate the layers in N worker processes (same results as -j 1)");
+  add("print-json", po::bool_switch(&c.print_json),
+      "print the network description as JSON (a starting point for your own) and exit");
+  add_model_options(desc, c.model);
+  add_pipeline_options(desc, c.pipeline);
+}
+
+// Runs the compiled network on the target and reports it.
+int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
+  const Network& net = *module.net;
+  const std::optional<QuantizedModel>& model = module.quantized;
+  Target target = setup_target(c.common, !c.no_check);
+  NetworkOptions opt;
+  opt.check = !c.no_check;
+  opt.tune_candidates = size_t(c.tune);
+  std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
+  explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                                    !c.quiet);
+  opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.quiet, r, done); };
+  std::string current;  // the VTA layer running
+  const auto begin_step = target.on_step_begin;
+  target.on_step_begin = [&](const std::string& track, const std::string& step) {
+    current = track == "layers" ? step : current;
+    if (begin_step) {
+      begin_step(track, step);
+    }
+  };
+  std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
+                           net.h, net.w, net.layers.size());
+  nlohmann::ordered_json extra;
+  extra["network"] = net.name;
+  add_model_report(model, c.name, extra);
+  const NetworkRun r =
+      run_or_report_failure(c.common, target, net, opt, c.jobs, {progress, done, current}, extra);
+  for (const std::string& h : r.host_ops) {
+    std::cout << "  host: " << h << "\n";
+  }
+  extra["host_ops"] = r.host_ops;
+  const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
+  const int status =
+      finish_compiler_command(c.common, target, "network", net.name, r.runs, extra, c.plot_path);
+  if (!mismatch.empty()) {
+    throw Error(mismatch);
+  }
+  return status;
+}
+
 }  // namespace
 
 int cmd_network(int argc, char** argv) {
   return guarded([&] {
-    CommonOptions common;
-    std::string name, plot_path;
-    int tune = 0;
-    bool no_check = false, quiet = false, print_json = false;
-    int batch = 1, jobs = 1;
-    ModelOptions model_opt;
+    NetworkCommand c;
     po::options_description desc("network options");
-    add_common_options(desc, common);
-    add_plot_option(desc, plot_path);
-    auto add = desc.add_options();
-    add("network", po::value(&name), "resnet18, a network JSON file or MODEL.onnx");
-    add("batch", po::value(&batch)->default_value(1), "batch size of the built-in resnet18");
-    add("tune", po::value(&tune)->implicit_value(4),
-        "tune every convolution with the N best-estimated schedules (default 4)");
-    add("no-check", po::bool_switch(&no_check), "skip the checks against the C++ reference");
-    add("quiet", po::bool_switch(&quiet), "no progress lines");
-    add("jobs,j", po::value(&jobs)->default_value(1),
-        "simulate the layers in N worker processes (same results as -j 1)");
-    add("print-json", po::bool_switch(&print_json),
-        "print the network description as JSON (a starting point for your own) and exit");
-    add_model_options(desc, model_opt);
+    add_network_options(desc, c);
     po::positional_options_description pos;
     pos.add("network", 1);
     po::variables_map vm;
@@ -201,51 +312,23 @@ int cmd_network(int argc, char** argv) {
     }
     check_option_range(vm, "batch", 1, kMaxTensorDim);
     check_option_range(vm, "tune", 1, INT_MAX);
-    check_jobs_option(vm, common, jobs);
-    check_model_options(vm, name, model_opt);
-    std::optional<QuantizedModel> model;
-    const Network net = (name == "resnet18" || name == "resnet-18") ? Network::resnet18(batch)
-                        : is_onnx_model(name) ? load_onnx_network(name, model_opt, model)
-                                              : Network::from_file(name);
-    print_model_report(model, print_json);
-    if (print_json) {
-      std::cout << net.to_json().dump(2) << "\n";
+    check_jobs_option(vm, c.common, c.jobs);
+    if (c.pipeline.list) {
+      std::cout << network_pipeline().list();
       return 0;
     }
-    Target target = setup_target(common, !no_check);
-    NetworkOptions opt;
-    opt.check = !no_check;
-    opt.tune_candidates = size_t(tune);
-    std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-    explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                                      !quiet);
-    opt.on_layer = [&](const LayerRun& r) { report_layer(progress, quiet, r, done); };
-    std::string current;  // the VTA layer running
-    const auto begin_step = target.on_step_begin;
-    target.on_step_begin = [&](const std::string& track, const std::string& step) {
-      current = track == "layers" ? step : current;
-      if (begin_step) {
-        begin_step(track, step);
-      }
-    };
-    std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
-                             net.h, net.w, net.layers.size());
-    nlohmann::ordered_json extra;
-    extra["network"] = net.name;
-    add_model_report(model, name, extra);
-    const NetworkRun r =
-        run_or_report_failure(common, target, net, opt, jobs, {progress, done, current}, extra);
-    for (const std::string& h : r.host_ops) {
-      std::cout << "  host: " << h << "\n";
+    check_model_options(vm, c.name, c.model);
+    const ir::Module module =
+        compile(c.name, c.batch, c.model, c.common, c.pipeline, c.print_json, size_t(c.tune));
+    print_model_report(module.quantized, c.print_json);
+    if (c.print_json && !module.net) {
+      throw UsageError("--print-json needs the int8 network: stop after quantize or later");
     }
-    extra["host_ops"] = r.host_ops;
-    const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
-    const int status =
-        finish_compiler_command(common, target, "network", net.name, r.runs, extra, plot_path);
-    if (!mismatch.empty()) {
-      throw Error(mismatch);
+    if (c.print_json) {
+      std::cout << module.net->to_json().dump(2) << "\n";
+      return 0;
     }
-    return status;
+    return c.pipeline.stop_after.empty() ? run_compiled_network(c, module) : 0;
   });
 }
 

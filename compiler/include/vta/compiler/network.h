@@ -61,7 +61,12 @@ struct NetworkLayer {
   std::shared_ptr<const std::vector<int8_t>> weights;
   std::shared_ptr<const std::vector<int32_t>> bias;
 
-  bool on_vta() const { return (op == "conv2d" && groups == 1) || op == "dense"; }
+  // Scalar attributes of operators that only the operator table knows (e.g. hardsigmoid's
+  // alpha and beta), by key; read from and written to the layer's JSON by its operator.
+  std::map<std::string, double> attrs;
+
+  // The operator table's placement of this layer is VTA (ops/op_def.h).
+  bool on_vta() const;
 };
 
 struct Network {

@@ -18,6 +18,13 @@ constexpr int kMaxTensorDim = 65535;
 // blocked copies must fit the 4 GiB simulated DRAM next to the program.
 constexpr uint64_t kMaxLayerBytes = uint64_t(1) << 30;
 
+// Output size along one axis of a sliding window (convolution or pool): the one formula of the
+// compiler (64-bit, so sums of user-given sizes do not wrap).
+constexpr int64_t window_output_size(int64_t in, int64_t pad_a, int64_t pad_b, int64_t kernel,
+                                     int64_t stride) {
+  return (in + pad_a + pad_b - kernel) / stride + 1;
+}
+
 // One 2D convolution. Input N x C x H x W, weights K x C x KH x KW, output N x K x OH x OW.
 struct Conv2dParams {
   std::string name;  // for reports ("resnet18.C8", "conv2d")
@@ -27,8 +34,8 @@ struct Conv2dParams {
   int stride_h = 1, stride_w = 1;
   int pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
 
-  int out_h() const { return (h + pad_top + pad_bottom - kh) / stride_h + 1; }
-  int out_w() const { return (w + pad_left + pad_right - kw) / stride_w + 1; }
+  int out_h() const { return int(window_output_size(h, pad_top, pad_bottom, kh, stride_h)); }
+  int out_w() const { return int(window_output_size(w, pad_left, pad_right, kw, stride_w)); }
   // Multiply-accumulates of the real (unpadded) computation.
   uint64_t macs() const;
   // Throws vta::Error naming the offending field (range, pad field width, kernel larger than

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/workload.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -65,7 +66,7 @@ Nchw nchw(const FloatTensor& t) {
 }
 
 int window_out(int in, int pad_a, int pad_b, int k, int stride) {
-  return (in + pad_a + pad_b - k) / stride + 1;
+  return int(window_output_size(in, pad_a, pad_b, k, stride));
 }
 
 FloatTensor conv(const GraphNode& g, const FloatTensor& x) {

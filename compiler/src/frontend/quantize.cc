@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/onnx_import.h"
+#include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -283,6 +284,38 @@ void choose_exponents(Quantizer& q) {
 }
 
 // The network layer of planned layer i with its quantized weights and epilogue.
+// The quantized weights (dense: transposed to B, inputs x units) and int32 bias of weighted
+// layer `m` at input exponent e_in, weight exponent e_w and shift.
+void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkLayer& l) {
+  std::vector<int8_t> w = quantize_values(m.weight.data, e_w, 127);
+  const int units = m.weight.dims[0];
+  if (m.op == GraphOp::kConv) {
+    l.k = units, l.groups = m.groups;
+  } else {  // dense: B is inputs x units
+    l.units = units;
+    const size_t k = size_t(m.weight.dims[1]);
+    std::vector<int8_t> t(w.size());
+    for (size_t u = 0; u < size_t(units); ++u) {
+      for (size_t j = 0; j < k; ++j) {
+        t[j * size_t(units) + u] = w[u * k + j];
+      }
+    }
+    w.swap(t);
+  }
+  std::vector<int32_t> bias(static_cast<size_t>(units));
+  const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
+  for (size_t u = 0; u < bias.size(); ++u) {
+    const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
+    if (std::fabs(b) > 2147483647.0) {
+      throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
+                              m.name, m.bias.data[u], e_in + e_w));
+    }
+    bias[u] = int32_t(b);
+  }
+  l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
+  l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
+}
+
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   const PlannedLayer& p = q.plan[i];
   const GraphNode& m = q.main(i);
@@ -293,14 +326,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   l.pad_right = m.pad_right;
   const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
   rep = QuantLayerReport{l.name, layer_ops(m, p), false, e_in, 0, e_out, 0, 0, 0};
-  static const std::map<GraphOp, const char*> ops{{GraphOp::kMaxPool, "maxpool"},
-                                                  {GraphOp::kAvgPool, "avgpool"},
-                                                  {GraphOp::kGlobalAvgPool, "global_avgpool"},
-                                                  {GraphOp::kAdd, "add"},
-                                                  {GraphOp::kConcat, "concat"},
-                                                  {GraphOp::kConv, "conv2d"},
-                                                  {GraphOp::kGemm, "dense"}};
-  l.op = ops.at(m.op);
+  l.op = op_def_for_graph_op(m.op).name;
   l.count_include_pad = m.count_include_pad;
   if (m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool) {
     l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
@@ -330,33 +356,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     l.residual = q.net_name.at(p.residual);
     l.epilogue.residual = true;
   }
-  std::vector<int8_t> w = quantize_values(m.weight.data, e_w, 127);
-  const int units = m.weight.dims[0];
-  if (m.op == GraphOp::kConv) {
-    l.k = units, l.groups = m.groups;
-  } else {  // dense: B is inputs x units
-    l.units = units;
-    const size_t k = size_t(m.weight.dims[1]);
-    std::vector<int8_t> t(w.size());
-    for (size_t u = 0; u < size_t(units); ++u) {
-      for (size_t j = 0; j < k; ++j) {
-        t[j * size_t(units) + u] = w[u * k + j];
-      }
-    }
-    w.swap(t);
-  }
-  std::vector<int32_t> bias(static_cast<size_t>(units));
-  const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
-  for (size_t u = 0; u < bias.size(); ++u) {
-    const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
-    if (std::fabs(b) > 2147483647.0) {
-      throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
-                              m.name, m.bias.data[u], e_in + e_w));
-    }
-    bias[u] = int32_t(b);
-  }
-  l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
-  l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
+  quantize_weights(m, e_in, e_w, shift, l);
   return l;
 }
 

@@ -1,0 +1,116 @@
+// The operator table: one OpDef per network operator (compiler/src/ops/<op>.cc), registered in
+// compiler/src/ops/op_list.inc. An entry holds everything the compiler knows about its operator:
+// its JSON keys and their reading and writing, shape inference with the validation of its
+// attributes, its placement, its attributes in the IR's text form, the int8 reference and host
+// execution of a host operator or the VTA lowering (job data, reference, run) of a VTA operator,
+// and a float reference where the operator has one of its own. Nothing outside the table
+// compares operator names.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/compiler/float_graph.h"
+#include "vta/compiler/network.h"
+
+namespace vta::compiler {
+
+// Where an operator runs.
+enum class Placement { kUnplaced, kHost, kVta };
+const char* placement_name(Placement p);  // "unplaced", "host", "vta"
+
+// An activation's NCHW sizes.
+struct TensorShape {
+  int n = 0, c = 0, h = 0, w = 0;
+  std::string str() const;  // "1x64x56x56"
+  bool operator==(const TensorShape& o) const {
+    return n == o.n && c == o.c && h == o.h && w == o.w;
+  }
+  bool operator!=(const TensorShape& o) const { return !(*this == o); }
+};
+
+// What shape inference sees: the layer, the shape of its first input and of every earlier
+// tensor (the network's input included).
+struct ShapeContext {
+  const NetworkLayer& layer;
+  TensorShape in;
+  const std::map<std::string, TensorShape>& shapes;
+};
+
+// What executing a layer sees: the network, the layer, its first input, every earlier tensor
+// and the layer's weight seed.
+struct OpContext {
+  const Network& net;
+  const NetworkLayer& layer;
+  const NetworkTensor& in;
+  const std::map<std::string, NetworkTensor>& tensors;
+  uint64_t seed = 0;
+};
+
+// What a VTA layer produced.
+struct VtaLayerResult {
+  LayerRun run;
+  NetworkTensor out;
+};
+
+// A VTA operator's lowering: its job (random or the layer's own weights with its actual input
+// and residual), the job's int8 reference output and its run on a target.
+struct VtaLowering {
+  void (*make_job)(const OpContext& ctx, NetworkLayerJob& job) = nullptr;
+  NetworkTensor (*reference)(const NetworkLayer& l, const NetworkLayerJob& job) = nullptr;
+  VtaLayerResult (*run)(const Target& target, const Network& net, const NetworkLayer& l,
+                        const NetworkLayerJob& job, const NetworkOptions& opt) = nullptr;
+  // The schedule the automatic scheduler gives the layer on `cfg` for input `in`.
+  ConvSchedule (*auto_schedule)(const NetworkLayer& l, const TensorShape& in,
+                                const HwConfig& cfg) = nullptr;
+  // The input channels VTA reads for input `in` (with the layer's schedule, if any: a kernel
+  // fold moves part of the window into the channels; a matmul reads its input flattened).
+  int (*input_channels)(const NetworkLayer& l, const TensorShape& in) = nullptr;
+};
+
+struct OpDef {
+  std::string name;                    // the JSON "op"
+  std::vector<std::string> json_keys;  // every key a layer of this op may have
+  bool has_epilogue = false;           // writes its "epilogue" key
+  // The float-graph operator the quantizer turns into this one (none: not imported).
+  std::optional<GraphOp> from_graph_op;
+  // Reads the op's own keys after the common ones (network_json.cc) and checks them; `where`
+  // is "<source>: layer '<name>'".
+  void (*read_json)(const nlohmann::json& j, const std::string& where, NetworkLayer& l) = nullptr;
+  // Writes the op's own keys (after name, op and input).
+  void (*write_json)(const NetworkLayer& l, nlohmann::ordered_json& j) = nullptr;
+  // The output shape; throws vta::Error naming the layer for attributes or inputs that do not
+  // fit.
+  TensorShape (*infer_shape)(const ShapeContext& ctx) = nullptr;
+  Placement (*place)(const NetworkLayer& l) = nullptr;
+  // The attributes in the IR's text form: "kernel=3x3 stride=2x2 pad=1,1,1,1".
+  std::string (*attributes)(const NetworkLayer& l) = nullptr;
+  // A host layer's int8 execution (also its int8 reference); `note` receives the line of
+  // NetworkRun::host_ops.
+  NetworkTensor (*run_host)(const OpContext& ctx, std::string& note) = nullptr;
+  VtaLowering vta;  // set for an operator that can run on VTA
+  // The operator's float reference, when the table holds it (calibration of a float graph).
+  FloatTensor (*float_reference)(const NetworkLayer& l,
+                                 const std::vector<const FloatTensor*>& in) = nullptr;
+};
+
+// Every registered operator, in registration order.
+const std::vector<const OpDef*>& op_defs();
+// The operator named `name`, or nullptr.
+const OpDef* find_op_def(const std::string& name);
+// The operator named `name`; throws vta::Error "unknown op 'X' (known: ...)".
+const OpDef& op_def(const std::string& name);
+// "conv2d, dense, ...": the registered names, for error messages.
+std::string known_op_names();
+// The operator the quantizer makes of a float-graph operator; throws vta::Error for none.
+const OpDef& op_def_for_graph_op(GraphOp op);
+
+// The tensors a layer reads: its inputs (concat) or its input and residual.
+std::vector<std::string> layer_operands(const NetworkLayer& l);
+
+}  // namespace vta::compiler

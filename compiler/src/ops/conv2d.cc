@@ -1,0 +1,224 @@
+// conv2d: a 2D convolution with its fused epilogue (bias, shift, residual add, ReLU / clip). One
+// group runs on VTA; a grouped or depthwise one ("groups" > 1) runs on the host, each group
+// through the C++ reference (same arithmetic and epilogue as a VTA layer).
+#include <fmt/format.h>
+
+#include "ops/op_common.h"
+#include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/fast_reference.h"
+#include "vta/compiler/kernel_fold.h"
+#include "vta/compiler/reference_cache.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler::ops {
+
+namespace {
+
+void read_conv2d(const nlohmann::json&, const std::string& source, NetworkLayer& l) {
+  if (l.k < 1) {
+    throw Error(fmt::format("{}: conv2d layer '{}' needs \"k\" >= 1", source, l.name));
+  }
+}
+
+void write_conv2d(const NetworkLayer& l, nlohmann::ordered_json& j) {
+  j["k"] = l.k;
+  if (l.groups > 1) {
+    j["groups"] = l.groups;
+  }
+  write_window_json(l, j);
+}
+
+// The residual must be an earlier tensor of the output's shape.
+void check_residual(const ShapeContext& ctx, const TensorShape& out) {
+  const NetworkLayer& l = ctx.layer;
+  auto r = ctx.shapes.find(l.residual);
+  if (r == ctx.shapes.end()) {
+    throw Error(fmt::format("layer '{}' adds unknown residual tensor '{}'", l.name, l.residual));
+  }
+  if (r->second != out) {
+    throw Error(fmt::format("residual '{}' of layer '{}' has shape {} but the layer's output is {}",
+                            l.residual, l.name, r->second.str(), out.str()));
+  }
+}
+
+// Each group a convolution of C/groups channels.
+TensorShape conv2d_shape(const ShapeContext& ctx) {
+  const NetworkLayer& l = ctx.layer;
+  const TensorShape& in = ctx.in;
+  if (l.groups < 1 || in.c % l.groups || l.k % l.groups) {
+    throw Error(
+        fmt::format("conv2d layer '{}': {} groups do not divide {} input and {} output channels",
+                    l.name, l.groups, in.c, l.k));
+  }
+  if (l.groups > 1 && !l.residual.empty()) {
+    throw Error(fmt::format("grouped conv2d layer '{}' cannot take a residual", l.name));
+  }
+  Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  p.validate();
+  check_weight_sizes(l, uint64_t(l.k) * uint64_t(p.c) * uint64_t(p.kh) * uint64_t(p.kw),
+                     uint64_t(l.k));
+  const TensorShape out{p.n, l.k, p.out_h(), p.out_w()};
+  if (!l.residual.empty()) {
+    check_residual(ctx, out);
+  }
+  return out;
+}
+
+Placement place_conv2d(const NetworkLayer& l) {
+  return l.groups == 1 ? Placement::kVta : Placement::kHost;
+}
+
+std::string conv2d_attributes(const NetworkLayer& l) {
+  return fmt::format("k={}{} {}{}{}", l.k, l.groups > 1 ? fmt::format(" groups={}", l.groups) : "",
+                     window_attributes(l), l.weights ? " weights=model" : "",
+                     epilogue_attribute(l.epilogue));
+}
+
+// The layer's random weights (and bias) or its own, with its actual input and residual.
+ConvData conv_data(const OpContext& ctx, const Conv2dParams& p) {
+  const NetworkLayer& l = ctx.layer;
+  ConvData d = random_conv_data(p, l.epilogue, ctx.seed);
+  d.x = ctx.in.data;
+  if (l.weights) {
+    d.w = *l.weights;  // grouped layers: every group's weights, sliced by the host conv
+    d.bias = l.bias ? *l.bias : std::vector<int32_t>();
+  }
+  if (!l.epilogue.residual) {
+    return d;
+  }
+  auto r = ctx.tensors.find(l.residual);
+  if (r == ctx.tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' adds unknown residual tensor '{}'",
+                            ctx.net.name, l.name, l.residual));
+  }
+  const std::string want = fmt::format("{}x{}x{}x{}", p.n, p.k, p.out_h(), p.out_w());
+  if (r->second.shape() != want) {
+    throw Error(fmt::format(
+        "network {}: residual '{}' of layer '{}' has shape {} but the layer's output is {}",
+        ctx.net.name, l.residual, l.name, r->second.shape(), want));
+  }
+  d.residual = r->second.data;
+  return d;
+}
+
+// One group's slice of the input channels.
+std::vector<int8_t> group_input(const NetworkTensor& in, int g, int cg) {
+  const size_t plane = size_t(in.h) * in.w;
+  std::vector<int8_t> x(size_t(in.n) * size_t(cg) * plane);
+  for (int n = 0; n < in.n; ++n) {
+    std::copy_n(in.data.begin() + long((size_t(n) * in.c + size_t(g) * cg) * plane),
+                size_t(cg) * plane, x.begin() + long(size_t(n) * cg * plane));
+  }
+  return x;
+}
+
+NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const ConvData& d) {
+  Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  const int oh = p.out_h(), ow = p.out_w();
+  NetworkTensor out{in.n, l.k, oh, ow, std::vector<int8_t>(size_t(in.n) * l.k * oh * ow)};
+  const size_t out_plane = size_t(oh) * ow;
+  const size_t wper = size_t(p.k) * p.c * p.kh * p.kw;
+  for (int g = 0; g < l.groups; ++g) {
+    const std::vector<int8_t> x = group_input(in, g, p.c);
+    const std::vector<int8_t> w(d.w.begin() + long(g * wper), d.w.begin() + long((g + 1) * wper));
+    std::vector<int32_t> bias;
+    if (l.epilogue.bias) {
+      bias.assign(d.bias.begin() + g * p.k, d.bias.begin() + (g + 1) * p.k);
+    }
+    const std::vector<int8_t> y = conv2d_reference_fast(p, l.epilogue, x, w, bias, {});
+    for (int n = 0; n < in.n; ++n) {
+      std::copy_n(y.begin() + long(size_t(n) * p.k * out_plane), size_t(p.k) * out_plane,
+                  out.data.begin() + long((size_t(n) * l.k + size_t(g) * p.k) * out_plane));
+    }
+  }
+  return out;
+}
+
+NetworkTensor run_grouped_conv2d(const OpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  const NetworkTensor& in = ctx.in;
+  Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  NetworkTensor out = grouped_conv(in, l, conv_data(ctx, p));
+  note = fmt::format("{}: conv2d {}x{} s{} with {} groups on host ({} MACs)", l.name, l.kh, l.kw,
+                     l.stride_h, l.groups, p.macs() * uint64_t(l.groups));
+  return out;
+}
+
+Conv2dParams job_params(const NetworkLayer& l, const NetworkTensor& in) {
+  Conv2dParams p = conv_params(l, TensorShape{in.n, in.c, in.h, in.w});
+  p.validate();
+  return p;
+}
+
+void make_conv2d_job(const OpContext& ctx, NetworkLayerJob& job) {
+  job.conv = conv_data(ctx, job_params(ctx.layer, ctx.in));
+}
+
+NetworkTensor conv2d_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
+  const Conv2dParams p = job_params(l, job.input_shape);
+  const ConvData& d = job.conv;
+  return NetworkTensor{
+      p.n, p.k, p.out_h(), p.out_w(),
+      *ReferenceCache::process().conv2d(p, l.epilogue, d.x, d.w, d.bias, d.residual)};
+}
+
+// The layer's own schedule, else a tuned (opt.tune_candidates) or the automatic one.
+ConvSchedule conv2d_schedule(const Target& target, const NetworkLayer& l, const Conv2dParams& p,
+                             const ConvData& d, const NetworkOptions& opt) {
+  if (l.schedule) {
+    return *l.schedule;
+  }
+  if (opt.tune_candidates) {
+    const TuneResult t = tune_conv2d(target, p, l.epilogue, d, opt.tune_candidates, false);
+    return t.trials[t.best].schedule;
+  }
+  return auto_schedule(p, l.epilogue, target.config);
+}
+
+VtaLayerResult run_conv2d_job(const Target& target, const Network&, const NetworkLayer& l,
+                              const NetworkLayerJob& job, const NetworkOptions& opt) {
+  const Conv2dParams p = job_params(l, job.input_shape);
+  const ConvSchedule s = conv2d_schedule(target, l, p, job.conv, opt);
+  LayerRun run = run_conv2d(target, p, l.epilogue, s, job.conv, opt.check);
+  NetworkTensor out{p.n, p.k, p.out_h(), p.out_w(), run.out};
+  return {std::move(run), std::move(out)};
+}
+
+ConvSchedule conv2d_auto_schedule(const NetworkLayer& l, const TensorShape& in,
+                                  const HwConfig& cfg) {
+  return auto_schedule(conv_params(l, in), l.epilogue, cfg);
+}
+
+// A kernel fold's layer has C * fold_rows * KW channels (kernel_fold.h).
+int conv2d_input_channels(const NetworkLayer& l, const TensorShape& in) {
+  const int fold = l.schedule ? l.schedule->fold_rows : 0;
+  return fold >= 1 ? folded_params(conv_params(l, in), fold).c : in.c;
+}
+
+}  // namespace
+
+const OpDef& conv2d_op() {
+  static const OpDef def = [] {
+    OpDef d;
+    d.name = "conv2d";
+    d.json_keys = {"name", "op",       "input",    "k",        "kernel", "stride",
+                   "pad",  "residual", "epilogue", "schedule", "groups"};
+    d.has_epilogue = true;
+    d.from_graph_op = GraphOp::kConv;
+    d.read_json = read_conv2d;
+    d.write_json = write_conv2d;
+    d.infer_shape = conv2d_shape;
+    d.place = place_conv2d;
+    d.attributes = conv2d_attributes;
+    d.run_host = run_grouped_conv2d;
+    d.vta = {make_conv2d_job, conv2d_reference, run_conv2d_job, conv2d_auto_schedule,
+             conv2d_input_channels};
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace vta::compiler::ops

@@ -1,0 +1,174 @@
+#include "ops/op_common.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "vta/sim/error.h"
+
+namespace vta::compiler::ops {
+
+Conv2dParams conv_params(const NetworkLayer& l, const TensorShape& in) {
+  Conv2dParams p;
+  p.name = l.name;
+  p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w, p.k = l.k, p.kh = l.kh, p.kw = l.kw;
+  p.stride_h = l.stride_h, p.stride_w = l.stride_w;
+  p.pad_top = l.pad_top, p.pad_left = l.pad_left, p.pad_bottom = l.pad_bottom;
+  p.pad_right = l.pad_right;
+  return p;
+}
+
+namespace {
+
+void check_window_fields(const NetworkLayer& l) {
+  auto at_least = [&](const char* field, int v, int min) {
+    if (v < min) {
+      throw Error(
+          fmt::format("{} layer '{}': {} must be >= {} (got {})", l.op, l.name, field, min, v));
+    }
+  };
+  at_least("kernel height", l.kh, 1);
+  at_least("kernel width", l.kw, 1);
+  at_least("stride_h", l.stride_h, 1);
+  at_least("stride_w", l.stride_w, 1);
+  at_least("pad_top", l.pad_top, 0);
+  at_least("pad_left", l.pad_left, 0);
+  at_least("pad_bottom", l.pad_bottom, 0);
+  at_least("pad_right", l.pad_right, 0);
+}
+
+void check_window_output(const NetworkLayer& l, const TensorShape& out) {
+  if (out.h > kMaxTensorDim || out.w > kMaxTensorDim) {
+    throw Error(fmt::format("{} layer '{}': output {} exceeds {} per dimension", l.op, l.name,
+                            out.str(), kMaxTensorDim));
+  }
+  if (uint64_t(out.n) * uint64_t(out.c) * uint64_t(out.h) * uint64_t(out.w) > kMaxLayerBytes) {
+    throw Error(fmt::format("{} layer '{}': output {} is larger than {} MiB", l.op, l.name,
+                            out.str(), kMaxLayerBytes >> 20));
+  }
+}
+
+}  // namespace
+
+TensorShape window_shape(const NetworkLayer& l, const TensorShape& in) {
+  check_window_fields(l);
+  // 64-bit: the sums of user-given values must not wrap.
+  const int64_t ph = int64_t(in.h) + l.pad_top + l.pad_bottom;
+  const int64_t pw = int64_t(in.w) + l.pad_left + l.pad_right;
+  if (l.kh > ph || l.kw > pw) {
+    throw Error(fmt::format("{} layer '{}': kernel {}x{} exceeds the padded input {}x{}", l.op,
+                            l.name, l.kh, l.kw, ph, pw));
+  }
+  // A window that is padding only has no maximum; this also bounds the output size.
+  for (auto [field, pad, kernel] : {std::tuple<const char*, int, int>{"pad_top", l.pad_top, l.kh},
+                                    {"pad_bottom", l.pad_bottom, l.kh},
+                                    {"pad_left", l.pad_left, l.kw},
+                                    {"pad_right", l.pad_right, l.kw}}) {
+    if (pad >= kernel) {
+      throw Error(fmt::format("{} layer '{}': {} = {} must be smaller than the kernel ({})", l.op,
+                              l.name, field, pad, kernel));
+    }
+  }
+  const TensorShape out{in.n, in.c,
+                        int(window_output_size(in.h, l.pad_top, l.pad_bottom, l.kh, l.stride_h)),
+                        int(window_output_size(in.w, l.pad_left, l.pad_right, l.kw, l.stride_w))};
+  check_window_output(l, out);
+  return out;
+}
+
+std::string window_attributes(const NetworkLayer& l) {
+  return fmt::format("kernel={}x{} stride={}x{} pad={},{},{},{}", l.kh, l.kw, l.stride_h,
+                     l.stride_w, l.pad_top, l.pad_left, l.pad_bottom, l.pad_right);
+}
+
+std::string epilogue_attribute(const Epilogue& e) {
+  const std::string d = e.describe();
+  return d == "none" ? std::string() : fmt::format(" epilogue=({})", d);
+}
+
+nlohmann::ordered_json epilogue_json(const Epilogue& ep) {
+  nlohmann::ordered_json e = nlohmann::ordered_json::object();
+  if (ep.bias) {
+    e["bias"] = true;
+  }
+  if (ep.shift) {
+    e["shift"] = ep.shift;
+  }
+  if (ep.relu) {
+    e["relu"] = true;
+  }
+  if (ep.clip_lo) {
+    e["clip_lo"] = *ep.clip_lo;
+  }
+  if (ep.clip_hi) {
+    e["clip_hi"] = *ep.clip_hi;
+  }
+  return e;
+}
+
+void write_window_json(const NetworkLayer& l, nlohmann::ordered_json& j) {
+  j["kernel"] = {l.kh, l.kw};
+  j["stride"] = {l.stride_h, l.stride_w};
+  j["pad"] = {l.pad_top, l.pad_left, l.pad_bottom, l.pad_right};
+}
+
+void check_weight_sizes(const NetworkLayer& l, uint64_t weights, uint64_t outputs) {
+  if (l.weights && l.weights->size() != weights) {
+    throw Error(fmt::format("layer '{}' carries {} weights but needs {}", l.name, l.weights->size(),
+                            weights));
+  }
+  if (l.weights && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
+    throw Error(fmt::format("layer '{}' carries {} bias values but needs {}", l.name,
+                            l.bias ? l.bias->size() : 0, outputs));
+  }
+}
+
+const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name) {
+  auto it = ctx.tensors.find(name);
+  if (it == ctx.tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", ctx.net.name,
+                            ctx.layer.name, name));
+  }
+  return it->second;
+}
+
+namespace {
+
+// sum / count * 2^rescale, rounded to nearest (ties away from zero), saturated to int8.
+int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
+  const int64_t num = std::abs(sum) << std::max(rescale, 0);
+  const int64_t den = count << std::max(-rescale, 0);
+  const int64_t q = std::min<int64_t>((num + den / 2) / den, 128);
+  return int8_t(std::clamp<int64_t>(sum < 0 ? -q : q, -128, 127));
+}
+
+}  // namespace
+
+NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l) {
+  const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});
+  NetworkTensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
+  for (int nc = 0; nc < in.n * in.c; ++nc) {
+    for (int y = 0; y < s.h; ++y) {
+      for (int x = 0; x < s.w; ++x) {
+        int64_t sum = 0;  // a window may cover up to kMaxLayerBytes int8 values
+        int count = 0;
+        for (int ky = 0; ky < l.kh; ++ky) {
+          for (int kx = 0; kx < l.kw; ++kx) {
+            int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
+            if (iy >= 0 && iy < in.h && ix >= 0 && ix < in.w) {
+              sum += in.data[(size_t(nc) * in.h + iy) * in.w + ix];
+              ++count;
+            }
+          }
+        }
+        const int div = l.count_include_pad ? l.kh * l.kw : count;
+        out.data[(size_t(nc) * s.h + y) * s.w + x] = scaled_mean(sum, div, l.rescale);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace vta::compiler::ops

@@ -1,0 +1,173 @@
+// Runs a network layer by layer (network.h): host layers through their operator's host
+// execution, VTA layers through its lowering (a job: data, then the run or the reference).
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "vta/compiler/network.h"
+#include "vta/compiler/ops/op_def.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+using Tensor = NetworkTensor;
+using Tensors = std::map<std::string, Tensor>;
+
+std::vector<int8_t> random_int8(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (auto& x : v) {
+    x = int8_t(d(rng));
+  }
+  return v;
+}
+
+// The network's input tensor: its own data, else random from the seed.
+Tensor network_input(const Network& net) {
+  const size_t size = size_t(net.n) * net.c * net.h * net.w;
+  if (net.input_data && net.input_data->size() != size) {
+    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
+                            net.name, net.input_data->size(), net.n, net.c, net.h, net.w));
+  }
+  return Tensor{net.n, net.c, net.h, net.w,
+                net.input_data ? *net.input_data : random_int8(size, net.seed)};
+}
+
+// A network tensor an earlier layer produced (or the input); throws for a layer that reads an
+// unknown tensor or reuses a name.
+const Tensor& layer_input(const Network& net, const NetworkLayer& l, const Tensors& tensors) {
+  auto it = tensors.find(l.input);
+  if (it == tensors.end()) {
+    throw Error(
+        fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name, l.input));
+  }
+  if (tensors.count(l.name)) {
+    throw Error(fmt::format("network {}: layer name '{}' is used twice", net.name, l.name));
+  }
+  return it->second;
+}
+
+// The weight seed of the layer at `index` (0-based) of the network.
+uint64_t layer_seed(const Network& net, size_t index) {
+  return net.seed * 1000003u + uint64_t(index + 1);
+}
+
+bool on_host(const OpDef& def, const NetworkLayer& l) {
+  return def.place(l) == Placement::kHost;
+}
+
+// Runs a host layer and notes it in `host_ops`.
+Tensor run_host_layer(const OpDef& def, const OpContext& ctx, std::vector<std::string>& host_ops) {
+  std::string note;
+  Tensor out = def.run_host(ctx, note);
+  host_ops.push_back(std::move(note));
+  return out;
+}
+
+// A VTA layer's job with its data; its reference output as the tensor it produces.
+Tensor prepare_layer_job(const OpDef& def, const OpContext& ctx, NetworkLayerJob& job) {
+  job.input_shape = {ctx.in.n, ctx.in.c, ctx.in.h, ctx.in.w, {}};
+  def.vta.make_job(ctx, job);
+  return def.vta.reference(ctx.layer, job);
+}
+
+}  // namespace
+
+std::string NetworkTensor::shape() const {
+  return fmt::format("{}x{}x{}x{}", n, c, h, w);
+}
+
+std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net) {
+  net.validate();
+  Tensors tensors;
+  tensors[net.input_name] = network_input(net);
+  std::vector<std::string> host_ops;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    const OpDef& def = op_def(l.op);
+    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+    if (on_host(def, l)) {
+      tensors[l.name] = run_host_layer(def, ctx, host_ops);
+      continue;
+    }
+    NetworkLayerJob job;
+    job.seed = ctx.seed;
+    tensors[l.name] = prepare_layer_job(def, ctx, job);
+  }
+  return tensors;
+}
+
+NetworkJobs reference_layer_jobs(const Network& net) {
+  net.validate();
+  Tensors tensors;
+  tensors[net.input_name] = network_input(net);
+  NetworkJobs result;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    try {
+      const OpDef& def = op_def(l.op);
+      const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+      if (on_host(def, l)) {
+        tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
+        continue;
+      }
+      NetworkLayerJob job;
+      job.layer = i;
+      job.seed = ctx.seed;
+      tensors[l.name] = prepare_layer_job(def, ctx, job);
+      result.jobs.push_back(std::move(job));
+    } catch (const Error& ex) {
+      // Running the layer would fail the same way: the layers before it still run.
+      result.failure = NetworkJobs::Failure{i, ex.what()};
+      break;
+    }
+  }
+  return result;
+}
+
+LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
+                       const NetworkOptions& opt) {
+  const NetworkLayer& l = net.layers.at(job.layer);
+  TargetStep step(target, "layers", l.name);
+  VtaLayerResult v = op_def(l.op).vta.run(target, net, l, job, opt);
+  step.done(v.run.stats);
+  return std::move(v.run);
+}
+
+NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
+  net.validate();  // also for networks built in code: every shape below is then valid
+  Tensors tensors;
+  tensors[net.input_name] = network_input(net);
+  NetworkRun result;
+  const std::string& last = net.layers.empty() ? net.input_name : net.layers.back().name;
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const NetworkLayer& l = net.layers[i];
+    const OpDef& def = op_def(l.op);
+    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+    if (on_host(def, l)) {
+      tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
+      continue;
+    }
+    TargetStep step(target, "layers", l.name);
+    NetworkLayerJob job;
+    job.layer = i;
+    job.seed = ctx.seed;
+    job.input_shape = {ctx.in.n, ctx.in.c, ctx.in.h, ctx.in.w, {}};
+    def.vta.make_job(ctx, job);
+    VtaLayerResult v = def.vta.run(target, net, l, job, opt);
+    step.done(v.run.stats);
+    if (opt.on_layer) {
+      opt.on_layer(v.run);
+    }
+    tensors[l.name] = std::move(v.out);
+    result.runs.push_back(std::move(v.run));
+  }
+  result.output = tensors[last].data;
+  return result;
+}
+
+}  // namespace vta::compiler

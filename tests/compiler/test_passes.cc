@@ -1,0 +1,261 @@
+// The network compiler's operator table, IR and passes: each pass run alone on a small module
+// and checked against values worked out by hand; the manager's printing, stopping and
+// verification.
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_paths.h"
+#include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/ir/module.h"
+#include "vta/compiler/ops/op_def.h"
+#include "vta/compiler/passes/passes.h"
+#include "vta/sim/error.h"
+
+using namespace vta::compiler;
+
+namespace {
+
+// A 1x3x8x8 input, conv2d (k 20) on VTA, a grouped conv2d on the host, maxpool, dense.
+Network small_network() {
+  return Network::from_json(nlohmann::json::parse(R"({"name": "small", "input": {"c": 4, "h": 8,
+    "w": 8}, "layers": [
+    {"name": "c1", "op": "conv2d", "input": "data", "k": 20, "kernel": 3, "pad": 1,
+     "epilogue": {"shift": 8, "relu": true}},
+    {"name": "g", "op": "conv2d", "input": "c1", "k": 20, "groups": 4, "kernel": 3, "pad": 1},
+    {"name": "p", "op": "maxpool", "input": "g", "kernel": 2, "stride": 2},
+    {"name": "fc", "op": "dense", "input": "p", "units": 10}]})"),
+                            "small.json");
+}
+
+ir::Module run_passes(Network net, std::initializer_list<std::unique_ptr<Pass> (*)()> passes,
+                      const PassContext& ctx = {}) {
+  ir::Module m;
+  m.name = net.name;
+  m.net = std::move(net);
+  for (auto make : passes) {
+    make()->run(m, ctx);
+    ir::verify_module(m);
+  }
+  return m;
+}
+
+vta::HwConfig pynq() {
+  return vta::HwConfig::from_file(config_path("pynq"));
+}
+
+}  // namespace
+
+TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
+  CHECK(known_op_names() ==
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid");
+  for (const OpDef* d : op_defs()) {
+    INFO(d->name);
+    CHECK(find_op_def(d->name) == d);
+    CHECK(d->infer_shape);
+    CHECK(d->place);
+    CHECK(d->attributes);
+    CHECK((d->run_host || d->vta.run));
+    CHECK(d->json_keys.size() >= 3);
+  }
+  CHECK_THROWS_WITH(op_def("conv3d"),
+                    "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
+                    "global_avgpool, avgpool, add, concat, hardsigmoid)");
+  CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
+  CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
+                    "no network operator implements the float-graph operator Relu");
+  // The one output-size formula: ResNet-18's C1 (224, pad 3, kernel 7, stride 2) gives 112.
+  CHECK(window_output_size(224, 3, 3, 7, 2) == 112);
+  CHECK(window_output_size(7, 0, 0, 3, 2) == 3);
+}
+
+TEST_CASE("import pass: resnet18, a JSON file", "[passes]") {
+  ir::Module m;
+  PassContext ctx;
+  ctx.source = "resnet18";
+  CHECK(make_import_pass()->run(m, ctx));
+  REQUIRE(m.net);
+  // C1, pool, 16 block convs, 3 shortcut convs, global pool, fc.
+  CHECK(m.net->layers.size() == 23);
+  ir::Module t;
+  ctx.source = std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json";
+  make_import_pass()->run(t, ctx);
+  CHECK(t.name == "tiny_resnet");
+  CHECK(t.net->layers.size() == 9);
+}
+
+TEST_CASE("quantize pass: a float Conv+Relu becomes one conv2d layer", "[passes]") {
+  FloatGraph g;
+  g.name = "f", g.input = "x", g.input_dims = {1, 2, 4, 4}, g.output = "y";
+  GraphNode conv;
+  conv.name = "conv", conv.op = GraphOp::kConv, conv.inputs = {"x"}, conv.output = "c";
+  conv.weight = FloatTensor{{3, 2, 1, 1}, {0.5f, -0.25f, 0.125f, 1.0f, -1.0f, 0.75f}};
+  conv.bias = FloatTensor{{3}, {0.f, 0.f, 0.f}};
+  GraphNode relu;
+  relu.name = "relu", relu.op = GraphOp::kRelu, relu.inputs = {"c"}, relu.output = "y";
+  g.nodes = {conv, relu};
+  ir::Module m;
+  m.name = "f", m.float_graph = g;
+  REQUIRE(make_quantize_pass()->run(m, PassContext{}));
+  CHECK(!m.float_graph);
+  REQUIRE(m.net->layers.size() == 1);
+  CHECK(m.net->layers[0].op == "conv2d");
+  CHECK(m.net->layers[0].k == 3);
+  CHECK(m.net->layers[0].epilogue.relu);
+  // An int8 network is left alone.
+  ir::Module n;
+  n.net = small_network();
+  CHECK_FALSE(make_quantize_pass()->run(n, PassContext{}));
+}
+
+TEST_CASE("infer-types pass: shapes by hand", "[passes]") {
+  const ir::Module m = run_passes(small_network(), {make_infer_types_pass});
+  CHECK(m.types.at("data").str() == "i8[1x4x8x8] NCHW");
+  CHECK(m.types.at("c1").shape == TensorShape{1, 20, 8, 8});
+  CHECK(m.types.at("g").shape == TensorShape{1, 20, 8, 8});
+  CHECK(m.types.at("p").shape == TensorShape{1, 20, 4, 4});
+  CHECK(m.types.at("fc").shape == TensorShape{1, 10, 1, 1});
+}
+
+TEST_CASE("place pass: VTA for one-group conv2d and dense, the host for the others", "[passes]") {
+  const ir::Module m = run_passes(small_network(), {make_infer_types_pass, make_place_pass});
+  REQUIRE(m.ops.size() == 4);
+  CHECK(m.ops[0].place == Placement::kVta);
+  CHECK(m.ops[1].place == Placement::kHost);
+  CHECK(m.ops[2].place == Placement::kHost);
+  CHECK(m.ops[3].place == Placement::kVta);
+}
+
+TEST_CASE("pack-layout pass: blocks of the design, channels padded", "[passes]") {
+  PassContext ctx;
+  ctx.config = pynq();  // BATCH 1, BLOCK 16
+  const ir::Module m = run_passes(
+      small_network(), {make_infer_types_pass, make_place_pass, make_pack_layout_pass}, ctx);
+  REQUIRE(m.ops[0].packed);
+  CHECK(m.ops[0].packed->str() == "NCHW1n16c c 4->16 k 20->32");
+  CHECK(!m.ops[1].packed);
+  // dense reads 20x4x4 = 320 values per sample: 20 blocks exactly.
+  CHECK(m.ops[3].packed->str() == "NCHW1n16c c 320->320 k 10->16");
+  // A kernel fold of f rows: C * f * KW channels (kernel_fold.h), 4 * 3 * 3 = 36 -> 48.
+  ir::Module f = run_passes(small_network(), {make_infer_types_pass, make_place_pass});
+  f.net->layers[0].schedule = ConvSchedule{};
+  f.net->layers[0].schedule->fold_rows = 3;
+  make_pack_layout_pass()->run(f, ctx);
+  CHECK(f.ops[0].packed->str() == "NCHW1n16c c 36->48 k 20->32");
+  // Without a design the pass does nothing.
+  const ir::Module n =
+      run_passes(small_network(), {make_infer_types_pass, make_place_pass, make_pack_layout_pass});
+  CHECK(!n.ops[0].packed);
+}
+
+TEST_CASE("schedule pass: the automatic schedule, none when tuning", "[passes]") {
+  PassContext ctx;
+  ctx.config = pynq();
+  const ir::Module m = run_passes(
+      small_network(), {make_infer_types_pass, make_place_pass, make_schedule_pass}, ctx);
+  const NetworkLayer& c1 = m.net->layers[0];
+  REQUIRE(c1.schedule);
+  Conv2dParams p;
+  p.name = "c1", p.n = 1, p.c = 4, p.h = p.w = 8, p.k = 20, p.kh = p.kw = 3;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+  CHECK(c1.schedule->describe() == auto_schedule(p, c1.epilogue, *ctx.config).describe());
+  CHECK(m.ops[0].auto_scheduled);
+  CHECK(!m.net->layers[1].schedule);  // host
+  ctx.tune_candidates = 2;
+  const ir::Module t = run_passes(
+      small_network(), {make_infer_types_pass, make_place_pass, make_schedule_pass}, ctx);
+  CHECK(!t.net->layers[0].schedule);
+}
+
+namespace {
+
+// A pass that breaks an invariant: a type of the wrong shape.
+class BreakTypesPass : public Pass {
+ public:
+  std::string name() const override { return "break-types"; }
+  std::string description() const override { return "test"; }
+  bool run(ir::Module& m, const PassContext&) const override {
+    m.types.at("stem").shape.c = 7;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("pass manager: order, printing, stopping, verification", "[passes]") {
+  const PassManager pm = network_pipeline();
+  std::string names;
+  for (const auto& p : pm.passes()) {
+    names += p->name() + " ";
+  }
+  CHECK(names == "import quantize infer-types place schedule pack-layout ");
+  PassContext ctx;
+  ctx.source = std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json";
+  std::ostringstream out;
+  PassInstrument inst;
+  inst.print_before = {"place"};
+  inst.print_after = {"all"};
+  inst.stop_after = "place";
+  inst.out = &out;
+  ir::Module m;
+  pm.run(m, ctx, inst);
+  const std::string s = out.str();
+  CHECK(s.find("// ---- IR after pass 'import' ----") != std::string::npos);
+  CHECK(s.find("// ---- IR after pass 'quantize' (unchanged) ----") != std::string::npos);
+  CHECK(s.find("// ---- IR before pass 'place' ----") != std::string::npos);
+  CHECK(s.find("pack-layout") == std::string::npos);
+  CHECK(m.ops.size() == 9);
+  CHECK_THROWS_WITH(pm.check_pass_name("lower", "--print-after"),
+                    "--print-after 'lower' names no pass (passes: import, quantize, infer-types, "
+                    "place, schedule, pack-layout)");
+  PassManager broken;
+  broken.add(make_import_pass());
+  broken.add(make_infer_types_pass());
+  broken.add(std::make_unique<BreakTypesPass>());
+  ir::Module b;
+  ctx.source = std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json";
+  CHECK_THROWS_WITH(broken.run(b, ctx),
+                    "IR check after pass 'break-types': value '%stem' has "
+                    "type i8[1x7x32x32] NCHW but its op gives 1x24x32x32");
+}
+
+TEST_CASE("hardsigmoid: int8 on the host against an integer formula, float reference", "[passes]") {
+  // alpha 1/4, beta 1/2, input 2^-4, output 2^-6: q_out = round((q/16/4 + 1/2) * 64) = q + 32,
+  // clipped to 0..64; every int8 input once (16x16 values).
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "hs", "input": {"c": 1,
+    "h": 16, "w": 16}, "layers": [{"name": "y", "op": "hardsigmoid", "input": "data",
+    "alpha": 0.25, "beta": 0.5, "in_exp": 4, "out_exp": 6}]})"),
+                                   "hs.json");
+  std::vector<int8_t> in(256);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = int8_t(int(i) - 128);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(in);
+  const auto tensors = reference_network_tensors(net);
+  const std::vector<int8_t>& out = tensors.at("y").data;
+  REQUIRE(out.size() == 256);
+  for (size_t i = 0; i < in.size(); ++i) {
+    INFO(int(in[i]));
+    CHECK(int(out[i]) == std::clamp(int(in[i]) + 32, 0, 64));
+  }
+  // The JSON form reads back the same; the IR line shows the attributes, placed on the host.
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  const ir::Module m = run_passes(net, {make_infer_types_pass, make_place_pass});
+  CHECK(m.ops[0].place == Placement::kHost);
+  CHECK(ir::print_module(m).find("%y = hardsigmoid(%data) alpha=0.25 beta=0.5 in_exp=4 "
+                                 "out_exp=6 : i8[1x1x16x16] NCHW @host") != std::string::npos);
+  // Float reference: ONNX's defaults alpha 0.2, beta 0.5, at points worked out by hand.
+  NetworkLayer l;
+  l.op = "hardsigmoid";
+  FloatTensor x{{1, 4, 1, 1}, {-3.0f, 0.0f, 1.0f, 3.0f}};
+  const FloatTensor y = op_def("hardsigmoid").float_reference(l, {&x});
+  CHECK(y.data == std::vector<float>{0.0f, 0.5f, 0.7f, 1.0f});
+  CHECK_THROWS_WITH(
+      Network::from_json(nlohmann::json::parse(R"({"name": "n", "input": {"c": 1, "h": 2,
+        "w": 2}, "layers": [{"name": "y", "op": "hardsigmoid", "input": "data", "in_exp": 30}]})"),
+                         "n.json"),
+      "n.json: network n: hardsigmoid layer 'y': in_exp must be an integer in -24..24 (got 30)");
+}
