@@ -14,23 +14,18 @@ import signal
 import sqlite3
 import subprocess
 import sys
+
+from sweep_cli import SweepCli, fail
 import time
 
 VTASIM, SRC, WORK = sys.argv[1:4]
+CLI = SweepCli(VTASIM, WORK)
+vtasim = CLI.run
+write_spec = CLI.write_spec
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
 KEY = ("point_id", "workload", "backend", "schedule", "layer_index")
 
 
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def vtasim(args, status=0):
-    p = subprocess.run([VTASIM] + args, capture_output=True, text=True)
-    if p.returncode != status:
-        fail("vtasim %s exited %d (expected %d)\nstdout: %s\nstderr: %s"
-             % (" ".join(args), p.returncode, status, p.stdout, p.stderr))
-    return p
 
 
 def rows(db, where="1"):
@@ -46,11 +41,6 @@ def by_key(rs):
     return {tuple(r[k] for k in KEY): r for r in rs}
 
 
-def write_spec(name, spec):
-    path = os.path.join(WORK, name)
-    with open(path, "w") as f:
-        json.dump(spec, f)
-    return path
 
 
 def check_rows_and_reference():

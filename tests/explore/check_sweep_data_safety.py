@@ -6,26 +6,18 @@ finish with all their rows; the report names an untimed database and an --out it
 
 usage: check_sweep_data_safety.py VTASIM WORKDIR
 """
-import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 
+from sweep_cli import SweepCli, fail
+
 VTASIM, WORK = sys.argv[1:3]
-
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def vtasim(args, status=0):
-    p = subprocess.run([VTASIM] + args, capture_output=True, text=True)
-    if p.returncode != status:
-        fail("vtasim %s exited %d (expected %d)\nstdout: %s\nstderr: %s"
-             % (" ".join(args), p.returncode, status, p.stdout, p.stderr))
-    return p
+CLI = SweepCli(VTASIM, WORK)
+vtasim = CLI.run
+write_spec = CLI.write_spec
 
 
 def summaries(db):
@@ -43,11 +35,6 @@ def count_rows(db):
     return n
 
 
-def write_spec(name, spec):
-    path = os.path.join(WORK, name)
-    with open(path, "w") as f:
-        json.dump(spec, f)
-    return path
 
 
 def ran(p):
