@@ -165,7 +165,7 @@ int sweep_run(int argc, char** argv) {
   SweepSpec spec;
   try {
     spec = SweepSpec::from_file(spec_path);
-    (void)expand(spec);  // constraint errors are spec errors too, before any work
+    (void)DesignSpace(spec);  // constraint errors are spec errors too, before any work
   } catch (const SpecError& e) {
     throw UsageError(e.what());
   }

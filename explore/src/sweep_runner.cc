@@ -74,36 +74,37 @@ void count_status(SweepSummary& s, const std::string& status) {
 
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<DesignPoint> points = expand(spec);
-  std::vector<SweepJob> jobs;
+  const DesignSpace space(spec);
   SweepSummary sum;
-  for (const DesignPoint& p : points) {
-    if (p.index % opt.shard_count != opt.shard_index - 1) {
-      continue;
-    }
-    ++sum.points;
-    for (size_t w = 0; w < spec.workloads.size(); ++w) {
-      jobs.push_back(SweepJob{&p, w});
-    }
-  }
-  sum.jobs = jobs.size();
   ResultsDb db(opt.db_path);
   const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const auto it = done.find(job_key(spec, jobs[i]));
-    // A job run with other settings (seed, check, tuning, file contents) is run again; its rows
-    // are replaced when the new ones are written.
-    const bool redo =
-        it == done.end() || it->second.settings_id != settings_id(spec, jobs[i]) ||
-        (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
-    if (redo) {
-      todo.push_back(i);
-    } else {
-      ++sum.skipped;
-      count_status(sum, it->second.status);
+  // Jobs to run as (point index, workload): a point's keys are built again where the job runs,
+  // so a large sweep never holds every point's keys at once.
+  std::vector<std::pair<size_t, size_t>> todo;
+  for (size_t i = opt.shard_index - 1; i < space.size(); i += opt.shard_count) {
+    ++sum.points;
+    const DesignPoint p = space.point(i);
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+      ++sum.jobs;
+      const SweepJob job{&p, w};
+      const auto it = done.find(job_key(spec, job));
+      // A job run with other settings (seed, check, tuning, file contents) is run again; its
+      // rows are replaced when the new ones are written.
+      const bool redo =
+          it == done.end() || it->second.settings_id != settings_id(spec, job) ||
+          (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
+      if (redo) {
+        todo.emplace_back(i, w);
+      } else {
+        ++sum.skipped;
+        count_status(sum, it->second.status);
+      }
     }
   }
+  const auto job_rows = [&](size_t i, const auto& make) {
+    const DesignPoint p = space.point(todo[i].first);
+    return make(SweepJob{&p, todo[i].second});
+  };
   WorkerPoolOptions wo;
   wo.workers = opt.workers ? opt.workers : usable_cpus();
   wo.recycle_after = opt.recycle_after;
@@ -118,8 +119,10 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     failures += st == "failed" || st == "timeout" ? 1 : 0;
     progress.update(++sum.ran, failures);
   };
-  WorkerPool pool(
-      wo, [&](size_t i) { return nlohmann::ordered_json(run_job(spec, jobs[todo[i]])).dump(); });
+  WorkerPool pool(wo, [&](size_t i) {
+    return job_rows(
+        i, [&](const SweepJob& job) { return nlohmann::ordered_json(run_job(spec, job)).dump(); });
+  });
   std::vector<size_t> ids(todo.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     ids[i] = i;
@@ -133,13 +136,16 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
             rows.push_back(r);
           }
         } catch (const nlohmann::json::exception& e) {
-          rows = lost_job_rows(spec, jobs[todo[i]], "failed",
-                               std::string("unreadable result from the worker: ") + e.what(), 0);
+          rows = job_rows(i, [&](const SweepJob& job) {
+            return lost_job_rows(spec, job, "failed",
+                                 std::string("unreadable result from the worker: ") + e.what(), 0);
+          });
         }
         record(rows);
       },
       [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
-        record(lost_job_rows(spec, jobs[todo[i]], st, msg, seconds));
+        record(job_rows(
+            i, [&](const SweepJob& job) { return lost_job_rows(spec, job, st, msg, seconds); }));
       },
       opt.interrupted);
   progress.finish();

@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -322,31 +323,18 @@ size_t grid_size(const SweepSpec& spec) {
 
 namespace {
 
-// The grid's override objects in order (mixed-radix digits, the last axis fastest).
-std::vector<nlohmann::json> grid_overrides(const SweepSpec& spec) {
+size_t checked_grid_size(const SweepSpec& spec) {
   const size_t grid = spec.axes.empty() && !spec.points.empty() ? 0 : grid_size(spec);
   if (grid > 10'000'000) {
     throw SpecError(
         fmt::format("{}: the grid has {} points (at most 10000000)", spec.source, grid));
   }
-  std::vector<nlohmann::json> out;
-  out.reserve(grid);
-  for (size_t g = 0; g < grid; ++g) {
-    nlohmann::json o = nlohmann::json::object();
-    size_t rest = g;
-    for (size_t a = spec.axes.size(); a-- > 0;) {
-      o[spec.axes[a].key] = spec.axes[a].values[rest % spec.axes[a].values.size()];
-      rest /= spec.axes[a].values.size();
-    }
-    out.push_back(std::move(o));
-  }
-  return out;
+  return grid;
 }
 
 // `count` of `items` drawn with partial Fisher-Yates over mt19937_64 (whose output the C++
 // standard fixes), kept in their order: the same seed gives the same sample on every platform.
-std::vector<nlohmann::json> sample_of(const std::vector<nlohmann::json>& items, size_t count,
-                                      uint64_t seed) {
+std::vector<uint64_t> sample_of(const std::vector<uint64_t>& items, size_t count, uint64_t seed) {
   if (count >= items.size()) {
     return items;
   }
@@ -360,7 +348,7 @@ std::vector<nlohmann::json> sample_of(const std::vector<nlohmann::json>& items, 
   }
   idx.resize(count);
   std::sort(idx.begin(), idx.end());
-  std::vector<nlohmann::json> out;
+  std::vector<uint64_t> out;
   out.reserve(count);
   for (size_t i : idx) {
     out.push_back(items[i]);
@@ -368,56 +356,116 @@ std::vector<nlohmann::json> sample_of(const std::vector<nlohmann::json>& items, 
   return out;
 }
 
-}  // namespace
+// 100 and 100.0 are the same design: integral floats as integers (ids and duplicates).
+void normalize_number(nlohmann::json& v) {
+  if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
+      std::fabs(v.get<double>()) < kAxisIntegerLimit) {
+    v = static_cast<int64_t>(v.get<double>());
+  }
+}
 
-std::vector<DesignPoint> expand(const SweepSpec& spec) {
-  const auto keys_of = [&](const nlohmann::json& o) {
-    nlohmann::json k = spec.base_keys;
-    for (auto it = o.begin(); it != o.end(); ++it) {
-      k[it.key()] = it.value();
+// A point's complete keys, kept in one object whose overridden values are assigned in place
+// (no copy of the base keys per point), normalised for ids and duplicate detection.
+class PointKeys {
+ public:
+  explicit PointKeys(const SweepSpec& spec) : m_spec(spec), m_keys(spec.base_keys) {
+    for (auto& v : m_keys) {
+      normalize_number(v);
     }
-    return k;
-  };
-  const auto allowed = [&](const nlohmann::json& o) {
-    const nlohmann::json keys = keys_of(o);
-    for (const ConstraintExpr& c : spec.constraints) {
+  }
+  // Sets `overrides` (other keys back to the base first when `reset`) and tells whether every
+  // constraint holds.
+  bool set(const nlohmann::json& overrides, bool reset) {
+    if (reset) {
+      m_keys = m_spec.base_keys;
+      for (auto& v : m_keys) {
+        normalize_number(v);
+      }
+    }
+    for (auto it = overrides.begin(); it != overrides.end(); ++it) {
+      nlohmann::json& v = m_keys[it.key()] = it.value();
+      normalize_number(v);
+    }
+    for (const ConstraintExpr& c : m_spec.constraints) {
       try {
-        if (!c.holds(keys)) {
+        if (!c.holds(m_keys)) {
           return false;
         }
       } catch (const Error& e) {
-        throw SpecError(fmt::format("{}: {} (point {})", spec.source, e.what(),
-                                    config_label(spec.base, spec.base_keys, keys)));
+        throw SpecError(fmt::format("{}: {} (point {})", m_spec.source, e.what(),
+                                    config_label(m_spec.base, m_spec.base_keys, m_keys)));
       }
     }
     return true;
-  };
-  std::vector<nlohmann::json> kept;
-  for (nlohmann::json& o : grid_overrides(spec)) {
-    if (allowed(o)) {
-      kept.push_back(std::move(o));
+  }
+  // The bits of keys_id: equal ids <=> equal 48-bit prefixes of the hash.
+  uint64_t id_bits() const { return fnv1a_64(m_keys.dump()) >> 16; }
+
+ private:
+  const SweepSpec& m_spec;
+  nlohmann::json m_keys;
+};
+
+}  // namespace
+
+DesignSpace::DesignSpace(const SweepSpec& spec) : m_spec(spec), m_grid(checked_grid_size(spec)) {
+  PointKeys keys(spec);
+  std::vector<uint64_t> kept;
+  for (uint64_t g = 0; g < m_grid; ++g) {
+    if (keys.set(overrides_of(g), false)) {  // every grid point sets the same keys
+      kept.push_back(g);
     }
   }
   if (spec.sample) {
     kept = sample_of(kept, spec.sample->count, spec.sample->seed);
   }
-  for (const nlohmann::json& o : spec.points) {
-    if (allowed(o)) {
-      kept.push_back(o);
+  for (uint64_t i = 0; i < spec.points.size(); ++i) {
+    if (keys.set(spec.points[i], true)) {
+      kept.push_back(m_grid + i);
     }
   }
-  std::vector<DesignPoint> out;
-  std::set<std::string> seen;
-  for (const nlohmann::json& o : kept) {
-    DesignPoint p;
-    p.keys = keys_of(o);
-    p.id = keys_id(p.keys);
-    if (!seen.insert(p.id).second) {
-      continue;
+  std::unordered_set<uint64_t> seen;
+  bool first = true;  // grid points come first: after the first, only explicit ones need a reset
+  for (const uint64_t source : kept) {
+    keys.set(overrides_of(source), first || source >= m_grid);
+    first = false;
+    if (seen.insert(keys.id_bits()).second) {
+      m_sources.push_back(source);
     }
-    p.index = out.size();
-    p.overrides = o;
-    out.push_back(std::move(p));
+  }
+}
+
+nlohmann::json DesignSpace::overrides_of(uint64_t source) const {
+  if (source >= m_grid) {
+    return m_spec.points[source - m_grid];
+  }
+  nlohmann::json o = nlohmann::json::object();
+  uint64_t rest = source;  // mixed-radix digits, the last axis fastest
+  for (size_t a = m_spec.axes.size(); a-- > 0;) {
+    o[m_spec.axes[a].key] = m_spec.axes[a].values[rest % m_spec.axes[a].values.size()];
+    rest /= m_spec.axes[a].values.size();
+  }
+  return o;
+}
+
+DesignPoint DesignSpace::point(size_t index) const {
+  DesignPoint p;
+  p.index = index;
+  p.overrides = overrides_of(m_sources.at(index));
+  p.keys = m_spec.base_keys;
+  for (auto it = p.overrides.begin(); it != p.overrides.end(); ++it) {
+    p.keys[it.key()] = it.value();
+  }
+  p.id = keys_id(p.keys);
+  return p;
+}
+
+std::vector<DesignPoint> expand(const SweepSpec& spec) {
+  const DesignSpace space(spec);
+  std::vector<DesignPoint> out;
+  out.reserve(space.size());
+  for (size_t i = 0; i < space.size(); ++i) {
+    out.push_back(space.point(i));
   }
   return out;
 }

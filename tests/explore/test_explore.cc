@@ -339,6 +339,32 @@ TEST_CASE("sweep expansion: grid, ranges, constraints, sample, points", "[explor
   CHECK(expand(spec_of(R"({"base": "pynq", )" + w + "}")).size() == 1);
 }
 
+// A large grid is held as point positions, its points built when asked for (a 10^6-point grid
+// used to take gigabytes): the size, a point far into the grid by its mixed-radix digits (the
+// last axis fastest), its id equal to the id of the same keys given as an explicit point, and
+// a duplicate explicit point kept once.
+TEST_CASE("design space: a large grid without materialising it", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  const SweepSpec s = spec_of(
+      R"({"base": "pynq", "axes": {"CLOCK_MHZ": {"from": 1, "to": 100}, )"
+      R"("DRAM_READ_LATENCY_CYCLES": {"from": 1, "to": 100}, "DRAM_WRITE_LATENCY_CYCLES": )"
+      R"({"from": 1, "to": 20}}, "points": [{"CLOCK_MHZ": 57, "DRAM_READ_LATENCY_CYCLES": 33, )"
+      R"("DRAM_WRITE_LATENCY_CYCLES": 9.0}, {"LOG_BLOCK": 5}], )" +
+      w + "}");
+  const DesignSpace space(s);
+  REQUIRE(space.size() == 100 * 100 * 20 + 1);  // the first explicit point is a grid point
+  // Index of (57, 33, 9): (57-1)*100*20 + (33-1)*20 + (9-1).
+  const DesignPoint p = space.point(56 * 2000 + 32 * 20 + 8);
+  CHECK(p.overrides == nlohmann::json({{"CLOCK_MHZ", 57},
+                                       {"DRAM_READ_LATENCY_CYCLES", 33},
+                                       {"DRAM_WRITE_LATENCY_CYCLES", 9}}));
+  CHECK(p.keys["LOG_BLOCK"] == s.base_keys["LOG_BLOCK"]);
+  const DesignPoint last = space.point(space.size() - 1);
+  CHECK(last.overrides == nlohmann::json({{"LOG_BLOCK", 5}}));
+  CHECK(last.keys["CLOCK_MHZ"] == s.base_keys["CLOCK_MHZ"]);  // explicit points start from the base
+  CHECK(p.id != last.id);
+}
+
 TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {
   const fs::path d = temp_dir("db");
   const auto row = [](const std::string& id, int layer, const std::string& status, int cycles) {

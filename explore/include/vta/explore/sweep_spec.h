@@ -66,7 +66,24 @@ struct DesignPoint {
 
 // The sweep's design points, in a fixed order: the grid (first axis slowest) or its seeded
 // sample, then the explicit points; points violating a constraint are dropped, duplicates kept
-// once. Throws SpecError when a constraint cannot be evaluated on a point.
+// once. Held compactly (8 bytes a kept point: its position in the grid or among the explicit
+// points); a point's keys are built when it is asked for, so a grid of 10^7 points needs no
+// more than a few tens of MB. Throws SpecError when a constraint cannot be evaluated on a point.
+class DesignSpace {
+ public:
+  explicit DesignSpace(const SweepSpec& spec);
+  size_t size() const { return m_sources.size(); }
+  DesignPoint point(size_t index) const;
+
+ private:
+  nlohmann::json overrides_of(uint64_t source) const;
+
+  const SweepSpec& m_spec;
+  uint64_t m_grid = 0;              // grid points; sources >= m_grid are explicit points
+  std::vector<uint64_t> m_sources;  // kept points, in sweep order
+};
+
+// Every point of DesignSpace(spec), materialised (small sweeps, tests).
 std::vector<DesignPoint> expand(const SweepSpec& spec);
 // The grid size before constraints and sampling (the product of the axis lengths; 1 if none).
 size_t grid_size(const SweepSpec& spec);
