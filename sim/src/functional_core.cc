@@ -63,23 +63,52 @@ FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
       m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
       m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
       m_uop(cfg.uop_buff_depth),
-      m_inp(cfg.inp_buff_depth * m_inp_lanes, 0),
-      m_wgt(cfg.wgt_buff_depth * m_wgt_lanes, 0),
       m_acc(cfg.acc_buff_depth * m_acc_lanes, 0),
       m_out(cfg.out_buff_depth * m_acc_lanes, 0),
       m_out_stale(cfg.out_buff_depth, 0) {
+  m_inp_tile_bytes = gemm_inp_tile_bytes(m_layout, m_shape);
+  m_wgt_tile_bytes = gemm_wgt_tile_bytes(m_layout, m_shape);
+  m_inp.resize(cfg.inp_buff_depth * m_inp_tile_bytes);
+  m_wgt.resize(cfg.wgt_buff_depth * m_wgt_tile_bytes);
+  write_inp_tiles(0, cfg.inp_buff_depth, nullptr);
+  write_wgt_tiles(0, cfg.wgt_buff_depth, nullptr);
   set_gemm_kernel(GemmKernelKind::kAuto);
 }
 
 void FunctionalCore::set_gemm_kernel(GemmKernelKind kind) {
-  m_gemm = select_gemm_kernel(kind, m_shape);
-  m_gemm_name = gemm_kernel_kind_name(resolve_gemm_kernel(kind, m_shape));
+  const GemmKernelKind resolved = resolve_gemm_kernel(kind, m_shape);
+  m_gemm = select_gemm_kernel(resolved, m_shape);
+  m_gemm_name = gemm_kernel_kind_name(resolved);
+  change_layout(gemm_kernel_layout(resolved));
+}
+
+void FunctionalCore::change_layout(GemmLayout layout) {
+  if (layout == m_layout) {
+    return;
+  }
+  const size_t inp_bytes = gemm_inp_tile_bytes(layout, m_shape);
+  const size_t wgt_bytes = gemm_wgt_tile_bytes(layout, m_shape);
+  std::vector<uint8_t> inp(m_cfg.inp_buff_depth * inp_bytes), wgt(m_cfg.wgt_buff_depth * wgt_bytes);
+  std::vector<int8_t> plain(std::max(m_inp_lanes, m_wgt_lanes));
+  for (size_t t = 0; t < m_cfg.inp_buff_depth; ++t) {
+    unpack_gemm_inp_tile(m_layout, m_shape, &m_inp[t * m_inp_tile_bytes], plain.data());
+    pack_gemm_inp_tiles(layout, m_shape, plain.data(), 1, &inp[t * inp_bytes]);
+  }
+  for (size_t t = 0; t < m_cfg.wgt_buff_depth; ++t) {
+    unpack_gemm_wgt_tile(m_layout, m_shape, &m_wgt[t * m_wgt_tile_bytes], plain.data());
+    pack_gemm_wgt_tile(layout, m_shape, plain.data(), &wgt[t * wgt_bytes]);
+  }
+  m_inp.swap(inp);
+  m_wgt.swap(wgt);
+  m_layout = layout;
+  m_inp_tile_bytes = inp_bytes;
+  m_wgt_tile_bytes = wgt_bytes;
 }
 
 void FunctionalCore::release_storage() {
   std::vector<Uop>().swap(m_uop);
-  std::vector<int16_t>().swap(m_inp);
-  std::vector<int16_t>().swap(m_wgt);
+  std::vector<uint8_t>().swap(m_inp);
+  std::vector<uint8_t>().swap(m_wgt);
   std::vector<int32_t>().swap(m_acc);
   std::vector<int8_t>().swap(m_out);
   std::vector<uint8_t>().swap(m_out_stale);
@@ -172,35 +201,16 @@ void FunctionalCore::write_uop_tiles(uint32_t t, uint64_t n, const uint8_t* src)
 }
 
 void FunctionalCore::write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
-  int16_t* d = &m_inp[t * m_inp_lanes];
-  const uint64_t lanes = n * m_inp_lanes;
-  if (src == nullptr) {
-    std::fill_n(d, lanes, 0);
-    return;
-  }
-  const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
-  for (uint64_t k = 0; k < lanes; ++k) {
-    d[k] = s8[k];
-  }
+  pack_gemm_inp_tiles(m_layout, m_shape, reinterpret_cast<const int8_t*>(src), n,
+                      &m_inp[t * m_inp_tile_bytes]);
 }
 
 void FunctionalCore::write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
-  if (src == nullptr) {
-    std::fill_n(&m_wgt[t * m_wgt_lanes], n * m_wgt_lanes, 0);
-    return;
-  }
-  // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
   const uint64_t e = static_cast<uint64_t>(m_cfg.wgt_elem_bytes);
-  const int bin = m_cfg.block_in, bout = m_cfg.block_out;
   for (uint64_t k = 0; k < n; ++k) {
-    int16_t* d = &m_wgt[(t + k) * m_wgt_lanes];
-    const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
-    for (int j = 0; j < bin / 2; ++j) {
-      for (int oc = 0; oc < bout; ++oc) {
-        d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
-        d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
-      }
-    }
+    pack_gemm_wgt_tile(m_layout, m_shape,
+                       src != nullptr ? reinterpret_cast<const int8_t*>(src + k * e) : nullptr,
+                       &m_wgt[(t + k) * m_wgt_tile_bytes]);
   }
 }
 

@@ -78,6 +78,8 @@ class FunctionalCore {
   void write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src);
   void write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src);
   void write_acc_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
+  // Re-packs the inp and wgt SRAMs (zeros at construction) into `layout`.
+  void change_layout(GemmLayout layout);
   template <typename RowFn>
   void read_out_rows(const Insn& i, RowFn row);
   // Makes out tile `tile` current (inline: STORE and LOAD ACC call it per element).
@@ -99,11 +101,13 @@ class FunctionalCore {
   GemmShape m_shape;
   GemmKernelFn m_gemm = nullptr;
   const char* m_gemm_name = "generic";
-  size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;  // elements (int8 / int32 values) per SRAM tile
+  GemmLayout m_layout = GemmLayout::kInt16Pairs;  // of m_inp and m_wgt: the kernel's
+  size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;   // elements (int8 / int32 values) per SRAM tile
+  size_t m_inp_tile_bytes = 0, m_wgt_tile_bytes = 0;  // in m_layout
 
   std::vector<Uop> m_uop;            // micro-op buffer, decoded at LOAD UOP
-  std::vector<int16_t> m_inp;        // int16 [BATCH][BLOCK_IN] per tile
-  std::vector<int16_t> m_wgt;        // int16 [BLOCK_IN/2][BLOCK_OUT][2] per tile
+  std::vector<uint8_t> m_inp;        // inp tiles in m_layout
+  std::vector<uint8_t> m_wgt;        // wgt tiles in m_layout
   std::vector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
   std::vector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
   std::vector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
