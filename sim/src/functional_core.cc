@@ -27,8 +27,8 @@ int32_t alu_shift(int32_t a, int32_t b) {
 
 // The ALU loop nest (vta-reference.md 3.6) with the lane operation `op` inlined.
 template <typename Op>
-void alu_loop(const Insn& i, const std::vector<Uop>& uop, std::vector<int32_t>& acc,
-              std::vector<uint8_t>& out_stale, size_t lanes, Op op) {
+void alu_loop(const Insn& i, const std::vector<Uop>& uop, ZeroedVector<int32_t>& acc,
+              ZeroedVector<uint8_t>& out_stale, size_t lanes, Op op) {
   for (uint32_t io = 0; io < i.iter_out; ++io) {
     for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
       for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
@@ -63,15 +63,19 @@ FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
       m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
       m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
       m_uop(cfg.uop_buff_depth),
-      m_acc(cfg.acc_buff_depth * m_acc_lanes, 0),
-      m_out(cfg.out_buff_depth * m_acc_lanes, 0),
-      m_out_stale(cfg.out_buff_depth, 0) {
+      m_acc(cfg.acc_buff_depth * m_acc_lanes),
+      m_out(cfg.out_buff_depth * m_acc_lanes),
+      m_out_stale(cfg.out_buff_depth) {
+  // The SRAMs start in the default kernel's layout, so nothing is re-packed.
+  m_layout = gemm_kernel_layout(resolve_gemm_kernel(GemmKernelKind::kAuto, m_shape));
   m_inp_tile_bytes = gemm_inp_tile_bytes(m_layout, m_shape);
   m_wgt_tile_bytes = gemm_wgt_tile_bytes(m_layout, m_shape);
   m_inp.resize(cfg.inp_buff_depth * m_inp_tile_bytes);
   m_wgt.resize(cfg.wgt_buff_depth * m_wgt_tile_bytes);
-  write_inp_tiles(0, cfg.inp_buff_depth, nullptr);
-  write_wgt_tiles(0, cfg.wgt_buff_depth, nullptr);
+  // Zero bytes are zero values in both layouts except the byte layout's weights (w + 128).
+  if (m_layout == GemmLayout::kUint8Quads) {
+    write_wgt_tiles(0, cfg.wgt_buff_depth, nullptr);
+  }
   set_gemm_kernel(GemmKernelKind::kAuto);
 }
 
@@ -88,7 +92,8 @@ void FunctionalCore::change_layout(GemmLayout layout) {
   }
   const size_t inp_bytes = gemm_inp_tile_bytes(layout, m_shape);
   const size_t wgt_bytes = gemm_wgt_tile_bytes(layout, m_shape);
-  std::vector<uint8_t> inp(m_cfg.inp_buff_depth * inp_bytes), wgt(m_cfg.wgt_buff_depth * wgt_bytes);
+  ZeroedVector<uint8_t> inp(m_cfg.inp_buff_depth * inp_bytes),
+      wgt(m_cfg.wgt_buff_depth * wgt_bytes);
   std::vector<int8_t> plain(std::max(m_inp_lanes, m_wgt_lanes));
   for (size_t t = 0; t < m_cfg.inp_buff_depth; ++t) {
     unpack_gemm_inp_tile(m_layout, m_shape, &m_inp[t * m_inp_tile_bytes], plain.data());
@@ -107,11 +112,11 @@ void FunctionalCore::change_layout(GemmLayout layout) {
 
 void FunctionalCore::release_storage() {
   std::vector<Uop>().swap(m_uop);
-  std::vector<uint8_t>().swap(m_inp);
-  std::vector<uint8_t>().swap(m_wgt);
-  std::vector<int32_t>().swap(m_acc);
-  std::vector<int8_t>().swap(m_out);
-  std::vector<uint8_t>().swap(m_out_stale);
+  ZeroedVector<uint8_t>().swap(m_inp);
+  ZeroedVector<uint8_t>().swap(m_wgt);
+  ZeroedVector<int32_t>().swap(m_acc);
+  ZeroedVector<int8_t>().swap(m_out);
+  ZeroedVector<uint8_t>().swap(m_out_stale);
 }
 
 uint64_t FunctionalCore::dram_elem_bytes(uint32_t memory_type) const {
@@ -298,6 +303,13 @@ void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
   uint32_t t = i.sram_base;
   for (uint64_t y = 0; y < i.y_size; ++y) {
     uint8_t* dst = row(y);
+    if (e == 16) {  // BATCH x BLOCK_OUT = 16 (pynq): a fixed-size copy, no library call
+      for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
+        refresh_out(t);
+        std::memcpy(dst + x * 16, &m_out[t * m_acc_lanes], 16);
+      }
+      continue;
+    }
     for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
       refresh_out(t);
       std::memcpy(dst + x * e, &m_out[t * m_acc_lanes], e);

@@ -19,6 +19,7 @@
 #include "vta/sim/hw_config.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/stats.h"
+#include "vta/sim/zeroed_allocator.h"
 
 namespace vta {
 
@@ -105,12 +106,13 @@ class FunctionalCore {
   size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;   // elements (int8 / int32 values) per SRAM tile
   size_t m_inp_tile_bytes = 0, m_wgt_tile_bytes = 0;  // in m_layout
 
-  std::vector<Uop> m_uop;            // micro-op buffer, decoded at LOAD UOP
-  std::vector<uint8_t> m_inp;        // inp tiles in m_layout
-  std::vector<uint8_t> m_wgt;        // wgt tiles in m_layout
-  std::vector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
-  std::vector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
-  std::vector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
+  std::vector<Uop> m_uop;  // micro-op buffer, decoded at LOAD UOP
+  // Zero at the start without touching the pages (ZeroedVector).
+  ZeroedVector<uint8_t> m_inp;        // inp tiles in m_layout
+  ZeroedVector<uint8_t> m_wgt;        // wgt tiles in m_layout
+  ZeroedVector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
+  ZeroedVector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
+  ZeroedVector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
 };
 
 }  // namespace vta
