@@ -347,6 +347,20 @@ int32_t copy_row_sum_sse2(const int8_t* x, int n, uint8_t* d) {
   return static_cast<int32_t>(biased - 128 * static_cast<int64_t>(n));
 }
 
+// The byte layout's inp tiles at BATCH 1, BLOCK_IN 16 (pynq), one straight loop: 16 bytes
+// copied, then 128 * their sum (psadbw of x xor 0x80, less 128 * 16) as the tile's trailer.
+void pack_inp16_sse2(const int8_t* src, size_t n, uint8_t* dst) {
+  const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
+  for (size_t t = 0; t < n; ++t) {
+    const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 16 * t));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 20 * t), raw);
+    const __m128i sad = _mm_sad_epu8(_mm_xor_si128(raw, flip), _mm_setzero_si128());
+    const int32_t sum = _mm_cvtsi128_si32(sad) + _mm_cvtsi128_si32(_mm_srli_si128(sad, 8)) - 2048;
+    const int32_t bias = 128 * sum;
+    std::memcpy(dst + 20 * t + 16, &bias, sizeof(bias));
+  }
+}
+
 bool cpu_has_avx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
@@ -582,6 +596,12 @@ void pack_gemm_inp_tiles(GemmLayout layout, const GemmShape& s, const int8_t* sr
     std::fill_n(dst, n * tile, uint8_t{0});
     return;
   }
+#ifdef VTA_FSIM_X86
+  if (s.batch == 1 && s.block_in == 16) {
+    pack_inp16_sse2(src, n, dst);
+    return;
+  }
+#endif
   for (size_t t = 0; t < n; ++t) {
     uint8_t* d = dst + t * tile;
     for (int r = 0; r < s.batch; ++r) {

@@ -25,6 +25,15 @@ int32_t alu_shift(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) << (-b));
 }
 
+// One acc tile of a GEMM reset: at 16 lanes (pynq) a fixed-size clear, not a memset call.
+void zero_lanes(int32_t* a, size_t lanes) {
+  if (lanes == 16) {
+    std::memset(a, 0, 16 * sizeof(int32_t));
+    return;
+  }
+  std::fill_n(a, lanes, 0);
+}
+
 // The ALU loop nest (vta-reference.md 3.6) with the lane operation `op` inlined.
 template <typename Op>
 void alu_loop(const Insn& i, const std::vector<Uop>& uop, ZeroedVector<int32_t>& acc,
@@ -362,7 +371,7 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
       for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
         for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
           const uint32_t d = m_uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
-          std::fill_n(&m_acc[d * m_acc_lanes], m_acc_lanes, 0);
+          zero_lanes(&m_acc[d * m_acc_lanes], m_acc_lanes);
           m_out_stale[d] = 1;
         }
       }

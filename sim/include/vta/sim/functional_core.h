@@ -86,9 +86,12 @@ class FunctionalCore {
   // Makes out tile `tile` current (inline: STORE and LOAD ACC call it per element).
   void refresh_out(uint32_t tile) {
     if (m_out_stale[tile]) {
-      const int32_t* a = &m_acc[tile * m_acc_lanes];
-      int8_t* o = &m_out[tile * m_acc_lanes];
-      for (size_t k = 0; k < m_acc_lanes; ++k) {
+      // The lane count in a local: the int8 stores may alias members, which would stop the loop
+      // from being vectorised.
+      const size_t lanes = m_acc_lanes;
+      const int32_t* a = &m_acc[tile * lanes];
+      int8_t* o = &m_out[tile * lanes];
+      for (size_t k = 0; k < lanes; ++k) {
         o[k] = static_cast<int8_t>(a[k]);
       }
       m_out_stale[tile] = 0;
