@@ -1,6 +1,7 @@
 #include "vta/compiler/auto_schedule.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -113,18 +114,18 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
 // Steps simulated one by one; longer plans are extrapolated at the rate of the last half.
 constexpr uint64_t kSimulatedSteps = 256;
 
-}  // namespace
-
-double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
-  const StageCosts c = stage_costs(P, cfg);
+// estimate_cycles before its lower bound: the step-by-step run of the three stages. The step
+// times live on the stack (at most kSimulatedSteps): this runs for every candidate plan.
+double simulate_steps(const TilePlan& P, const StageCosts& c) {
   const uint64_t T = uint64_t(P.s.threads), C = uint64_t(P.ic_chunks);
   const uint64_t steps = P.steps(), ot_steps = steps / (uint64_t(P.g.nb) * P.oc_tiles);
   const bool wgt_kept = C <= T;  // TilePlan::weight_slot: each chunk's weights keep a slot
   const uint64_t n = std::min(steps, kSimulatedSteps);
   // The three stages as the dependency tokens order them: the load of step s waits for its
   // slot (compute of step s - T), a tile's first step for its accumulator slot (store of tile
-  // j - T); each stage runs its own work in order.
-  std::vector<double> load_end(n), comp_end(n), store_end(n / C + 1);
+  // j - T); each stage runs its own work in order. Only elements written before are read.
+  std::array<double, kSimulatedSteps> load_end, comp_end;
+  std::array<double, kSimulatedSteps + 1> store_end;
   double half = 0;
   for (uint64_t s = 0; s < n; ++s) {
     const uint64_t j = s / C, ch = s % C;
@@ -148,21 +149,31 @@ double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
   const double end = std::max(comp_end[n - 1], n >= C ? store_end[n / C - 1] : 0.0);
   const uint64_t second_half = n - n / 2;
   const double rate = n >= 2 ? (comp_end[n - 1] - half) / double(second_half) : 0.0;
-  const double total = end + double(steps - n) * rate;
-  // Never below the busiest stage's work or the DRAM time of all reads (one read channel,
-  // whichever unit issues them), whatever the extrapolation gives.
-  return std::max(total, stage_lower_bound(P, cfg));
+  return end + double(steps - n) * rate;
 }
 
-double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
+// stage_lower_bound from the plan's stage costs and DRAM traffic, when the caller has them.
+double lower_bound_of(const TilePlan& P, const HwConfig& cfg, const StageCosts& c,
+                      const DramTraffic& d) {
   // Each stage does its own work one item after the other: estimate_cycles is at least the
   // busiest stage's total, and the DRAM time of all bytes.
-  const StageCosts c = stage_costs(P, cfg);
   const double steps = double(P.steps()), tiles = double(P.tiles());
-  const DramTraffic d = estimate_traffic(P, cfg);
   const double load = steps * c.inp_load + d.wgt_loads * c.wgt_load;
   const double compute = steps * c.gemm + tiles * (c.tile_start + c.epilogue);
   return std::max({load, compute, tiles * c.store, dram_cycles(d.read, d.write, cfg)});
+}
+
+}  // namespace
+
+double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
+  const StageCosts c = stage_costs(P, cfg);
+  // Never below the busiest stage's work or the DRAM time of all reads (one read channel,
+  // whichever unit issues them), whatever the extrapolation gives.
+  return std::max(simulate_steps(P, c), lower_bound_of(P, cfg, c, estimate_traffic(P, cfg)));
+}
+
+double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
+  return lower_bound_of(P, cfg, stage_costs(P, cfg), estimate_traffic(P, cfg));
 }
 
 namespace {
@@ -249,10 +260,13 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       const TilePlan plan = estimate_plan(g, e, s);
       const DramTraffic d = estimate_traffic(plan, cfg);
       const double traffic = kTrafficWeight * dram_cycles(d.read, d.write, cfg);
-      if (stage_lower_bound(plan, cfg) + traffic > best.cutoff()) {
+      // estimate_cycles and stage_lower_bound, their shared parts computed once.
+      const StageCosts c = stage_costs(plan, cfg);
+      const double bound = lower_bound_of(plan, cfg, c, d);
+      if (bound + traffic > best.cutoff()) {
         continue;  // the step-by-step estimate can only be larger
       }
-      const double est = estimate_cycles(plan, cfg);
+      const double est = std::max(simulate_steps(plan, c), bound);
       best.add({s, est, d.read + d.write, est + traffic});
     }
   }

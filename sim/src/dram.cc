@@ -11,7 +11,7 @@ namespace vta {
 // Zero pages come from the OS: a page never touched reads as zero, and free() returns a page
 // with MADV_DONTNEED, after which a private anonymous page reads as zero again. So alloc()
 // needs no memset, and a process commits only the pages a program really touches.
-Dram::Dram() : m_page_used(kPhysBytes >> kPageBits, 0) {
+Dram::Dram() : m_page_used(kPhysBytes >> kPageBits) {
   void* p = mmap(nullptr, kPhysBytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {

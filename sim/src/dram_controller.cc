@@ -41,6 +41,11 @@ DramController::DramController(const DramSpec& spec) : m_spec(spec) {
   for (size_t k = 0; k < n && k < 6; ++k) {
     m_field_order[k] = field_of(spec.address_map.substr(2 * (n - 1 - k), 2));
   }
+  int shift = 0;
+  for (int f : m_field_order) {
+    m_field_shift[static_cast<size_t>(f)] = shift;
+    shift += m_field_bits[static_cast<size_t>(f)];
+  }
   m_atom_bits = log2i(spec.atom_bytes());
   // Consecutive accesses stay in one row of one bank while only the column changes: when the
   // lowest field that has bits is the column (the default maps), for a whole row's columns.
@@ -69,12 +74,12 @@ void DramController::reset() {
 }
 
 DramLocation DramController::decode(uint64_t addr) const {
-  uint64_t a = addr >> m_atom_bits;
+  // Each field's bits from its precomputed position: independent shifts, no loop-carried chain.
+  const uint64_t a = addr >> m_atom_bits;
   std::array<int64_t, 6> v{};
-  for (int f : m_field_order) {
-    const int bits = m_field_bits[static_cast<size_t>(f)];
-    v[static_cast<size_t>(f)] = static_cast<int64_t>(a & ((uint64_t{1} << bits) - 1));
-    a >>= bits;
+  for (size_t f = 0; f < 6; ++f) {
+    const uint64_t mask = (uint64_t{1} << m_field_bits[f]) - 1;
+    v[f] = static_cast<int64_t>((a >> m_field_shift[f]) & mask);
   }
   DramLocation l;
   l.channel = static_cast<int>(v[kCh]);

@@ -25,10 +25,19 @@ int32_t alu_shift(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) << (-b));
 }
 
+// One acc tile of a GEMM reset: at 16 lanes (pynq) a fixed-size clear, not a memset call.
+void zero_lanes(int32_t* a, size_t lanes) {
+  if (lanes == 16) {
+    std::memset(a, 0, 16 * sizeof(int32_t));
+    return;
+  }
+  std::fill_n(a, lanes, 0);
+}
+
 // The ALU loop nest (vta-reference.md 3.6) with the lane operation `op` inlined.
 template <typename Op>
-void alu_loop(const Insn& i, const std::vector<Uop>& uop, std::vector<int32_t>& acc,
-              std::vector<uint8_t>& out_stale, size_t lanes, Op op) {
+void alu_loop(const Insn& i, const std::vector<Uop>& uop, ZeroedVector<int32_t>& acc,
+              ZeroedVector<uint8_t>& out_stale, size_t lanes, Op op) {
   for (uint32_t io = 0; io < i.iter_out; ++io) {
     for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
       for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
@@ -63,26 +72,60 @@ FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
       m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
       m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
       m_uop(cfg.uop_buff_depth),
-      m_inp(cfg.inp_buff_depth * m_inp_lanes, 0),
-      m_wgt(cfg.wgt_buff_depth * m_wgt_lanes, 0),
-      m_acc(cfg.acc_buff_depth * m_acc_lanes, 0),
-      m_out(cfg.out_buff_depth * m_acc_lanes, 0),
-      m_out_stale(cfg.out_buff_depth, 0) {
+      m_acc(cfg.acc_buff_depth * m_acc_lanes),
+      m_out(cfg.out_buff_depth * m_acc_lanes),
+      m_out_stale(cfg.out_buff_depth) {
+  // The SRAMs start in the default kernel's layout, so nothing is re-packed.
+  m_layout = gemm_kernel_layout(resolve_gemm_kernel(GemmKernelKind::kAuto, m_shape));
+  m_inp_tile_bytes = gemm_inp_tile_bytes(m_layout, m_shape);
+  m_wgt_tile_bytes = gemm_wgt_tile_bytes(m_layout, m_shape);
+  m_inp.resize(cfg.inp_buff_depth * m_inp_tile_bytes);
+  m_wgt.resize(cfg.wgt_buff_depth * m_wgt_tile_bytes);
+  // Zero bytes are zero values in both layouts except the byte layout's weights (w + 128).
+  if (m_layout == GemmLayout::kUint8Quads) {
+    write_wgt_tiles(0, cfg.wgt_buff_depth, nullptr);
+  }
   set_gemm_kernel(GemmKernelKind::kAuto);
 }
 
 void FunctionalCore::set_gemm_kernel(GemmKernelKind kind) {
-  m_gemm = select_gemm_kernel(kind, m_shape);
-  m_gemm_name = gemm_kernel_kind_name(resolve_gemm_kernel(kind, m_shape));
+  const GemmKernelKind resolved = resolve_gemm_kernel(kind, m_shape);
+  m_gemm = select_gemm_kernel(resolved, m_shape);
+  m_gemm_name = gemm_kernel_kind_name(resolved);
+  change_layout(gemm_kernel_layout(resolved));
+}
+
+void FunctionalCore::change_layout(GemmLayout layout) {
+  if (layout == m_layout) {
+    return;
+  }
+  const size_t inp_bytes = gemm_inp_tile_bytes(layout, m_shape);
+  const size_t wgt_bytes = gemm_wgt_tile_bytes(layout, m_shape);
+  ZeroedVector<uint8_t> inp(m_cfg.inp_buff_depth * inp_bytes),
+      wgt(m_cfg.wgt_buff_depth * wgt_bytes);
+  std::vector<int8_t> plain(std::max(m_inp_lanes, m_wgt_lanes));
+  for (size_t t = 0; t < m_cfg.inp_buff_depth; ++t) {
+    unpack_gemm_inp_tile(m_layout, m_shape, &m_inp[t * m_inp_tile_bytes], plain.data());
+    pack_gemm_inp_tiles(layout, m_shape, plain.data(), 1, &inp[t * inp_bytes]);
+  }
+  for (size_t t = 0; t < m_cfg.wgt_buff_depth; ++t) {
+    unpack_gemm_wgt_tile(m_layout, m_shape, &m_wgt[t * m_wgt_tile_bytes], plain.data());
+    pack_gemm_wgt_tile(layout, m_shape, plain.data(), &wgt[t * wgt_bytes]);
+  }
+  m_inp.swap(inp);
+  m_wgt.swap(wgt);
+  m_layout = layout;
+  m_inp_tile_bytes = inp_bytes;
+  m_wgt_tile_bytes = wgt_bytes;
 }
 
 void FunctionalCore::release_storage() {
   std::vector<Uop>().swap(m_uop);
-  std::vector<int16_t>().swap(m_inp);
-  std::vector<int16_t>().swap(m_wgt);
-  std::vector<int32_t>().swap(m_acc);
-  std::vector<int8_t>().swap(m_out);
-  std::vector<uint8_t>().swap(m_out_stale);
+  ZeroedVector<uint8_t>().swap(m_inp);
+  ZeroedVector<uint8_t>().swap(m_wgt);
+  ZeroedVector<int32_t>().swap(m_acc);
+  ZeroedVector<int8_t>().swap(m_out);
+  ZeroedVector<uint8_t>().swap(m_out_stale);
 }
 
 uint64_t FunctionalCore::dram_elem_bytes(uint32_t memory_type) const {
@@ -172,35 +215,16 @@ void FunctionalCore::write_uop_tiles(uint32_t t, uint64_t n, const uint8_t* src)
 }
 
 void FunctionalCore::write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
-  int16_t* d = &m_inp[t * m_inp_lanes];
-  const uint64_t lanes = n * m_inp_lanes;
-  if (src == nullptr) {
-    std::fill_n(d, lanes, 0);
-    return;
-  }
-  const int8_t* s8 = reinterpret_cast<const int8_t*>(src);
-  for (uint64_t k = 0; k < lanes; ++k) {
-    d[k] = s8[k];
-  }
+  pack_gemm_inp_tiles(m_layout, m_shape, reinterpret_cast<const int8_t*>(src), n,
+                      &m_inp[t * m_inp_tile_bytes]);
 }
 
 void FunctionalCore::write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
-  if (src == nullptr) {
-    std::fill_n(&m_wgt[t * m_wgt_lanes], n * m_wgt_lanes, 0);
-    return;
-  }
-  // Sequential writes in the kernel's layout (see wgt_tile_offset): k pairs outer.
   const uint64_t e = static_cast<uint64_t>(m_cfg.wgt_elem_bytes);
-  const int bin = m_cfg.block_in, bout = m_cfg.block_out;
   for (uint64_t k = 0; k < n; ++k) {
-    int16_t* d = &m_wgt[(t + k) * m_wgt_lanes];
-    const int8_t* s8 = reinterpret_cast<const int8_t*>(src + k * e);
-    for (int j = 0; j < bin / 2; ++j) {
-      for (int oc = 0; oc < bout; ++oc) {
-        d[j * bout * 2 + oc * 2] = s8[oc * bin + 2 * j];
-        d[j * bout * 2 + oc * 2 + 1] = s8[oc * bin + 2 * j + 1];
-      }
-    }
+    pack_gemm_wgt_tile(m_layout, m_shape,
+                       src != nullptr ? reinterpret_cast<const int8_t*>(src + k * e) : nullptr,
+                       &m_wgt[(t + k) * m_wgt_tile_bytes]);
   }
 }
 
@@ -288,6 +312,13 @@ void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
   uint32_t t = i.sram_base;
   for (uint64_t y = 0; y < i.y_size; ++y) {
     uint8_t* dst = row(y);
+    if (e == 16) {  // BATCH x BLOCK_OUT = 16 (pynq): a fixed-size copy, no library call
+      for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
+        refresh_out(t);
+        std::memcpy(dst + x * 16, &m_out[t * m_acc_lanes], 16);
+      }
+      continue;
+    }
     for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
       refresh_out(t);
       std::memcpy(dst + x * e, &m_out[t * m_acc_lanes], e);
@@ -340,7 +371,7 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
       for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
         for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
           const uint32_t d = m_uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
-          std::fill_n(&m_acc[d * m_acc_lanes], m_acc_lanes, 0);
+          zero_lanes(&m_acc[d * m_acc_lanes], m_acc_lanes);
           m_out_stale[d] = 1;
         }
       }

@@ -25,10 +25,9 @@ int main(int argc, char** argv) {
     std::printf("config %s (%s), %d repetitions per figure\n", config.c_str(),
                 cfg.model_name.c_str(), reps);
     const GemmShape shape{cfg.batch, cfg.block_in, cfg.block_out};
-    for (GemmKernelKind kind :
-         {GemmKernelKind::kAvx512, GemmKernelKind::kAvx2, GemmKernelKind::kGeneric}) {
-      if ((kind == GemmKernelKind::kAvx512 && !gemm_avx512_available(shape)) ||
-          (kind == GemmKernelKind::kAvx2 && !gemm_avx2_available(shape))) {
+    for (GemmKernelKind kind : {GemmKernelKind::kAvx512Int8, GemmKernelKind::kAvx512,
+                                GemmKernelKind::kAvx2, GemmKernelKind::kGeneric}) {
+      if (!gemm_kernel_available(kind, shape)) {
         std::printf("kernel %s: not available on this CPU/config\n", gemm_kernel_kind_name(kind));
         continue;
       }
@@ -47,7 +46,7 @@ int main(int argc, char** argv) {
       const auto [cpu, wall] = time_runs(fsim, insns.phys, count, reps);
       const double uops = static_cast<double>(fsim.stats().gemm_counter) / reps;
       std::printf(
-          "conv3x3 14x14 256->256 (%u insns, %.1f M MACs, %.0f GEMM uops) kernel %-7s: "
+          "conv3x3 14x14 256->256 (%u insns, %.1f M MACs, %.0f GEMM uops) kernel %-11s: "
           "%.3f ms/run CPU (%.3f wall): %.2f G MAC/s, %.1f M uop/s; output %s\n",
           count, static_cast<double>(conv.macs) / 1e6, uops, fsim.gemm_kernel_name(), cpu * 1e3,
           wall * 1e3, static_cast<double>(conv.macs) / cpu / 1e9, uops / cpu / 1e6,

@@ -29,6 +29,9 @@ TEST_CASE("fsim ISA suite on every GEMM kernel and shuffled stage orders", "[fsi
     if (gemm_avx512_available(shape)) {
       kinds.push_back(GemmKernelKind::kAvx512);
     }
+    if (gemm_avx512_int8_available(shape)) {
+      kinds.push_back(GemmKernelKind::kAvx512Int8);
+    }
     for (const IsaTestCase& tc : isa_test_cases(cfg)) {
       for (GemmKernelKind kind : kinds) {
         for (uint32_t seed : {0u, 1u, 77u}) {

@@ -2,6 +2,7 @@
 // (1..16), with random loop nests, and the whole ISA suite on extreme configs.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <random>
 
 #include <fmt/format.h>
@@ -28,16 +29,26 @@ std::string check_kernel(GemmKernelKind kind, const GemmShape& s, uint32_t seed)
   for (auto& v : wgt8) {
     v = static_cast<int8_t>(d8(rng));
   }
-  // Extreme values too: -128 * -128 pairs are the one pmaddwd corner that could overflow int16.
+  // Extreme values too: -128 * -128 pairs are the one pmaddwd corner that could overflow int16,
+  // and 127 weights are the largest biased bytes (255) of the byte kernel.
   inp8[0] = inp8[1] = -128;
   wgt8[0] = wgt8[1] = -128;
-  std::vector<int16_t> inp(inp8.begin(), inp8.end()), wgt(n_wgt * wl);
+  for (size_t k = 0; k < il; ++k) {
+    inp8[il + k] = k % 2 == 0 ? int8_t{127} : int8_t{-128};
+    inp8[2 * il + k] = 127;
+  }
+  for (size_t k = 0; k < wl; ++k) {
+    wgt8[wl + k] = -128;
+    wgt8[2 * wl + k] = k % 3 == 0 ? int8_t{127} : int8_t{-128};
+  }
+  // The SRAM images in the kernel's layout, packed by the loader's functions.
+  const GemmLayout layout = gemm_kernel_layout(kind);
+  const size_t inp_bytes = gemm_inp_tile_bytes(layout, s),
+               wgt_bytes = gemm_wgt_tile_bytes(layout, s);
+  std::vector<uint8_t> inp(n_inp * inp_bytes), wgt(n_wgt * wgt_bytes);
+  pack_gemm_inp_tiles(layout, s, inp8.data(), n_inp, inp.data());
   for (uint32_t t = 0; t < n_wgt; ++t) {
-    for (int oc = 0; oc < s.block_out; ++oc) {
-      for (int k = 0; k < s.block_in; ++k) {
-        wgt[t * wl + wgt_tile_offset(oc, k, s.block_out)] = wgt8[t * wl + oc * s.block_in + k];
-      }
-    }
+    pack_gemm_wgt_tile(layout, s, &wgt8[t * wl], &wgt[t * wgt_bytes]);
   }
   std::vector<int32_t> acc(n_acc * al), ref;
   std::uniform_int_distribution<int32_t> d32(INT32_MIN, INT32_MAX);
@@ -109,10 +120,9 @@ TEST_CASE("GEMM kernels match a scalar int8 reference at every block and batch",
   for (int lb = 1; lb <= 6; ++lb) {
     for (int lbatch : {0, 1, 2, 4}) {
       const GemmShape s{1 << lbatch, 1 << lb, 1 << lb};
-      for (GemmKernelKind kind :
-           {GemmKernelKind::kGeneric, GemmKernelKind::kAvx2, GemmKernelKind::kAvx512}) {
-        if ((kind == GemmKernelKind::kAvx2 && !gemm_avx2_available(s)) ||
-            (kind == GemmKernelKind::kAvx512 && !gemm_avx512_available(s))) {
+      for (GemmKernelKind kind : {GemmKernelKind::kGeneric, GemmKernelKind::kAvx2,
+                                  GemmKernelKind::kAvx512, GemmKernelKind::kAvx512Int8}) {
+        if (!gemm_kernel_available(kind, s)) {
           continue;
         }
         const uint32_t seed = 500 + lb * 10 + lbatch;
@@ -130,6 +140,53 @@ TEST_CASE("unavailable GEMM kernels are refused by name", "[fsim]") {
       Catch::Contains("AVX2 GEMM kernel is not available") && Catch::Contains("BLOCK_OUT 4"));
   CHECK_THROWS_WITH(select_gemm_kernel(GemmKernelKind::kAvx512, GemmShape{1, 8, 8}),
                     Catch::Contains("AVX-512 VNNI GEMM kernel is not available"));
+  CHECK_THROWS_WITH(select_gemm_kernel(GemmKernelKind::kAvx512Int8, GemmShape{1, 2, 16}),
+                    Catch::Contains("AVX-512 VNNI GEMM kernel is not available"));
+}
+
+// The loader's packing is undone exactly in both layouts (fsim re-packs its SRAMs when the
+// kernel changes), and the byte layout's bias sums are 128 * sum_k x by a plain loop.
+TEST_CASE("GEMM SRAM layouts pack and unpack int8 tiles exactly", "[fsim]") {
+  const uint32_t seed = 4242;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d8(-128, 127);
+  for (int block : {4, 16, 64}) {
+    const GemmShape s{2, block, block};
+    const size_t il = static_cast<size_t>(s.batch * block), wl = static_cast<size_t>(block * block);
+    std::vector<int8_t> inp8(il), wgt8(wl), back_inp(il), back_wgt(wl);
+    for (auto& v : inp8) {
+      v = static_cast<int8_t>(d8(rng));
+    }
+    for (auto& v : wgt8) {
+      v = static_cast<int8_t>(d8(rng));
+    }
+    inp8[0] = -128;
+    inp8[1] = 127;
+    wgt8[0] = -128;
+    wgt8[1] = 127;
+    for (GemmLayout layout : {GemmLayout::kInt16Pairs, GemmLayout::kUint8Quads}) {
+      INFO("block " << block << " layout " << static_cast<int>(layout));
+      std::vector<uint8_t> inp(gemm_inp_tile_bytes(layout, s)), wgt(gemm_wgt_tile_bytes(layout, s));
+      pack_gemm_inp_tiles(layout, s, inp8.data(), 1, inp.data());
+      pack_gemm_wgt_tile(layout, s, wgt8.data(), wgt.data());
+      unpack_gemm_inp_tile(layout, s, inp.data(), back_inp.data());
+      unpack_gemm_wgt_tile(layout, s, wgt.data(), back_wgt.data());
+      CHECK(back_inp == inp8);
+      CHECK(back_wgt == wgt8);
+      if (layout == GemmLayout::kUint8Quads) {
+        for (int r = 0; r < s.batch; ++r) {
+          int32_t sum = 0;
+          for (int k = 0; k < block; ++k) {
+            sum += inp8[static_cast<size_t>(r * block + k)];
+          }
+          int32_t stored;
+          std::memcpy(&stored, &inp[il + static_cast<size_t>(r) * 4], sizeof(stored));
+          CHECK(stored == 128 * sum);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("the ISA suite passes on extreme configs (block 2 batch 16, block 64, block 4 batch 2)",

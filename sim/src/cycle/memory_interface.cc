@@ -31,7 +31,8 @@ void MemoryInterface::clear_stats() {
   m_write_stats = MemClientStats{};
 }
 
-void MemoryInterface::post_reads(int client, std::vector<ReadRequest> reqs, uint64_t eligible) {
+void MemoryInterface::post_reads(int client, const std::vector<ReadRequest>& reqs,
+                                 uint64_t eligible) {
   Client& c = m_clients[client];
   c.pending.assign(reqs.begin(), reqs.end());
   c.eligible = eligible;

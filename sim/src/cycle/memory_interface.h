@@ -62,7 +62,7 @@ class MemoryInterface : public sc_core::sc_module {
   // Queues `reqs` (in order) for `client`; the first one is eligible in absolute cycle
   // `eligible`, each next one the cycle after the previous grant. When the last one has been
   // granted, done(client) fires and last_beat(client) holds the cycle of its last data beat.
-  void post_reads(int client, std::vector<ReadRequest> reqs, uint64_t eligible);
+  void post_reads(int client, const std::vector<ReadRequest>& reqs, uint64_t eligible);
   void set_grant_callback(int client, GrantFn fn) { m_clients[client].on_grant = std::move(fn); }
   // Called (in the arbiter's thread) when the memory model rejects a read burst.
   void set_error_handler(std::function<void(std::exception_ptr)> fn) { m_on_error = std::move(fn); }
@@ -107,8 +107,8 @@ class ReadPort {
   ReadPort(MemoryInterface& mem, ReadClient id) : m_mem(&mem), m_id(id) {}
 
   ReadClient id() const { return m_id; }
-  void post(std::vector<ReadRequest> reqs, uint64_t eligible) const {
-    m_mem->post_reads(m_id, std::move(reqs), eligible);
+  void post(const std::vector<ReadRequest>& reqs, uint64_t eligible) const {
+    m_mem->post_reads(m_id, reqs, eligible);
   }
   void set_grant_callback(MemoryInterface::GrantFn fn) const {
     m_mem->set_grant_callback(m_id, std::move(fn));

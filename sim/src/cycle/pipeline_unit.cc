@@ -232,9 +232,12 @@ uint64_t PipelineUnit::execute_load(const ReadPort& client, uint32_t index, cons
                        static_cast<uint64_t>(i.y_size) * (i.x_pad_0 + i.x_pad_1);
   const uint64_t e_bytes = fc.dram_elem_bytes(i.memory_type);
   const uint64_t row_bytes = i.x_size * e_bytes;
-  m_staged.resize(row_bytes * i.y_size);
-  std::vector<ReadRequest> reqs;
-  std::vector<Burst> bursts;
+  if (m_staged.size() < row_bytes * i.y_size) {
+    m_staged.resize(row_bytes * i.y_size);  // every byte is written by the bursts below
+  }
+  std::vector<ReadRequest>& reqs = m_reqs;
+  std::vector<Burst>& bursts = m_bursts;
+  reqs.clear();
   uint64_t beats = 0;
   for (uint64_t y = 0; y < i.y_size; ++y) {
     const uint64_t a = (static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e_bytes;
@@ -249,7 +252,7 @@ uint64_t PipelineUnit::execute_load(const ReadPort& client, uint32_t index, cons
     fc.write_load(i, m_staged.data());
     return s + pad;
   }
-  client.post(std::move(reqs), s + pad + 1);
+  client.post(reqs, s + pad + 1);
   while (!client.idle()) {
     m_ports.run.wait_event(client.done(), m_gen);
   }

@@ -84,8 +84,11 @@ class PipelineUnit : public sc_core::sc_module {
   InsnWaits m_waits;              // waits since the previous instruction ended (for the trace)
   uint64_t m_mem_stall_from = 0;  // mem_stall_cycles when the current instruction started
   bool m_busy = false;
-  uint32_t m_head_index = 0;      // instruction at the head (or executing)
-  std::vector<uint8_t> m_staged;  // DMA staging buffer
+  uint32_t m_head_index = 0;  // instruction at the head (or executing)
+  // DMA staging buffer and burst lists, kept between LOADs (they only grow).
+  std::vector<uint8_t> m_staged;
+  std::vector<ReadRequest> m_reqs;
+  std::vector<Burst> m_bursts;
 };
 
 }  // namespace vta::cycle

@@ -10,7 +10,9 @@ uint64_t StoreUnit::execute(uint32_t index, const Insn& i, uint64_t s) {
   fc.start_store(index, i);
   const uint64_t e_bytes = static_cast<uint64_t>(m_ports.cfg.out_elem_bytes);
   const uint64_t row_bytes = i.x_size * e_bytes;
-  m_out.resize(row_bytes * i.y_size);
+  if (m_out.size() < row_bytes * i.y_size) {
+    m_out.resize(row_bytes * i.y_size);  // read_store writes every byte used below
+  }
   fc.read_store(i, m_out.data());
   std::vector<Burst> bursts;
   std::vector<uint8_t*> data;

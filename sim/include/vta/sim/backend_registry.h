@@ -4,8 +4,10 @@
 //   VTA_REGISTER_BACKEND(fsim, vta::FsimBackend, /*order=*/10, /*timed=*/false);
 //
 // and its library is declared with vta_add_backend() in CMake, which links it whole into libvta
+// or, for a PLUGIN (cycle, rtl), into a shared library of its own that libvta loads on first use
 // (a registration is a static object that the linker would otherwise drop). The runtime's
-// make_backend() / available_backends() (vta/backend_factory.h) only ask this registry.
+// make_backend() / available_backends() (vta/backend_factory.h) ask this registry and that
+// list of plugins.
 #pragma once
 
 #include <functional>

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "vta/sim/zeroed_allocator.h"
+
 namespace vta {
 
 class Dram {
@@ -54,7 +56,7 @@ class Dram {
 
  private:
   uint8_t* m_base = nullptr;                       // host mapping of physical address 0
-  std::vector<uint8_t> m_page_used;                // per page: 1 if allocated
+  ZeroedVector<uint8_t> m_page_used;               // per page: 1 if allocated (untouched: 0)
   std::map<uint64_t, uint64_t> m_allocs;           // first page -> page count (live allocations)
   std::set<std::pair<uint64_t, uint64_t>> m_free;  // (page count, first page): exact-fit reuse
   uint64_t m_next_page = 1;                        // bump pointer; page 0 is never handed out

@@ -137,6 +137,7 @@ class DramController {
   DramSpec m_spec;
   std::array<int, 6> m_field_bits{};   // bits of Ch, Ra, Bg, Ba, Co, Ro
   std::array<int, 6> m_field_order{};  // fields, least significant first
+  std::array<int, 6> m_field_shift{};  // per field: its lowest bit in the atom address
   int m_atom_bits = 0;
   int m_row_run_bits = 0;  // column bits below every other field: accesses per row run
   std::vector<Channel> m_channels;

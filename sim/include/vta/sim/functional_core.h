@@ -19,6 +19,7 @@
 #include "vta/sim/hw_config.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/stats.h"
+#include "vta/sim/zeroed_allocator.h"
 
 namespace vta {
 
@@ -78,14 +79,19 @@ class FunctionalCore {
   void write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src);
   void write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src);
   void write_acc_tiles(uint32_t type, uint32_t t, uint64_t n, const uint8_t* src);
+  // Re-packs the inp and wgt SRAMs (zeros at construction) into `layout`.
+  void change_layout(GemmLayout layout);
   template <typename RowFn>
   void read_out_rows(const Insn& i, RowFn row);
   // Makes out tile `tile` current (inline: STORE and LOAD ACC call it per element).
   void refresh_out(uint32_t tile) {
     if (m_out_stale[tile]) {
-      const int32_t* a = &m_acc[tile * m_acc_lanes];
-      int8_t* o = &m_out[tile * m_acc_lanes];
-      for (size_t k = 0; k < m_acc_lanes; ++k) {
+      // The lane count in a local: the int8 stores may alias members, which would stop the loop
+      // from being vectorised.
+      const size_t lanes = m_acc_lanes;
+      const int32_t* a = &m_acc[tile * lanes];
+      int8_t* o = &m_out[tile * lanes];
+      for (size_t k = 0; k < lanes; ++k) {
         o[k] = static_cast<int8_t>(a[k]);
       }
       m_out_stale[tile] = 0;
@@ -99,14 +105,17 @@ class FunctionalCore {
   GemmShape m_shape;
   GemmKernelFn m_gemm = nullptr;
   const char* m_gemm_name = "generic";
-  size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;  // elements (int8 / int32 values) per SRAM tile
+  GemmLayout m_layout = GemmLayout::kInt16Pairs;  // of m_inp and m_wgt: the kernel's
+  size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;   // elements (int8 / int32 values) per SRAM tile
+  size_t m_inp_tile_bytes = 0, m_wgt_tile_bytes = 0;  // in m_layout
 
-  std::vector<Uop> m_uop;            // micro-op buffer, decoded at LOAD UOP
-  std::vector<int16_t> m_inp;        // int16 [BATCH][BLOCK_IN] per tile
-  std::vector<int16_t> m_wgt;        // int16 [BLOCK_IN/2][BLOCK_OUT][2] per tile
-  std::vector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
-  std::vector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
-  std::vector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
+  std::vector<Uop> m_uop;  // micro-op buffer, decoded at LOAD UOP
+  // Zero at the start without touching the pages (ZeroedVector).
+  ZeroedVector<uint8_t> m_inp;        // inp tiles in m_layout
+  ZeroedVector<uint8_t> m_wgt;        // wgt tiles in m_layout
+  ZeroedVector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
+  ZeroedVector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
+  ZeroedVector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
 };
 
 }  // namespace vta
