@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 
@@ -72,7 +73,27 @@ void count_status(SweepSummary& s, const std::string& status) {
 
 }  // namespace
 
+void check_sweep_options(const SweepOptions& opt) {
+  if (opt.workers > 1024) {
+    throw Error(fmt::format("sweep: jobs = {} is out of range 0..1024 (0: one per CPU)",
+                            opt.workers));
+  }
+  if (opt.shard_count < 1 || opt.shard_index < 1 || opt.shard_index > opt.shard_count) {
+    throw Error(fmt::format("sweep: shard {}/{} must be I/N with 1 <= I <= N", opt.shard_index,
+                            opt.shard_count));
+  }
+  if (!(opt.timeout_seconds >= 0) || !std::isfinite(opt.timeout_seconds)) {
+    throw Error(fmt::format("sweep: timeout = {} must be a finite number of seconds >= 0 "
+                            "(0: none)",
+                            opt.timeout_seconds));
+  }
+  if (opt.recycle_after < 1) {
+    throw Error("sweep: recycle_after must be at least 1 job per worker");
+  }
+}
+
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
+  check_sweep_options(opt);
   const auto start = std::chrono::steady_clock::now();
   const DesignSpace space(spec);
   SweepSummary sum;

@@ -53,6 +53,13 @@ def test_sweep_errors(tmp_path):
         vtasim.sweep(good, str(tmp_path / "x.sqlite"), shard="3/2")
     with pytest.raises(vtasim.Error, match="no such file"):
         vtasim.sweep_results(str(tmp_path / "missing.sqlite"))
+    # The CLI's limits hold in Python too, before anything is created.
+    for timeout in (-5, float("nan"), float("inf")):
+        with pytest.raises(vtasim.Error, match="must be a finite number of seconds >= 0"):
+            vtasim.sweep(good, str(tmp_path / "t.sqlite"), timeout=timeout)
+    with pytest.raises(vtasim.Error, match="jobs = 5000 is out of range 0..1024"):
+        vtasim.sweep(good, str(tmp_path / "t.sqlite"), jobs=5000)
+    assert not (tmp_path / "t.sqlite").exists()
 
 
 def _interrupt_after_first_job(db, fired):

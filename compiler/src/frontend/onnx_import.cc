@@ -1,6 +1,7 @@
 #include "vta/compiler/onnx_import.h"
 
 #include "vta/sim/error.h"
+#include "vta/sim/input_file.h"
 
 #ifndef VTA_HAVE_ONNX
 
@@ -533,13 +534,7 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
 }
 
 onnx::ModelProto read_model(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    throw Error(fmt::format("{}: cannot open the ONNX model", path));
-  }
-  std::stringstream buf;
-  buf << f.rdbuf();
-  const std::string bytes = buf.str();
+  const std::string bytes = read_input_file(path, "ONNX model", kMaxModelInputBytes);
   onnx::ModelProto model;
   if (bytes.size() > size_t(INT32_MAX) || !model.ParseFromArray(bytes.data(), int(bytes.size()))) {
     throw Error(

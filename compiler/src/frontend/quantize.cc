@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -15,6 +17,7 @@
 #include "vta/compiler/onnx_import.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
+#include "vta/sim/input_file.h"
 
 namespace vta::compiler {
 
@@ -430,8 +433,17 @@ std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint
 }
 
 bool is_onnx_model(const std::string& path) {
-  const std::string ext = ".onnx";
-  return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  const std::string ext = ".onnx";  // in any case: M.ONNX is a model too
+  if (path.size() <= ext.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < ext.size(); ++i) {
+    const char c = path[path.size() - ext.size() + i];
+    if (std::tolower(static_cast<unsigned char>(c)) != ext[i]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt) {
@@ -440,11 +452,18 @@ QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& 
 
 FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {
   FloatTensor t{g.input_dims, {}};
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    throw Error(fmt::format("{}: cannot open the input file", path));
+  // Read at most one byte more than the model needs: /dev/zero or a huge file is refused by
+  // size, never read whole.
+  std::string bytes;
+  try {
+    bytes = read_input_file(path, "input file", t.size() * 4 + 1);
+  } catch (const Error&) {
+    if (std::filesystem::is_regular_file(path)) {
+      bytes.resize(t.size() * 4 + 1);  // larger than needed: reported below with the sizes
+    } else {
+      throw;
+    }
   }
-  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (bytes.size() != t.size() * 4) {
     throw Error(
         fmt::format("{}: {} bytes, but the model's input {} needs {} float32 values ({} "

@@ -37,6 +37,11 @@ struct SweepSummary {
 // "I/N" with 1 <= I <= N; throws vta::Error naming the text otherwise.
 void parse_shard(const std::string& text, size_t& index, size_t& count);
 
+// Throws vta::Error naming the option when `opt` is out of range (workers above 1024, a shard
+// outside 1..N, a timeout that is negative, NaN or infinite, recycling after 0 jobs). Every way
+// in (CLI, Python) gets the same rule; run_sweep calls it first.
+void check_sweep_options(const SweepOptions& opt);
+
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt);
 
 }  // namespace vta::explore
