@@ -600,7 +600,7 @@ struct RtlBackend::Impl {
 };
 
 const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
-  context.activate();
+  const cycle::SimContext::Lock lock = context.activate();  // one thread at a time in SystemC
   if (!elaborated) {
     cycle::SimContext::start(sc_core::SC_ZERO_TIME);
     elaborated = true;
@@ -682,13 +682,17 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
         cfg.model_name, cfg.target, built.empty() ? "none" : built));
   }
   m_impl->model->reset();
-  m_impl->context.activate();
+  const cycle::SimContext::Lock lock = m_impl->context.activate();
   m_impl->top = std::make_unique<RtlTop>("rtl_top", m_cfg, m_dram, *m_impl->model);
 }
 
 RtlBackend::~RtlBackend() {
   if (m_impl && m_impl->model) {
     m_impl->model->close_vcd();
+  }
+  if (m_impl) {  // its SystemC modules go under the kernel lock
+    const cycle::SimContext::Lock lock = m_impl->context.activate();
+    m_impl.reset();
   }
 }
 
