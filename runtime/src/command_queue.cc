@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "device_memory.h"
+#include "dma_bounds.h"
 #include "program_dumps.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
@@ -314,6 +315,9 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     m_hooks.observer(p);
   }
   if (run) {
+    if (m_hooks.dma_bounds) {  // here, not at issue: a buffer may be freed in between
+      check_dma_bounds(m_mem, m_cfg, m_insns.decoded(), who);
+    }
     run_program(who, words.size(), wait_cycles);
   }
   ++m_programs;

@@ -32,7 +32,8 @@ class DeviceMemory;
 struct SyncHooks {
   ProgramObserver observer;
   bool skip_execution = false;
-  std::string dump_path;  // program image file, empty = off
+  std::string dump_path;   // program image file, empty = off
+  bool dma_bounds = true;  // check every LOAD/STORE against its buffer before a run (dma_bounds.h)
 };
 
 class CommandQueue {

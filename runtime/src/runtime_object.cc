@@ -13,6 +13,7 @@
 
 #include "command_queue.h"
 #include "device_memory.h"
+#include "dma_bounds.h"
 #include "runtime_context.h"
 #include "uop_kernel.h"
 #include "vta/backend_factory.h"
@@ -67,7 +68,6 @@ struct Runtime::Impl {
   UopKernelMaps kernels;
   SyncHooks hooks;
   ErrorMode mode = ErrorMode::kThrow;
-  bool dma_bounds = dma_bounds_from_env();
   size_t max_xfer = VTA_MAX_XFER;
   std::unordered_set<void*> device_handles;
   std::string status_json;
@@ -78,10 +78,12 @@ struct Runtime::Impl {
 Runtime::Runtime(std::string backend_name, HwConfig cfg) : m(std::make_unique<Impl>()) {
   m->cfg = std::move(cfg);
   m->backend = std::move(backend_name);
+  m->hooks.dma_bounds = dma_bounds_from_env();
 }
 
 Runtime::Runtime(FromEnvironment) : m(std::make_unique<Impl>()) {
   m->mode = ErrorMode::kExit;
+  m->hooks.dma_bounds = dma_bounds_from_env();
   const char* dump = std::getenv("VTA_DUMP_PROGRAM");
   if (dump != nullptr) {
     m->hooks.dump_path = dump;
@@ -177,11 +179,11 @@ ErrorMode Runtime::error_mode() const {
 }
 
 void Runtime::set_dma_bounds_check(bool on) {
-  m->dma_bounds = on;
+  m->hooks.dma_bounds = on;
 }
 
 bool Runtime::dma_bounds_check() const {
-  return m->dma_bounds;
+  return m->hooks.dma_bounds;
 }
 
 // ---- Hooks ----
@@ -363,6 +365,9 @@ bool Runtime::device_run(void* handle, uint32_t insn_phys, uint32_t insn_count,
   return named("VTADeviceRun", [&] {
     check_device_handle(handle, "VTADeviceRun");
     Backend& dev = backend();
+    if (m->hooks.dma_bounds) {
+      check_dma_bounds(m->mem, config(), insn_phys, insn_count, "VTADeviceRun");
+    }
     return dev.run(insn_phys, insn_count, wait_cycles) == RunStatus::kTimeout;
   });
 }
