@@ -662,6 +662,9 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
     }
   }
   m_impl = std::make_unique<Impl>();
+  // The Verilated model and the SystemC modules are built under the process's SystemC lock, as
+  // runs are (backends of several threads take turns).
+  const cycle::SimContext::Lock lock = m_impl->context.activate();
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =
         HwConfig::from_json_text(m.config_json, std::string("configs/") + m.name + ".json");
@@ -682,18 +685,18 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
         cfg.model_name, cfg.target, built.empty() ? "none" : built));
   }
   m_impl->model->reset();
-  const cycle::SimContext::Lock lock = m_impl->context.activate();
   m_impl->top = std::make_unique<RtlTop>("rtl_top", m_cfg, m_dram, *m_impl->model);
 }
 
 RtlBackend::~RtlBackend() {
-  if (m_impl && m_impl->model) {
+  if (!m_impl) {
+    return;
+  }
+  const cycle::SimContext::Lock lock = m_impl->context.activate();  // as the constructor
+  if (m_impl->model) {
     m_impl->model->close_vcd();
   }
-  if (m_impl) {  // its SystemC modules go under the kernel lock
-    const cycle::SimContext::Lock lock = m_impl->context.activate();
-    m_impl.reset();
-  }
+  m_impl.reset();
 }
 
 void RtlBackend::set_watchdog_cycles(uint64_t cycles) {

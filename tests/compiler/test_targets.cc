@@ -235,3 +235,9 @@ TEST_CASE("fsim and cycle designs on two threads at the same time", "[targets][t
 TEST_CASE("two cycle designs on two threads take turns in SystemC", "[targets][threads][cycle]") {
   two_designs_on_two_threads({{"pynq", "cycle"}, {"block32", "cycle"}}, kSeed + 5);
 }
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("rtl and cycle designs on two threads take turns in SystemC", "[targets][threads][rtl]") {
+  two_designs_on_two_threads({{"pynq", "rtl"}, {"block32", "cycle"}}, kSeed + 6);
+}
+#endif
