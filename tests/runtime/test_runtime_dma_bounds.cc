@@ -172,3 +172,21 @@ TEST_CASE("dma bounds: VTADeviceRun checks the stream it is given", "[runtime][d
   VTAMemFree(out);
   VTAMemFree(insn_buf);
 }
+
+TEST_CASE("dma bounds: through the C API, a STORE of 20 rows into a 256-byte buffer",
+          "[runtime][dma]") {
+  Session s("pynq");
+  const auto row = static_cast<uint64_t>(s.cfg.out_elem_bytes);
+  void* out = VTABufferAlloc(256);
+  const uint64_t phys = VTAMemGetPhyAddr(out);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTADepPush(cmd, kStageCompute, kStageStore);  // a compute NOP (instruction 0) pushes
+  VTADepPop(cmd, kStageCompute, kStageStore);
+  VTAStoreBuffer2D(cmd, 0, kMemOut, out, 0, 20, 1, 20);  // instruction 1
+  const std::string expect = fmt::format(
+      "VTASynchronize: instruction 1 (STORE OUT) writes DRAM [0x{:x}, 0x{:x}) ({} bytes): {} bytes "
+      "past the end of its buffer [0x{:x}, 0x{:x}) (256 bytes",
+      phys, phys + 20 * row, 20 * row, 20 * row - 256, phys, phys + 256);
+  REQUIRE_THROWS_WITH(VTASynchronize(cmd, 1u << 31), Contains(expect));
+  VTABufferFree(out);
+}
