@@ -73,21 +73,31 @@ struct Runtime::Impl {
   std::string status_json;
   std::unique_ptr<Backend> device;
   std::unique_ptr<CommandQueue> queue;
+
+  // The environment's switches, read when the runtime is created.
+  Impl() {
+    hooks.dma_bounds = dma_bounds_from_env();
+    const char* dump = std::getenv("VTA_DUMP_PROGRAM");
+    if (dump != nullptr) {
+      hooks.dump_path = dump;
+    }
+  }
+  ~Impl() {
+    for (void* h : device_handles) {  // handles the caller never freed
+      delete static_cast<char*>(h);
+    }
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 };
 
 Runtime::Runtime(std::string backend_name, HwConfig cfg) : m(std::make_unique<Impl>()) {
   m->cfg = std::move(cfg);
   m->backend = std::move(backend_name);
-  m->hooks.dma_bounds = dma_bounds_from_env();
 }
 
 Runtime::Runtime(FromEnvironment) : m(std::make_unique<Impl>()) {
   m->mode = ErrorMode::kExit;
-  m->hooks.dma_bounds = dma_bounds_from_env();
-  const char* dump = std::getenv("VTA_DUMP_PROGRAM");
-  if (dump != nullptr) {
-    m->hooks.dump_path = dump;
-  }
 }
 
 Runtime::~Runtime() = default;

@@ -50,7 +50,8 @@ using ProgramObserver = std::function<void(const SyncedProgram&)>;
 class Runtime {
  public:
   // A runtime for `backend_name` ("fsim", "cycle", "rtl") and `cfg`. The device is created on
-  // first use; an unknown backend is a ConfigError then. C calls that reach it throw.
+  // first use; an unknown backend is a ConfigError then. C calls that reach it throw. Like the
+  // default instance it reads $VTA_DMA_BOUNDS and $VTA_DUMP_PROGRAM when created.
   Runtime(std::string backend_name, HwConfig cfg);
   ~Runtime();
   Runtime(const Runtime&) = delete;
