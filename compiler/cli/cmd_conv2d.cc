@@ -12,7 +12,7 @@
 #include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 
 namespace vta::cli {
 
@@ -187,7 +187,7 @@ int cmd_conv2d(int argc, char** argv) {
 
     const Target target = setup_target(f.common, !f.no_check);
     if (!f.dump_path.empty()) {
-      runtime_set_program_dump(f.dump_path);
+      target.runtime->set_program_dump(f.dump_path);
     }
     nlohmann::ordered_json extra;
     const LayerRun run = with_progress(f.common.progress, target.backend, [&] {

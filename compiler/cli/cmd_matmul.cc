@@ -9,7 +9,7 @@
 #include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 
 namespace vta::cli {
 
@@ -53,7 +53,7 @@ int cmd_matmul(int argc, char** argv) {
     const Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
     if (!dump_path.empty()) {
-      runtime_set_program_dump(dump_path);
+      target.runtime->set_program_dump(dump_path);
     }
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace

@@ -13,7 +13,7 @@
 #include "vta/compiler/report.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/energy_model.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 #include "vta/sim/error.h"
 
 namespace vta::cli {
@@ -147,7 +147,6 @@ void draw_plot(const CommonOptions& o, const RunReport& rr, const std::string& p
 }  // namespace
 
 Target setup_target(const CommonOptions& o, bool verify) {
-  set_error_mode(ErrorMode::kThrow);
   Target target(resolve_config(o.config, o.sets).config,
                 o.backend.empty() ? backend_name_from_env() : o.backend);
   target.verify_programs = verify;
@@ -156,16 +155,16 @@ Target setup_target(const CommonOptions& o, bool verify) {
                                  o.max_cycles, UINT32_MAX));
   }
   target.max_cycles = o.max_cycles != 0 ? static_cast<uint32_t>(o.max_cycles) : 1u << 31;
-  runtime_configure(target.backend, target.config);
-  apply_trace_options(o, runtime_backend());
-  apply_budget(o, runtime_backend());
+  Backend& backend = target.runtime->backend();
+  apply_trace_options(o, backend);
+  apply_budget(o, backend);
   if (!o.trace_path.empty()) {
     // Layers and tuning candidates become named slices on top-level tracks of the trace.
-    target.on_step_begin = [](const std::string& track, const std::string& name) {
-      runtime_backend().begin_trace_slice(track, name);
+    target.on_step_begin = [&backend](const std::string& track, const std::string& name) {
+      backend.begin_trace_slice(track, name);
     };
-    target.on_step_end = [](const std::string& track, const Stats& counters) {
-      runtime_backend().end_trace_slice(track, counters);
+    target.on_step_end = [&backend](const std::string& track, const Stats& counters) {
+      backend.end_trace_slice(track, counters);
     };
   }
   return target;

@@ -5,76 +5,62 @@
 
 #include "vta/compiler/program_check.h"
 #include "vta/runtime.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
 
 namespace {
 
-// True when the runtime's active device already has the target's backend and config. An
-// environment default the runtime cannot resolve (bad $VTA_BACKEND / $VTA_CONFIG) counts as
-// different: the target replaces it.
-bool runtime_serves(const Target& target) {
-  try {
-    return runtime_backend_name() == target.backend &&
-           runtime_config().to_json() == target.config.to_json();
-  } catch (const Error&) {
-    return false;
-  }
-}
+// What finit receives as its signature: the runtime recording the kernel and the kernel.
+struct KernelToRecord {
+  Runtime* runtime;
+  const MicroKernel* kernel;
+};
 
-// finit of VTAPushGEMMOp / VTAPushALUOp: the runtime passes the signature pointer through, and
-// the signature is the MicroKernel to record, so no global state is needed.
+// finit of the runtime's GEMM / ALU push: records the MicroKernel into the runtime that called
+// it, so no global state is needed.
 int record_kernel(void* signature) {
-  const MicroKernel& k = *static_cast<const MicroKernel*>(signature);
+  const KernelToRecord& r = *static_cast<const KernelToRecord*>(signature);
+  const MicroKernel& k = *r.kernel;
   for (const UopLoop& l : k.loops) {
-    VTAUopLoopBegin(l.extent, l.dst_factor, l.src_factor, l.wgt_factor);
+    r.runtime->uop_loop_begin(l.extent, l.dst_factor, l.src_factor, l.wgt_factor);
   }
   for (const Uop& u : k.uops) {
-    VTAUopPush(k.gemm ? 0 : 1, k.reset ? 1 : 0, u.dst_idx, u.src_idx, u.wgt_idx, k.alu_opcode,
-               k.use_imm ? 1 : 0, k.imm);
+    r.runtime->uop_push(k.gemm ? 0 : 1, k.reset ? 1 : 0, u.dst_idx, u.src_idx, u.wgt_idx,
+                        k.alu_opcode, k.use_imm ? 1 : 0, k.imm);
   }
   for (size_t i = 0; i < k.loops.size(); ++i) {
-    VTAUopLoopEnd();
+    r.runtime->uop_loop_end();
   }
   return 0;
 }
 
 }  // namespace
 
-// The runtime state a sink changes for its lifetime: the error mode (runtime failures become
-// exceptions for the compiler) and the program observer that runs the verifier.
+// What a sink sets on its target's runtime for its lifetime: a fresh command queue and the
+// program observer that runs the verifier.
 class RuntimeSink::Session {
  public:
-  explicit Session(const Target& target) : m_target(target), m_previous_mode(error_mode()) {
-    set_error_mode(ErrorMode::kThrow);
-    try {
-      if (!runtime_serves(target)) {
-        runtime_configure(target.backend, target.config);
-      }
-      // A fresh command queue (its buffers freed): once the previous run's buffers are freed
-      // too, this run's buffers get the addresses they get in a new process, so its timing
-      // (addresses matter to a DRAM model) does not depend on what ran before it.
-      VTARuntimeShutdown();
-      if (target.verify_programs) {
-        runtime_set_program_observer([this](const SyncedProgram& p) { verify(p); });
-        m_observing = true;
-      }
-    } catch (...) {
-      set_error_mode(m_previous_mode);
-      throw;
+  explicit Session(const Target& target) : m_target(target), m_runtime(*target.runtime) {
+    // A fresh command queue (its buffers freed): once the previous run's buffers are freed
+    // too, this run's buffers get the addresses they get in a new process, so its timing
+    // (addresses matter to a DRAM model) does not depend on what ran before it.
+    m_runtime.shutdown_queue();
+    if (target.verify_programs) {
+      m_runtime.set_program_observer([this](const SyncedProgram& p) { verify(p); });
+      m_observing = true;
     }
   }
   ~Session() {
     if (m_observing) {
-      runtime_set_program_observer(nullptr);
+      m_runtime.set_program_observer(nullptr);
     }
-    set_error_mode(m_previous_mode);
   }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   uint32_t max_cycles() const { return m_target.max_cycles; }
+  Runtime& runtime() { return m_runtime; }
 
  private:
   // The verifier as a compiler step: every synchronised program, before it runs.
@@ -92,79 +78,71 @@ class RuntimeSink::Session {
   }
 
   Target m_target;
-  ErrorMode m_previous_mode;
+  Runtime& m_runtime;
   bool m_observing = false;
 };
 
-RuntimeSink::RuntimeSink(const Target& target) : m_session(std::make_unique<Session>(target)) {}
+RuntimeSink::RuntimeSink(const Target& target)
+    : m_session(std::make_unique<Session>(target)), m_runtime(*target.runtime) {}
 
 RuntimeSink::~RuntimeSink() = default;
 
-void* RuntimeSink::cmd() {
-  if (m_cmd == nullptr) {
-    m_cmd = VTATLSCommandHandle();
-  }
-  return m_cmd;
-}
-
 BufferHandle RuntimeSink::alloc(size_t bytes) {
-  void* handle = VTABufferAlloc(bytes);
-  if (handle == nullptr) {
-    throw Error(fmt::format("VTABufferAlloc({}) failed", bytes));
-  }
-  return handle;
+  return m_runtime.buffer_alloc(bytes);
 }
 
 void RuntimeSink::free(BufferHandle buffer) {
-  VTABufferFree(buffer);
+  m_runtime.buffer_free(buffer);
 }
 
 void RuntimeSink::copy_in(BufferHandle dst, const void* host, size_t bytes) {
-  VTABufferCopy(host, 0, dst, 0, bytes, VTA_MEMCPY_H2D);
+  m_runtime.buffer_copy(host, 0, dst, 0, bytes, VTA_MEMCPY_H2D);
 }
 
 void RuntimeSink::copy_out(BufferHandle src, void* host, size_t bytes) {
-  VTABufferCopy(src, 0, host, 0, bytes, VTA_MEMCPY_D2H);
+  m_runtime.buffer_copy(src, 0, host, 0, bytes, VTA_MEMCPY_D2H);
 }
 
 void RuntimeSink::load_2d(const Load2D& l) {
-  VTALoadBuffer2D(cmd(), l.src, l.src_elem_offset, l.x_size, l.y_size, l.x_stride, l.x_pad_before,
-                  l.y_pad_before, l.x_pad_after, l.y_pad_after, l.sram_index, l.memory_type);
+  m_runtime.load_buffer_2d(l.src, l.src_elem_offset, l.x_size, l.y_size, l.x_stride, l.x_pad_before,
+                           l.y_pad_before, l.x_pad_after, l.y_pad_after, l.sram_index,
+                           l.memory_type);
 }
 
 void RuntimeSink::store_2d(const Store2D& s) {
-  VTAStoreBuffer2D(cmd(), s.sram_index, s.memory_type, s.dst, s.dst_elem_offset, s.x_size, s.y_size,
-                   s.x_stride);
+  m_runtime.store_buffer_2d(s.sram_index, s.memory_type, s.dst, s.dst_elem_offset, s.x_size,
+                            s.y_size, s.x_stride);
 }
 
 void RuntimeSink::push_kernel(const MicroKernel& kernel, KernelCacheSlot& cache) {
-  // nbytes 0: the handle alone identifies the kernel; the signature only carries it to finit.
-  void* signature = const_cast<MicroKernel*>(&kernel);
-  if (kernel.gemm) {
-    VTAPushGEMMOp(&cache.sink_handle, &record_kernel, signature, 0);
-  } else {
-    VTAPushALUOp(&cache.sink_handle, &record_kernel, signature, 0);
+  // A handle belongs to the runtime that filled it: one from another runtime starts over.
+  if (cache.sink_runtime != m_runtime.id()) {
+    cache.sink_handle = nullptr;
+    cache.sink_runtime = m_runtime.id();
   }
+  // nbytes 0: the handle alone identifies the kernel; the signature only carries it to finit.
+  KernelToRecord signature{&m_runtime, &kernel};
+  m_runtime.push_kernel_op(kernel.gemm ? 0 : 1, &cache.sink_handle, &record_kernel, &signature, 0);
 }
 
 void RuntimeSink::dep_push(Stage from, Stage to) {
-  VTADepPush(cmd(), from, to);
+  m_runtime.dep_push(from, to);
 }
 
 void RuntimeSink::dep_pop(Stage from, Stage to) {
-  VTADepPop(cmd(), from, to);
+  m_runtime.dep_pop(from, to);
 }
 
 void RuntimeSink::synchronize() {
-  VTASynchronize(cmd(), m_session->max_cycles());
+  m_runtime.synchronize(m_session->max_cycles());
 }
 
 Stats RuntimeSink::stats() const {
-  return runtime_stats();
+  return m_runtime.stats();
 }
 
 void RuntimeSink::clear_stats() {
-  runtime_clear_stats();
+  m_runtime.clear_stats();
 }
 
 }  // namespace vta::compiler

@@ -1,8 +1,7 @@
-// The compiler's adapter to libvta's runtime: the only compiler code that calls the VTA* C API
-// and vta/runtime_cpp.h. A RuntimeSink makes the process-wide runtime serve its Target for as
-// long as it lives and turns the sink calls into the runtime calls TVM's lowered code makes
-// (VTALoadBuffer2D, VTAPushGEMMOp / VTAPushALUOp with a finit that records the MicroKernel,
-// VTADepPush / VTADepPop, VTAStoreBuffer2D, VTASynchronize).
+// The compiler's adapter to libvta's runtime: the only compiler code that calls a vta::Runtime.
+// A RuntimeSink drives its Target's runtime (never a process-wide one) and turns the sink calls
+// into the runtime calls TVM's lowered code makes (load 2D, GEMM / ALU push with a finit that
+// records the MicroKernel, dependency push / pop, store 2D, synchronize).
 #pragma once
 
 #include <memory>
@@ -14,10 +13,10 @@ namespace vta::compiler {
 
 class RuntimeSink final : public ProgramSink {
  public:
-  // Reconfigures the runtime when its config or backend differ from the target's (otherwise the
-  // device, and any trace the caller enabled on it, is kept), reports runtime failures as
-  // vta::Error while the sink lives, and with target.verify_programs installs the program
-  // verifier as the runtime's program observer (removed again by the destructor).
+  // Starts a fresh command queue on target.runtime (its device, and any trace the caller
+  // enabled on it, is kept) and with target.verify_programs installs the program verifier as
+  // the runtime's program observer (removed again by the destructor). Runtime failures are
+  // vta::Error exceptions.
   explicit RuntimeSink(const Target& target);
   ~RuntimeSink() override;
   RuntimeSink(const RuntimeSink&) = delete;
@@ -37,14 +36,12 @@ class RuntimeSink final : public ProgramSink {
   void clear_stats() override;
 
  private:
-  class Session;  // error mode and program observer, restored however the sink ends
-  // The runtime's command queue (VTACommandHandle), fetched on first use: creating the queue
-  // allocates its instruction buffers, which must come after the layer's data buffers, as in
-  // the call order of TVM's lowered code.
-  void* cmd();
+  class Session;  // fresh queue and program observer, restored however the sink ends
 
+  // The runtime creates its command queue on the first load (after the layer's data buffers,
+  // as in the call order of TVM's lowered code): the queue's buffers come after the data.
   std::unique_ptr<Session> m_session;
-  void* m_cmd = nullptr;
+  Runtime& m_runtime;
 };
 
 }  // namespace vta::compiler

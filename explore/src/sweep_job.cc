@@ -9,7 +9,6 @@
 #include "vta/compiler/schedule.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/energy_model.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/text_hash.h"
@@ -217,7 +216,6 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   summary["model"] = rc.config.model_name;
   add_area(summary, rc.config);
   try {
-    set_error_mode(ErrorMode::kThrow);
     Target target(rc.config, spec.backend);
     target.verify_programs = spec.check;
     WorkloadOptions opt;

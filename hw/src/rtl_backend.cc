@@ -602,7 +602,7 @@ struct RtlBackend::Impl {
 };
 
 const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
-  context.activate();
+  const cycle::SimContext::Lock lock = context.activate();  // one thread at a time in SystemC
   if (!elaborated) {
     cycle::SimContext::start(sc_core::SC_ZERO_TIME);
     elaborated = true;
@@ -664,6 +664,9 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
     }
   }
   m_impl = std::make_unique<Impl>();
+  // The Verilated model and the SystemC modules are built under the process's SystemC lock, as
+  // runs are (backends of several threads take turns).
+  const cycle::SimContext::Lock lock = m_impl->context.activate();
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =
         HwConfig::from_json_text(m.config_json, std::string("configs/") + m.name + ".json");
@@ -684,14 +687,18 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
         cfg.model_name, cfg.target, built.empty() ? "none" : built));
   }
   m_impl->model->reset();
-  m_impl->context.activate();
   m_impl->top = std::make_unique<RtlTop>("rtl_top", m_cfg, m_dram, *m_impl->model);
 }
 
 RtlBackend::~RtlBackend() {
-  if (m_impl && m_impl->model) {
+  if (!m_impl) {
+    return;
+  }
+  const cycle::SimContext::Lock lock = m_impl->context.activate();  // as the constructor
+  if (m_impl->model) {
     m_impl->model->close_vcd();
   }
+  m_impl.reset();
 }
 
 void RtlBackend::set_watchdog_cycles(uint64_t cycles) {

@@ -6,14 +6,11 @@
 #include "py_layers.h"
 #include "py_programs.h"
 #include "py_sweep.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 PYBIND11_MODULE(_vtasim, m) {
   namespace pyb = pybind11;
   m.doc() = "VTA simulator: configs, conv2d/matmul/network runs, program images, sweeps.";
-  // C API misuse inside the runtime raises instead of exiting the interpreter.
-  vta::set_error_mode(vta::ErrorMode::kThrow);
   auto error = pyb::register_exception<vta::Error>(m, "Error", PyExc_RuntimeError);
   pyb::register_exception<vta::ConfigError>(m, "ConfigError", error.ptr());
   pyb::register_exception<vta::ProgramError>(m, "ProgramError", error.ptr());

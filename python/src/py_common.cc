@@ -124,9 +124,4 @@ std::vector<int32_t> int32_elements(const pyb::handle& h, size_t expected, const
   return elements<int32_t>(h, expected, what, "int32");
 }
 
-std::mutex& simulation_mutex() {
-  static std::mutex m;
-  return m;
-}
-
 }  // namespace vta::py

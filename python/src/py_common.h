@@ -1,10 +1,8 @@
 // Shared by the binding units of the vtasim Python module: JSON <-> Python conversion, numpy
-// arrays that own a C++ vector (no copy), and the lock that keeps one simulation at a time in the
-// process (a SystemC kernel is not thread-safe, and runs release the GIL).
+// arrays that own a C++ vector (no copy), and running a simulation with the GIL released.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -30,7 +28,13 @@ pyb::array_t<int8_t> to_numpy(std::vector<int8_t>&& data, const std::vector<pyb:
 std::vector<int8_t> int8_elements(const pyb::handle& array, size_t expected, const char* what);
 std::vector<int32_t> int32_elements(const pyb::handle& array, size_t expected, const char* what);
 
-// Held (with the GIL released) around every simulation.
-std::mutex& simulation_mutex();
+// Runs `f` with the GIL released. Each call works on its own runtime (its Target's) or its own
+// backend, so Python threads simulate at the same time; the cycle and rtl backends take turns
+// inside SystemC by themselves (vta/runtime_object.h).
+template <class F>
+auto without_gil(F&& f) {
+  pyb::gil_scoped_release nogil;
+  return f();
+}
 
 }  // namespace vta::py

@@ -14,7 +14,6 @@
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/quantize.h"
-#include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
 namespace vta::py {
@@ -28,14 +27,6 @@ using compiler::Target;
 
 // Raised from a network's per-layer callback when Python has a pending signal (Ctrl-C).
 struct Interrupted {};
-
-// Runs `f` with the GIL released and the process's one simulation slot held.
-template <class F>
-auto simulate(F&& f) {
-  pyb::gil_scoped_release nogil;
-  std::lock_guard<std::mutex> lock(simulation_mutex());
-  return f();
-}
 
 Target make_target(const pyb::handle& config, const std::string& backend, bool verify) {
   Target t(config_arg(config), backend.empty() ? backend_name_from_env() : backend);
@@ -140,17 +131,8 @@ pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int
     data.bias = int32_elements(bias_values, static_cast<size_t>(p.k), "bias_values");
   }
   const ConvSchedule s = schedule_arg(schedule, p, e, t.config);
-  LayerRun r = simulate([&] {
-    runtime_set_program_dump(dump_program);
-    try {
-      LayerRun run = compiler::run_conv2d(t, p, e, s, data, check);
-      runtime_set_program_dump("");
-      return run;
-    } catch (...) {
-      runtime_set_program_dump("");
-      throw;
-    }
-  });
+  t.runtime->set_program_dump(dump_program);  // this call's own runtime
+  LayerRun r = without_gil([&] { return compiler::run_conv2d(t, p, e, s, data, check); });
   return layer_dict(std::move(r), {p.n, p.k, p.out_h(), p.out_w()});
 }
 
@@ -176,7 +158,7 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   }
   const compiler::Conv2dParams as_conv = compiler::matmul_as_conv(p, t.config);
   const ConvSchedule s = schedule_arg(schedule, as_conv, e, t.config);
-  LayerRun r = simulate([&] { return compiler::run_matmul(t, p, e, s, data, check); });
+  LayerRun r = without_gil([&] { return compiler::run_matmul(t, p, e, s, data, check); });
   return layer_dict(std::move(r), {p.m, p.n});
 }
 
@@ -209,7 +191,7 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
       throw Interrupted{};
     }
   };
-  compiler::NetworkRun run = simulate([&] { return compiler::run_network(t, net, opt); });
+  compiler::NetworkRun run = without_gil([&] { return compiler::run_network(t, net, opt); });
   pyb::dict d;
   d["name"] = net.name;
   pyb::list layers;

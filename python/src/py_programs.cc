@@ -49,8 +49,7 @@ pyb::dict run(const ProgramImage& img, const std::string& backend, const pyb::ob
   Stats stats;
   std::string outputs;
   {
-    pyb::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(simulation_mutex());
+    pyb::gil_scoped_release nogil;  // its own DRAM and backend: no lock needed
     Dram dram;
     img.load_into(dram);
     auto be = make_backend(backend.empty() ? backend_name_from_env() : backend, cfg, dram);

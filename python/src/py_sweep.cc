@@ -35,7 +35,6 @@ pyb::dict run_sweep_spec(const std::string& spec_path, const std::string& db, si
   explore::SweepSummary sum;
   {
     pyb::gil_scoped_release nogil;  // workers are processes; the parent only waits and writes
-    std::lock_guard<std::mutex> lock(simulation_mutex());
     sum = explore::run_sweep(spec, opt);
   }
   if (sum.interrupted) {

@@ -104,6 +104,42 @@ def test_runs_release_the_gil():
     assert len(ticks) > 3  # the other thread ran while the simulation did
 
 
+@pytest.mark.parametrize("backends", [("fsim", "fsim"), ("cycle", "fsim"), ("cycle", "cycle")])
+def test_two_threads_run_two_designs_at_the_same_time(rng, backends):
+    # Each call has its own runtime: two designs on two threads give what they give alone.
+    x = rng.integers(-128, 128, size=(1, 32, 9, 7), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(24, 32, 3, 3), dtype=np.int8)
+    designs = [("pynq", backends[0]), ("block32", backends[1])]
+
+    def run(config, backend):
+        return vtasim.conv2d(config, c=32, h=9, w=7, k=24, kernel=3, stride=1, pad=1, x=x,
+                             weights=w, shift=6, clip=(-100, 90), backend=backend)
+
+    alone = [run(*d) for d in designs]
+    results, errors = [[], []], []
+
+    def worker(i):
+        try:
+            for _ in range(3):
+                results[i].append(run(*designs[i]))
+        except Exception as e:  # reported on the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    expected = ref_conv2d(x, w, stride=1, pad=1, shift=6, lo=-100, hi=90)
+    for i in range(2):
+        assert len(results[i]) == 3
+        for r in results[i]:
+            assert np.array_equal(r["output"], expected)
+            assert r["cycles"] == alone[i]["cycles"]
+            assert r["stats"] == alone[i]["stats"]
+
+
 def test_ctrl_c_stops_a_network_between_layers():
     threading.Timer(0.2, _thread.interrupt_main).start()
     with pytest.raises(KeyboardInterrupt):

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "device_memory.h"
+#include "dma_bounds.h"
 #include "program_dumps.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
@@ -48,10 +49,11 @@ ScopeExit(F) -> ScopeExit<F>;
 }  // namespace
 
 CommandQueue::CommandQueue(const HwConfig& cfg, DeviceMemory& mem, Backend& device,
-                           const SyncHooks& hooks, size_t max_xfer)
+                           UopKernelMaps& kernels, const SyncHooks& hooks, size_t max_xfer)
     : m_cfg(cfg),
       m_mem(mem),
       m_device(device),
+      m_kernels(kernels),
       m_hooks(hooks),
       m_max_xfer(max_xfer),
       m_insns(cfg),
@@ -224,7 +226,7 @@ void CommandQueue::push_kernel_op(uint32_t mode, void** uop_handle, int (*finit)
                                   void* signature, int nbytes) {
   const char* who = mode == 0 ? "VTAPushGEMMOp" : "VTAPushALUOp";
   check_not_recording(who);
-  std::unique_ptr<UopKernel>& slot = UopKernelMap::from_handle(uop_handle).slot(signature, nbytes);
+  std::unique_ptr<UopKernel>& slot = m_kernels.from_handle(uop_handle).slot(signature, nbytes);
   if (!slot) {
     slot = record_kernel(who, mode, finit, signature);
   }
@@ -313,6 +315,9 @@ void CommandQueue::synchronize(uint32_t wait_cycles) {
     m_hooks.observer(p);
   }
   if (run) {
+    if (m_hooks.dma_bounds) {  // here, not at issue: a buffer may be freed in between
+      check_dma_bounds(m_mem, m_cfg, m_insns.decoded(), who);
+    }
     run_program(who, words.size(), wait_cycles);
   }
   ++m_programs;

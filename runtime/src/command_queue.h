@@ -20,7 +20,7 @@
 
 #include "insn_queue.h"
 #include "uop_kernel.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 #include "vta/sim/backend.h"
 #include "vta/sim/hw_config.h"
 
@@ -32,13 +32,15 @@ class DeviceMemory;
 struct SyncHooks {
   ProgramObserver observer;
   bool skip_execution = false;
-  std::string dump_path;  // program image file, empty = off
+  std::string dump_path;   // program image file, empty = off
+  bool dma_bounds = true;  // check every LOAD/STORE against its buffer before a run (dma_bounds.h)
 };
 
 class CommandQueue {
  public:
-  CommandQueue(const HwConfig& cfg, DeviceMemory& mem, Backend& device, const SyncHooks& hooks,
-               size_t max_xfer);
+  // `kernels`: the runtime's kernel maps behind the uop handles (they outlive the queue).
+  CommandQueue(const HwConfig& cfg, DeviceMemory& mem, Backend& device, UopKernelMaps& kernels,
+               const SyncHooks& hooks, size_t max_xfer);
   ~CommandQueue();
   CommandQueue(const CommandQueue&) = delete;
   CommandQueue& operator=(const CommandQueue&) = delete;
@@ -100,6 +102,7 @@ class CommandQueue {
   HwConfig m_cfg;
   DeviceMemory& m_mem;
   Backend& m_device;
+  UopKernelMaps& m_kernels;
   const SyncHooks& m_hooks;
   size_t m_max_xfer;
   int m_debug = 0;

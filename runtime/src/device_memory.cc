@@ -36,20 +36,22 @@ const uint8_t* DeviceMemory::host_range(const void* host, size_t offset, size_t 
 
 void* DeviceMemory::alloc(size_t bytes) {
   void* p = m_dram.alloc(bytes == 0 ? 1 : bytes);
-  m_sizes[reinterpret_cast<uintptr_t>(p)] = bytes;
+  const uint64_t phys = static_cast<uint8_t*>(p) - m_dram.host_ptr(0);
+  m_allocs.emplace_hint(m_allocs.end(), phys, Allocation{phys, bytes});
   return p;
 }
 
 void DeviceMemory::free(void* host, const char* who) {
-  auto it = m_sizes.find(reinterpret_cast<uintptr_t>(host));
-  if (it == m_sizes.end()) {
+  uint64_t phys = 0;
+  auto it = dram_offset(m_dram, host, &phys) ? m_allocs.find(phys) : m_allocs.end();
+  if (it == m_allocs.end()) {
     throw Error(
         fmt::format("{}: {} is not a live device allocation (freed twice, or not the "
                     "pointer returned by the allocator)",
                     who, host));
   }
   m_dram.free(host);
-  m_sizes.erase(it);
+  m_allocs.erase(it);
 }
 
 uint32_t DeviceMemory::phys_addr(const void* host, const char* who) const {
@@ -60,26 +62,37 @@ uint32_t DeviceMemory::phys_addr(const void* host, const char* who) const {
   return static_cast<uint32_t>(phys);
 }
 
+const DeviceMemory::Allocation* DeviceMemory::allocation_at(uint64_t phys) const {
+  auto it = m_allocs.upper_bound(phys);
+  if (it == m_allocs.begin()) {
+    return nullptr;
+  }
+  --it;
+  const Allocation& a = it->second;
+  return phys - a.phys < std::max<uint64_t>(a.bytes, 1) ? &a : nullptr;
+}
+
 void DeviceMemory::check_range(const void* host, size_t bytes, const char* who,
                                const char* what) const {
-  const auto p = reinterpret_cast<uintptr_t>(host);
-  auto it = m_sizes.upper_bound(p);
-  if (it != m_sizes.begin()) {
-    --it;
-    const uintptr_t start = it->first;
-    const size_t size = it->second;
-    if (p >= start && p - start <= size) {
-      if (bytes > size - (p - start)) {
-        throw Error(
-            fmt::format("{}: {} range [{}, +{}) exceeds its buffer ({} bytes at {}, "
-                        "offset {})",
-                        who, what, host, bytes, size, reinterpret_cast<void*>(start), p - start));
+  uint64_t phys = 0;
+  if (dram_offset(m_dram, host, &phys)) {
+    auto it = m_allocs.upper_bound(phys);
+    if (it != m_allocs.begin()) {
+      const Allocation& a = std::prev(it)->second;
+      const uint64_t offset = phys - a.phys;
+      if (offset <= a.bytes) {
+        if (bytes > a.bytes - offset) {
+          throw Error(
+              fmt::format("{}: {} range [{}, +{}) exceeds its buffer ({} bytes at {}, "
+                          "offset {})",
+                          who, what, host, bytes, a.bytes,
+                          static_cast<const void*>(m_dram.host_ptr(a.phys)), offset));
+        }
+        return;
       }
-      return;
     }
   }
   // Memory allocated directly through Dram (not the C API): page-granular check only.
-  uint64_t phys = 0;
   if (!dram_offset(m_dram, host, &phys) || !m_dram.is_allocated(phys, bytes)) {
     throw Error(fmt::format("{}: {} range [{}, +{}) is not inside a device allocation", who, what,
                             host, bytes));

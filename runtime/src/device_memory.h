@@ -1,7 +1,7 @@
-// DeviceMemory: the driver's view of the process-wide simulated DRAM (vta::Dram). It remembers
-// the exact size of every allocation made through the C API so that copies and frees can be
-// checked (a copy one byte past a buffer, or a second free, is an error naming the pointer),
-// while physical addresses of interior pointers come from the Dram itself.
+// DeviceMemory: the driver's view of a runtime's simulated DRAM (vta::Dram). It remembers every
+// allocation made through the API with its exact size, so that copies and frees can be
+// checked (a copy one byte past a buffer, or a second free, is an error naming the pointer)
+// and a program's DMA can be checked against the buffer it addresses (dma_bounds.h).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,12 @@ namespace vta {
 
 class DeviceMemory {
  public:
+  // One live allocation: physical address and the bytes asked for.
+  struct Allocation {
+    uint64_t phys = 0;
+    uint64_t bytes = 0;
+  };
+
   explicit DeviceMemory(Dram& dram) : m_dram(dram) {}
 
   // Allocates `bytes` (at least one page, zero-filled) and returns the host pointer.
@@ -24,8 +30,12 @@ class DeviceMemory {
   uint32_t phys_addr(const void* host, const char* who) const;
   // Throws Error unless [host, host + bytes) lies inside one live allocation.
   void check_range(const void* host, size_t bytes, const char* who, const char* what) const;
+  // The live allocation physical address `phys` lies in (its first byte for an empty one), or
+  // null.
+  const Allocation* allocation_at(uint64_t phys) const;
 
   Dram& dram() { return m_dram; }
+  const Dram& dram() const { return m_dram; }
 
   // The host side of a copy: a null pointer, or a range [host + offset, +bytes) that wraps the
   // address space, is an Error naming the call (`who`) and the argument (`what`). Returns
@@ -35,7 +45,7 @@ class DeviceMemory {
 
  private:
   Dram& m_dram;
-  std::map<uintptr_t, size_t> m_sizes;  // allocation start -> requested bytes
+  std::map<uint64_t, Allocation> m_allocs;  // physical start -> allocation
 };
 
 }  // namespace vta

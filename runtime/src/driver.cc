@@ -1,4 +1,4 @@
-// The driver C API (driver.h) over the process-wide simulated DRAM and device.
+// The driver C API (driver.h) over the default runtime's simulated DRAM and device.
 #include "vta/driver.h"
 
 #include <cstring>
@@ -6,61 +6,51 @@
 #include <fmt/format.h>
 
 #include "runtime_context.h"
+#include "vta/runtime.h"
 #include "vta/sim/error.h"
 
 using vta::c_api;
+using vta::c_runtime;
 
 extern "C" {
 
 VTADeviceHandle VTADeviceAlloc(void) {
-  return c_api("VTADeviceAlloc", [] { return vta::new_device_handle(); });
+  return c_api("VTADeviceAlloc", [] { return c_runtime().device_alloc(); });
 }
 
 void VTADeviceFree(VTADeviceHandle handle) {
-  c_api("VTADeviceFree", [&] { vta::free_device_handle(handle); });
+  c_api("VTADeviceFree", [&] { c_runtime().device_free(handle); });
 }
 
 int VTADeviceRun(VTADeviceHandle device, vta_phy_addr_t insn_phy_addr, uint32_t insn_count,
                  uint32_t wait_cycles) {
   return c_api("VTADeviceRun", [&] {
-    vta::check_device_handle(device, "VTADeviceRun");
-    const vta::RunStatus st = vta::runtime_device().run(insn_phy_addr, insn_count, wait_cycles);
-    return st == vta::RunStatus::kTimeout ? 1 : 0;
+    return c_runtime().device_run(device, insn_phy_addr, insn_count, wait_cycles) ? 1 : 0;
   });
 }
 
 void* VTAMemAlloc(size_t size, int cached) {
   (void)cached;  // the simulated DRAM is coherent
-  return c_api("VTAMemAlloc", [&] { return vta::device_memory().alloc(size); });
+  return c_api("VTAMemAlloc", [&] { return c_runtime().buffer_alloc(size, "VTAMemAlloc"); });
 }
 
 void VTAMemFree(void* buf) {
-  c_api("VTAMemFree", [&] { vta::device_memory().free(buf, "VTAMemFree"); });
+  c_api("VTAMemFree", [&] { c_runtime().buffer_free(buf, "VTAMemFree"); });
 }
 
 vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
-  return c_api("VTAMemGetPhyAddr",
-               [&] { return vta::device_memory().phys_addr(buf, "VTAMemGetPhyAddr"); });
+  return c_api("VTAMemGetPhyAddr", [&] { return c_runtime().phys_addr(buf, "VTAMemGetPhyAddr"); });
 }
 
 void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
   c_api("VTAMemCopyFromHost", [&] {
-    vta::DeviceMemory::host_range(src, 0, size, "VTAMemCopyFromHost", "source");
-    vta::device_memory().check_range(dst, size, "VTAMemCopyFromHost", "destination");
-    if (size > 0) {
-      std::memcpy(dst, src, size);
-    }
+    c_runtime().buffer_copy(src, 0, dst, 0, size, VTA_MEMCPY_H2D, "VTAMemCopyFromHost");
   });
 }
 
 void VTAMemCopyToHost(void* dst, const void* src, size_t size) {
-  c_api("VTAMemCopyToHost", [&] {
-    vta::DeviceMemory::host_range(dst, 0, size, "VTAMemCopyToHost", "destination");
-    vta::device_memory().check_range(src, size, "VTAMemCopyToHost", "source");
-    if (size > 0) {
-      std::memcpy(dst, src, size);
-    }
-  });
+  c_api("VTAMemCopyToHost",
+        [&] { c_runtime().buffer_copy(src, 0, dst, 0, size, VTA_MEMCPY_D2H, "VTAMemCopyToHost"); });
 }
 
 // The simulated memory is coherent: cache maintenance has nothing to do.

@@ -1,8 +1,6 @@
 // The runtime C API (runtime.h) over the command queue.
 #include "vta/runtime.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -10,20 +8,27 @@
 #include "vta/sim/error.h"
 
 using vta::c_api;
+using vta::c_runtime;
 
 namespace {
 
 // The command queue behind a VTACommandHandle; a stale handle (after VTARuntimeShutdown) or a
 // foreign pointer is an error rather than a crash.
-vta::CommandQueue& queue_of(VTACommandHandle cmd, const char* who) {
-  vta::CommandQueue* q = vta::current_command_queue();
-  if (cmd == nullptr || cmd != static_cast<void*>(q)) {
+void check_command(VTACommandHandle cmd, const char* who) {
+  void* live = c_runtime().live_command_handle();
+  if (cmd == nullptr || cmd != live) {
     throw vta::Error(
         fmt::format("{}: {} is not the live command handle (use "
                     "VTATLSCommandHandle())",
                     who, cmd));
   }
-  return *q;
+}
+
+// The runtime a micro-op recorder call belongs to: the one recording a kernel on this thread,
+// else the default instance (whose queue then reports a call outside finit).
+vta::Runtime& recording_runtime() {
+  vta::Runtime* rt = vta::Runtime::recording_on_this_thread();
+  return rt != nullptr ? *rt : c_runtime();
 }
 
 }  // namespace
@@ -33,44 +38,26 @@ extern "C" {
 // Buffer handles are the host pointers of their DRAM allocations, so VTABufferCPUPtr is the
 // identity and VTALoadBuffer2D/VTAStoreBuffer2D also accept VTAMemAlloc pointers.
 void* VTABufferAlloc(size_t size) {
-  return c_api("VTABufferAlloc", [&] { return vta::device_memory().alloc(size); });
+  return c_api("VTABufferAlloc", [&] { return c_runtime().buffer_alloc(size); });
 }
 
 void VTABufferFree(void* buffer) {
-  c_api("VTABufferFree", [&] { vta::device_memory().free(buffer, "VTABufferFree"); });
+  c_api("VTABufferFree", [&] { c_runtime().buffer_free(buffer, "VTABufferFree"); });
 }
 
 void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size,
                    int kind_mask) {
   c_api("VTABufferCopy", [&] {
-    if (kind_mask < 0 || kind_mask > 3) {
-      throw vta::Error(
-          fmt::format("kind_mask {} (1 = to device, 2 = from device, 3 = both)", kind_mask));
-    }
-    using vta::DeviceMemory;
-    const uint8_t* src =
-        DeviceMemory::host_range(from, from_offset, size, "VTABufferCopy", "source");
-    auto* dst = const_cast<uint8_t*>(
-        DeviceMemory::host_range(to, to_offset, size, "VTABufferCopy", "destination"));
-    if (kind_mask & 2) {
-      vta::device_memory().check_range(src, size, "VTABufferCopy", "source");
-    }
-    if (kind_mask & 1) {
-      vta::device_memory().check_range(dst, size, "VTABufferCopy", "destination");
-    }
-    if (size > 0) {
-      std::memmove(dst, src, size);
-    }
+    c_runtime().buffer_copy(from, from_offset, to, to_offset, size, kind_mask, "VTABufferCopy");
   });
 }
 
 VTACommandHandle VTATLSCommandHandle(void) {
-  return c_api("VTATLSCommandHandle",
-               [] { return static_cast<VTACommandHandle>(&vta::command_queue()); });
+  return c_api("VTATLSCommandHandle", [] { return c_runtime().command_handle(); });
 }
 
 void VTARuntimeShutdown(void) {
-  c_api("VTARuntimeShutdown", [] { vta::destroy_command_queue(); });
+  c_api("VTARuntimeShutdown", [] { c_runtime().shutdown_queue(); });
 }
 
 void* VTABufferCPUPtr(VTACommandHandle cmd, void* buffer) {
@@ -97,7 +84,10 @@ void VTAReadBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint
 }
 
 void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
-  c_api("VTASetDebugMode", [&] { queue_of(cmd, "VTASetDebugMode").set_debug_flags(debug_flag); });
+  c_api("VTASetDebugMode", [&] {
+    check_command(cmd, "VTASetDebugMode");
+    c_runtime().set_debug_mode(debug_flag);
+  });
 }
 
 void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_elem_offset,
@@ -105,9 +95,10 @@ void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_ele
                      uint32_t y_pad_before, uint32_t x_pad_after, uint32_t y_pad_after,
                      uint32_t dst_sram_index, uint32_t dst_memory_type) {
   c_api("VTALoadBuffer2D", [&] {
-    queue_of(cmd, "VTALoadBuffer2D")
-        .load_buffer_2d(src_dram_addr, src_elem_offset, x_size, y_size, x_stride, x_pad_before,
-                        y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
+    check_command(cmd, "VTALoadBuffer2D");
+    c_runtime().load_buffer_2d(src_dram_addr, src_elem_offset, x_size, y_size, x_stride,
+                               x_pad_before, y_pad_before, x_pad_after, y_pad_after, dst_sram_index,
+                               dst_memory_type);
   });
 }
 
@@ -115,76 +106,75 @@ void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uint32_t sr
                       void* dst_dram_addr, uint32_t dst_elem_offset, uint32_t x_size,
                       uint32_t y_size, uint32_t x_stride) {
   c_api("VTAStoreBuffer2D", [&] {
-    queue_of(cmd, "VTAStoreBuffer2D")
-        .store_buffer_2d(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset, x_size,
-                         y_size, x_stride);
+    check_command(cmd, "VTAStoreBuffer2D");
+    c_runtime().store_buffer_2d(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset,
+                                x_size, y_size, x_stride);
   });
 }
 
 void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index,
                 uint32_t wgt_index, uint32_t opcode, uint32_t use_imm, int32_t imm_val) {
-  c_api("VTAUopPush", [&] {
-    vta::command_queue()
-        .recording("VTAUopPush")
-        .push(mode, reset_out, dst_index, src_index, wgt_index, opcode, use_imm, imm_val);
+  vta::Runtime& rt = recording_runtime();
+  c_api(rt, "VTAUopPush", [&] {
+    rt.uop_push(mode, reset_out, dst_index, src_index, wgt_index, opcode, use_imm, imm_val);
   });
 }
 
 void VTAUopLoopBegin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor,
                      uint32_t wgt_factor) {
-  c_api("VTAUopLoopBegin", [&] {
-    vta::command_queue()
-        .recording("VTAUopLoopBegin")
-        .loop_begin(vta::UopLoop{extent, dst_factor, src_factor, wgt_factor});
-  });
+  vta::Runtime& rt = recording_runtime();
+  c_api(rt, "VTAUopLoopBegin",
+        [&] { rt.uop_loop_begin(extent, dst_factor, src_factor, wgt_factor); });
 }
 
 void VTAUopLoopEnd(void) {
-  c_api("VTAUopLoopEnd", [] { vta::command_queue().recording("VTAUopLoopEnd").loop_end(); });
+  vta::Runtime& rt = recording_runtime();
+  c_api(rt, "VTAUopLoopEnd", [&] { rt.uop_loop_end(); });
 }
 
 int VTAPushGEMMOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
   return c_api("VTAPushGEMMOp", [&] {
-    vta::command_queue().push_kernel_op(0, uop_handle, finit, signature, nbytes);
+    c_runtime().push_kernel_op(0, uop_handle, finit, signature, nbytes);
     return 0;
   });
 }
 
 int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
   return c_api("VTAPushALUOp", [&] {
-    vta::command_queue().push_kernel_op(1, uop_handle, finit, signature, nbytes);
+    c_runtime().push_kernel_op(1, uop_handle, finit, signature, nbytes);
     return 0;
   });
 }
 
 int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
   return c_api("VTADepPush", [&] {
-    queue_of(cmd, "VTADepPush").dep_push(from_qid, to_qid);
+    check_command(cmd, "VTADepPush");
+    c_runtime().dep_push(from_qid, to_qid);
     return 0;
   });
 }
 
 int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
   return c_api("VTADepPop", [&] {
-    queue_of(cmd, "VTADepPop").dep_pop(from_qid, to_qid);
+    check_command(cmd, "VTADepPop");
+    c_runtime().dep_pop(from_qid, to_qid);
     return 0;
   });
 }
 
 void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
-  c_api("VTASynchronize", [&] { queue_of(cmd, "VTASynchronize").synchronize(wait_cycles); });
-}
-
-const char* VTASimProfilerStatus(void) {
-  return c_api("VTASimProfilerStatus", [] {
-    std::string& buf = vta::profiler_status_buffer();
-    buf = vta::runtime_stats().to_json().dump();
-    return buf.c_str();
+  c_api("VTASynchronize", [&] {
+    check_command(cmd, "VTASynchronize");
+    c_runtime().synchronize(wait_cycles);
   });
 }
 
+const char* VTASimProfilerStatus(void) {
+  return c_api("VTASimProfilerStatus", [] { return c_runtime().profiler_status(); });
+}
+
 void VTASimProfilerClear(void) {
-  c_api("VTASimProfilerClear", [] { vta::runtime_clear_stats(); });
+  c_api("VTASimProfilerClear", [] { c_runtime().clear_stats(); });
 }
 
 }  // extern "C"

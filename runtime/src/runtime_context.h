@@ -1,45 +1,35 @@
-// The process-wide runtime state behind the C API: one simulated DRAM, the active hardware
-// config and backend name, the single device every VTADeviceAlloc handle and the command queue
-// share (SystemC allows one simulation per process, and upstream's profiler is process-wide
-// too), the command queue, and the error policy of the C entry points.
+// The C API's side of the runtime: the default instance (Runtime::default_instance()) that the
+// extern "C" entry points and the process-wide functions of vta/runtime_cpp.h act on, and the
+// error policy of those entry points.
 #pragma once
 
-#include <memory>
-#include <string>
-
-#include "command_queue.h"
-#include "device_memory.h"
-#include "vta/runtime_cpp.h"
+#include "vta/runtime_object.h"
 
 namespace vta {
 
-DeviceMemory& device_memory();
-// The device (backend) of the runtime, created from the active config on first use.
-Backend& runtime_device();
-// The command queue, created on first use; `current_command_queue` returns null if none.
-CommandQueue& command_queue();
-CommandQueue* current_command_queue();
-void destroy_command_queue();
-
-// Device handles handed out by VTADeviceAlloc (all refer to runtime_device()).
-void* new_device_handle();
-void check_device_handle(void* handle, const char* who);
-// Storage of the string VTASimProfilerStatus returns.
-std::string& profiler_status_buffer();
-void free_device_handle(void* handle);
+// The runtime a C entry point acts on: the default instance.
+inline Runtime& c_runtime() {
+  return Runtime::default_instance();
+}
 
 // Called inside a catch block of a C entry point: prefixes the message with the API name, then
 // exits (ErrorMode::kExit) or rethrows an exception of the same class (ErrorMode::kThrow).
-[[noreturn]] void handle_c_api_error(const char* api);
+[[noreturn]] void handle_c_api_error(const char* api, ErrorMode mode);
 
-// Runs `f` with the C API error policy.
+// Runs `f` with the error policy of `rt` (the runtime the call reached).
 template <class F>
-auto c_api(const char* api, F&& f) -> decltype(f()) {
+auto c_api(Runtime& rt, const char* api, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (...) {
-    handle_c_api_error(api);
+    handle_c_api_error(api, rt.error_mode());
   }
+}
+
+// Runs `f` with the default instance's error policy.
+template <class F>
+auto c_api(const char* api, F&& f) -> decltype(f()) {
+  return c_api(c_runtime(), api, std::forward<F>(f));
 }
 
 }  // namespace vta

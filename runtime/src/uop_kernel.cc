@@ -1,9 +1,8 @@
 #include "uop_kernel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
-#include <mutex>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -147,34 +146,36 @@ std::unique_ptr<UopKernel>& UopKernelMap::slot(const void* signature, int nbytes
   return m_kernels[key];
 }
 
-UopKernelMap& UopKernelMap::from_handle(void** handle) {
-  // Process-wide registry: handles live in the callers' static storage, so maps are never freed.
-  static std::mutex mu;
-  static auto* maps = new std::unordered_set<const UopKernelMap*>();
+UopKernelMap& UopKernelMaps::from_handle(void** handle) {
+  // Handle values: 1, 2, ... shifted past page 0, so no real pointer a caller may have left in
+  // the handle is mistaken for one (a valid host pointer is never below 4096).
+  static std::atomic<uintptr_t> next_id{0};
+  constexpr uintptr_t kIdBase = 0x10;
   if (handle == nullptr) {
     throw Error("micro-op kernel handle (uop_handle) is a null pointer");
   }
-  std::lock_guard<std::mutex> lock(mu);
   if (*handle == nullptr) {
-    auto* m = new UopKernelMap();
-    maps->insert(m);
-    *handle = m;
-    return *m;
+    const uintptr_t id = kIdBase + next_id.fetch_add(1, std::memory_order_relaxed);
+    auto& map = m_maps[id];
+    map = std::make_unique<UopKernelMap>();
+    *handle = reinterpret_cast<void*>(id);
+    return *map;
   }
-  auto* m = static_cast<UopKernelMap*>(*handle);
-  if (maps->count(m) == 0) {
+  auto it = m_maps.find(reinterpret_cast<uintptr_t>(*handle));
+  if (it == m_maps.end()) {
     throw Error(
         fmt::format("micro-op kernel handle holds {}, which this runtime did not create "
-                    "(the handle must start as NULL)",
+                    "(the handle must start as NULL; a handle belongs to the runtime that "
+                    "filled it)",
                     *handle));
   }
-  return *m;
+  return *it->second;
 }
 
 namespace {
 uint64_t next_epoch() {
-  static uint64_t epoch = 0;
-  return ++epoch;
+  static std::atomic<uint64_t> epoch{0};  // caches of several runtimes, on several threads
+  return epoch.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 }  // namespace
 

@@ -67,19 +67,29 @@ class UopKernel {
 // extent 1 and factors 0.
 Insn kernel_insn(const UopKernel& k);
 
-// What `*uop_handle` points to: the kernels of one call site, keyed by signature.
+// The kernels of one call site (`*uop_handle`), keyed by signature.
 class UopKernelMap {
  public:
   // nbytes 0 (no signature) or 4 (one int32 free variable); anything else is an Error.
   // Returns the slot, null until the kernel is recorded.
   std::unique_ptr<UopKernel>& slot(const void* signature, int nbytes);
 
-  // Maps live for the whole process (handles are static in the caller's code). Returns the map
-  // behind a handle, creating it when *handle is null; Error if *handle is not one of ours.
-  static UopKernelMap& from_handle(void** handle);
-
  private:
   std::unordered_map<uint32_t, std::unique_ptr<UopKernel>> m_kernels;
+};
+
+// The kernel maps of one runtime, behind the handles it gave out. A handle holds a number that
+// is unique in the process for its whole life (not a pointer), so a handle of another runtime,
+// or of one destroyed since, is recognised as foreign instead of reaching freed memory. The
+// maps live as long as their runtime (handles are static in the caller's code, so a runtime
+// keeps them across resets).
+class UopKernelMaps {
+ public:
+  // The map behind a handle, created when *handle is null; Error if *handle is not one of ours.
+  UopKernelMap& from_handle(void** handle);
+
+ private:
+  std::unordered_map<uintptr_t, std::unique_ptr<UopKernelMap>> m_maps;
 };
 
 // Placement of one kernel by UopCache::place.

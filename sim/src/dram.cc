@@ -2,16 +2,20 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "vta/sim/error.h"
 
 namespace vta {
 
-// Zero pages come from the OS: a page never touched reads as zero, and free() returns a page
-// with MADV_DONTNEED, after which a private anonymous page reads as zero again. So alloc()
-// needs no memset, and a process commits only the pages a program really touches.
-Dram::Dram() : m_page_used(kPhysBytes >> kPageBits) {
+// Zero pages come from the OS: a page never touched reads as zero, and a page given back with
+// MADV_DONTNEED reads as zero again, so a process commits only the pages a program touches.
+// Giving pages back costs a page fault per page at their next use, though, which dominated
+// small allocate/copy/free rounds; so free() keeps the pages of a small allocation (marked
+// dirty) and alloc() zeroes dirty pages itself, and only large allocations go back to the OS.
+Dram::Dram() : m_page_used(kPhysBytes >> kPageBits)  // kPageFree: untouched zero pages {
   void* p = mmap(nullptr, kPhysBytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
@@ -49,10 +53,19 @@ void* Dram::alloc(size_t bytes) {
     first = m_next_page;
     m_next_page += pages;
   }
-  std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages, 1);
+  take_pages(first, pages);
+  return m_base + (first << kPageBits);
+}
+
+void Dram::take_pages(uint64_t first, uint64_t pages) {
+  for (uint64_t page = first; page < first + pages; ++page) {
+    if (m_page_used[page] == kPageDirty) {  // contents of a freed allocation: zero it
+      std::memset(m_base + (page << kPageBits), 0, kPageBytes);
+    }
+    m_page_used[page] = kPageUsed;
+  }
   m_allocs[first] = pages;
   m_allocated_pages += pages;
-  return m_base + (first << kPageBits);
 }
 
 void* Dram::alloc_at(uint64_t phys, size_t bytes) {
@@ -64,7 +77,7 @@ void* Dram::alloc_at(uint64_t phys, size_t bytes) {
                             phys + bytes));
   }
   for (uint64_t page = first; page <= last; ++page) {
-    if (m_page_used[page]) {
+    if (m_page_used[page] == kPageUsed) {
       throw Error(fmt::format("cannot allocate [{:#x}, {:#x}): page {:#x} is already allocated",
                               phys, phys + bytes, page << kPageBits));
     }
@@ -79,9 +92,7 @@ void* Dram::alloc_at(uint64_t phys, size_t bytes) {
     m_free.emplace(first - m_next_page, m_next_page);
   }
   m_next_page = std::max(m_next_page, last + 1);
-  std::fill(m_page_used.begin() + first, m_page_used.begin() + last + 1, 1);
-  m_allocs[first] = pages;
-  m_allocated_pages += pages;
+  take_pages(first, pages);
   return m_base + phys;
 }
 
@@ -107,8 +118,12 @@ void Dram::free(void* host) {
   }
   const uint64_t first = it->first, pages = it->second;
   m_allocs.erase(it);
-  std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages, 0);
-  madvise(m_base + (first << kPageBits), pages << kPageBits, MADV_DONTNEED);
+  const bool keep = (pages << kPageBits) <= kKeepFreedBytes;
+  if (!keep) {
+    madvise(m_base + (first << kPageBits), pages << kPageBits, MADV_DONTNEED);
+  }
+  std::fill(m_page_used.begin() + first, m_page_used.begin() + first + pages,
+            keep ? kPageDirty : kPageFree);
   m_free.emplace(pages, first);
   m_allocated_pages -= pages;
   if (m_allocs.empty()) {  // as fresh: the next allocations get the addresses a new Dram gives
@@ -119,7 +134,8 @@ void Dram::free(void* host) {
 
 uint32_t Dram::phys_addr(const void* host) const {
   const auto* p = static_cast<const uint8_t*>(host);
-  if (p < m_base || p >= m_base + kPhysBytes || !m_page_used[(p - m_base) >> kPageBits]) {
+  if (p < m_base || p >= m_base + kPhysBytes ||
+      m_page_used[(p - m_base) >> kPageBits] != kPageUsed) {
     throw Error(fmt::format("pointer {} is not inside a simulated DRAM allocation", host));
   }
   return static_cast<uint32_t>(p - m_base);
@@ -133,7 +149,7 @@ bool Dram::is_allocated(uint64_t phys, uint64_t bytes) const {
     return false;
   }
   for (uint64_t page = phys >> kPageBits; page <= (phys + bytes - 1) >> kPageBits; ++page) {
-    if (!m_page_used[page]) {
+    if (m_page_used[page] != kPageUsed) {
       return false;
     }
   }

@@ -520,16 +520,17 @@ TEST_CASE("a layer split by automatic synchronisations stays correct", "[e2e]") 
   // layer and carries the outstanding dependency tokens across runs.
   const Target target = use("fsim", "pynq");
   {
-    // Restores the default buffer size however the block ends, so later cases in the same
-    // process run with the default.
+    // Restores the default buffer size however the block ends, so the run after it uses the
+    // default.
     struct MaxXferGuard {
+      vta::Runtime& rt;
       ~MaxXferGuard() {
-        vta::runtime_set_max_xfer(VTA_MAX_XFER);
-        vta::runtime_reset();
+        rt.set_max_xfer(VTA_MAX_XFER);
+        rt.reset();
       }
-    } guard;
-    vta::runtime_set_max_xfer(32 * 16);
-    vta::runtime_reset();
+    } guard{*target.runtime};
+    target.runtime->set_max_xfer(32 * 16);
+    target.runtime->reset();
     const auto layer = find_named_layer("resnet18.C11");
     Epilogue e = layer.epilogue;
     e.bias = true;

@@ -1,14 +1,16 @@
-// Several designs in one process: the compiler takes its Target explicitly, so layers compiled
-// for different hardware configs (and backends) can run one after the other, each bit-exact
-// against the plain C++ reference and each counting the statistics of its own design, whatever
-// ran before.
+// Several designs in one process: the compiler takes its Target explicitly (and the Target
+// its own runtime), so layers compiled for different hardware configs (and backends) can run
+// one after the other or on two threads at once, each bit-exact against the plain C++
+// reference and each counting the statistics of its own design, whatever ran before or beside.
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "test_paths.h"
 #include "vta/compiler/auto_schedule.h"
@@ -151,3 +153,91 @@ TEST_CASE("the program verifier is a compiler step the target switches", "[targe
   run_and_check(target, p, e, kSeed);
   REQUIRE(checked == 1);
 }
+
+namespace {
+
+// What one run produced, compared between a run alone and the same run on a thread.
+struct DesignRun {
+  std::vector<int8_t> out;
+  vta::Stats stats;
+  std::string error;
+};
+
+DesignRun run_design(const char* config, const std::string& backend, const Conv2dParams& p,
+                     const Epilogue& e, uint64_t data_seed) {
+  DesignRun d;
+  try {
+    const Target target = target_of(config, backend);
+    const ConvData data = random_conv_data(p, e, data_seed);
+    const LayerRun r =
+        run_conv2d(target, p, e, auto_schedule(p, e, target.config), data, /*check=*/true);
+    d.out = r.out;
+    d.stats = r.stats;
+  } catch (const std::exception& ex) {
+    d.error = ex.what();
+  }
+  return d;
+}
+
+// Two designs compiled and run on two threads at the same time, each `rounds` times: every
+// round matches the C++ reference and is bit-exact (outputs and every counter, cycles included)
+// with the same design run alone on this thread. Catch's assertions stay on this thread.
+void two_designs_on_two_threads(const std::pair<const char*, const char*> (&designs)[2],
+                                uint32_t seed) {
+  std::printf("two designs on two threads (%s/%s, %s/%s): seed %u\n", designs[0].first,
+              designs[0].second, designs[1].first, designs[1].second, seed);
+  std::mt19937 rng(seed);
+  const auto [p, e] = seeded_layer(rng);
+  const ConvData data = random_conv_data(p, e, seed);
+  const std::vector<int8_t> ref = conv2d_reference(p, e, data.x, data.w, data.bias, data.residual);
+  constexpr int kRounds = 3;
+  DesignRun alone[2];
+  std::vector<DesignRun> threaded[2];
+  for (int i = 0; i < 2; ++i) {
+    alone[i] = run_design(designs[i].first, designs[i].second, p, e, seed);
+    INFO("seed " << seed << " design " << designs[i].first << "/" << designs[i].second);
+    REQUIRE(alone[i].error.empty());
+    REQUIRE(alone[i].out == ref);
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      for (int round = 0; round < kRounds; ++round) {
+        threaded[i].push_back(run_design(designs[i].first, designs[i].second, p, e, seed));
+      }
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE(threaded[i].size() == size_t(kRounds));
+    for (const DesignRun& d : threaded[i]) {
+      INFO("seed " << seed << " design " << designs[i].first << "/" << designs[i].second);
+      REQUIRE(d.error.empty());
+      REQUIRE(d.out == ref);
+      REQUIRE(d.stats.to_json().dump() == alone[i].stats.to_json().dump());
+      REQUIRE(d.stats.cycles == alone[i].stats.cycles);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("two designs on fsim on two threads at the same time", "[targets][threads]") {
+  two_designs_on_two_threads({{"pynq", "fsim"}, {"block32", "fsim"}}, kSeed + 3);
+}
+
+TEST_CASE("fsim and cycle designs on two threads at the same time", "[targets][threads][cycle]") {
+  two_designs_on_two_threads({{"pynq", "cycle"}, {"block32", "fsim"}}, kSeed + 4);
+}
+
+TEST_CASE("two cycle designs on two threads take turns in SystemC", "[targets][threads][cycle]") {
+  two_designs_on_two_threads({{"pynq", "cycle"}, {"block32", "cycle"}}, kSeed + 5);
+}
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("rtl and cycle designs on two threads take turns in SystemC", "[targets][threads][rtl]") {
+  two_designs_on_two_threads({{"pynq", "rtl"}, {"block32", "cycle"}}, kSeed + 6);
+}
+#endif

@@ -1,6 +1,7 @@
-// C++ side of libvta: what a C++ user (the compiler, the CLI, tests) needs beyond the upstream
-// C API of runtime.h / driver.h. The C API and these functions share one process-wide runtime:
-// one simulated DRAM, one device (backend + hardware config) and one command queue.
+// C++ side of libvta beyond the upstream C API of runtime.h / driver.h. vta::Runtime
+// (vta/runtime_object.h) is a runtime as an object; the C API and the functions below act on its
+// default instance, Runtime::default_instance(): one simulated DRAM, one device (backend +
+// hardware config) and one command queue for C code that knows no instance.
 //
 // Error policy: every failure inside the runtime is a vta::Error (ConfigError for a bad config
 // or backend, ProgramError for a program the backend rejects). The C entry points catch it and,
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "vta/runtime.h"
+#include "vta/runtime_object.h"
 #include "vta/sim/backend.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/error.h"
@@ -25,10 +27,7 @@
 
 namespace vta {
 
-enum class ErrorMode {
-  kExit,   // C API prints "vta: error: <msg>" to stderr and calls exit(1) (default)
-  kThrow,  // C API rethrows the vta::Error to the caller (C++ callers only)
-};
+// Error policy of the C entry points (acting on the default instance).
 void set_error_mode(ErrorMode mode);
 ErrorMode error_mode();
 
@@ -58,15 +57,6 @@ void runtime_reset();
 
 // ---- Observing the instruction streams ----
 
-// One synchronised program, as handed to the device.
-struct SyncedProgram {
-  std::vector<InsnWords> insns;  // encoded instructions, the last one is FINISH
-  std::vector<uint32_t> uops;    // encoded micro-op image (the uop DRAM buffer contents)
-  uint32_t insn_phys = 0;        // physical address of the instruction buffer
-  uint32_t uop_phys = 0;         // physical address of the uop buffer
-  bool executed = false;         // false when VTA_DEBUG_LOG_INSN (or skip_execution) was set
-};
-using ProgramObserver = std::function<void(const SyncedProgram&)>;
 // Called at every synchronisation (explicit or automatic) after the stream is final, before it
 // runs. Pass nullptr to remove.
 void runtime_set_program_observer(ProgramObserver observer);

@@ -15,7 +15,7 @@ struct CycleBackend::Impl {
   Impl(const HwConfig& cfg, Dram& dram, Stats& s, const MemoryModelEntry* model,
        const MemoryBinder& bind)
       : stats(s), memory_model(model != nullptr ? model->name : "") {
-    ctx.activate();
+    const SimContext::Lock lock = ctx.activate();
     core = std::make_unique<VtaCore>("vta", cfg, dram, s, model, bind);
   }
 
@@ -52,7 +52,7 @@ CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& 
 }
 
 CycleBackend::~CycleBackend() {
-  m_impl->ctx.activate();
+  const SimContext::Lock lock = m_impl->ctx.activate();
   // The kernel itself is never deleted (SimContext); the modules are left to it as well, since
   // SystemC cannot destroy a module with processes (it aborts). Free what is big.
   m_impl->core->functional.release_storage();
@@ -160,7 +160,7 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
 }
 
 RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
-  ctx.activate();
+  const SimContext::Lock lock = ctx.activate();  // one thread at a time in SystemC
   const uint64_t base = begin_run(program);
   core->run.set_budget_end(wait_cycles != 0 ? base + wait_cycles : UINT64_MAX);
   const sc_core::sc_time now = sc_core::sc_time_stamp();

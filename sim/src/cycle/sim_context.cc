@@ -45,10 +45,20 @@ void restore_sanitizer_stack() {
 #endif
 }
 
+// Held by whoever uses a SystemC kernel (recursive: a backend's constructor activates its
+// kernel, then builds modules that may activate it again).
+std::recursive_mutex& kernel_lock() {
+  static std::recursive_mutex m;
+  return m;
+}
+
 }  // namespace
 
-SimContext::SimContext() : m_ctx(new sc_core::sc_simcontext) {
-  activate();
+SimContext::SimContext() {
+  const Lock lock(kernel_lock());
+  m_ctx = new sc_core::sc_simcontext;
+  sc_core::sc_curr_simcontext = m_ctx;
+  sc_core::sc_default_global_context = m_ctx;
   // Our processes end runs with sc_pause/sc_stop; keep the kernel's info messages off stdout
   // (Catch lists tests on stdout).
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
@@ -56,9 +66,11 @@ SimContext::SimContext() : m_ctx(new sc_core::sc_simcontext) {
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
 }
 
-void SimContext::activate() const {
+SimContext::Lock SimContext::activate() const {
+  Lock lock(kernel_lock());
   sc_core::sc_curr_simcontext = m_ctx;
   sc_core::sc_default_global_context = m_ctx;
+  return lock;
 }
 
 void SimContext::start() {

@@ -44,6 +44,7 @@ struct Store2D {
 // pushes that kernel, so the sink records a kernel once and reuses it.
 struct KernelCacheSlot {
   void* sink_handle = nullptr;
+  uint64_t sink_runtime = 0;  // Runtime::id() of the runtime that filled sink_handle
 };
 
 class ProgramSink {

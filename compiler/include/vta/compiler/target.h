@@ -1,13 +1,16 @@
 // The design the compiler generates code for and runs on: a hardware config, the backend that
-// executes the programs, and the checks applied to every program. Every compiler entry point
-// takes its Target explicitly, so one process can compile and run several designs one after the
-// other without depending on the runtime's process-wide configuration.
+// executes the programs, the runtime that runs them, and the checks applied to every program.
+// Every compiler entry point takes its Target explicitly and reaches the runtime only through
+// it, so one process can compile and run several designs, one after the other or on several
+// threads at once (one thread per Target), without any process-wide runtime state.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
+#include "vta/runtime_object.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/stats.h"
 
@@ -17,10 +20,16 @@ struct ProgramCheck;
 
 struct Target {
   Target(HwConfig cfg, std::string backend_name)
-      : config(std::move(cfg)), backend(std::move(backend_name)) {}
+      : config(std::move(cfg)),
+        backend(std::move(backend_name)),
+        runtime(std::make_shared<Runtime>(backend, config)) {}
 
   HwConfig config;
   std::string backend;  // "fsim", "cycle" or "rtl" (vta::available_backends())
+  // The runtime of this design (its own DRAM, device and command queue), shared by copies of
+  // the Target; made from `config` and `backend` at construction (change neither afterwards).
+  // Callers may set its hooks (trace, program dump) before compiling.
+  std::shared_ptr<Runtime> runtime;
   // Run the static program verifier (program_check.h) on every synchronised program before it
   // executes; a problem is a vta::Error "program verifier: ...".
   bool verify_programs = true;

@@ -55,8 +55,17 @@ class Dram {
   uint64_t allocated_bytes() const { return m_allocated_pages * kPageBytes; }
 
  private:
+  // Page states: free and zero (never used, or given back to the OS), allocated, free but
+  // holding a freed allocation's bytes (zeroed when allocated again).
+  static constexpr uint8_t kPageFree = 0, kPageUsed = 1, kPageDirty = 2;
+  // Freed allocations up to this size keep their pages (see dram.cc).
+  static constexpr uint64_t kKeepFreedBytes = 256 * 1024;
+
+  // Marks [first, first + pages) allocated, zeroing dirty pages, and records the allocation.
+  void take_pages(uint64_t first, uint64_t pages);
+
   uint8_t* m_base = nullptr;                       // host mapping of physical address 0
-  ZeroedVector<uint8_t> m_page_used;               // per page: 1 if allocated (untouched: 0)
+  ZeroedVector<uint8_t> m_page_used;  // per page: kPageFree (untouched: 0) / kPageUsed / kPageDirty
   std::map<uint64_t, uint64_t> m_allocs;           // first page -> page count (live allocations)
   std::set<std::pair<uint64_t, uint64_t>> m_free;  // (page count, first page): exact-fit reuse
   uint64_t m_next_page = 1;                        // bump pointer; page 0 is never handed out

@@ -5,7 +5,15 @@
 // build many), each backend owns its own sc_simcontext and makes it current before it builds
 // modules or calls sc_start (toolchain.md section 4). Old kernels are never deleted (SystemC
 // does not support tearing one down); each costs a few kilobytes plus its process stacks.
+//
+// Threads: the current kernel is a process-wide global and SystemC's coroutines are not
+// thread-safe, so one thread at a time may be inside any kernel of the process. activate()
+// therefore returns a guard holding the process's kernel lock: every use of a kernel (building
+// or destroying modules, sc_start) happens while the guard lives. Backends of several threads
+// then take turns run by run; each run is still the same simulation as alone.
 #pragma once
+
+#include <mutex>
 
 #include <systemc>
 
@@ -13,13 +21,16 @@ namespace vta::cycle {
 
 class SimContext {
  public:
-  // Creates a fresh kernel and makes it current.
+  using Lock = std::unique_lock<std::recursive_mutex>;
+
+  // Creates a fresh kernel and makes it current (under the kernel lock while it does).
   SimContext();
   SimContext(const SimContext&) = delete;
   SimContext& operator=(const SimContext&) = delete;
 
-  // Makes this kernel the current one (call before sc_start or any SystemC object use).
-  void activate() const;
+  // Takes the process's kernel lock and makes this kernel the current one; keep the guard for
+  // as long as SystemC objects are used (before sc_start or any SystemC object use).
+  [[nodiscard]] Lock activate() const;
   sc_core::sc_simcontext* get() const { return m_ctx; }
 
   // sc_start on the current kernel. Every simulation goes through these: in an
@@ -30,7 +41,7 @@ class SimContext {
                     sc_core::sc_starvation_policy policy = sc_core::SC_RUN_TO_TIME);
 
  private:
-  sc_core::sc_simcontext* m_ctx;
+  sc_core::sc_simcontext* m_ctx = nullptr;
 };
 
 }  // namespace vta::cycle
