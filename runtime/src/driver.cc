@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "hw_spec_check.h"
 #include "runtime_context.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
@@ -25,6 +26,7 @@ void VTADeviceFree(VTADeviceHandle handle) {
 int VTADeviceRun(VTADeviceHandle device, vta_phy_addr_t insn_phy_addr, uint32_t insn_count,
                  uint32_t wait_cycles) {
   return c_api("VTADeviceRun", [&] {
+    vta::check_declared_hw_spec(c_runtime().config());
     return c_runtime().device_run(device, insn_phy_addr, insn_count, wait_cycles) ? 1 : 0;
   });
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "hw_spec_check.h"
 #include "runtime_context.h"
 #include "vta/sim/error.h"
 
@@ -165,6 +166,7 @@ int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
 void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
   c_api("VTASynchronize", [&] {
     check_command(cmd, "VTASynchronize");
+    vta::check_declared_hw_spec(c_runtime().config());
     c_runtime().synchronize(wait_cycles);
   });
 }

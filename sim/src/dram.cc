@@ -15,7 +15,8 @@ namespace vta {
 // Giving pages back costs a page fault per page at their next use, though, which dominated
 // small allocate/copy/free rounds; so free() keeps the pages of a small allocation (marked
 // dirty) and alloc() zeroes dirty pages itself, and only large allocations go back to the OS.
-Dram::Dram() : m_page_used(kPhysBytes >> kPageBits)  // kPageFree: untouched zero pages {
+// kPageFree is 0: every page starts free as an untouched zero page.
+Dram::Dram() : m_page_used(kPhysBytes >> kPageBits) {
   void* p = mmap(nullptr, kPhysBytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {

@@ -100,6 +100,19 @@ typedef struct VTAUop {
   uint32_t wgt_idx : VTA_UOP_WGT_IDX_BIT_WIDTH;
 } VTAUop;
 
+/* A program built with this header tells libvta the constants it was built with, before main
+ * (a constructor in every file that includes it; weak, so a program without libvta links too).
+ * Running it on a device of another configuration is then a named error at VTASynchronize and
+ * VTADeviceRun instead of wrong results. */
+#if defined(__GNUC__)
+void VTASimDeclareHwSpec(const char* signature) __attribute__((weak));
+static void __attribute__((constructor, used)) vta_hw_spec_declare_(void) {
+  if (VTASimDeclareHwSpec) {
+    VTASimDeclareHwSpec(VTA_HW_SPEC_SIGNATURE);
+  }
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,11 @@ void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles);
 const char* VTASimProfilerStatus(void);
 void VTASimProfilerClear(void);
 
+/* Called before main by every program that includes vta/hw_spec.h, with the VTA_HW_SPEC_SIGNATURE
+ * of the vta/hw_spec_const.h it was built with; VTASynchronize and VTADeviceRun then refuse a
+ * device whose configuration differs, naming both. */
+void VTASimDeclareHwSpec(const char* signature);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,7 +64,7 @@ class Dram {
   // Marks [first, first + pages) allocated, zeroing dirty pages, and records the allocation.
   void take_pages(uint64_t first, uint64_t pages);
 
-  uint8_t* m_base = nullptr;                       // host mapping of physical address 0
+  uint8_t* m_base = nullptr;          // host mapping of physical address 0
   ZeroedVector<uint8_t> m_page_used;  // per page: kPageFree (untouched: 0) / kPageUsed / kPageDirty
   std::map<uint64_t, uint64_t> m_allocs;           // first page -> page count (live allocations)
   std::set<std::pair<uint64_t, uint64_t>> m_free;  // (page count, first page): exact-fit reuse
