@@ -12,6 +12,7 @@
 #include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/lowered_program.h"
 #include "vta/runtime_cpp.h"
 
 namespace vta::cli {
@@ -63,6 +64,7 @@ struct Conv2dFlags {
   int tune = 0;
   uint64_t seed = 1;
   bool no_check = false;
+  bool print_lowered = false;
 };
 
 void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
@@ -95,6 +97,8 @@ void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
   add("no-check", po::bool_switch(&f.no_check), "skip the check against the C++ reference");
   add("dump-program", po::value(&f.dump_path),
       "write the compiled program as a program image (for vtasim run / disasm)");
+  add("print-lowered", po::bool_switch(&f.print_lowered),
+      "print the layer's lowered program (a loop nest of runtime calls) instead of running it");
   add_epilogue_options(desc, f.epilogue);
   add_plot_option(desc, f.plot_path);
 }
@@ -112,6 +116,9 @@ void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
   check_option_range(vm, "tune", 1, INT_MAX);
   if (!f.schedule_path.empty() && f.tune) {
     throw UsageError("--schedule and --tune exclude each other");
+  }
+  if (f.print_lowered && f.tune) {
+    throw UsageError("--print-lowered prints one schedule's program: it excludes --tune");
   }
 }
 
@@ -186,6 +193,12 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
     const Target target = setup_target(f.common, !f.no_check);
+    if (f.print_lowered) {
+      const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
+      std::cout << lowered_header(p.name, p.describe(), e, s, target.config)
+                << format_lowered(*lower_conv2d(target.config, p, e, s));
+      return 0;
+    }
     if (!f.dump_path.empty()) {
       runtime_set_program_dump(f.dump_path);
     }
