@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/layer_fields.h"
+
 namespace vta::compiler {
 
 namespace {
@@ -152,41 +154,16 @@ std::string format_report(const std::vector<LayerRun>& runs) {
 }
 
 nlohmann::ordered_json run_to_json(const LayerRun& r) {
-  const LayerMetrics m = metrics_of(r);
   nlohmann::ordered_json j;
-  j["name"] = r.name;
-  j["kind"] = r.kind;
-  j["shape"] = r.shape;
-  j["schedule"] = r.schedule.to_json();
-  j["epilogue"] = r.epilogue.to_json();
-  j["backend"] = r.backend;
-  j["config"] = r.config;
-  j["stats"] = r.stats.to_json();
-  j["wall_seconds"] = r.wall_seconds;
-  j["macs"] = r.macs;
-  j["gemm_lower_bound"] = r.gemm_bound;
-  j["peak_macs_per_cycle"] = r.peak_macs_per_cycle;
-  if (r.stats.timed) {
-    j["cycles"] = r.stats.cycles;
-    j["gemm_utilization"] = m.gemm_utilization;
-    j["macs_per_cycle"] = m.macs_per_cycle;
-    j["cycles_over_bound"] = m.bound_ratio;
-  }
-  j["bytes_moved"] = r.moved_bytes();
-  j["bytes_minimum"] = r.min_bytes;
-  j["bytes_over_minimum"] = m.bytes_ratio;
-  j["bound"] = bound_to_json(r.bound);
-  j["verdict"] = r.verdict.key;
-  j["verdict_advice"] = r.verdict.advice;
-  j["uop_kernels"] = r.kernels;
-  j["uop_kernel_entries"] = r.kernel_uops;
-  j["checked"] = r.checked;
-  if (r.checked) {
-    j["mismatches"] = r.mismatches;
-    if (r.mismatches) {
-      j["first_mismatch"] = r.first_mismatch;
+  for (const LayerField& f : layer_fields()) {
+    if (f.applies(r)) {
+      j[f.key] = f.get(r);
     }
   }
+  j["schedule"] = r.schedule.to_json();
+  j["epilogue"] = r.epilogue.to_json();
+  j["stats"] = r.stats.to_json();
+  j["bound"] = bound_to_json(r.bound);
   return j;
 }
 

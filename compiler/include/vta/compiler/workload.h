@@ -18,6 +18,13 @@ constexpr int kMaxTensorDim = 65535;
 // blocked copies must fit the 4 GiB simulated DRAM next to the program.
 constexpr uint64_t kMaxLayerBytes = uint64_t(1) << 30;
 
+// The shape defaults of a conv2d given by options: `vtasim conv2d`, a sweep's
+// conv2d:KEY=VALUE workload and Python's conv2d() / schedules() (1x16x14x14 input, 16 outputs,
+// 3x3 kernel, stride 1, zero padding 1 on every side).
+struct Conv2dDefaults {
+  static constexpr int n = 1, c = 16, h = 14, w = 14, k = 16, kernel = 3, stride = 1, pad = 1;
+};
+
 // One 2D convolution. Input N x C x H x W, weights K x C x KH x KW, output N x K x OH x OW.
 struct Conv2dParams {
   std::string name;  // for reports ("resnet18.C8", "conv2d")
