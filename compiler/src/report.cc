@@ -13,16 +13,7 @@ std::string kib(uint64_t bytes) {
 }
 
 std::string si(double v) {
-  if (v >= 1e9) {
-    return fmt::format("{:.2f}G", v / 1e9);
-  }
-  if (v >= 1e6) {
-    return fmt::format("{:.2f}M", v / 1e6);
-  }
-  if (v >= 1e4) {
-    return fmt::format("{:.1f}K", v / 1e3);
-  }
-  return fmt::format("{:.0f}", v);
+  return format_count(v);
 }
 
 nlohmann::ordered_json bound_to_json(const LayerBound& b) {
@@ -41,6 +32,19 @@ nlohmann::ordered_json bound_to_json(const LayerBound& b) {
 }
 
 }  // namespace
+
+std::string format_count(double v) {
+  if (v >= 1e9) {
+    return fmt::format("{:.2f}G", v / 1e9);
+  }
+  if (v >= 1e6) {
+    return fmt::format("{:.2f}M", v / 1e6);
+  }
+  if (v >= 1e4) {
+    return fmt::format("{:.1f}K", v / 1e3);
+  }
+  return fmt::format("{:.0f}", v);
+}
 
 LayerRun total_of(const std::vector<LayerRun>& runs) {
   LayerRun t;
@@ -92,26 +96,27 @@ std::string format_report(const std::vector<LayerRun>& runs) {
   const LayerRun& first = runs.front();
   out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
                      first.peak_macs_per_cycle);
-  const char* hdr =
-      "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>7} "
-      "{:>7} {:>5} {:>14}\n";
-  out += fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
-                     "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bound", "B/min",
-                     "check", "limit");
+  // The counter columns, then the figure columns of the layer field table.
+  const char* counters = "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8}";
+  out += fmt::format(counters, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB",
+                     "uop KiB", "out KiB", "gemm", "alu");
+  for (const LayerField& f : layer_fields()) {
+    if (f.column) {
+      out += fmt::format(" {:>{}}", f.column, f.width);
+    }
+  }
+  out += "\n";
   auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
-    const LayerMetrics m = metrics_of(r);
-    const bool timed = r.stats.timed;
-    std::string check =
-        !r.checked ? "-" : (r.mismatches ? fmt::format("{} BAD", r.mismatches) : "ok");
-    out += fmt::format(
-        hdr, r.name, shape, sched, kib(r.stats.inp_load_nbytes), kib(r.stats.wgt_load_nbytes),
-        kib(r.stats.acc_load_nbytes), kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
-        si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)),
-        timed ? si(double(r.stats.cycles)) : "-",
-        timed ? fmt::format("{:.1f}%", 100 * m.gemm_utilization) : "-",
-        timed ? fmt::format("{:.1f}/{}", m.macs_per_cycle, r.peak_macs_per_cycle) : "-",
-        timed ? fmt::format("{:.2f}", m.bound_ratio) : "-", fmt::format("{:.2f}", m.bytes_ratio),
-        check, r.verdict.key.empty() ? "-" : r.verdict.key);
+    out += fmt::format(counters, r.name, shape, sched, kib(r.stats.inp_load_nbytes),
+                       kib(r.stats.wgt_load_nbytes), kib(r.stats.acc_load_nbytes),
+                       kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
+                       si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)));
+    for (const LayerField& f : layer_fields()) {
+      if (f.column) {
+        out += fmt::format(" {:>{}}", f.applies(r) ? f.text(r) : "-", f.width);
+      }
+    }
+    out += "\n";
   };
   for (const LayerRun& r : runs) {
     row(r, r.shape, r.schedule.describe());

@@ -1,6 +1,7 @@
 // The layer result fields, described once (layer_fields.cc): every key is a layer property of
 // the report schema with the schema's unit, the JSON report holds exactly the fields that
-// apply to a run, and the worker codec carries every stored field.
+// apply to a run, the worker codec carries every stored field and the text report takes its
+// figure columns from the table.
 #include <fstream>
 #include <string>
 
@@ -79,4 +80,16 @@ TEST_CASE("the worker codec carries every stored layer field", "[fields]") {
     INFO("field " << f.key);
     CHECK(f.get(back) == f.get(r));
   }
+}
+
+TEST_CASE("the text report takes its figure columns from the field table", "[fields]") {
+  const std::string timed = format_report({sample_run(true, true)});
+  CHECK(timed.find("cycles   util     MAC/cyc x bound   B/min check          limit\n") !=
+        std::string::npos);
+  // 100 cycles, 70 / 100 utilization, 1000 / 100 MAC/cycle of 256, 100 / 80, 600 / 500, 2 BAD.
+  CHECK(timed.find("    100  70.0%    10.0/256    1.25    1.20 2 BAD     gemm_issue\n") !=
+        std::string::npos);
+  const std::string untimed = format_report({sample_run(false, false)});
+  CHECK(untimed.find("      -      -           -       -    1.20     -     gemm_issue\n") !=
+        std::string::npos);
 }

@@ -1,10 +1,11 @@
 // The scalar fields of a layer result, described once: key, unit, description and how to read
 // (and, for the ones a run stores, write) them. The JSON report, the worker codec, the Python
 // dicts and the sweep rows all list a LayerRun through this table, under these keys (the key
-// names of report.schema.json). Structured parts (schedule, epilogue, counters, bound, output)
-// keep their own encoders.
+// names of report.schema.json); the text report takes its figure columns from it. Structured parts
+// (schedule, epilogue, counters, bound, output) keep their own encoders.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,11 @@ struct LayerField {
   // check): the report leaves the key out, Python and sweep rows give None / NULL.
   bool (*applies)(const LayerRun& r);
   bool in_sweep_row;  // a figure of the sweep database (names, shapes: its own columns)
+  // A figure column of the text report: header, width (right-aligned) and the cell text when
+  // the field applies ("-" otherwise). Null column: not in the text table.
+  const char* column = nullptr;
+  int width = 0;
+  std::string (*text)(const LayerRun& r) = nullptr;
 };
 
 // In report order.
