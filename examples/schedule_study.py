@@ -14,4 +14,4 @@ for s in vtasim.schedules(cfg, layer="resnet18.C8", count=count):
     sched = {k: s[k] for k in ("tile_h", "tile_w", "tile_oc_blocks", "tile_ic_blocks", "threads")}
     r = vtasim.conv2d(cfg, layer="resnet18.C8", schedule=sched, backend="cycle")
     name = "h{tile_h} w{tile_w} oc{tile_oc_blocks} ic{tile_ic_blocks} vt{threads}".format(**sched)
-    print(f"{name:24} {s['est_cycles']:12.0f} {r['cycles']:16d} {r['moved_bytes'] / 1e6:9.2f}")
+    print(f"{name:24} {s['est_cycles']:12.0f} {r['cycles']:16d} {r['bytes_moved'] / 1e6:9.2f}")

@@ -12,6 +12,7 @@
 #include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/lowered_program.h"
 #include "vta/runtime_object.h"
 
 namespace vta::cli {
@@ -58,11 +59,13 @@ struct Conv2dFlags {
   EpilogueFlags epilogue;
   Conv2dParams p;
   std::string layer, schedule_path, dump_path, plot_path;
-  int kernel = 3, stride = 1, pad = 1, kh = 0, kw = 0, stride_h = 0, stride_w = 0;
+  int kernel = Conv2dDefaults::kernel, stride = Conv2dDefaults::stride, pad = Conv2dDefaults::pad;
+  int kh = 0, kw = 0, stride_h = 0, stride_w = 0;
   int pad_top = -1, pad_bottom = -1, pad_left = -1, pad_right = -1, hw = 0;
   int tune = 0;
   uint64_t seed = 1;
   bool no_check = false;
+  bool print_lowered = false;
 };
 
 void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
@@ -70,19 +73,20 @@ void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
   auto add = desc.add_options();
   add("layer", po::value(&f.layer),
       "ResNet-18 layer preset resnet18.C1 .. resnet18.C11 (shape + epilogue)");
-  add("n", po::value(&f.p.n)->default_value(1), "batch");
-  add("c", po::value(&f.p.c)->default_value(16), "input channels");
-  add("h", po::value(&f.p.h)->default_value(14), "input height");
-  add("w", po::value(&f.p.w)->default_value(14), "input width");
+  add("n", po::value(&f.p.n)->default_value(Conv2dDefaults::n), "batch");
+  add("c", po::value(&f.p.c)->default_value(Conv2dDefaults::c), "input channels");
+  add("h", po::value(&f.p.h)->default_value(Conv2dDefaults::h), "input height");
+  add("w", po::value(&f.p.w)->default_value(Conv2dDefaults::w), "input width");
   add("hw", po::value(&f.hw), "input height and width");
-  add("k", po::value(&f.p.k)->default_value(16), "output channels");
-  add("kernel", po::value(&f.kernel)->default_value(3), "kernel size (square)");
+  add("k", po::value(&f.p.k)->default_value(Conv2dDefaults::k), "output channels");
+  add("kernel", po::value(&f.kernel)->default_value(Conv2dDefaults::kernel),
+      "kernel size (square)");
   add("kh", po::value(&f.kh), "kernel height");
   add("kw", po::value(&f.kw), "kernel width");
-  add("stride", po::value(&f.stride)->default_value(1), "stride");
+  add("stride", po::value(&f.stride)->default_value(Conv2dDefaults::stride), "stride");
   add("stride-h", po::value(&f.stride_h), "vertical stride");
   add("stride-w", po::value(&f.stride_w), "horizontal stride");
-  add("pad", po::value(&f.pad)->default_value(1), "zero padding on every side");
+  add("pad", po::value(&f.pad)->default_value(Conv2dDefaults::pad), "zero padding on every side");
   add("pad-top", po::value(&f.pad_top), "");
   add("pad-bottom", po::value(&f.pad_bottom), "");
   add("pad-left", po::value(&f.pad_left), "");
@@ -95,6 +99,8 @@ void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
   add("no-check", po::bool_switch(&f.no_check), "skip the check against the C++ reference");
   add("dump-program", po::value(&f.dump_path),
       "write the compiled program as a program image (for vtasim run / disasm)");
+  add("print-lowered", po::bool_switch(&f.print_lowered),
+      "print the layer's lowered program (a loop nest of runtime calls) instead of running it");
   add_epilogue_options(desc, f.epilogue);
   add_plot_option(desc, f.plot_path);
 }
@@ -112,6 +118,9 @@ void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
   check_option_range(vm, "tune", 1, INT_MAX);
   if (!f.schedule_path.empty() && f.tune) {
     throw UsageError("--schedule and --tune exclude each other");
+  }
+  if (f.print_lowered && f.tune) {
+    throw UsageError("--print-lowered prints one schedule's program: it excludes --tune");
   }
 }
 
@@ -186,6 +195,12 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
     const Target target = setup_target(f.common, !f.no_check);
+    if (f.print_lowered) {
+      const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
+      std::cout << lowered_header(p.name, p.describe(), e, s, target.config)
+                << format_lowered(*lower_conv2d(target.config, p, e, s));
+      return 0;
+    }
     if (!f.dump_path.empty()) {
       target.runtime->set_program_dump(f.dump_path);
     }

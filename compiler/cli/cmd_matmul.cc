@@ -9,6 +9,7 @@
 #include "progress_display.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_runner.h"
+#include "vta/compiler/lowered_program.h"
 #include "vta/runtime_object.h"
 
 namespace vta::cli {
@@ -23,6 +24,7 @@ int cmd_matmul(int argc, char** argv) {
     std::string schedule_path;
     uint64_t seed = 1;
     bool no_check = false;
+    bool print_lowered = false;
     std::string dump_path, plot_path;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
@@ -37,6 +39,8 @@ int cmd_matmul(int argc, char** argv) {
     add("no-check", po::bool_switch(&no_check), "skip the check against the C++ reference");
     add("dump-program", po::value(&dump_path),
         "write the compiled program as a program image (for vtasim run / disasm)");
+    add("print-lowered", po::bool_switch(&print_lowered),
+        "print the lowered program (a loop nest of runtime calls) instead of running it");
     add_epilogue_options(desc, ef);
     add_plot_option(desc, plot_path);
     po::variables_map vm;
@@ -56,6 +60,11 @@ int cmd_matmul(int argc, char** argv) {
       target.runtime->set_program_dump(dump_path);
     }
     const ConvSchedule s = sched ? *sched : auto_schedule(matmul_as_conv(p, cfg), e, cfg);
+    if (print_lowered) {
+      std::cout << lowered_header("matmul", p.describe(), e, s, cfg)
+                << format_lowered(*lower_conv2d(cfg, matmul_as_conv(p, cfg), e, s));
+      return 0;
+    }
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
     const LayerRun run = with_progress(common.progress, target.backend, [&] {
       return run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vta/compiler/layer_fields.h"
+
 namespace vta::compiler {
 
 namespace {
@@ -32,43 +34,42 @@ Stats stats_from_json(const nlohmann::json& j) {
 
 std::vector<uint8_t> encode_layer_run(const LayerRun& r) {
   nlohmann::json j;
-  j["text"] = {r.name, r.kind, r.shape, r.backend, r.config, r.first_mismatch};
+  nlohmann::json fields = nlohmann::json::object();
+  for (const LayerField& f : layer_fields()) {
+    if (f.set) {
+      fields[f.key] = nlohmann::json(f.get(r));
+    }
+  }
+  j["fields"] = fields;
   j["schedule"] = r.schedule.to_json();
   j["epilogue"] = r.epilogue.to_json();
   j["out"] = nlohmann::json::binary(std::vector<uint8_t>(r.out.begin(), r.out.end()));
   j["stats"] = stats_to_json(r.stats);
-  j["wall_seconds"] = r.wall_seconds;
-  j["figures"] = {r.macs,        r.gemm_bound, r.peak_macs_per_cycle, r.min_bytes, r.kernels,
-                  r.kernel_uops, r.checked,    r.mismatches};
   const LayerBound& b = r.bound;
   j["bound"] = {b.gemm_cycles,       b.alu_cycles,     b.compute_cycles, b.bytes.read,
                 b.bytes.write,       b.memory_cycles,  b.cycles,         b.acc_load_cycles,
                 b.bytes.acc_counted, b.bytes.acc_moved};
-  j["verdict"] = {r.verdict.key, r.verdict.advice};
   return nlohmann::json::to_msgpack(j);
 }
 
 LayerRun decode_layer_run(const std::vector<uint8_t>& bytes) {
   const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
   LayerRun r;
-  const auto& t = j.at("text");
-  r.name = t[0], r.kind = t[1], r.shape = t[2], r.backend = t[3], r.config = t[4];
-  r.first_mismatch = t[5];
+  for (const LayerField& f : layer_fields()) {
+    if (f.set) {
+      f.set(r, j.at("fields").at(f.key));
+    }
+  }
   r.schedule = ConvSchedule::from_json(j.at("schedule"), "worker result");
   r.epilogue = Epilogue::from_json(j.at("epilogue"), "worker result");
   const auto& out = j.at("out").get_binary();
   r.out.assign(out.begin(), out.end());
   r.stats = stats_from_json(j.at("stats"));
-  r.wall_seconds = j.at("wall_seconds");
-  const auto& f = j.at("figures");
-  r.macs = f[0], r.gemm_bound = f[1], r.peak_macs_per_cycle = f[2], r.min_bytes = f[3];
-  r.kernels = f[4], r.kernel_uops = f[5], r.checked = f[6], r.mismatches = f[7];
   const auto& b = j.at("bound");
   r.bound.gemm_cycles = b[0], r.bound.alu_cycles = b[1], r.bound.compute_cycles = b[2];
   r.bound.bytes.read = b[3], r.bound.bytes.write = b[4];
   r.bound.memory_cycles = b[5], r.bound.cycles = b[6];
   r.bound.acc_load_cycles = b[7], r.bound.bytes.acc_counted = b[8], r.bound.bytes.acc_moved = b[9];
-  r.verdict.key = j.at("verdict")[0], r.verdict.advice = j.at("verdict")[1];
   return r;
 }
 

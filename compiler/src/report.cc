@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/layer_fields.h"
+
 namespace vta::compiler {
 
 namespace {
@@ -11,16 +13,7 @@ std::string kib(uint64_t bytes) {
 }
 
 std::string si(double v) {
-  if (v >= 1e9) {
-    return fmt::format("{:.2f}G", v / 1e9);
-  }
-  if (v >= 1e6) {
-    return fmt::format("{:.2f}M", v / 1e6);
-  }
-  if (v >= 1e4) {
-    return fmt::format("{:.1f}K", v / 1e3);
-  }
-  return fmt::format("{:.0f}", v);
+  return format_count(v);
 }
 
 nlohmann::ordered_json bound_to_json(const LayerBound& b) {
@@ -39,6 +32,19 @@ nlohmann::ordered_json bound_to_json(const LayerBound& b) {
 }
 
 }  // namespace
+
+std::string format_count(double v) {
+  if (v >= 1e9) {
+    return fmt::format("{:.2f}G", v / 1e9);
+  }
+  if (v >= 1e6) {
+    return fmt::format("{:.2f}M", v / 1e6);
+  }
+  if (v >= 1e4) {
+    return fmt::format("{:.1f}K", v / 1e3);
+  }
+  return fmt::format("{:.0f}", v);
+}
 
 LayerRun total_of(const std::vector<LayerRun>& runs) {
   LayerRun t;
@@ -90,26 +96,27 @@ std::string format_report(const std::vector<LayerRun>& runs) {
   const LayerRun& first = runs.front();
   out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
                      first.peak_macs_per_cycle);
-  const char* hdr =
-      "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8} {:>10} {:>6} {:>11} {:>7} "
-      "{:>7} {:>5} {:>14}\n";
-  out += fmt::format(hdr, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB", "uop KiB",
-                     "out KiB", "gemm", "alu", "cycles", "util", "MAC/cyc", "x bound", "B/min",
-                     "check", "limit");
+  // The counter columns, then the figure columns of the layer field table.
+  const char* counters = "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8}";
+  out += fmt::format(counters, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB",
+                     "uop KiB", "out KiB", "gemm", "alu");
+  for (const LayerField& f : layer_fields()) {
+    if (f.column) {
+      out += fmt::format(" {:>{}}", f.column, f.width);
+    }
+  }
+  out += "\n";
   auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
-    const LayerMetrics m = metrics_of(r);
-    const bool timed = r.stats.timed;
-    std::string check =
-        !r.checked ? "-" : (r.mismatches ? fmt::format("{} BAD", r.mismatches) : "ok");
-    out += fmt::format(
-        hdr, r.name, shape, sched, kib(r.stats.inp_load_nbytes), kib(r.stats.wgt_load_nbytes),
-        kib(r.stats.acc_load_nbytes), kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
-        si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)),
-        timed ? si(double(r.stats.cycles)) : "-",
-        timed ? fmt::format("{:.1f}%", 100 * m.gemm_utilization) : "-",
-        timed ? fmt::format("{:.1f}/{}", m.macs_per_cycle, r.peak_macs_per_cycle) : "-",
-        timed ? fmt::format("{:.2f}", m.bound_ratio) : "-", fmt::format("{:.2f}", m.bytes_ratio),
-        check, r.verdict.key.empty() ? "-" : r.verdict.key);
+    out += fmt::format(counters, r.name, shape, sched, kib(r.stats.inp_load_nbytes),
+                       kib(r.stats.wgt_load_nbytes), kib(r.stats.acc_load_nbytes),
+                       kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
+                       si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)));
+    for (const LayerField& f : layer_fields()) {
+      if (f.column) {
+        out += fmt::format(" {:>{}}", f.applies(r) ? f.text(r) : "-", f.width);
+      }
+    }
+    out += "\n";
   };
   for (const LayerRun& r : runs) {
     row(r, r.shape, r.schedule.describe());
@@ -152,41 +159,16 @@ std::string format_report(const std::vector<LayerRun>& runs) {
 }
 
 nlohmann::ordered_json run_to_json(const LayerRun& r) {
-  const LayerMetrics m = metrics_of(r);
   nlohmann::ordered_json j;
-  j["name"] = r.name;
-  j["kind"] = r.kind;
-  j["shape"] = r.shape;
-  j["schedule"] = r.schedule.to_json();
-  j["epilogue"] = r.epilogue.to_json();
-  j["backend"] = r.backend;
-  j["config"] = r.config;
-  j["stats"] = r.stats.to_json();
-  j["wall_seconds"] = r.wall_seconds;
-  j["macs"] = r.macs;
-  j["gemm_lower_bound"] = r.gemm_bound;
-  j["peak_macs_per_cycle"] = r.peak_macs_per_cycle;
-  if (r.stats.timed) {
-    j["cycles"] = r.stats.cycles;
-    j["gemm_utilization"] = m.gemm_utilization;
-    j["macs_per_cycle"] = m.macs_per_cycle;
-    j["cycles_over_bound"] = m.bound_ratio;
-  }
-  j["bytes_moved"] = r.moved_bytes();
-  j["bytes_minimum"] = r.min_bytes;
-  j["bytes_over_minimum"] = m.bytes_ratio;
-  j["bound"] = bound_to_json(r.bound);
-  j["verdict"] = r.verdict.key;
-  j["verdict_advice"] = r.verdict.advice;
-  j["uop_kernels"] = r.kernels;
-  j["uop_kernel_entries"] = r.kernel_uops;
-  j["checked"] = r.checked;
-  if (r.checked) {
-    j["mismatches"] = r.mismatches;
-    if (r.mismatches) {
-      j["first_mismatch"] = r.first_mismatch;
+  for (const LayerField& f : layer_fields()) {
+    if (f.applies(r)) {
+      j[f.key] = f.get(r);
     }
   }
+  j["schedule"] = r.schedule.to_json();
+  j["epilogue"] = r.epilogue.to_json();
+  j["stats"] = r.stats.to_json();
+  j["bound"] = bound_to_json(r.bound);
   return j;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/layer_fields.h"
 #include "vta/compiler/report.h"
 #include "vta/compiler/schedule.h"
 #include "vta/explore/area_model.h"
@@ -131,22 +132,14 @@ void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>&
 
 // Cycles, time at the clock and the compiler's figures of a run (or the total of a job).
 void add_figures(nlohmann::ordered_json& r, const LayerRun& run, double clock_mhz) {
-  const LayerMetrics m = metrics_of(run);
   const bool timed = run.stats.timed;
-  r["cycles"] = timed ? nlohmann::ordered_json(run.stats.cycles) : nullptr;
   r["time_s"] =
       timed ? nlohmann::ordered_json(double(run.stats.cycles) / (clock_mhz * 1e6)) : nullptr;
-  r["macs"] = run.macs;
-  r["gemm_lower_bound"] = run.gemm_bound;
-  r["peak_macs_per_cycle"] = run.peak_macs_per_cycle;
-  r["utilization"] = timed ? nlohmann::ordered_json(m.gemm_utilization) : nullptr;
-  r["macs_per_cycle"] = timed ? nlohmann::ordered_json(m.macs_per_cycle) : nullptr;
-  r["cycles_over_bound"] = timed ? nlohmann::ordered_json(m.bound_ratio) : nullptr;
-  r["bytes_moved"] = run.moved_bytes();
-  r["bytes_minimum"] = run.min_bytes;
-  r["bytes_over_minimum"] = m.bytes_ratio;
-  r["checked"] = run.checked;
-  r["mismatches"] = run.mismatches;
+  for (const LayerField& f : layer_fields()) {
+    if (f.in_sweep_row) {
+      r[f.key] = field_value(f, run);
+    }
+  }
 }
 
 std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,

@@ -35,8 +35,10 @@ int parse_dim(const std::string& text, const std::string& what, const std::strin
 
 // "c=64,hw=56,k=64,kernel=3,pad=1" over the defaults of `vtasim conv2d`.
 Conv2dParams parse_conv_shape(const std::string& arg, const std::string& whole) {
-  std::map<std::string, int> v = {{"n", 1},  {"c", 16},     {"h", 14},     {"w", 14},
-                                  {"k", 16}, {"kernel", 3}, {"stride", 1}, {"pad", 1}};
+  using D = Conv2dDefaults;
+  std::map<std::string, int> v = {{"n", D::n},           {"c", D::c},    {"h", D::h},
+                                  {"w", D::w},           {"k", D::k},    {"kernel", D::kernel},
+                                  {"stride", D::stride}, {"pad", D::pad}};
   std::set<std::string> given;  // a key twice (or hw with h or w) is an error, not "last wins"
   size_t pos = 0;
   while (pos <= arg.size()) {

@@ -11,6 +11,7 @@
 #include "py_config.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/auto_schedule.h"
+#include "vta/compiler/layer_fields.h"
 #include "vta/compiler/layer_runner.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/quantize.h"
@@ -65,24 +66,12 @@ ConvSchedule schedule_arg(const pyb::object& s, const compiler::Conv2dParams& p,
 // A finished layer as a dict; `output` takes the layer's output (no copy) in `shape`.
 pyb::dict layer_dict(LayerRun&& r, const std::vector<pyb::ssize_t>& shape) {
   pyb::dict d;
-  d["name"] = r.name;
-  d["kind"] = r.kind;
-  d["shape"] = r.shape;
+  for (const compiler::LayerField& f : compiler::layer_fields()) {
+    d[f.key] = to_python(compiler::field_value(f, r));
+  }
   d["schedule"] = to_python(r.schedule.to_json());
   d["epilogue"] = to_python(r.epilogue.to_json());
-  d["backend"] = r.backend;
-  d["config"] = r.config;
-  d["cycles"] = r.stats.timed ? pyb::object(pyb::int_(r.stats.cycles)) : pyb::object(pyb::none());
   d["stats"] = to_python(r.stats.to_json());
-  d["wall_seconds"] = r.wall_seconds;
-  d["macs"] = r.macs;
-  d["gemm_bound"] = r.gemm_bound;
-  d["peak_macs_per_cycle"] = r.peak_macs_per_cycle;
-  d["min_bytes"] = r.min_bytes;
-  d["moved_bytes"] = r.moved_bytes();
-  d["checked"] = r.checked;
-  d["mismatches"] = r.mismatches;
-  d["first_mismatch"] = r.first_mismatch;
   if (!shape.empty()) {
     d["output"] = to_numpy(std::move(r.out), shape);
   }
@@ -105,7 +94,7 @@ compiler::Conv2dParams conv_params(const pyb::object& layer, int n, int c, int h
   p.k = k;
   p.kh = p.kw = kernel;
   p.stride_h = p.stride_w = stride;
-  const int pd = pad.is_none() ? kernel / 2 : pad.cast<int>();
+  const int pd = pad.is_none() ? compiler::Conv2dDefaults::pad : pad.cast<int>();
   p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = pd;
   p.validate();
   return p;
@@ -234,6 +223,7 @@ pyb::list schedules(const pyb::object& config, const pyb::object& layer, int n, 
 }  // namespace
 
 void bind_layers(pyb::module_& m) {
+  using D = compiler::Conv2dDefaults;
   pyb::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) {
@@ -249,16 +239,16 @@ Compile and run one conv2d layer; returns a dict with the counters ("stats"), "c
 backends), the schedule, bytes moved and their minimum, and "output" (int8 numpy, N x K x OH x OW).
 
 Give a ResNet-18 layer (layer="resnet18.C8") or a shape (n, c, h, w, k, kernel, stride, pad;
-pad defaults to kernel // 2). x (N x C x H x W) and weights (K x C x KH x KW) are int8 numpy
+the defaults of `vtasim conv2d`: 1x16x14x14, k 16, 3x3, stride 1, pad 1). x (N x C x H x W) and weights (K x C x KH x KW) are int8 numpy
 arrays; omitted ones are seeded random data. bias_values (int32, K) implies a bias. The result
 is checked against the plain C++ reference unless check=False ("mismatches").)doc",
-        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = 1,
-        arg("c") = 16, arg("h") = 14, arg("w") = 14, arg("k") = 16, arg("kernel") = 3,
-        arg("stride") = 1, arg("pad") = pyb::none(), arg("bias") = false, arg("shift") = 0,
-        arg("relu") = false, arg("clip") = pyb::none(), arg("x") = pyb::none(),
-        arg("weights") = pyb::none(), arg("bias_values") = pyb::none(), arg("schedule") = "auto",
-        arg("backend") = "", arg("seed") = 1, arg("check") = true, arg("verify") = true,
-        arg("dump_program") = "");
+        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = D::n,
+        arg("c") = D::c, arg("h") = D::h, arg("w") = D::w, arg("k") = D::k,
+        arg("kernel") = D::kernel, arg("stride") = D::stride, arg("pad") = D::pad,
+        arg("bias") = false, arg("shift") = 0, arg("relu") = false, arg("clip") = pyb::none(),
+        arg("x") = pyb::none(), arg("weights") = pyb::none(), arg("bias_values") = pyb::none(),
+        arg("schedule") = "auto", arg("backend") = "", arg("seed") = 1, arg("check") = true,
+        arg("verify") = true, arg("dump_program") = "");
   m.def("matmul", &matmul, R"doc(
 C = A x B on VTA (int8 a: M x K, b: K x N; optional int32 bias_values of N), with the fused
 epilogue (shift, relu, clip=(lo, hi)); returns a dict like conv2d with "output" M x N.)doc",
@@ -278,9 +268,10 @@ CLI's --json, with "output_matches_reference"). Ctrl-C stops between layers
   m.def("schedules", &schedules,
         "The best-ranked schedules of a conv2d layer (dicts with est_cycles, est_bytes and the "
         "ranking score), best first.",
-        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = 1,
-        arg("c") = 16, arg("h") = 14, arg("w") = 14, arg("k") = 16, arg("kernel") = 3,
-        arg("stride") = 1, arg("pad") = pyb::none(), arg("count") = 8);
+        arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = D::n,
+        arg("c") = D::c, arg("h") = D::h, arg("w") = D::w, arg("k") = D::k,
+        arg("kernel") = D::kernel, arg("stride") = D::stride, arg("pad") = D::pad,
+        arg("count") = 8);
   m.def("backends", &available_backends, "Backends built into this module, default last.");
 }
 

@@ -34,8 +34,9 @@ struct MatmulData {
 MatmulData random_matmul_data(const MatmulParams& p, const Epilogue& e, uint64_t seed);
 
 // What one layer run produced and measured.
-// Every field crosses process boundaries in layer_run_codec.cc (network -j N): a new field needs
-// its line there too.
+// Its scalar fields are described once, in layer_fields.cc (key, unit, description, accessor),
+// which the JSON report, the worker codec (network -j N), Python and sweep rows read: a new
+// scalar field needs its entry there.
 struct LayerRun {
   std::string name, kind, shape;  // "resnet18.C8", "conv2d", "1x256x14x14 * ..."
   ConvSchedule schedule;

@@ -20,6 +20,8 @@ struct LayerMetrics {
   double bytes_ratio = 0;       // bytes moved / minimum bytes
 };
 LayerMetrics metrics_of(const LayerRun& r);
+// A count for the text report: 472.3K, 1.35M, 2.00G (below 10^4: the integer).
+std::string format_count(double v);
 
 // One table for all runs plus a summary line (totals).
 std::string format_report(const std::vector<LayerRun>& runs);

@@ -25,6 +25,13 @@ constexpr int64_t window_output_size(int64_t in, int64_t pad_a, int64_t pad_b, i
   return (in + pad_a + pad_b - kernel) / stride + 1;
 }
 
+// The shape defaults of a conv2d given by options: `vtasim conv2d`, a sweep's
+// conv2d:KEY=VALUE workload and Python's conv2d() / schedules() (1x16x14x14 input, 16 outputs,
+// 3x3 kernel, stride 1, zero padding 1 on every side).
+struct Conv2dDefaults {
+  static constexpr int n = 1, c = 16, h = 14, w = 14, k = 16, kernel = 3, stride = 1, pad = 1;
+};
+
 // One 2D convolution. Input N x C x H x W, weights K x C x KH x KW, output N x K x OH x OW.
 struct Conv2dParams {
   std::string name;  // for reports ("resnet18.C8", "conv2d")
