@@ -219,6 +219,16 @@ def op_graph_nodes(kind, g, r):
         a = g.node("Relu", [c], "r1")
         y = g.node("MaxPool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
         return g, y, [1, 16, 4, 4], lambda x: F.max_pool2d(F.relu(conv_torch(x, g, "c1")), 3, 2, 1)
+    if kind in ("maxpool_ceil", "avgpool_ceil"):  # 8 wide, k3 s2: 4 windows, the last one short
+        a = g.node("Relu", [c], "r1")
+        op = "MaxPool" if kind == "maxpool_ceil" else "AveragePool"
+        y = g.node(op, [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[0, 1, 0, 0],
+                   ceil_mode=1)
+        if kind == "maxpool_ceil":
+            return g, y, [1, 16, 4, 4], lambda x: F.max_pool2d(
+                F.pad(F.relu(conv_torch(x, g, "c1")), (1, 0, 0, 0), value=-1e9), 3, 2,
+                ceil_mode=True)
+        return g, y, [1, 16, 4, 4], lambda x: avgpool_ceil_torch(F.relu(conv_torch(x, g, "c1")))
     if kind == "avgpool":
         a = g.node("Relu", [c], "r1")
         y = g.node("AveragePool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
@@ -257,7 +267,18 @@ def op_graph_nodes(kind, g, r):
     raise ValueError(kind)
 
 
+def avgpool_ceil_torch(a):
+    """AveragePool k3 s2 with a left pad of 1, ceil mode, over the real pixels only: the sum of
+    the zero-padded input over the count of real pixels in each window."""
+    ones = torch.ones_like(a[:, :1])
+    pad = (1, 0, 0, 0)
+    total = F.avg_pool2d(F.pad(a, pad), 3, 2, ceil_mode=True, divisor_override=1)
+    count = F.avg_pool2d(F.pad(ones, pad), 3, 2, ceil_mode=True, divisor_override=1)
+    return total / count
+
+
 OPS = ["clip_constant", "depthwise", "add_fused", "add_host", "maxpool", "avgpool",
+       "maxpool_ceil", "avgpool_ceil",
        "gap_flatten_gemm", "reshape_matmul", "identity_dropout", "concat"]
 
 
@@ -308,10 +329,88 @@ def error_of(tmp, model):
 
 
 def test_errors_unsupported_operator(tmp_path):
+    """Every unsupported operator at once: its count and first node, in graph order."""
     g = Graph([1, 8, 8, 8], rng())
-    y = g.node("Sigmoid", [g.conv("x", 8, 16, "c1")], "gate")
-    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8]))
-    assert "unsupported operator 'Sigmoid' at node 'gate'" in err
+    s1 = g.node("Sin", [g.conv("x", 8, 16, "c1")], "sin1")
+    s2 = g.node("Sin", [s1], "sin2")
+    c = g.node("Cos", [s2], "cos")
+    g.nodes.append(helper.make_node("Wobble", [c], ["wob"], name="wob", domain="com.example"))
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), "wob", [1, 16, 8, 8]))
+    assert "m.onnx: 3 unsupported operator(s), every one listed" in err
+    assert "'Sin': 2 nodes, first at node 'sin1'" in err
+    assert "'Cos': 1 node, first at node 'cos'" in err
+    assert "'Wobble (domain 'com.example')': 1 node, first at node 'wob'" in err
+
+
+class GeluBlock(torch.nn.Module):
+    """A conv and torch's exact GELU inside a module path blocks.0.mlp, twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        return F.gelu(self.conv(x))
+
+
+class GeluHolder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = GeluBlock()
+
+    def forward(self, x):
+        return self.mlp(x)
+
+
+class GeluNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([GeluHolder(), GeluHolder()])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return torch.sigmoid(x) * x  # SiLU, spelled out
+
+
+def test_errors_decomposition_named(tmp_path):
+    """torch exports GELU as Div, Erf, Add, Mul and SiLU as Sigmoid, Mul: each is named by what
+    it was, at the module scope that holds it (the node names torch gives)."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    model = str(tmp_path / "gelu.onnx")
+    torch.onnx.export(GeluNet().eval(), torch.randn(1, 8, 6, 6), model, opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "2 unsupported operator(s)" in err
+    assert "Div, Erf, Add, Mul at /blocks.0/mlp (GELU): 2 times" in err
+    assert "Sigmoid, Mul at node '/Sigmoid' (SiLU)" in err
+    assert "'Div'" not in err and "'Erf'" not in err
+
+
+class EncoderMlpBlock(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(2 * d, d))
+
+    def forward(self, x):
+        return x + self.mlp(self.ln(x))
+
+
+def test_errors_sequence_model_lists_all(tmp_path):
+    """A 3-D sequence model (LayerNorm, GELU, Softmax): the operators are listed before the
+    input's rank is refused, LayerNorm and GELU by name at their module scopes."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    net = torch.nn.Sequential(EncoderMlpBlock(8), torch.nn.Softmax(-1)).eval()
+    model = str(tmp_path / "seq.onnx")
+    torch.onnx.export(net, torch.randn(1, 4, 8), model, opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "3 unsupported operator(s)" in err
+    assert "'Softmax': 1 node, first at node '/1/Softmax'" in err
+    assert ("ReduceMean, Sub, Pow, Add, Sqrt, Div, Mul at /0/ln (LayerNormalization)" in err)
+    assert "Div, Erf, Add, Mul at /0/mlp/mlp.1 (GELU)" in err
 
 
 def test_errors_dynamic_shape(tmp_path):
@@ -392,7 +491,8 @@ def export(tmp, name):
     return model
 
 
-@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11"])
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
+                                  "squeezenet1_1", "googlenet"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")

@@ -242,11 +242,8 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
 
 }  // namespace
 
-namespace {
-
-// The output dims of one node from its input dims; an error text when they do not fit.
-std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& in,
-                       std::vector<int>& out) {
+std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                             std::vector<int>& out) {
   const std::vector<int>& d = in[0];
   out = d;
   if (g.op == GraphOp::kConv || g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool) {
@@ -293,8 +290,6 @@ std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& 
   return {};
 }
 
-}  // namespace
-
 std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::string& source) const {
   std::map<std::string, std::vector<int>> dims{{input, input_dims}};
   for (const GraphNode& g : nodes) {
@@ -310,7 +305,7 @@ std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::stri
       in.push_back(it->second);
     }
     std::vector<int> out;
-    if (std::string e = node_shape(g, in, out); !e.empty()) {
+    if (std::string e = node_output_dims(g, in, out); !e.empty()) {
       throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
     }
     dims[g.output] = out;

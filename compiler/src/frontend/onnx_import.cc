@@ -26,10 +26,13 @@ FloatGraph import_onnx(const std::string& path) {
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
+
+#include "frontend/unsupported_ops.h"
 
 namespace vta::compiler {
 
@@ -399,6 +402,29 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
+// The ONNX operators (default domain) import_node handles.
+bool importer_implements(const std::string& op_type) {
+  static const std::set<std::string> ops = {"Constant",
+                                            "Identity",
+                                            "Dropout",
+                                            "Flatten",
+                                            "Reshape",
+                                            "QuantizeLinear",
+                                            "DequantizeLinear",
+                                            "BatchNormalization",
+                                            "Conv",
+                                            "Gemm",
+                                            "MatMul",
+                                            "Relu",
+                                            "Clip",
+                                            "Add",
+                                            "MaxPool",
+                                            "AveragePool",
+                                            "GlobalAveragePool",
+                                            "Concat"};
+  return ops.count(op_type) > 0;
+}
+
 // The node's graph op for the simple operators, with its attributes.
 GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
   GraphNode g;
@@ -414,11 +440,13 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
   } else if (t == "MaxPool" || t == "AveragePool") {
     g.op = t == "MaxPool" ? GraphOp::kMaxPool : GraphOp::kAvgPool;
     read_window(im, n, g, 0, 0);
-    if (attr_int(im, n, "ceil_mode", 0, 0, 1)) {
-      im.fail(n, "ceil_mode 1 is not supported");
-    }
     attr_int(im, n, "storage_order", 0, 0, 0);
     g.count_include_pad = attr_int(im, n, "count_include_pad", 0, 0, 1);
+    g.ceil_mode = attr_int(im, n, "ceil_mode", 0, 0, 1);
+    if (g.ceil_mode && g.count_include_pad) {
+      // The divisor of a window over the ceil extension would count pixels that are not pads.
+      im.fail(n, "ceil_mode 1 with count_include_pad 1 is not supported");
+    }
   } else if (t == "GlobalAveragePool") {
     g.op = GraphOp::kGlobalAvgPool;
   } else if (t == "Concat") {
@@ -532,6 +560,48 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   im.graph.nodes.push_back(std::move(g));
 }
 
+// Extra bottom / right padding that gives ceil_mode's output size by the floor formula: as
+// many windows as ceil((in + pads - k) / s) + 1, less a last one that would start in the end
+// padding. The extension is never read (a max ignores it, an average without count_include_pad
+// counts only real pixels).
+int ceil_extension(int in, int pad_a, int pad_b, int k, int stride) {
+  const int span = in + pad_a + pad_b - k;
+  if (span < 0) {
+    return 0;  // the shape check reports the kernel
+  }
+  int out = (span + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad_a) {
+    --out;
+  }
+  return std::max(0, (out - 1) * stride + k - (in + pad_a + pad_b));
+}
+
+// Turns every ceil_mode pool into its floor form with the extension as padding, following the
+// shapes from the input (a node that does not fit is left to FloatGraph::validate).
+void resolve_ceil_mode(FloatGraph& g) {
+  std::map<std::string, std::vector<int> > dims{{g.input, g.input_dims}};
+  for (GraphNode& n : g.nodes) {
+    std::vector<std::vector<int> > in;
+    for (const std::string& t : n.inputs) {
+      auto it = dims.find(t);
+      if (it == dims.end()) {
+        return;
+      }
+      in.push_back(it->second);
+    }
+    if (n.ceil_mode) {
+      n.pad_bottom += ceil_extension(in[0][2], n.pad_top, n.pad_bottom, n.kh, n.stride_h);
+      n.pad_right += ceil_extension(in[0][3], n.pad_left, n.pad_right, n.kw, n.stride_w);
+      n.ceil_mode = false;
+    }
+    std::vector<int> out;
+    if (!node_output_dims(n, in, out).empty()) {
+      return;
+    }
+    dims[n.output] = out;
+  }
+}
+
 onnx::ModelProto read_model(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) {
@@ -594,6 +664,10 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
 FloatGraph import_onnx(const std::string& path) {
   const onnx::ModelProto model = read_model(path);
   const onnx::GraphProto& g = model.graph();
+  // Every missing operator at once, before any one node's error.
+  if (std::string missing = unsupported_operators(g, importer_implements); !missing.empty()) {
+    throw Error(fmt::format("{}: {}", path, missing));
+  }
   Importer im;
   im.file = path;
   im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
@@ -626,6 +700,7 @@ FloatGraph import_onnx(const std::string& path) {
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
   }
   im.graph.output = im.resolve(g.output(0).name());
+  resolve_ceil_mode(im.graph);
   im.graph.validate(path);
   return std::move(im.graph);
 }

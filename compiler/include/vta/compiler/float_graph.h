@@ -41,6 +41,7 @@ struct GraphNode {
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int groups = 1;                  // Conv
   bool count_include_pad = false;  // AveragePool
+  bool ceil_mode = false;          // pools, until the import turns it into end padding
   float clip_lo = 0, clip_hi = 0;  // Clip
   FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b)
   FloatTensor bias;    // K or units values (zeros when the model has none)
@@ -65,6 +66,10 @@ struct FloatGraph {
   // Multiply-accumulates of each node by name (Conv, Gemm; 0 for the others).
   std::map<std::string, uint64_t> node_macs() const;
 };
+
+// The output dims of node g from its inputs' dims (`in`); an error text when they do not fit.
+std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                             std::vector<int>& out);
 
 // Every tensor of the graph (the input included), computed in float from `input`.
 std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);
