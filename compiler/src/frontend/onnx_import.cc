@@ -418,6 +418,9 @@ bool importer_implements(const std::string& op_type) {
                                             "Relu",
                                             "Clip",
                                             "Add",
+                                            "Mul",
+                                            "Sigmoid",
+                                            "HardSigmoid",
                                             "MaxPool",
                                             "AveragePool",
                                             "GlobalAveragePool",
@@ -437,6 +440,14 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     g.clip_hi = clip_bound(im, n, 2, attr_float(n, "max", INFINITY));
   } else if (t == "Add") {
     g.op = GraphOp::kAdd;
+  } else if (t == "Mul") {
+    g.op = GraphOp::kMul;
+  } else if (t == "Sigmoid") {
+    g.op = GraphOp::kSigmoid;
+  } else if (t == "HardSigmoid") {
+    g.op = GraphOp::kHardSigmoid;
+    g.alpha = attr_float(n, "alpha", 0.2f);
+    g.beta = attr_float(n, "beta", 0.5f);
   } else if (t == "MaxPool" || t == "AveragePool") {
     g.op = t == "MaxPool" ? GraphOp::kMaxPool : GraphOp::kAvgPool;
     read_window(im, n, g, 0, 0);
@@ -544,7 +555,9 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
                 : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
                                                : plain_node(im, n);
   g.name = node_name(n);
-  const size_t activations = g.op == GraphOp::kAdd || g.op == GraphOp::kConcat ? n.input_size() : 1;
+  const size_t activations =
+      g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kConcat ? n.input_size()
+                                                                                 : 1;
   for (size_t i = 0; i < activations; ++i) {
     const std::string& in = n.input(int(i));
     if (im.constants.count(in) || im.int_constants.count(in)) {
@@ -552,8 +565,8 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     }
     g.inputs.push_back(im.resolve(in));
   }
-  if (g.op == GraphOp::kAdd && g.inputs.size() != 2) {
-    im.fail(n, "Add needs two inputs");
+  if ((g.op == GraphOp::kAdd || g.op == GraphOp::kMul) && g.inputs.size() != 2) {
+    im.fail(n, fmt::format("{} needs two inputs", t));
   }
   g.output = n.output(0);
   im.producer[g.output] = im.graph.nodes.size();

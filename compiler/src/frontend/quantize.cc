@@ -316,6 +316,26 @@ void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkL
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
 }
 
+// The exponents of the host operators that carry their scales as attributes: HardSigmoid and
+// Sigmoid (in, out), Mul (both operands, out; the per-channel operand second).
+void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
+  const GraphNode& m = q.main(i);
+  const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
+  if (m.op == GraphOp::kHardSigmoid || m.op == GraphOp::kSigmoid) {
+    l.attrs["in_exp"] = e_in, l.attrs["out_exp"] = e_out;
+    if (m.op == GraphOp::kHardSigmoid) {
+      l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
+    }
+  }
+  if (m.op == GraphOp::kMul) {
+    const bool swap = q.runs[0].at(m.inputs[1]).size() > q.runs[0].at(m.inputs[0]).size();
+    l.input = q.net_name.at(m.inputs[swap ? 1 : 0]);
+    l.residual = q.net_name.at(m.inputs[swap ? 0 : 1]);
+    l.attrs["a_exp"] = q.groups.at(l.input), l.attrs["b_exp"] = q.groups.at(l.residual);
+    l.attrs["out_exp"] = e_out;
+  }
+}
+
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   const PlannedLayer& p = q.plan[i];
   const GraphNode& m = q.main(i);
@@ -342,6 +362,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     }
   }
   if (!q.weighted(i)) {
+    scale_attributes(q, i, l);
     return l;
   }
   // Weighted: shift = e_in + e_w - e_out in 0..31 (the weights give way above 31).
