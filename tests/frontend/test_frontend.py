@@ -229,6 +229,26 @@ def op_graph_nodes(kind, g, r):
                 F.pad(F.relu(conv_torch(x, g, "c1")), (1, 0, 0, 0), value=-1e9), 3, 2,
                 ceil_mode=True)
         return g, y, [1, 16, 4, 4], lambda x: avgpool_ceil_torch(F.relu(conv_torch(x, g, "c1")))
+    if kind in ("pad_conv", "pad_avgpool"):  # torch's Pad with zeros, taken over by the next op
+        a = g.node("Relu", [c], "r1")
+        if kind == "pad_conv":
+            pads = g.node("Constant", [], "pads", value=numpy_helper.from_array(
+                np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads"))
+            y = g.conv(g.node("Pad", [a, pads], "pad"), 16, 16, "c2", pad=0)
+            return g, y, [1, 16, 8, 8], lambda x: conv_torch(
+                F.pad(F.relu(conv_torch(x, g, "c1")), (2, 0, 1, 1)), g, "c2", pad=0)
+        pads1 = g.node("Constant", [], "pads1", value=numpy_helper.from_array(
+            np.array([0, 0, 1, 1, 0, 0, 1, 0], np.int64), "pads1"))
+        y = g.node("AveragePool", [g.node("Pad", [a, pads1], "pad1")], "pool",
+                   kernel_shape=[2, 2], strides=[2, 2])
+        return g, y, [1, 16, 5, 4], lambda x: F.avg_pool2d(
+            F.pad(F.relu(conv_torch(x, g, "c1")), (1, 0, 1, 1)), 2, 2)
+    if kind == "bn_after_concat":  # DenseNet: BatchNormalization + Relu after a Concat
+        b = g.node("Relu", [g.conv("x", 8, 8, "c2")], "r2")
+        cat = g.node("Concat", [c, b], "cat", axis=1)
+        y = g.node("Relu", [g.bn(cat, 24, "bn")], "r3")
+        return g, y, [1, 24, 8, 8], lambda x: F.relu(bn_torch(torch.cat(
+            [conv_torch(x, g, "c1"), F.relu(conv_torch(x, g, "c2"))], 1), g, "bn"))
     if kind == "silu":  # x * sigmoid(x), both on the host
         y = g.node("Mul", [c, g.node("Sigmoid", [c], "sig")], "mul")
         return g, y, [1, 16, 8, 8], lambda x: F.silu(conv_torch(x, g, "c1"))
@@ -292,6 +312,7 @@ def avgpool_ceil_torch(a):
 
 OPS = ["clip_constant", "depthwise", "add_fused", "add_host", "maxpool", "avgpool",
        "maxpool_ceil", "avgpool_ceil", "silu", "se_hardsigmoid",
+       "pad_conv", "pad_avgpool", "bn_after_concat",
        "gap_flatten_gemm", "reshape_matmul", "identity_dropout", "concat"]
 
 
@@ -322,6 +343,9 @@ def test_graphs_operator(tmp_path, kind):
         assert "with 16 groups on host" in hosted and fe["host_macs"] == 16 * 9 * 64
     if kind == "concat":
         assert "concat of 2 tensors on host" in hosted
+    if kind == "bn_after_concat":  # a depthwise 1x1 conv with the Relu fused, on the host
+        assert "bn: conv2d 1x1 s1 with 24 groups on host" in hosted
+        assert "Conv(g24)+Relu" in ops
     if kind == "silu":
         assert "sig: sigmoid on host" in hosted and "mul: mul on host" in hosted
     if kind == "se_hardsigmoid":
@@ -430,6 +454,17 @@ def test_errors_sequence_model_lists_all(tmp_path):
     assert "Div, Erf, Add, Mul at /0/mlp/mlp.1 (GELU)" in err
 
 
+def test_errors_pad_before_maxpool(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    pads = g.node("Constant", [], "pads", value=numpy_helper.from_array(
+        np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"))
+    p = g.node("Pad", [g.conv("x", 8, 16, "c1"), pads], "pad")
+    y = g.node("MaxPool", [p], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 5, 5]))
+    assert ("node 'pool' (MaxPool): reads a Pad's zeros: only a Conv or an AveragePool takes a "
+            "Pad over") in err
+
+
 def test_errors_dynamic_shape(tmp_path):
     g = Graph([1, 8, 8, 8], rng())
     y = g.conv("x", 8, 16, "c1")
@@ -510,7 +545,7 @@ def export(tmp, name):
 
 @pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
                                   "squeezenet1_1", "googlenet", "mobilenet_v3_small",
-                                  "efficientnet_b0"])
+                                  "efficientnet_b0", "densenet121"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
@@ -521,7 +556,7 @@ def test_network(tmp_path, name):
     fe = rep["frontend"]
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     assert len(fe["reference_output"]) == 1000
-    if name in ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0"):
+    if name in ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121"):
         # depthwise convolutions run on the host, and are reported
         assert fe["host_macs"] > 0 and any("groups on host" in h for h in rep["host_ops"])
     else:

@@ -58,6 +58,9 @@ struct Importer {
   std::map<std::string, std::string> alias;
   std::map<std::string, int> consumers;
   std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
+  // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
+  // AveragePool reading its output to take over.
+  std::map<std::string, std::vector<int> > pending_pads;
   FloatGraph graph;
 
   std::string resolve(const std::string& t) const {
@@ -257,6 +260,52 @@ void read_window(const Importer& im, const onnx::NodeProto& n, GraphNode& g, int
   g.pad_top = p[0], g.pad_left = p[1], g.pad_bottom = p[2], g.pad_right = p[3];
 }
 
+// A Pad of the node's input added to its own pads (Conv: zeros are its padding too; an
+// AveragePool then counts the pads, as it must for the zeros it averages).
+void fold_pad(const Importer& im, const onnx::NodeProto& n, GraphNode& g) {
+  auto it = im.pending_pads.find(n.input(0));
+  if (it == im.pending_pads.end()) {
+    return;
+  }
+  if (g.op == GraphOp::kMaxPool) {
+    im.fail(n, "reads a Pad's zeros: only a Conv or an AveragePool takes a Pad over");
+  }
+  if (g.op == GraphOp::kAvgPool && !g.count_include_pad &&
+      g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0) {
+    im.fail(n, "has pads of its own without count_include_pad after a Pad");
+  }
+  g.pad_top += it->second[0], g.pad_left += it->second[1];
+  g.pad_bottom += it->second[2], g.pad_right += it->second[3];
+  g.count_include_pad = true;
+}
+
+// Pad (constant mode, value 0, on H and W only): its output is its input, the padding taken
+// over by the Conv or AveragePool that reads it.
+void pad_node(Importer& im, const onnx::NodeProto& n) {
+  if (const auto* a = find_attr(n, "mode"); a && a->s() != "constant") {
+    im.fail(n, fmt::format("mode '{}' is not supported (constant zeros only)", a->s()));
+  }
+  auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
+  if (it == im.int_constants.end() || it->second.size() != 8) {
+    im.fail(n, "the pads must be a constant of 8 values (NCHW begins, then ends)");
+  }
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    const FloatTensor& v = constant_input(im, n, 2, "constant_value");
+    if (v.size() != 1 || v.data[0] != 0) {
+      im.fail(n, "only padding with zeros is supported");
+    }
+  }
+  const std::vector<int64_t>& p = it->second;
+  if (p[0] || p[1] || p[4] || p[5] || *std::min_element(p.begin(), p.end()) < 0 ||
+      *std::max_element(p.begin(), p.end()) > kMaxDim) {
+    im.fail(n, "only non-negative padding of H and W is supported");
+  }
+  if (p[2] || p[3] || p[6] || p[7]) {
+    im.pending_pads[n.output(0)] = {int(p[2]), int(p[3]), int(p[6]), int(p[7])};
+  }
+  im.alias[n.output(0)] = im.resolve(n.input(0));
+}
+
 GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
   GraphNode g;
   g.op = GraphOp::kConv;
@@ -266,6 +315,7 @@ GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
                            n.input(1), g.weight.shape()));
   }
   read_window(im, n, g, g.weight.dims[2], g.weight.dims[3]);
+  fold_pad(im, n, g);
   if (g.kh != g.weight.dims[2] || g.kw != g.weight.dims[3]) {
     im.fail(n, fmt::format("kernel_shape {}x{} does not match the weight {}", g.kh, g.kw,
                            g.weight.shape()));
@@ -287,15 +337,31 @@ GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
 }
 
 // Folds BatchNormalization into the Conv producing its input (its only consumer).
+// A BatchNormalization that no Conv of its own precedes (DenseNet's after a Concat) becomes a
+// depthwise 1x1 Conv, identity until the BN is folded into it: on the host, with the Relu
+// after it fused.
+size_t batchnorm_conv(Importer& im, const onnx::NodeProto& n) {
+  const int k = int(constant_input(im, n, 1, "scale").size());
+  GraphNode g;
+  g.op = GraphOp::kConv;
+  g.name = node_name(n);
+  g.groups = k;
+  g.weight = FloatTensor{{k, 1, 1, 1}, std::vector<float>(size_t(k), 1.0f)};
+  g.bias = FloatTensor{{k}, std::vector<float>(size_t(k), 0.0f)};
+  g.inputs = {im.resolve(n.input(0))};
+  g.output = n.output(0);
+  im.producer[g.output] = im.graph.nodes.size();
+  im.graph.nodes.push_back(std::move(g));
+  return im.graph.nodes.size() - 1;
+}
+
 void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
   auto p = im.producer.find(im.resolve(n.input(0)));
-  if (p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kConv ||
-      im.consumers[n.input(0)] != 1) {
-    im.fail(n,
-            "only a BatchNormalization right after a Conv (its only consumer) is supported: it "
-            "is folded into the Conv");
-  }
-  GraphNode& c = im.graph.nodes[p->second];
+  const size_t conv = p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kConv ||
+                              im.consumers[n.input(0)] != 1
+                          ? batchnorm_conv(im, n)
+                          : p->second;
+  GraphNode& c = im.graph.nodes[conv];
   const size_t k = size_t(c.weight.dims[0]);
   const char* names[] = {"scale", "B", "mean", "var"};
   std::vector<const FloatTensor*> prm;
@@ -315,7 +381,9 @@ void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
     }
     c.bias.data[o] = float((c.bias.data[o] - prm[2]->data[o]) * a + prm[1]->data[o]);
   }
-  im.alias[n.output(0)] = c.output;
+  if (c.output != n.output(0)) {
+    im.alias[n.output(0)] = c.output;
+  }
 }
 
 // Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
@@ -420,6 +488,7 @@ bool importer_implements(const std::string& op_type) {
                                             "Add",
                                             "Mul",
                                             "Sigmoid",
+                                            "Pad",
                                             "HardSigmoid",
                                             "MaxPool",
                                             "AveragePool",
@@ -454,6 +523,7 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     attr_int(im, n, "storage_order", 0, 0, 0);
     g.count_include_pad = attr_int(im, n, "count_include_pad", 0, 0, 1);
     g.ceil_mode = attr_int(im, n, "ceil_mode", 0, 0, 1);
+    fold_pad(im, n, g);
     if (g.ceil_mode && g.count_include_pad) {
       // The divisor of a window over the ceil extension would count pixels that are not pads.
       im.fail(n, "ceil_mode 1 with count_include_pad 1 is not supported");
@@ -547,6 +617,16 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   }
   if (t == "QuantizeLinear" || t == "DequantizeLinear") {
     return qdq_node(im, n);
+  }
+  if (t == "Pad") {
+    return pad_node(im, n);
+  }
+  for (const std::string& in : n.input()) {
+    if (im.pending_pads.count(in) && t != "Conv" && t != "MaxPool" && t != "AveragePool") {
+      im.fail(n, fmt::format("reads the zeros of Pad output '{}': only a Conv or an AveragePool "
+                             "takes a Pad over",
+                             in));
+    }
   }
   if (t == "BatchNormalization") {
     return fold_batchnorm(im, n);
