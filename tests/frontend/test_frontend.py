@@ -354,7 +354,8 @@ def test_graphs_operator(tmp_path, kind):
         assert rep["layers"][-1]["kind"] == "matmul"
 
 
-@pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul"])
+@pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul", "se_hardsigmoid", "silu",
+                                  "bn_after_concat", "maxpool_ceil"])
 def test_graphs_batch_of_two(tmp_path, kind):
     rep, out = run_op_graph(tmp_path, kind, rng(), 2)
     assert rep["frontend"]["samples"] == 4  # 2 calibration inputs x batch 2
@@ -574,6 +575,16 @@ def test_cycle_backend_resnet18(tmp_path):
     assert rep2["cycles"] == rep["cycles"], out2
     assert rep2["frontend"]["reference_output"] == rep["frontend"]["reference_output"]
     assert rep2["frontend"]["output_matches_reference"]
+
+
+def test_cycle_backend_squeezenet(tmp_path):
+    """A model with ceil-mode pools and host Concats on the cycle model: the VTA output equals
+    the int8 reference, every layer checked."""
+    model = export(str(tmp_path), "squeezenet1_1")
+    rep, out, _ = vtasim(str(tmp_path), model, "--calib", "1", backend="cycle")
+    assert rep["frontend"]["output_matches_reference"], out
+    assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
+    assert rep["cycles"] > 0
 
 
 # ---- the Python module's equivalent (vtasim.network("m.onnx")) ----
