@@ -585,6 +585,24 @@ def test_cycle_backend_squeezenet(tmp_path):
     assert rep["frontend"]["output_matches_reference"], out
     assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
     assert rep["cycles"] > 0
+    # Host time: pynq's 2x Cortex-A9 at 650 MHz; every host layer at least its 5 us overhead,
+    # the VTA layers none; end to end is serial (VTA + host), VTA at pynq's 100 MHz.
+    fe = rep["frontend"]
+    assert fe["host_cpu"] == "2x Cortex-A9 @ 650 MHz, NEON"
+    host = [l["host_time_us"] for l in fe["layers"] if not l["on_vta"]]
+    assert host and all(t >= 5 for t in host)
+    assert all(l["host_time_us"] == 0 for l in fe["layers"] if l["on_vta"])
+    assert fe["host_time_us"] == pytest.approx(sum(host))
+    vta_us = sum(l["stats"]["cycles"] for l in rep["layers"]) / 100.0
+    assert fe["vta_time_us"] == pytest.approx(vta_us)
+    assert fe["end_to_end_us"] == pytest.approx(vta_us + fe["host_time_us"])
+    assert fe["host_time_share"] == pytest.approx(fe["host_time_us"] / fe["end_to_end_us"])
+    assert "end to end (serial: VTA + host)" in out
+    # The same host layers on zcu104's 4x Cortex-A53 at 1.333 GHz take less time.
+    other, _, _ = vtasim(str(tmp_path), model, "--calib", "1", "--config", "zcu104")
+    assert other["frontend"]["host_cpu"] == "4x Cortex-A53 @ 1333 MHz, NEON"
+    assert other["frontend"]["host_time_us"] < fe["host_time_us"]
+    assert "end_to_end_us" not in other["frontend"]  # fsim: no cycles
 
 
 # ---- the Python module's equivalent (vtasim.network("m.onnx")) ----
