@@ -11,6 +11,7 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
+#include "vta/compiler/host_cpu.h"
 #include "vta/compiler/network.h"
 #include "vta/compiler/network_workers.h"
 #include "vta/compiler/onnx_import.h"
@@ -175,6 +176,33 @@ std::string check_model_output(const QuantizedModel& model, const NetworkRun& r,
                     model.net.name, differ, r.output.size());
 }
 
+// Host time and the end-to-end latency of an imported model. Serial: a host layer starts when
+// the VTA layer before it has finished and the next VTA layer waits for it (the runtime runs
+// the layers in order on one thread), so end to end = VTA + host.
+void report_host_time(const QuantizedModel& model, const NetworkRun& r, double clock_mhz,
+                      nlohmann::ordered_json& extra) {
+  uint64_t cycles = 0;
+  for (const LayerRun& l : r.runs) {
+    cycles += l.stats.cycles;
+  }
+  const double vta_us = double(cycles) / clock_mhz;
+  const double total = vta_us + model.host_us;
+  std::cout << fmt::format("  host: {:.1f} us on {} ({} host layers, {:.1f} % of the MACs)\n",
+                           model.host_us, model.host_cpu, r.host_ops.size(),
+                           100.0 * double(model.host_macs) /
+                               double(std::max<uint64_t>(model.host_macs + model.vta_macs, 1)));
+  auto& fe = extra["frontend"];
+  if (cycles) {
+    std::cout << fmt::format(
+        "  end to end (serial: VTA + host): {:.1f} us = {:.1f} us VTA at {:g} MHz + {:.1f} us "
+        "host ({:.1f} % on the host)\n",
+        total, vta_us, clock_mhz, model.host_us, 100.0 * model.host_us / total);
+    fe["vta_time_us"] = vta_us;
+    fe["end_to_end_us"] = total;
+    fe["host_time_share"] = model.host_us / total;
+  }
+}
+
 // One line per finished VTA layer (unless --quiet) and the progress display.
 void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
                   std::vector<LayerRun>& done) {
@@ -259,8 +287,12 @@ void add_network_options(po::options_description& desc, NetworkCommand& c) {
 // Runs the compiled network on the target and reports it.
 int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   const Network& net = *module.net;
-  const std::optional<QuantizedModel>& model = module.quantized;
   Target target = setup_target(c.common, !c.no_check);
+  std::optional<QuantizedModel> timed = module.quantized;
+  if (timed) {
+    timed->time_host(host_cpu_for(target.config.target));
+  }
+  const std::optional<QuantizedModel>& model = timed;
   NetworkOptions opt;
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
@@ -288,6 +320,9 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   }
   extra["host_ops"] = r.host_ops;
   const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
+  if (model) {
+    report_host_time(*model, r, target.config.clock_mhz, extra);
+  }
   const int status =
       finish_compiler_command(c.common, target, "network", net.name, r.runs, extra, c.plot_path);
   if (!mismatch.empty()) {

@@ -2,6 +2,7 @@
 // and checked against values worked out by hand; the manager's printing, stopping and
 // verification.
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -51,7 +52,7 @@ vta::HwConfig pynq() {
 
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
   CHECK(known_op_names() ==
-        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid");
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -63,7 +64,7 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat, hardsigmoid)");
+                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
                     "no network operator implements the float-graph operator Relu");
@@ -258,4 +259,45 @@ TEST_CASE("hardsigmoid: int8 on the host against an integer formula, float refer
         "w": 2}, "layers": [{"name": "y", "op": "hardsigmoid", "input": "data", "in_exp": 30}]})"),
                          "n.json"),
       "n.json: network n: hardsigmoid layer 'y': in_exp must be an integer in -24..24 (got 30)");
+}
+
+TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[passes]") {
+  // Every int8 input once (16 channels x 4 x 4): sigmoid at input 2^-4, output 2^-7, against
+  // 1/2 + tanh(x/2)/2; y = x * x at 2^-4 each, output 2^-3: (q*q + 16) / 32 for q*q >= 0; z = x
+  // times the per-channel mean g (one value per channel broadcast over the pixels).
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "sm", "input": {"c": 16,
+    "h": 4, "w": 4}, "layers": [
+    {"name": "s", "op": "sigmoid", "input": "data", "in_exp": 4, "out_exp": 7},
+    {"name": "y", "op": "mul", "input": "data", "residual": "data", "a_exp": 4, "b_exp": 4,
+     "out_exp": 3},
+    {"name": "g", "op": "global_avgpool", "input": "data"},
+    {"name": "z", "op": "mul", "input": "data", "residual": "g", "a_exp": 4, "b_exp": 4,
+     "out_exp": 4}]})"),
+                                   "sm.json");
+  std::vector<int8_t> in(256);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = int8_t(int(i) - 128);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(in);
+  const auto t = reference_network_tensors(net);
+  const std::vector<int8_t>&s = t.at("s").data, &y = t.at("y").data, &z = t.at("z").data;
+  const std::vector<int8_t>& g = t.at("g").data;
+  REQUIRE(g.size() == 16);
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int q = in[i];
+    INFO(q);
+    const double sig = 0.5 + 0.5 * std::tanh(q / 16.0 / 2);
+    CHECK(int(s[i]) == std::min(127, int(std::floor(sig * 128 + 0.5))));
+    CHECK(int(y[i]) == std::min(127, (q * q + 16) / 32));
+    const int p = q * g[i / 16];  // scale 2^-8 to 2^-4: divide by 16, ties away from zero
+    CHECK(int(z[i]) == std::clamp((p >= 0 ? p + 8 : p - 8) / 16, -128, 127));
+  }
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  CHECK_THROWS_WITH(
+      Network::from_json(nlohmann::json::parse(R"({"name": "n", "input": {"c": 2, "h": 4,
+        "w": 4}, "layers": [{"name": "p", "op": "maxpool", "input": "data", "kernel": 2,
+        "stride": 2}, {"name": "y", "op": "mul", "input": "data", "residual": "p"}]})"),
+                         "n.json"),
+      "n.json: network n: mul layer 'y': operand 'data' has shape 1x2x4x4, 'p' has 1x2x2x2 (the "
+      "same shape, or one value per sample and channel)");
 }

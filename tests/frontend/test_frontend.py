@@ -219,6 +219,49 @@ def op_graph_nodes(kind, g, r):
         a = g.node("Relu", [c], "r1")
         y = g.node("MaxPool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
         return g, y, [1, 16, 4, 4], lambda x: F.max_pool2d(F.relu(conv_torch(x, g, "c1")), 3, 2, 1)
+    if kind in ("maxpool_ceil", "avgpool_ceil"):  # 8 wide, k3 s2: 4 windows, the last one short
+        a = g.node("Relu", [c], "r1")
+        op = "MaxPool" if kind == "maxpool_ceil" else "AveragePool"
+        y = g.node(op, [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[0, 1, 0, 0],
+                   ceil_mode=1)
+        if kind == "maxpool_ceil":
+            return g, y, [1, 16, 4, 4], lambda x: F.max_pool2d(
+                F.pad(F.relu(conv_torch(x, g, "c1")), (1, 0, 0, 0), value=-1e9), 3, 2,
+                ceil_mode=True)
+        return g, y, [1, 16, 4, 4], lambda x: avgpool_ceil_torch(F.relu(conv_torch(x, g, "c1")))
+    if kind in ("pad_conv", "pad_avgpool"):  # torch's Pad with zeros, taken over by the next op
+        a = g.node("Relu", [c], "r1")
+        if kind == "pad_conv":
+            pads = g.node("Constant", [], "pads", value=numpy_helper.from_array(
+                np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads"))
+            y = g.conv(g.node("Pad", [a, pads], "pad"), 16, 16, "c2", pad=0)
+            return g, y, [1, 16, 8, 8], lambda x: conv_torch(
+                F.pad(F.relu(conv_torch(x, g, "c1")), (2, 0, 1, 1)), g, "c2", pad=0)
+        pads1 = g.node("Constant", [], "pads1", value=numpy_helper.from_array(
+            np.array([0, 0, 1, 1, 0, 0, 1, 0], np.int64), "pads1"))
+        y = g.node("AveragePool", [g.node("Pad", [a, pads1], "pad1")], "pool",
+                   kernel_shape=[2, 2], strides=[2, 2])
+        return g, y, [1, 16, 5, 4], lambda x: F.avg_pool2d(
+            F.pad(F.relu(conv_torch(x, g, "c1")), (1, 0, 1, 1)), 2, 2)
+    if kind == "bn_after_concat":  # DenseNet: BatchNormalization + Relu after a Concat
+        b = g.node("Relu", [g.conv("x", 8, 8, "c2")], "r2")
+        cat = g.node("Concat", [c, b], "cat", axis=1)
+        y = g.node("Relu", [g.bn(cat, 24, "bn")], "r3")
+        return g, y, [1, 24, 8, 8], lambda x: F.relu(bn_torch(torch.cat(
+            [conv_torch(x, g, "c1"), F.relu(conv_torch(x, g, "c2"))], 1), g, "bn"))
+    if kind == "silu":  # x * sigmoid(x), both on the host
+        y = g.node("Mul", [c, g.node("Sigmoid", [c], "sig")], "mul")
+        return g, y, [1, 16, 8, 8], lambda x: F.silu(conv_torch(x, g, "c1"))
+    if kind == "se_hardsigmoid":  # a squeeze-and-excitation scale: Mul(scale, x), per channel
+        a = g.node("Relu", [c], "r1")
+        hs = g.node("HardSigmoid", [g.node("GlobalAveragePool", [a], "gap")], "hs",
+                    alpha=1.0 / 6, beta=0.5)
+        y = g.node("Mul", [hs, a], "scale")
+
+        def f(x):
+            a1 = F.relu(conv_torch(x, g, "c1"))
+            return F.hardsigmoid(a1.mean((2, 3), keepdim=True)) * a1
+        return g, y, [1, 16, 8, 8], f
     if kind == "avgpool":
         a = g.node("Relu", [c], "r1")
         y = g.node("AveragePool", [a], "pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1] * 4)
@@ -257,7 +300,19 @@ def op_graph_nodes(kind, g, r):
     raise ValueError(kind)
 
 
+def avgpool_ceil_torch(a):
+    """AveragePool k3 s2 with a left pad of 1, ceil mode, over the real pixels only: the sum of
+    the zero-padded input over the count of real pixels in each window."""
+    ones = torch.ones_like(a[:, :1])
+    pad = (1, 0, 0, 0)
+    total = F.avg_pool2d(F.pad(a, pad), 3, 2, ceil_mode=True, divisor_override=1)
+    count = F.avg_pool2d(F.pad(ones, pad), 3, 2, ceil_mode=True, divisor_override=1)
+    return total / count
+
+
 OPS = ["clip_constant", "depthwise", "add_fused", "add_host", "maxpool", "avgpool",
+       "maxpool_ceil", "avgpool_ceil", "silu", "se_hardsigmoid",
+       "pad_conv", "pad_avgpool", "bn_after_concat",
        "gap_flatten_gemm", "reshape_matmul", "identity_dropout", "concat"]
 
 
@@ -288,11 +343,19 @@ def test_graphs_operator(tmp_path, kind):
         assert "with 16 groups on host" in hosted and fe["host_macs"] == 16 * 9 * 64
     if kind == "concat":
         assert "concat of 2 tensors on host" in hosted
+    if kind == "bn_after_concat":  # a depthwise 1x1 conv with the Relu fused, on the host
+        assert "bn: conv2d 1x1 s1 with 24 groups on host" in hosted
+        assert "Conv(g24)+Relu" in ops
+    if kind == "silu":
+        assert "sig: sigmoid on host" in hosted and "mul: mul on host" in hosted
+    if kind == "se_hardsigmoid":
+        assert "hs: hardsigmoid on host" in hosted and "scale: mul on host" in hosted
     if kind in ("gap_flatten_gemm", "reshape_matmul"):
         assert rep["layers"][-1]["kind"] == "matmul"
 
 
-@pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul"])
+@pytest.mark.parametrize("kind", ["add_fused", "reshape_matmul", "se_hardsigmoid", "silu",
+                                  "bn_after_concat", "maxpool_ceil"])
 def test_graphs_batch_of_two(tmp_path, kind):
     rep, out = run_op_graph(tmp_path, kind, rng(), 2)
     assert rep["frontend"]["samples"] == 4  # 2 calibration inputs x batch 2
@@ -308,10 +371,99 @@ def error_of(tmp, model):
 
 
 def test_errors_unsupported_operator(tmp_path):
+    """Every unsupported operator at once: its count and first node, in graph order."""
     g = Graph([1, 8, 8, 8], rng())
-    y = g.node("Sigmoid", [g.conv("x", 8, 16, "c1")], "gate")
-    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8]))
-    assert "unsupported operator 'Sigmoid' at node 'gate'" in err
+    s1 = g.node("Sin", [g.conv("x", 8, 16, "c1")], "sin1")
+    s2 = g.node("Sin", [s1], "sin2")
+    c = g.node("Cos", [s2], "cos")
+    g.nodes.append(helper.make_node("Wobble", [c], ["wob"], name="wob", domain="com.example"))
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), "wob", [1, 16, 8, 8]))
+    assert "m.onnx: 3 unsupported operator(s), every one listed" in err
+    assert "'Sin': 2 nodes, first at node 'sin1'" in err
+    assert "'Cos': 1 node, first at node 'cos'" in err
+    assert "'Wobble (domain 'com.example')': 1 node, first at node 'wob'" in err
+
+
+class GeluBlock(torch.nn.Module):
+    """A conv and torch's exact GELU inside a module path blocks.0.mlp, twice."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        return F.gelu(self.conv(x))
+
+
+class GeluHolder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = GeluBlock()
+
+    def forward(self, x):
+        return self.mlp(x)
+
+
+class GeluNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([GeluHolder(), GeluHolder()])
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return torch.sigmoid(x) * x  # SiLU, spelled out
+
+
+def test_errors_decomposition_named(tmp_path):
+    """torch exports GELU as Div, Erf, Add, Mul: named by what it was, at the module scope that
+    holds it (the node names torch gives); the SiLU after it (Sigmoid, Mul) imports."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    model = str(tmp_path / "gelu.onnx")
+    torch.onnx.export(GeluNet().eval(), torch.randn(1, 8, 6, 6), model, opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "1 unsupported operator(s)" in err
+    assert "Div, Erf, Add, Mul at /blocks.0/mlp (GELU): 2 times" in err
+    assert "SiLU" not in err  # Sigmoid and Mul both run on the host
+    assert "'Div'" not in err and "'Erf'" not in err
+
+
+class EncoderMlpBlock(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(),
+                                       torch.nn.Linear(2 * d, d))
+
+    def forward(self, x):
+        return x + self.mlp(self.ln(x))
+
+
+def test_errors_sequence_model_lists_all(tmp_path):
+    """A 3-D sequence model (LayerNorm, GELU, Softmax): the operators are listed before the
+    input's rank is refused, LayerNorm and GELU by name at their module scopes."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    net = torch.nn.Sequential(EncoderMlpBlock(8), torch.nn.Softmax(-1)).eval()
+    model = str(tmp_path / "seq.onnx")
+    torch.onnx.export(net, torch.randn(1, 4, 8), model, opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "3 unsupported operator(s)" in err
+    assert "'Softmax': 1 node, first at node '/1/Softmax'" in err
+    assert ("ReduceMean, Sub, Pow, Add, Sqrt, Div, Mul at /0/ln (LayerNormalization)" in err)
+    assert "Div, Erf, Add, Mul at /0/mlp/mlp.1 (GELU)" in err
+
+
+def test_errors_pad_before_maxpool(tmp_path):
+    g = Graph([1, 8, 8, 8], rng())
+    pads = g.node("Constant", [], "pads", value=numpy_helper.from_array(
+        np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"))
+    p = g.node("Pad", [g.conv("x", 8, 16, "c1"), pads], "pad")
+    y = g.node("MaxPool", [p], "pool", kernel_shape=[2, 2], strides=[2, 2])
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "m.onnx"), y, [1, 16, 5, 5]))
+    assert ("node 'pool' (MaxPool): reads a Pad's zeros: only a Conv or an AveragePool takes a "
+            "Pad over") in err
 
 
 def test_errors_dynamic_shape(tmp_path):
@@ -392,7 +544,9 @@ def export(tmp, name):
     return model
 
 
-@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11"])
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
+                                  "squeezenet1_1", "googlenet", "mobilenet_v3_small",
+                                  "efficientnet_b0", "densenet121"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
@@ -403,7 +557,8 @@ def test_network(tmp_path, name):
     fe = rep["frontend"]
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     assert len(fe["reference_output"]) == 1000
-    if name == "mobilenet_v2":  # depthwise convolutions run on the host, and are reported
+    if name in ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121"):
+        # depthwise convolutions run on the host, and are reported
         assert fe["host_macs"] > 0 and any("groups on host" in h for h in rep["host_ops"])
     else:
         assert fe["host_macs"] == 0
@@ -420,6 +575,34 @@ def test_cycle_backend_resnet18(tmp_path):
     assert rep2["cycles"] == rep["cycles"], out2
     assert rep2["frontend"]["reference_output"] == rep["frontend"]["reference_output"]
     assert rep2["frontend"]["output_matches_reference"]
+
+
+def test_cycle_backend_squeezenet(tmp_path):
+    """A model with ceil-mode pools and host Concats on the cycle model: the VTA output equals
+    the int8 reference, every layer checked."""
+    model = export(str(tmp_path), "squeezenet1_1")
+    rep, out, _ = vtasim(str(tmp_path), model, "--calib", "1", backend="cycle")
+    assert rep["frontend"]["output_matches_reference"], out
+    assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
+    assert rep["cycles"] > 0
+    # Host time: pynq's 2x Cortex-A9 at 650 MHz; every host layer at least its 5 us overhead,
+    # the VTA layers none; end to end is serial (VTA + host), VTA at pynq's 100 MHz.
+    fe = rep["frontend"]
+    assert fe["host_cpu"] == "2x Cortex-A9 @ 650 MHz, NEON"
+    host = [l["host_time_us"] for l in fe["layers"] if not l["on_vta"]]
+    assert host and all(t >= 5 for t in host)
+    assert all(l["host_time_us"] == 0 for l in fe["layers"] if l["on_vta"])
+    assert fe["host_time_us"] == pytest.approx(sum(host))
+    vta_us = sum(l["stats"]["cycles"] for l in rep["layers"]) / 100.0
+    assert fe["vta_time_us"] == pytest.approx(vta_us)
+    assert fe["end_to_end_us"] == pytest.approx(vta_us + fe["host_time_us"])
+    assert fe["host_time_share"] == pytest.approx(fe["host_time_us"] / fe["end_to_end_us"])
+    assert "end to end (serial: VTA + host)" in out
+    # The same host layers on zcu104's 4x Cortex-A53 at 1.333 GHz take less time.
+    other, _, _ = vtasim(str(tmp_path), model, "--calib", "1", "--config", "zcu104")
+    assert other["frontend"]["host_cpu"] == "4x Cortex-A53 @ 1333 MHz, NEON"
+    assert other["frontend"]["host_time_us"] < fe["host_time_us"]
+    assert "end_to_end_us" not in other["frontend"]  # fsim: no cycles
 
 
 # ---- the Python module's equivalent (vtasim.network("m.onnx")) ----

@@ -47,6 +47,12 @@ const char* graph_op_name(GraphOp op) {
       return "Gemm";
     case GraphOp::kConcat:
       return "Concat";
+    case GraphOp::kHardSigmoid:
+      return "HardSigmoid";
+    case GraphOp::kSigmoid:
+      return "Sigmoid";
+    case GraphOp::kMul:
+      return "Mul";
   }
   return "?";
 }
@@ -196,6 +202,16 @@ FloatTensor concat(const GraphNode& g, const std::vector<const FloatTensor*>& xs
   return out;
 }
 
+// a * b, b of a's shape or one value per sample and channel (a squeeze-and-excitation scale).
+FloatTensor multiply(const FloatTensor& a, const FloatTensor& b) {
+  FloatTensor out = a;
+  const size_t per = b.size() == a.size() ? 1 : a.size() / std::max<size_t>(b.size(), 1);
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    out.data[i] *= b.data[i / per];
+  }
+  return out;
+}
+
 FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTensor* b) {
   FloatTensor out = a;
   if (b && b->size() != a.size()) {
@@ -210,6 +226,12 @@ FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTen
         break;
       case GraphOp::kClip:
         v = std::clamp(v, g.clip_lo, g.clip_hi);
+        break;
+      case GraphOp::kHardSigmoid:
+        v = float(std::clamp(double(g.alpha) * v + g.beta, 0.0, 1.0));
+        break;
+      case GraphOp::kSigmoid:
+        v = float(1.0 / (1.0 + std::exp(-double(v))));
         break;
       default:
         v += b->data[i];
@@ -235,6 +257,8 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
       return concat(g, in);
     case GraphOp::kAdd:
       return elementwise(g, *in[0], in[1]);
+    case GraphOp::kMul:
+      return in[1]->size() > in[0]->size() ? multiply(*in[1], *in[0]) : multiply(*in[0], *in[1]);
     default:
       return elementwise(g, *in[0], nullptr);
   }
@@ -242,11 +266,8 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
 
 }  // namespace
 
-namespace {
-
-// The output dims of one node from its input dims; an error text when they do not fit.
-std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& in,
-                       std::vector<int>& out) {
+std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                             std::vector<int>& out) {
   const std::vector<int>& d = in[0];
   out = d;
   if (g.op == GraphOp::kConv || g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool) {
@@ -272,6 +293,18 @@ std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& 
                          g.weight.dims[1]);
     }
     out = {d[0], g.weight.dims[0], 1, 1};
+  } else if (g.op == GraphOp::kMul) {
+    const std::vector<int>& big = in[1][2] * in[1][3] > d[2] * d[3] ? in[1] : d;
+    const std::vector<int>& small = &big == &d ? in[1] : d;
+    const bool per_channel =
+        small[0] == big[0] && small[1] == big[1] && small[2] == 1 && small[3] == 1;
+    if (small != big && !per_channel) {
+      return fmt::format(
+          "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (the same "
+          "shape, or one value per sample and channel)",
+          d[0], d[1], d[2], d[3], in[1][0], in[1][1], in[1][2], in[1][3]);
+    }
+    out = big;
   } else if (g.op == GraphOp::kAdd || g.op == GraphOp::kConcat) {
     for (const std::vector<int>& o : in) {
       const bool same =
@@ -293,8 +326,6 @@ std::string node_shape(const GraphNode& g, const std::vector<std::vector<int>>& 
   return {};
 }
 
-}  // namespace
-
 std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::string& source) const {
   std::map<std::string, std::vector<int>> dims{{input, input_dims}};
   for (const GraphNode& g : nodes) {
@@ -310,7 +341,7 @@ std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::stri
       in.push_back(it->second);
     }
     std::vector<int> out;
-    if (std::string e = node_shape(g, in, out); !e.empty()) {
+    if (std::string e = node_output_dims(g, in, out); !e.empty()) {
       throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
     }
     dims[g.output] = out;

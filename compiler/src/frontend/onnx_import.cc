@@ -27,10 +27,13 @@ FloatGraph import_onnx(const std::string& path) {
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
+
+#include "frontend/unsupported_ops.h"
 
 namespace vta::compiler {
 
@@ -56,6 +59,9 @@ struct Importer {
   std::map<std::string, std::string> alias;
   std::map<std::string, int> consumers;
   std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
+  // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
+  // AveragePool reading its output to take over.
+  std::map<std::string, std::vector<int> > pending_pads;
   FloatGraph graph;
 
   std::string resolve(const std::string& t) const {
@@ -255,6 +261,52 @@ void read_window(const Importer& im, const onnx::NodeProto& n, GraphNode& g, int
   g.pad_top = p[0], g.pad_left = p[1], g.pad_bottom = p[2], g.pad_right = p[3];
 }
 
+// A Pad of the node's input added to its own pads (Conv: zeros are its padding too; an
+// AveragePool then counts the pads, as it must for the zeros it averages).
+void fold_pad(const Importer& im, const onnx::NodeProto& n, GraphNode& g) {
+  auto it = im.pending_pads.find(n.input(0));
+  if (it == im.pending_pads.end()) {
+    return;
+  }
+  if (g.op == GraphOp::kMaxPool) {
+    im.fail(n, "reads a Pad's zeros: only a Conv or an AveragePool takes a Pad over");
+  }
+  if (g.op == GraphOp::kAvgPool && !g.count_include_pad &&
+      g.pad_top + g.pad_left + g.pad_bottom + g.pad_right > 0) {
+    im.fail(n, "has pads of its own without count_include_pad after a Pad");
+  }
+  g.pad_top += it->second[0], g.pad_left += it->second[1];
+  g.pad_bottom += it->second[2], g.pad_right += it->second[3];
+  g.count_include_pad = true;
+}
+
+// Pad (constant mode, value 0, on H and W only): its output is its input, the padding taken
+// over by the Conv or AveragePool that reads it.
+void pad_node(Importer& im, const onnx::NodeProto& n) {
+  if (const auto* a = find_attr(n, "mode"); a && a->s() != "constant") {
+    im.fail(n, fmt::format("mode '{}' is not supported (constant zeros only)", a->s()));
+  }
+  auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
+  if (it == im.int_constants.end() || it->second.size() != 8) {
+    im.fail(n, "the pads must be a constant of 8 values (NCHW begins, then ends)");
+  }
+  if (n.input_size() > 2 && !n.input(2).empty()) {
+    const FloatTensor& v = constant_input(im, n, 2, "constant_value");
+    if (v.size() != 1 || v.data[0] != 0) {
+      im.fail(n, "only padding with zeros is supported");
+    }
+  }
+  const std::vector<int64_t>& p = it->second;
+  if (p[0] || p[1] || p[4] || p[5] || *std::min_element(p.begin(), p.end()) < 0 ||
+      *std::max_element(p.begin(), p.end()) > kMaxDim) {
+    im.fail(n, "only non-negative padding of H and W is supported");
+  }
+  if (p[2] || p[3] || p[6] || p[7]) {
+    im.pending_pads[n.output(0)] = {int(p[2]), int(p[3]), int(p[6]), int(p[7])};
+  }
+  im.alias[n.output(0)] = im.resolve(n.input(0));
+}
+
 GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
   GraphNode g;
   g.op = GraphOp::kConv;
@@ -264,6 +316,7 @@ GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
                            n.input(1), g.weight.shape()));
   }
   read_window(im, n, g, g.weight.dims[2], g.weight.dims[3]);
+  fold_pad(im, n, g);
   if (g.kh != g.weight.dims[2] || g.kw != g.weight.dims[3]) {
     im.fail(n, fmt::format("kernel_shape {}x{} does not match the weight {}", g.kh, g.kw,
                            g.weight.shape()));
@@ -285,15 +338,31 @@ GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
 }
 
 // Folds BatchNormalization into the Conv producing its input (its only consumer).
+// A BatchNormalization that no Conv of its own precedes (DenseNet's after a Concat) becomes a
+// depthwise 1x1 Conv, identity until the BN is folded into it: on the host, with the Relu
+// after it fused.
+size_t batchnorm_conv(Importer& im, const onnx::NodeProto& n) {
+  const int k = int(constant_input(im, n, 1, "scale").size());
+  GraphNode g;
+  g.op = GraphOp::kConv;
+  g.name = node_name(n);
+  g.groups = k;
+  g.weight = FloatTensor{{k, 1, 1, 1}, std::vector<float>(size_t(k), 1.0f)};
+  g.bias = FloatTensor{{k}, std::vector<float>(size_t(k), 0.0f)};
+  g.inputs = {im.resolve(n.input(0))};
+  g.output = n.output(0);
+  im.producer[g.output] = im.graph.nodes.size();
+  im.graph.nodes.push_back(std::move(g));
+  return im.graph.nodes.size() - 1;
+}
+
 void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
   auto p = im.producer.find(im.resolve(n.input(0)));
-  if (p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kConv ||
-      im.consumers[n.input(0)] != 1) {
-    im.fail(n,
-            "only a BatchNormalization right after a Conv (its only consumer) is supported: it "
-            "is folded into the Conv");
-  }
-  GraphNode& c = im.graph.nodes[p->second];
+  const size_t conv = p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kConv ||
+                              im.consumers[n.input(0)] != 1
+                          ? batchnorm_conv(im, n)
+                          : p->second;
+  GraphNode& c = im.graph.nodes[conv];
   const size_t k = size_t(c.weight.dims[0]);
   const char* names[] = {"scale", "B", "mean", "var"};
   std::vector<const FloatTensor*> prm;
@@ -313,7 +382,9 @@ void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
     }
     c.bias.data[o] = float((c.bias.data[o] - prm[2]->data[o]) * a + prm[1]->data[o]);
   }
-  im.alias[n.output(0)] = c.output;
+  if (c.output != n.output(0)) {
+    im.alias[n.output(0)] = c.output;
+  }
 }
 
 // Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
@@ -400,6 +471,33 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
+// The ONNX operators (default domain) import_node handles.
+bool importer_implements(const std::string& op_type) {
+  static const std::set<std::string> ops = {"Constant",
+                                            "Identity",
+                                            "Dropout",
+                                            "Flatten",
+                                            "Reshape",
+                                            "QuantizeLinear",
+                                            "DequantizeLinear",
+                                            "BatchNormalization",
+                                            "Conv",
+                                            "Gemm",
+                                            "MatMul",
+                                            "Relu",
+                                            "Clip",
+                                            "Add",
+                                            "Mul",
+                                            "Sigmoid",
+                                            "Pad",
+                                            "HardSigmoid",
+                                            "MaxPool",
+                                            "AveragePool",
+                                            "GlobalAveragePool",
+                                            "Concat"};
+  return ops.count(op_type) > 0;
+}
+
 // The node's graph op for the simple operators, with its attributes.
 GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
   GraphNode g;
@@ -412,14 +510,25 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     g.clip_hi = clip_bound(im, n, 2, attr_float(n, "max", INFINITY));
   } else if (t == "Add") {
     g.op = GraphOp::kAdd;
+  } else if (t == "Mul") {
+    g.op = GraphOp::kMul;
+  } else if (t == "Sigmoid") {
+    g.op = GraphOp::kSigmoid;
+  } else if (t == "HardSigmoid") {
+    g.op = GraphOp::kHardSigmoid;
+    g.alpha = attr_float(n, "alpha", 0.2f);
+    g.beta = attr_float(n, "beta", 0.5f);
   } else if (t == "MaxPool" || t == "AveragePool") {
     g.op = t == "MaxPool" ? GraphOp::kMaxPool : GraphOp::kAvgPool;
     read_window(im, n, g, 0, 0);
-    if (attr_int(im, n, "ceil_mode", 0, 0, 1)) {
-      im.fail(n, "ceil_mode 1 is not supported");
-    }
     attr_int(im, n, "storage_order", 0, 0, 0);
     g.count_include_pad = attr_int(im, n, "count_include_pad", 0, 0, 1);
+    g.ceil_mode = attr_int(im, n, "ceil_mode", 0, 0, 1);
+    fold_pad(im, n, g);
+    if (g.ceil_mode && g.count_include_pad) {
+      // The divisor of a window over the ceil extension would count pixels that are not pads.
+      im.fail(n, "ceil_mode 1 with count_include_pad 1 is not supported");
+    }
   } else if (t == "GlobalAveragePool") {
     g.op = GraphOp::kGlobalAvgPool;
   } else if (t == "Concat") {
@@ -510,6 +619,16 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   if (t == "QuantizeLinear" || t == "DequantizeLinear") {
     return qdq_node(im, n);
   }
+  if (t == "Pad") {
+    return pad_node(im, n);
+  }
+  for (const std::string& in : n.input()) {
+    if (im.pending_pads.count(in) && t != "Conv" && t != "MaxPool" && t != "AveragePool") {
+      im.fail(n, fmt::format("reads the zeros of Pad output '{}': only a Conv or an AveragePool "
+                             "takes a Pad over",
+                             in));
+    }
+  }
   if (t == "BatchNormalization") {
     return fold_batchnorm(im, n);
   }
@@ -517,7 +636,9 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
                 : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
                                                : plain_node(im, n);
   g.name = node_name(n);
-  const size_t activations = g.op == GraphOp::kAdd || g.op == GraphOp::kConcat ? n.input_size() : 1;
+  const size_t activations =
+      g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kConcat ? n.input_size()
+                                                                                 : 1;
   for (size_t i = 0; i < activations; ++i) {
     const std::string& in = n.input(int(i));
     if (im.constants.count(in) || im.int_constants.count(in)) {
@@ -525,12 +646,54 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     }
     g.inputs.push_back(im.resolve(in));
   }
-  if (g.op == GraphOp::kAdd && g.inputs.size() != 2) {
-    im.fail(n, "Add needs two inputs");
+  if ((g.op == GraphOp::kAdd || g.op == GraphOp::kMul) && g.inputs.size() != 2) {
+    im.fail(n, fmt::format("{} needs two inputs", t));
   }
   g.output = n.output(0);
   im.producer[g.output] = im.graph.nodes.size();
   im.graph.nodes.push_back(std::move(g));
+}
+
+// Extra bottom / right padding that gives ceil_mode's output size by the floor formula: as
+// many windows as ceil((in + pads - k) / s) + 1, less a last one that would start in the end
+// padding. The extension is never read (a max ignores it, an average without count_include_pad
+// counts only real pixels).
+int ceil_extension(int in, int pad_a, int pad_b, int k, int stride) {
+  const int span = in + pad_a + pad_b - k;
+  if (span < 0) {
+    return 0;  // the shape check reports the kernel
+  }
+  int out = (span + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad_a) {
+    --out;
+  }
+  return std::max(0, (out - 1) * stride + k - (in + pad_a + pad_b));
+}
+
+// Turns every ceil_mode pool into its floor form with the extension as padding, following the
+// shapes from the input (a node that does not fit is left to FloatGraph::validate).
+void resolve_ceil_mode(FloatGraph& g) {
+  std::map<std::string, std::vector<int> > dims{{g.input, g.input_dims}};
+  for (GraphNode& n : g.nodes) {
+    std::vector<std::vector<int> > in;
+    for (const std::string& t : n.inputs) {
+      auto it = dims.find(t);
+      if (it == dims.end()) {
+        return;
+      }
+      in.push_back(it->second);
+    }
+    if (n.ceil_mode) {
+      n.pad_bottom += ceil_extension(in[0][2], n.pad_top, n.pad_bottom, n.kh, n.stride_h);
+      n.pad_right += ceil_extension(in[0][3], n.pad_left, n.pad_right, n.kw, n.stride_w);
+      n.ceil_mode = false;
+    }
+    std::vector<int> out;
+    if (!node_output_dims(n, in, out).empty()) {
+      return;
+    }
+    dims[n.output] = out;
+  }
 }
 
 onnx::ModelProto read_model(const std::string& path) {
@@ -589,6 +752,10 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
 FloatGraph import_onnx(const std::string& path) {
   const onnx::ModelProto model = read_model(path);
   const onnx::GraphProto& g = model.graph();
+  // Every missing operator at once, before any one node's error.
+  if (std::string missing = unsupported_operators(g, importer_implements); !missing.empty()) {
+    throw Error(fmt::format("{}: {}", path, missing));
+  }
   Importer im;
   im.file = path;
   im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
@@ -621,6 +788,7 @@ FloatGraph import_onnx(const std::string& path) {
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
   }
   im.graph.output = im.resolve(g.output(0).name());
+  resolve_ceil_mode(im.graph);
   im.graph.validate(path);
   return std::move(im.graph);
 }

@@ -319,6 +319,26 @@ void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkL
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
 }
 
+// The exponents of the host operators that carry their scales as attributes: HardSigmoid and
+// Sigmoid (in, out), Mul (both operands, out; the per-channel operand second).
+void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
+  const GraphNode& m = q.main(i);
+  const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
+  if (m.op == GraphOp::kHardSigmoid || m.op == GraphOp::kSigmoid) {
+    l.attrs["in_exp"] = e_in, l.attrs["out_exp"] = e_out;
+    if (m.op == GraphOp::kHardSigmoid) {
+      l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
+    }
+  }
+  if (m.op == GraphOp::kMul) {
+    const bool swap = q.runs[0].at(m.inputs[1]).size() > q.runs[0].at(m.inputs[0]).size();
+    l.input = q.net_name.at(m.inputs[swap ? 1 : 0]);
+    l.residual = q.net_name.at(m.inputs[swap ? 0 : 1]);
+    l.attrs["a_exp"] = q.groups.at(l.input), l.attrs["b_exp"] = q.groups.at(l.residual);
+    l.attrs["out_exp"] = e_out;
+  }
+}
+
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   const PlannedLayer& p = q.plan[i];
   const GraphNode& m = q.main(i);
@@ -345,6 +365,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     }
   }
   if (!q.weighted(i)) {
+    scale_attributes(q, i, l);
     return l;
   }
   // Weighted: shift = e_in + e_w - e_out in 0..31 (the weights give way above 31).
@@ -475,6 +496,34 @@ FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {
   return t;
 }
 
+namespace {
+
+// A layer's output values and the int8 bytes it reads and writes (every activation input).
+void count_bytes(const Quantizer& q, size_t i, QuantLayerReport& rep) {
+  rep.values = q.runs[0].at(q.plan[i].out).size();
+  rep.bytes = rep.values;
+  for (const std::string& in : q.main(i).inputs) {
+    rep.bytes += q.runs[0].at(in).size();
+  }
+  if (q.plan[i].add) {
+    rep.bytes += q.runs[0].at(q.plan[i].residual).size();
+  }
+}
+
+}  // namespace
+
+void QuantizedModel::time_host(const HostCpu& cpu) {
+  host_cpu = cpu.name;
+  host_us = 0;
+  for (QuantLayerReport& l : layers) {
+    if (!l.on_vta) {
+      l.host_us = l.macs ? host_layer_us(cpu, HostWork::kInt8Mac, l.macs, l.bytes)
+                         : host_layer_us(cpu, HostWork::kElementwise, l.values, l.bytes);
+      host_us += l.host_us;
+    }
+  }
+}
+
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.calib < 1) {
     throw Error(fmt::format("quantization needs at least 1 calibration input (got {})", opt.calib));
@@ -508,6 +557,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
     m.net.layers.push_back(lower_layer(q, i, rep));
     rep.on_vta = m.net.layers.back().on_vta();
     rep.macs = macs.at(q.main(i).name);
+    count_bytes(q, i, rep);
     (rep.on_vta ? m.vta_macs : m.host_macs) += rep.macs;
     m.layers.push_back(rep);
   }
@@ -533,6 +583,10 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
   j["samples"] = samples;
   j["vta_macs"] = vta_macs;
   j["host_macs"] = host_macs;
+  if (!host_cpu.empty()) {
+    j["host_cpu"] = host_cpu;
+    j["host_time_us"] = host_us;
+  }
   j["reference_output"] = reference_output;
   j["layers"] = nlohmann::ordered_json::array();
   for (const QuantLayerReport& l : layers) {
@@ -544,7 +598,8 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
                            {"output_exponent", l.out_exp},
                            {"shift", l.shift},
                            {"snr_db", l.snr_db},
-                           {"macs", l.macs}});
+                           {"macs", l.macs},
+                           {"host_time_us", l.host_us}});
   }
   return j;
 }

@@ -103,6 +103,7 @@ const OpDef& hardsigmoid_op() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "hardsigmoid";
+    d.from_graph_op = GraphOp::kHardSigmoid;
     d.json_keys = {"name", "op", "input", "alpha", "beta", "in_exp", "out_exp"};
     d.read_json = read_hardsigmoid;
     d.write_json = write_hardsigmoid;

@@ -27,7 +27,10 @@ enum class GraphOp {
   kAvgPool,
   kGlobalAvgPool,
   kGemm,
-  kConcat
+  kConcat,
+  kHardSigmoid,  // max(0, min(1, alpha x + beta))
+  kSigmoid,
+  kMul  // elementwise; the second operand may be per channel (N x C x 1 x 1)
 };
 
 const char* graph_op_name(GraphOp op);  // the ONNX operator name ("Conv", ...)
@@ -39,9 +42,11 @@ struct GraphNode {
   std::string output;
   int kh = 1, kw = 1, stride_h = 1, stride_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  int groups = 1;                  // Conv
-  bool count_include_pad = false;  // AveragePool
-  float clip_lo = 0, clip_hi = 0;  // Clip
+  int groups = 1;                   // Conv
+  bool count_include_pad = false;   // AveragePool
+  bool ceil_mode = false;           // pools, until the import turns it into end padding
+  float clip_lo = 0, clip_hi = 0;   // Clip
+  float alpha = 0.2f, beta = 0.5f;  // HardSigmoid
   FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b)
   FloatTensor bias;    // K or units values (zeros when the model has none)
 };
@@ -65,6 +70,10 @@ struct FloatGraph {
   // Multiply-accumulates of each node by name (Conv, Gemm; 0 for the others).
   std::map<std::string, uint64_t> node_macs() const;
 };
+
+// The output dims of node g from its inputs' dims (`in`); an error text when they do not fit.
+std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                             std::vector<int>& out);
 
 // Every tensor of the graph (the input included), computed in float from `input`.
 std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/compiler/float_graph.h"
+#include "vta/compiler/host_cpu.h"
 #include "vta/compiler/network.h"
 
 namespace vta::compiler {
@@ -44,6 +45,9 @@ struct QuantLayerReport {
   int in_exp = 0, w_exp = 0, out_exp = 0, shift = 0;  // scales 2^-exp
   double snr_db = 0;  // of the dequantized output against the float graph
   uint64_t macs = 0;
+  uint64_t values = 0;  // output values (a host layer's elementwise operations)
+  uint64_t bytes = 0;   // int8 bytes read and written (inputs and output)
+  double host_us = 0;   // a host layer's time on the board's CPU (time_host)
 };
 
 struct QuantizedModel {
@@ -58,6 +62,12 @@ struct QuantizedModel {
   uint64_t vta_macs = 0, host_macs = 0;
   std::vector<int8_t> reference_output;  // the int8 reference's output of net.input_data
   QuantOptions options;
+  std::string host_cpu;  // the CPU time_host modelled ("" before)
+  double host_us = 0;    // all host layers, serial
+
+  // Times every host layer on `cpu` (host_cpu.h): int8 MACs for the grouped convolutions, one
+  // operation per output value for the others.
+  void time_host(const HostCpu& cpu);
 
   nlohmann::ordered_json to_json() const;
   std::string describe() const;  // the human table
