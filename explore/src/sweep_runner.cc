@@ -75,17 +75,18 @@ void count_status(SweepSummary& s, const std::string& status) {
 
 void check_sweep_options(const SweepOptions& opt) {
   if (opt.workers > 1024) {
-    throw Error(fmt::format("sweep: jobs = {} is out of range 0..1024 (0: one per CPU)",
-                            opt.workers));
+    throw Error(
+        fmt::format("sweep: jobs = {} is out of range 0..1024 (0: one per CPU)", opt.workers));
   }
   if (opt.shard_count < 1 || opt.shard_index < 1 || opt.shard_index > opt.shard_count) {
     throw Error(fmt::format("sweep: shard {}/{} must be I/N with 1 <= I <= N", opt.shard_index,
                             opt.shard_count));
   }
   if (!(opt.timeout_seconds >= 0) || !std::isfinite(opt.timeout_seconds)) {
-    throw Error(fmt::format("sweep: timeout = {} must be a finite number of seconds >= 0 "
-                            "(0: none)",
-                            opt.timeout_seconds));
+    throw Error(
+        fmt::format("sweep: timeout = {} must be a finite number of seconds >= 0 "
+                    "(0: none)",
+                    opt.timeout_seconds));
   }
   if (opt.recycle_after < 1) {
     throw Error("sweep: recycle_after must be at least 1 job per worker");

@@ -1,10 +1,10 @@
 #include "vta/compiler/quantize.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
-#include <filesystem>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
