@@ -10,10 +10,22 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc.in
 configure_file(${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc.in
   ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc @ONLY)
 
+# The device table (budgets, memory ports, DRAM, published clocks), compiled in the same way.
+set(VTA_DEVICES ${CMAKE_CURRENT_SOURCE_DIR}/device_data/devices.json)
+file(READ ${VTA_DEVICES} VTA_DEVICES_JSON)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${VTA_DEVICES})
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/devices.cc.in
+  "// Generated from explore/device_data/devices.json by explore/models.cmake; do not edit.\n"
+  "namespace vta::explore { extern const char* const kDevicesJson; "
+  "const char* const kDevicesJson = R\"vtajson(@VTA_DEVICES_JSON@)vtajson\"; }\n")
+configure_file(${CMAKE_CURRENT_BINARY_DIR}/devices.cc.in ${CMAKE_CURRENT_BINARY_DIR}/devices.cc
+  @ONLY)
+
 set(VTA_EXPLORE_MODEL_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/src/area_model.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/energy_model.cc)
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/energy_model.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/fpga_device.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/design_verdict.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/report_verdicts.cc)
 add_library(vta_explore_models STATIC ${VTA_EXPLORE_MODEL_SOURCES}
-  ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc)
+  ${CMAKE_CURRENT_BINARY_DIR}/area_coefficients.cc ${CMAKE_CURRENT_BINARY_DIR}/devices.cc)
 target_include_directories(vta_explore_models PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vta_explore_models PUBLIC vta_sim_core PRIVATE vta_warnings)
 

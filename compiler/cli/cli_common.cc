@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include "progress_display.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -35,9 +37,8 @@ void add_common_options(po::options_description& desc, CommonOptions& o) {
   add("vcd-max-mb", po::value(&o.vcd_max_mb)->default_value(1024),
       "refuse a VCD larger than this many MiB (cut there, with an error that gives its full "
       "size); 0 = no limit");
-  add("progress", po::bool_switch(&o.progress),
-      "show cycles and instructions retired on stderr every second, also when stderr is not a "
-      "terminal (on a terminal it is shown anyway)");
+  add_progress_option(desc, o.progress);
+  add_quiet_option(desc, o.quiet);
   add("max-cycles", po::value(&o.max_cycles),
       "stop a run (one synchronised program) after N cycles with an error; on fsim N counts work "
       "units: one per instruction plus one per GEMM/ALU micro-op; without it `run` stops at "
@@ -73,6 +74,31 @@ void add_set_option(po::options_description& desc, std::vector<std::string>& set
                      "override a config key: --set KEY=VALUE (repeatable, e.g. --set LOG_BLOCK=5)");
 }
 
+void add_quiet_option(po::options_description& desc, bool& quiet) {
+  desc.add_options()("quiet,q",
+                     po::bool_switch(&quiet)->notifier([](bool q) { set_progress_quiet(q); }),
+                     "no progress display and no per-item lines on stderr (results, the --json "
+                     "report and errors are unchanged)");
+}
+
+void add_progress_option(po::options_description& desc, bool& progress) {
+  desc.add_options()("progress", po::bool_switch(&progress),
+                     "show progress on stderr also when it is not a terminal (on a terminal it is "
+                     "shown anyway)");
+}
+
+namespace {
+
+// --progress and --quiet together ask for opposite things: a usage error on every command.
+void refuse_progress_and_quiet(const po::variables_map& vm) {
+  const auto on = [&](const char* name) { return vm.count(name) && vm[name].as<bool>(); };
+  if (on("progress") && on("quiet")) {
+    throw UsageError("--progress and --quiet contradict each other; give one");
+  }
+}
+
+}  // namespace
+
 bool parse_args(int argc, char** argv, const std::string& usage,
                 const po::options_description& desc, const po::positional_options_description& pos,
                 po::variables_map& vm) {
@@ -83,6 +109,7 @@ bool parse_args(int argc, char** argv, const std::string& usage,
       return false;
     }
     po::notify(vm);
+    refuse_progress_and_quiet(vm);
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (usage: " + usage + ")");
   }

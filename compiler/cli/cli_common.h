@@ -43,11 +43,16 @@ struct CommonOptions {
   std::string trace_window;       // "A:B": cycles [A, B) of the Perfetto trace
   double vcd_max_mb = 1024;       // VCD size limit in MiB (0 = none)
   bool progress = false;          // show progress on stderr even when it is not a terminal
+  bool quiet = false;             // no progress display and no per-item lines (results stay)
   uint64_t max_cycles = 0;        // budget of one run (fsim: work units); 0 = the command's default
 };
 
 // Adds the common options (and --help) to `desc`, storing into `opts`.
 void add_common_options(po::options_description& desc, CommonOptions& opts);
+// --quiet / --progress with the one meaning every command gives them (commands without the
+// common options add these); parse_args refuses the two together.
+void add_quiet_option(po::options_description& desc, bool& quiet);
+void add_progress_option(po::options_description& desc, bool& progress);
 // Adds --set KEY=VALUE (repeatable), storing into `sets`.
 void add_set_option(po::options_description& desc, std::vector<std::string>& sets);
 

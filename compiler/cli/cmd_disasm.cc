@@ -97,8 +97,10 @@ int cmd_disasm(int argc, char** argv) {
     CommonOptions opts;
     std::string file;
     bool no_uops = false;
-    bool all_uops = false;
+    bool all_uops = false, quiet = false, progress = false;
     po::options_description desc("disasm options");
+    add_progress_option(desc, progress);  // accepted as everywhere; disasm has nothing to show
+    add_quiet_option(desc, quiet);
     auto add = desc.add_options();
     add("help,h", "show this help");
     add("config,c", po::value(&opts.config),

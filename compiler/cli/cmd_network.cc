@@ -261,7 +261,7 @@ struct NetworkCommand {
   CommonOptions common;
   std::string name, plot_path;
   int tune = 0, batch = 1, jobs = 1;
-  bool no_check = false, quiet = false, print_json = false;
+  bool no_check = false, print_json = false;
   ModelOptions model;
   PipelineOptions pipeline;
 };
@@ -275,7 +275,6 @@ void add_network_options(po::options_description& desc, NetworkCommand& c) {
   add("tune", po::value(&c.tune)->implicit_value(4),
       "tune every convolution with the N best-estimated schedules (default 4)");
   add("no-check", po::bool_switch(&c.no_check), "skip the checks against the C++ reference");
-  add("quiet", po::bool_switch(&c.quiet), "no progress lines");
   add("jobs,j", po::value(&c.jobs)->default_value(1),
       "simulate the layers in N worker processes (same results as -j 1)");
   add("print-json", po::bool_switch(&c.print_json),
@@ -298,8 +297,8 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   opt.tune_candidates = size_t(c.tune);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
   explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                                    !c.quiet);
-  opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.quiet, r, done); };
+                                    !c.common.quiet);
+  opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;
   target.on_step_begin = [&](const std::string& track, const std::string& step) {

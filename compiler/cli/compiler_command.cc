@@ -12,6 +12,7 @@
 #include "vta/backend_factory.h"
 #include "vta/compiler/report.h"
 #include "vta/explore/area_model.h"
+#include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"
 #include "vta/runtime_object.h"
 #include "vta/sim/error.h"
@@ -82,17 +83,21 @@ void add_plot_option(po::options_description& desc, std::string& plot_path) {
 
 namespace {
 
-// The design's FPGA resources and its fit on the board of its TARGET (area model).
+// The design's FPGA resources and its verdict on the board of its TARGET: resources, memory
+// port and clock estimate, as a sweep row has them (explore/include/vta/explore/design_verdict.h).
 nlohmann::ordered_json area_json(const HwConfig& cfg) {
   const explore::AreaEstimate area = explore::estimate_area(cfg);
   nlohmann::ordered_json j = area.to_json();
   const explore::FpgaDevice* dev = explore::find_device(cfg.target);
   if (dev != nullptr) {
-    const explore::FitVerdict v = explore::check_fit(area.total, *dev);
+    const explore::DesignVerdict v =
+        explore::judge_design(explore::design_traits(cfg, area.total), *dev);
+    const explore::FitVerdict& r = v.resources;
     j["device"] = dev->part;
     j["fits"] = v.fits;
-    j["binding"] = v.binding;
-    j["utilization"] = {{"lut", v.lut}, {"ff", v.ff}, {"dsp", v.dsp}, {"bram36", v.bram36}};
+    j["binding"] = r.binding;
+    j["utilization"] = {{"lut", r.lut}, {"ff", r.ff}, {"dsp", r.dsp}, {"bram36", r.bram36}};
+    j["verdict"] = v.to_json();
   }
   return j;
 }
@@ -108,6 +113,12 @@ void print_design_lines(std::ostream& os, const nlohmann::ordered_json& area,
                       area["fits"].get<bool>() ? "fits" : "does not fit",
                       area["device"].get<std::string>(), area["binding"].get<std::string>(),
                       100 * area["utilization"][area["binding"].get<std::string>()].get<double>());
+    const auto& why = area["verdict"]["why_not"];
+    os << (why.is_string() ? ": " + why.get<std::string>() : std::string());
+  }
+  if (!area["extrapolated"].empty()) {
+    os << " [area extrapolated: " << area["extrapolated"].size() << " feature(s) outside the "
+       << "calibrated designs]";
   }
   const double total = energy["total_j"].get<double>();
   std::string biggest;

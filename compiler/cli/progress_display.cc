@@ -25,7 +25,13 @@ std::string count_text(uint64_t n) {
   return std::to_string(n);
 }
 
+bool g_quiet = false;  // --quiet of this process's command
+
 }  // namespace
+
+void set_progress_quiet(bool quiet) {
+  g_quiet = quiet;
+}
 
 ProgressDisplay::ProgressDisplay(bool forced, const std::string& backend)
     : m_backend(backend),
@@ -33,7 +39,7 @@ ProgressDisplay::ProgressDisplay(bool forced, const std::string& backend)
       m_start(std::chrono::steady_clock::now()) {
   m_tty = ::isatty(STDERR_FILENO) == 1;
   m_forced = forced;
-  m_on = forced || m_tty;
+  m_on = !g_quiet && (forced || m_tty);
   if (!m_on) {
     return;
   }

@@ -40,6 +40,9 @@ class ProgressDisplay {
   std::thread m_thread;
 };
 
+// --quiet: no display at all in this process, even with a terminal.
+void set_progress_quiet(bool quiet);
+
 // Runs f() with a progress display for `backend` (on with --progress or a terminal) and
 // returns what it returns; the display's last line is printed before the caller goes on.
 template <class F>

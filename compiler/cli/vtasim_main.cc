@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "vta/sim/version.h"
+
 namespace vta::cli {
 int cmd_run(int argc, char** argv);      // cmd_run.cc
 int cmd_demo(int argc, char** argv);     // cmd_run.cc
@@ -40,7 +42,8 @@ const Command kCommands[] = {
 };
 
 void usage(std::ostream& os) {
-  os << "usage: vtasim <command> [options]   (vtasim <command> --help for its options)\n\n"
+  os << "usage: vtasim <command> [options]   (vtasim <command> --help for its options)\n"
+        "       vtasim --version\n\n"
         "A simulator of the VTA deep-learning accelerator (ISA 0.0.2).\n\ncommands:\n";
   for (const Command& c : kCommands) {
     os << fmt::format("  {:<10} {}\n", c.name, c.help);
@@ -56,6 +59,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* name = argv[1];
+  if (std::strcmp(name, "--version") == 0 || std::strcmp(name, "version") == 0) {
+    std::cout << "vtasim " << vta::simulator_version() << " (VTA ISA 0.0.2)\n";
+    return 0;
+  }
   if (std::strcmp(name, "--help") == 0 || std::strcmp(name, "-h") == 0 ||
       std::strcmp(name, "help") == 0) {
     usage(std::cout);

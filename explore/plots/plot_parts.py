@@ -14,6 +14,7 @@ UNIT_PARTS = {
               ("queue full", "store.stall_s2g_full_cycles"), ("memory", "store.mem_stall_cycles"),
               ("idle", "store.idle_cycles")],
 }
+MAX_LABELS = 24  # layer names a plot shows before it names only every k-th
 COLORS = {"busy": "#2b8cbe", "token": "#fdae61", "queue full": "#d7191c", "memory": "#7b3294",
           "idle": "#cccccc"}
 
@@ -53,8 +54,13 @@ def plot_breakdown(ax, layers):
             ax.bar(xs, vals, width, bottom=bottom, color=COLORS[label],
                    label=label if u == 1 else None, edgecolor="white", linewidth=0.3)
             bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_xticks(range(len(layers)))
-    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
+    # Past MAX_LABELS layers only every k-th is named, so that the labels never overlap.
+    step = max(1, -(-len(layers) // MAX_LABELS))
+    ticks = list(range(0, len(layers), step))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([names[i] for i in ticks], rotation=60, ha="right", fontsize=7)
+    if step > 1:
+        ax.set_xlabel("layer (one in %d named; %d layers)" % (step, len(layers)))
     ax.set_ylabel("cycles (bars: load | compute | store)")
     ax.set_title("Cycle breakdown per unit")
     ax.legend(fontsize=7)
@@ -82,7 +88,9 @@ def plot_roofline(ax, peak, bus, layers):
     ax.plot(xs, [min(peak, bus * x) for x in xs], "k-", linewidth=1.5, label="roof")
     ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=18, color="#2b8cbe", zorder=3,
                label="layers")
-    for x, y, name in pts:
+    # Many layers: only the MAX_LABELS / 3 least efficient are named (the rest would overlap).
+    named = pts if len(pts) <= MAX_LABELS else sorted(pts, key=lambda p: p[1])[:MAX_LABELS // 3]
+    for x, y, name in named:
         ax.annotate(name, (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -1,10 +1,14 @@
 """Writes the self-contained HTML report of a sweep database (`vtasim sweep report DB --out DIR`):
-latency against area (LUTs and DSPs) with the Pareto front and the device budget, energy against
-latency, the per-layer cycle breakdown and the roofline of the fastest design that fits, and a
-table of the Pareto designs with their config keys. Every plot is also written beside it as PNG
-and SVG; the HTML inlines the SVGs, so it needs no network access and no other file.
+a headline that names the device, clock and port assumptions and lists the near-ties of the
+fastest design that fits; latency against area (LUTs and DSPs) with the Pareto front and the
+devices' budgets; energy against latency; the per-layer cycle breakdown and the roofline of the
+fastest design that fits; and the Pareto set in latency, energy and area together. Every plot is
+also written beside it as PNG and SVG; the HTML inlines the SVGs, so it needs no network access.
 
-usage: sweep_report.py DB.sqlite OUT_DIR [--workload NAME] [--device BOARD]
+The fit of each design on each device comes from VERDICTS.json, which `vtasim sweep report`
+computes from the stored resources with the one C++ rule (explore/src/design_verdict.cc).
+
+usage: sweep_report.py DB.sqlite OUT_DIR --verdicts VERDICTS.json [--workload NAME]
 """
 import argparse
 import html
@@ -21,22 +25,28 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from plot_parts import plot_breakdown, plot_roofline  # noqa: E402
 
-# Device budgets (LUT, DSP) by board; explore/README.md gives the sources.
-BUDGETS = {"pynq": ("xc7z020", 53200, 220), "ultra96": ("xczu3eg", 70560, 360),
-           "zcu104": ("xczu7ev", 230400, 1728), "de10nano": ("5cseba6", 41509, 224)}
 CONFIG_KEYS = ("LOG_BATCH", "LOG_BLOCK", "LOG_UOP_BUFF_SIZE", "LOG_INP_BUFF_SIZE",
                "LOG_WGT_BUFF_SIZE", "LOG_ACC_BUFF_SIZE", "LOG_BUS_WIDTH", "CLOCK_MHZ")
+NEAR_TIE = 0.01  # designs within 1 % of the fastest are listed with their energy and area
+STYLE = ("body{font-family:sans-serif;margin:1em;max-width:100%}h1{font-size:1.4em;"
+         "overflow-wrap:anywhere}p,li{overflow-wrap:anywhere}.plot svg{max-width:100%;"
+         "height:auto}.scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}.flag{color:#b35806}")
+
+
+def fail(msg):
+    sys.exit("sweep report: error: " + msg)
 
 
 def read_rows(path):
     if not os.path.isfile(path):
-        sys.exit("sweep report: error: no database '%s'" % path)
+        fail("no database '%s'" % path)
     con = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
     con.row_factory = sqlite3.Row
     try:
         rows = [dict(r) for r in con.execute("SELECT * FROM results")]
     except sqlite3.DatabaseError as e:
-        sys.exit("sweep report: error: %s is not a sweep database: %s" % (path, e))
+        fail("%s is not a sweep database: %s" % (path, e))
     return rows
 
 
@@ -50,6 +60,14 @@ def pareto(points, x, y):
     return front
 
 
+def pareto_nd(points, keys):
+    """The points no other point beats in every one of `keys` (lower is better)."""
+    def beats(a, b):
+        return all(a[k] <= b[k] for k in keys) and any(a[k] < b[k] for k in keys)
+    return sorted((p for p in points if not any(beats(q, p) for q in points)),
+                  key=lambda p: p[keys[0]])
+
+
 def svg_and_files(fig, out_dir, name):
     """Saves `fig` as OUT_DIR/name.png and .svg; returns the SVG text to inline."""
     fig.savefig(os.path.join(out_dir, name + ".png"), dpi=100)
@@ -61,16 +79,18 @@ def svg_and_files(fig, out_dir, name):
     return text[text.index("<svg"):]
 
 
-def area_plot(ax, designs, key, budget, label):
+def area_plot(ax, designs, key, budgets, label):
     front = pareto(designs, key, "latency_ms")
-    ax.scatter([d[key] for d in designs], [d["latency_ms"] for d in designs], s=14,
+    size = 14 if len(designs) < 300 else 4  # thousands of points stay distinguishable
+    ax.scatter([d[key] for d in designs], [d["latency_ms"] for d in designs], s=size,
                color="#9ecae1", label="designs (%d)" % len(designs), gid="designs-" + key)
     ax.plot([d[key] for d in front], [d["latency_ms"] for d in front], "-", color="#d7191c",
             linewidth=1)
     ax.scatter([d[key] for d in front], [d["latency_ms"] for d in front], s=30, color="#d7191c",
                label="Pareto front (%d)" % len(front), gid="pareto-front-" + key, zorder=3)
-    if budget:
-        ax.axvline(budget, color="k", linestyle="--", linewidth=1, label="device budget")
+    for i, (part, budget) in enumerate(budgets):
+        ax.axvline(budget, color="k", linestyle=("--", ":", "-.", "-")[i % 4], linewidth=1,
+                   label="%s budget" % part)
     ax.set_xlabel(label)
     ax.set_ylabel("latency (ms at the design's clock)")
     ax.legend(fontsize=7)
@@ -88,7 +108,8 @@ def layer_dicts(rows, point_id, workload):
     return out
 
 
-def designs_of(rows, workload):
+def designs_of(rows, workload, verdicts, primary):
+    """The ok designs of `workload`, each with its verdicts by part and the primary's `fits`."""
     designs = []
     for r in rows:
         if r.get("row_kind") != "summary" or r.get("status") != "ok" or r.get("workload") != workload:
@@ -98,23 +119,183 @@ def designs_of(rows, workload):
         d = dict(r)
         d["latency_ms"] = r["time_s"] * 1e3
         d["lut_total"] = r["area_lut"] + (r.get("area_lutram") or 0)
+        d["energy_mj"] = (r.get("energy_j") or 0) * 1e3
+        d["verdicts"] = verdicts.get(r["point_id"], {})
+        v = d["verdicts"].get(primary)
+        d["fits"] = bool(v and v["fits"])
+        d["share"] = max(v["util_lut"], v["util_ff"], v["util_dsp"], v["util_bram36"]) if v else 0
         designs.append(d)
     return designs
 
 
-def table(front, keys, device):
+def flags(d, part):
+    """What is a guess or refused about a design on `part`, as short words."""
+    out = []
+    if d.get("area_extrapolated"):
+        out.append("area extrapolated (%s)" % d.get("area_extrapolation"))
+    if d.get("energy_extrapolated"):
+        out.append("energy extrapolated")
+    v = d["verdicts"].get(part)
+    if v and v["clock_extrapolated"]:
+        out.append("clock estimate extrapolated")
+    if v and not v["clock_ok"]:
+        out.append("clock above the estimated %.0f MHz" % v["clock_estimate_mhz"])
+    if v and not v["port_ok"]:
+        out.append("bus wider than the %d-bit ports" % v["port_width_bits"])
+    return out
+
+
+def fit_cell(d, part):
+    v = d["verdicts"].get(part)
+    if not v:
+        return "?"
+    return "yes" if v["fits"] else "no: " + html.escape(v["why_not"] or "")
+
+
+def table(designs, keys, parts, table_id):
     head = "".join("<th>%s</th>" % html.escape(k) for k in keys)
-    lines = ["<table id='pareto-table'><tr><th>design</th>%s<th>latency ms</th><th>LUT</th>"
-             "<th>DSP</th><th>BRAM36</th><th>energy mJ</th><th>fits %s</th></tr>" % (head, device)]
-    for d in front:
+    fits = "".join("<th>fits %s</th>" % html.escape(p) for p in parts)
+    lines = ["<div class='scroll'><table id='%s'><tr><th>design</th>%s<th>latency ms</th>"
+             "<th>energy mJ</th><th>LUT</th><th>DSP</th><th>BRAM36</th>%s<th>flags</th></tr>"
+             % (table_id, head, fits)]
+    for d in designs:
         cells = "".join("<td>%s</td>" % html.escape(str(d.get(k))) for k in keys)
-        lines.append("<tr><td>%s</td>%s<td>%.3f</td><td>%.0f</td><td>%.0f</td><td>%.1f</td>"
-                     "<td>%.3f</td><td>%s</td></tr>" % (
+        lines.append("<tr><td>%s</td>%s<td>%.3f</td><td>%.3f</td><td>%.0f</td><td>%.0f</td>"
+                     "<td>%.1f</td>%s<td class='flag'>%s</td></tr>" % (
                          html.escape(str(d.get("config_label") or d["point_id"])), cells,
-                         d["latency_ms"], d["lut_total"], d["area_dsp"], d["area_bram36"],
-                         (d.get("energy_j") or 0) * 1e3, "yes" if d.get("fits") else "no"))
-    lines.append("</table>")
+                         d["latency_ms"], d["energy_mj"], d["lut_total"], d["area_dsp"],
+                         d["area_bram36"], "".join("<td>%s</td>" % fit_cell(d, p) for p in parts),
+                         html.escape("; ".join(flags(d, parts[0])))))
+    lines.append("</table></div>")
     return "\n".join(lines)
+
+
+def device_lines(devices, designs, verdict_info):
+    """One line per device: its assumptions (ports, clock) and how many designs fit it."""
+    out = []
+    for dev in devices:
+        part, ports = dev["part"], dev["memory_ports"]
+        fit = sum(1 for d in designs if d["verdicts"].get(part, {}).get("fits"))
+        out.append("<li><b>%s</b> (%s, board %s): %d of %d designs fit. Memory ports: %d x %d-bit "
+                   "%s (a wider bus is not buildable); clock estimate %g MHz at the 1x16x16 GEMM "
+                   "(%s), lower for larger arrays%s.</li>" % (
+                       html.escape(part), html.escape(dev["family"]), html.escape(dev["board"]),
+                       fit, len(designs), ports["count"], ports["width_bits"],
+                       html.escape(ports["name"]), dev["reference_clock_mhz"],
+                       html.escape(dev["clock_source"]),
+                       "" if verdict_info["count_clock"] else
+                       "; designs above it still count as fitting (--ignore-clock-estimate)"))
+    return "<ul id='devices'>%s</ul>" % "".join(out)
+
+
+def near_ties(designs, best):
+    """The fitting designs within NEAR_TIE of the fastest fitting one, fastest first."""
+    limit = best["latency_ms"] * (1 + NEAR_TIE)
+    return sorted((d for d in designs if d["fits"] and d["latency_ms"] <= limit),
+                  key=lambda d: (d["latency_ms"], d["energy_mj"]))
+
+
+def headline(workload, designs, best, devices, verdict_info, varying):
+    part = devices[0]["part"]
+    parts = [dev["part"] for dev in devices]
+    out = ["<h1>Sweep report: %s</h1>" % html.escape(workload), device_lines(devices, designs,
+                                                                              verdict_info)]
+    if best is None:
+        out.append("<p id='headline'>No design fits the %s.</p>" % html.escape(part))
+        return out
+    ties = near_ties(designs, best)
+    f = flags(best, part)
+    out.append("<p id='headline'>Fastest design that fits the %s: <b>%s</b>, %.3f ms at %g MHz, "
+               "%.3f mJ, %.0f LUTs, %.0f DSPs, %.1f BRAM36, %d-bit bus%s. %d design(s) within "
+               "%g %% of it:</p>" % (
+                   html.escape(part), html.escape(str(best.get("config_label"))),
+                   best["latency_ms"], best.get("CLOCK_MHZ") or 0,
+                   best["energy_mj"], best["lut_total"], best["area_dsp"], best["area_bram36"],
+                   best.get("bus_bits") or 0,
+                   (" <span class='flag'>(" + html.escape("; ".join(f)) + ")</span>") if f else "",
+                   len(ties), NEAR_TIE * 100))
+    out.append(table(ties, varying, parts, "near-ties"))
+    return out
+
+
+def prepare_out(out):
+    try:
+        os.makedirs(out, exist_ok=True)
+        probe = os.path.join(out, ".write_test")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        fail("cannot write the report to --out '%s': %s" % (out, e.strerror or e))
+
+
+def select_designs(rows, a, verdicts, primary):
+    workloads = sorted({r["workload"] for r in rows if r.get("row_kind") == "summary"})
+    if not workloads:
+        fail("%s holds no finished design point" % a.db)
+    workload = a.workload or workloads[0]
+    if workload not in workloads:
+        fail("workload '%s' is not in %s (%s)" % (workload, a.db, ", ".join(workloads)))
+    designs = designs_of(rows, workload, verdicts, primary)
+    if not designs:
+        untimed = sorted({r.get("backend") for r in rows if r.get("row_kind") == "summary" and
+                          r.get("status") == "ok" and r.get("workload") == workload})
+        if untimed:  # ok rows without a time: an untimed backend such as fsim
+            fail("the design points of '%s' ran on the %s backend, which has no cycles; a report "
+                 "needs a timed backend (cycle or rtl)" % (workload, ", ".join(untimed)))
+        fail("no design point of '%s' finished with status ok" % workload)
+    return workload, designs
+
+
+def plots(rows, workload, designs, devices, best, out):
+    """The report's figures as (title, inline SVG); returns them and the LUT Pareto front."""
+    svgs = []
+    fig, (l, r) = plt.subplots(1, 2, figsize=(12, 4.5))
+    front = area_plot(l, designs, "lut_total", [(d["part"], d["budget"]["lut"]) for d in devices],
+                      "LUTs (incl. LUT-RAM), model")
+    area_plot(r, designs, "area_dsp", [(d["part"], d["budget"]["dsp"]) for d in devices],
+              "DSP48 slices, model")
+    fig.suptitle("%s: latency against area" % workload, fontsize=10, wrap=True)
+    fig.tight_layout()
+    svgs.append(("Latency against area", svg_and_files(fig, out, "latency_area")))
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    efront = pareto(designs, "latency_ms", "energy_mj")
+    ax.scatter([d["latency_ms"] for d in designs], [d["energy_mj"] for d in designs],
+               s=14 if len(designs) < 300 else 4, color="#9ecae1", label="designs")
+    ax.scatter([d["latency_ms"] for d in efront], [d["energy_mj"] for d in efront], s=30,
+               color="#d7191c", label="Pareto front", zorder=3)
+    ax.set_xlabel("latency (ms)")
+    ax.set_ylabel("energy (mJ, model)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    svgs.append(("Energy against latency", svg_and_files(fig, out, "energy_latency")))
+
+    shown = best or min(designs, key=lambda d: d["latency_ms"])
+    layers = layer_dicts(rows, shown["point_id"], workload)
+    fig, (l, r) = plt.subplots(1, 2, figsize=(13, 5))
+    if layers:
+        plot_breakdown(l, layers)
+        peak = shown.get("peak_macs_per_cycle") or shown.get("gemm_macs") or 1
+        bus = (shown.get("bus_bits") or 64) / 8 / max(1, shown.get("DRAM_CYCLES_PER_BEAT") or 1)
+        plot_roofline(r, peak, bus, layers)
+    fig.suptitle("%s on the %s" % ("Fastest design that fits" if best else "Fastest design (none "
+                 "fits)", devices[0]["part"]), fontsize=10)
+    fig.tight_layout()
+    svgs.append(("Layers of the fastest design that fits", svg_and_files(fig, out, "layers")))
+    return svgs, front
+
+
+def page(body, designs, front):
+    script = ("<script>window.addEventListener('load',function(){var g=document.getElementById("
+              "'pareto-front-lut_total');document.body.dataset.paretoPoints=g?"
+              "g.querySelectorAll('use').length:0;document.body.dataset.loaded='1';});"
+              "</script>")
+    return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            "<title>Sweep report</title><style>%s</style>%s</head>"
+            "<body data-designs='%d' data-pareto='%d'>\n%s\n</body></html>\n"
+            % (STYLE, script, len(designs), len(front), "\n".join(body)))
 
 
 def main():
@@ -122,101 +303,61 @@ def main():
     ap.add_argument("db")
     ap.add_argument("out")
     ap.add_argument("--workload")
-    ap.add_argument("--device", default="pynq")
+    ap.add_argument("--verdicts", required=True)
+    ap.add_argument("--json", help="also write summary.json's content to this file")
+    ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args()
-    if a.device not in BUDGETS:
-        sys.exit("sweep report: error: unknown device '%s' (one of %s)"
-                 % (a.device, ", ".join(BUDGETS)))
+    with open(a.verdicts) as f:
+        info = json.load(f)
+    devices = info["devices"]
+    parts = [d["part"] for d in devices]
     rows = read_rows(a.db)
-    workloads = sorted({r["workload"] for r in rows if r.get("row_kind") == "summary"})
-    if not workloads:
-        sys.exit("sweep report: error: %s holds no finished design point" % a.db)
-    workload = a.workload or workloads[0]
-    if workload not in workloads:
-        sys.exit("sweep report: error: workload '%s' is not in %s (%s)"
-                 % (workload, a.db, ", ".join(workloads)))
-    designs = designs_of(rows, workload)
-    if not designs:
-        untimed = sorted({r.get("backend") for r in rows if r.get("row_kind") == "summary" and
-                          r.get("status") == "ok" and r.get("workload") == workload})
-        if untimed:  # ok rows without a time: an untimed backend such as fsim
-            sys.exit("sweep report: error: the design points of '%s' ran on the %s backend, which "
-                     "has no cycles; a report needs a timed backend (cycle or rtl)"
-                     % (workload, ", ".join(untimed)))
-        sys.exit("sweep report: error: no design point of '%s' finished with status ok" % workload)
-    try:
-        os.makedirs(a.out, exist_ok=True)
-        probe = os.path.join(a.out, ".write_test")
-        with open(probe, "w"):
-            pass
-        os.remove(probe)
-    except OSError as e:
-        sys.exit("sweep report: error: cannot write the report to --out '%s': %s"
-                 % (a.out, e.strerror or e))
-    part, lut_budget, dsp_budget = BUDGETS[a.device]
-    svgs = []
-
-    fig, (l, r) = plt.subplots(1, 2, figsize=(12, 4.5))
-    front = area_plot(l, designs, "lut_total", lut_budget, "LUTs (incl. LUT-RAM), model")
-    area_plot(r, designs, "area_dsp", dsp_budget, "DSP48 slices, model")
-    fig.suptitle("%s: latency against area (budget of the %s)" % (workload, part))
-    fig.tight_layout()
-    svgs.append(("Latency against area", svg_and_files(fig, a.out, "latency_area")))
-
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    efront = pareto(designs, "latency_ms", "energy_j")
-    ax.scatter([d["latency_ms"] for d in designs], [d["energy_j"] * 1e3 for d in designs], s=14,
-               color="#9ecae1", label="designs")
-    ax.scatter([d["latency_ms"] for d in efront], [d["energy_j"] * 1e3 for d in efront], s=30,
-               color="#d7191c", label="Pareto front", zorder=3)
-    ax.set_xlabel("latency (ms)")
-    ax.set_ylabel("energy (mJ, model)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    svgs.append(("Energy against latency", svg_and_files(fig, a.out, "energy_latency")))
-
-    fitting = [d for d in designs if d.get("fits")] or designs
-    best = min(fitting, key=lambda d: d["latency_ms"])
-    layers = layer_dicts(rows, best["point_id"], workload)
-    fig, (l, r) = plt.subplots(1, 2, figsize=(13, 5))
-    if layers:
-        plot_breakdown(l, layers)
-        peak = best.get("peak_macs_per_cycle") or (1 << (best["LOG_BATCH"] + 2 * best["LOG_BLOCK"]))
-        bus = (1 << best["LOG_BUS_WIDTH"]) / 8 / max(1, best.get("DRAM_CYCLES_PER_BEAT") or 1)
-        plot_roofline(r, peak, bus, layers)
-    fig.suptitle("Fastest design that fits the %s: %s" % (part, best.get("config_label")))
-    fig.tight_layout()
-    svgs.append(("Layers of the fastest design that fits", svg_and_files(fig, a.out, "layers")))
-
+    workload, designs = select_designs(rows, a, info["verdicts"], parts[0])
+    prepare_out(a.out)
+    fitting = [d for d in designs if d["fits"]]
+    best = min(fitting, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fitting else None
+    svgs, front = plots(rows, workload, designs, devices, best, a.out)
     varying = [k for k in CONFIG_KEYS if len({d.get(k) for d in designs}) > 1]
-    body = ["<h1>Sweep report: %s</h1>" % html.escape(workload),
-            "<p>%d design points finished (%d fit the %s). Fastest that fits: <b>%s</b>, "
-            "%.3f ms, %.0f LUTs, %.0f DSPs, %.1f BRAM36, %.3f mJ.</p>" % (
-                len(designs), sum(1 for d in designs if d.get("fits")), part,
-                html.escape(str(best.get("config_label"))), best["latency_ms"], best["lut_total"],
-                best["area_dsp"], best["area_bram36"], (best.get("energy_j") or 0) * 1e3),
-            "<p>Area is the project's FPGA resource model (Yosys synth_xilinx estimates before "
-            "place and route); energy its counter-based model (explore/README.md).</p>"]
+    # The decision is among designs that can be built: the front of those that fit, if any do.
+    front3 = pareto_nd(fitting or designs, ("latency_ms", "energy_mj", "share"))
+    body = headline(workload, designs, best, devices, info, varying)
+    body.append("<p>Area is the project's FPGA resource model (Yosys synth_xilinx estimates before "
+                "place and route); energy its counter-based model; the clock estimate a model "
+                "calibrated on the published VTA builds (explore/README.md). Flags mark estimates "
+                "outside a model's calibrated range.</p>")
     for title, svg in svgs:
-        body.append("<h2>%s</h2>\n<div class='plot'>%s</div>" % (html.escape(title), svg))
-    body.append("<h2>Pareto designs (latency, LUTs)</h2>")
-    body.append(table(front, varying, part))
-    script = ("<script>window.addEventListener('load',function(){var g=document.getElementById("
-              "'pareto-front-lut_total');document.body.dataset.paretoPoints=g?"
-              "g.querySelectorAll('use').length:0;document.body.dataset.loaded='1';});"
-              "</script>")
-    page = ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Sweep report</title>"
-            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-            "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}</style>%s</head>"
-            "<body data-designs='%d' data-pareto='%d'>\n%s\n</body></html>\n"
-            % (script, len(designs), len(front), "\n".join(body)))
+        body.append("<h2>%s</h2>\n<div class='plot scroll'>%s</div>" % (html.escape(title), svg))
+    body.append("<h2>Pareto set in latency, energy and area (share of the %s), of the designs "
+                "that %s</h2>" % (parts[0], "fit it" if fitting else "ran (none fits)"))
+    body.append(table(front3, varying, parts, "pareto-table"))
     with open(os.path.join(a.out, "index.html"), "w") as f:
-        f.write(page)
-    json.dump({"designs": len(designs), "pareto": [d["point_id"] for d in front],
-               "best_fitting": best["point_id"]},
-              open(os.path.join(a.out, "summary.json"), "w"), indent=1)
-    print("sweep report: %s/index.html (%d designs, %d on the Pareto front)"
-          % (a.out, len(designs), len(front)))
+        f.write(page(body, designs, front))
+    summary(a.out, designs, front, front3, best, info, a.json)
+    if not a.quiet:
+        print("sweep report: %s/index.html (%d designs, %d on the Pareto front, %d fit the %s)"
+          % (a.out, len(designs), len(front), len(fitting), parts[0]))
+
+
+def summary(out, designs, front, front3, best, info, json_path):
+    """summary.json: the report's answer and every design's verdicts and flags, per device."""
+    parts = [d["part"] for d in info["devices"]]
+    answer = {"devices": info["devices"], "count_clock": info["count_clock"],
+              "designs": len(designs), "pareto": [d["point_id"] for d in front],
+              "pareto_latency_energy_area": [d["point_id"] for d in front3],
+              "best_fitting": best["point_id"] if best else None,
+              "near_ties": [d["point_id"] for d in near_ties(designs, best)] if best else [],
+              "verdicts": {d["point_id"]: dict(d["verdicts"], flags=flags(d, parts[0]),
+                                               area_extrapolated=bool(d.get("area_extrapolated")),
+                                               area_extrapolation=d.get("area_extrapolation"),
+                                               energy_extrapolated=bool(
+                                                   d.get("energy_extrapolated")))
+                           for d in designs}}
+    for path in [os.path.join(out, "summary.json")] + ([json_path] if json_path else []):
+        try:
+            with open(path, "w") as f:
+                json.dump(answer, f, indent=1)
+        except OSError as e:
+            fail("cannot write '%s': %s" % (path, e.strerror or e))
 
 
 main()

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
@@ -141,6 +142,27 @@ double linear(const nlohmann::json& coefs, const std::vector<std::pair<std::stri
   return sum;
 }
 
+// "macs 1024 > 256" for every feature outside the fitted designs' range.
+std::vector<std::string> outside_calibration(
+    const nlohmann::json& k, const std::vector<std::pair<std::string, double>>& features) {
+  std::vector<std::string> out;
+  if (!k.contains("calibrated_range")) {
+    return out;
+  }
+  for (const auto& [name, value] : features) {
+    if (!k["calibrated_range"].contains(name)) {
+      continue;
+    }
+    const auto& r = k["calibrated_range"][name];
+    if (value < r[0].get<double>()) {
+      out.push_back(fmt::format("{} {:g} < {:g}", name, value, r[0].get<double>()));
+    } else if (value > r[1].get<double>()) {
+      out.push_back(fmt::format("{} {:g} > {:g}", name, value, r[1].get<double>()));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 AreaEstimate estimate_area(const HwConfig& c) {
@@ -161,58 +183,14 @@ AreaEstimate estimate_area(const HwConfig& c, const nlohmann::json& k) {
   a.total.dsp = a.gemm_dsp + a.alu_dsp;
   a.total.lut = linear(k.at("lut"), f, "lut");
   a.total.ff = linear(k.at("ff"), f, "ff");
+  a.extrapolated = outside_calibration(k, f);
   return a;
 }
 
 nlohmann::ordered_json AreaEstimate::to_json() const {
-  return {{"lut", total.lut},  {"lutram", total.lutram}, {"ff", total.ff},
-          {"dsp", total.dsp},  {"bram36", total.bram36}, {"gemm_dsp", gemm_dsp},
-          {"alu_dsp", alu_dsp}};
-}
-
-const std::vector<FpgaDevice>& fpga_devices() {
-  // Xilinx DS190 (Zynq-7000 overview), DS891 (Zynq UltraScale+ MPSoC overview), Intel Cyclone V
-  // device overview. Cyclone V numbers are converted: an ALM counts as one LUT, M10K blocks as
-  // 10/36 of a BRAM36, each DSP block as two DSP48 (two 18x18 multipliers): explore/README.md.
-  static const std::vector<FpgaDevice> d = {
-      {"pynq", "xc7z020", {53200, 0, 106400, 220, 140}, "Xilinx DS190: XC7Z020"},
-      {"ultra96", "xczu3eg", {70560, 0, 141120, 360, 216}, "Xilinx DS891: XCZU3EG"},
-      {"zcu104", "xczu7ev", {230400, 0, 460800, 1728, 312}, "Xilinx DS891: XCZU7EV"},
-      {"de10nano",
-       "5cseba6",
-       {41509, 0, 166036, 224, 557.0 * 10 / 36},
-       "Intel Cyclone V overview: 5CSEBA6 (41,509 ALMs, 166,036 registers, 112 DSP blocks, "
-       "5,570 Kb M10K)"},
-  };
-  return d;
-}
-
-const FpgaDevice* find_device(const std::string& name) {
-  for (const auto& d : fpga_devices()) {
-    if (d.board == name || d.part == name) {
-      return &d;
-    }
-  }
-  return nullptr;
-}
-
-FitVerdict check_fit(const FpgaResources& used, const FpgaDevice& device) {
-  FitVerdict v;
-  v.lut = (used.lut + used.lutram) / device.budget.lut;  // LUT-RAM cells use LUTs too
-  v.ff = used.ff / device.budget.ff;
-  v.dsp = used.dsp / device.budget.dsp;
-  v.bram36 = used.bram36 / device.budget.bram36;
-  const std::pair<const char*, double> shares[] = {
-      {"lut", v.lut}, {"ff", v.ff}, {"dsp", v.dsp}, {"bram36", v.bram36}};
-  double worst = -1;
-  for (const auto& [name, share] : shares) {
-    if (share > worst) {
-      worst = share;
-      v.binding = name;
-    }
-  }
-  v.fits = worst <= 1.0;
-  return v;
+  return {{"lut", total.lut},   {"lutram", total.lutram},      {"ff", total.ff},
+          {"dsp", total.dsp},   {"bram36", total.bram36},      {"gemm_dsp", gemm_dsp},
+          {"alu_dsp", alu_dsp}, {"extrapolated", extrapolated}};
 }
 
 }  // namespace vta::explore

@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "vta/explore/fpga_device.h"
 
 #include "vta/sim/isa.h"
 
@@ -23,18 +26,26 @@ constexpr double kLpddr4PjPerByte = kDdr3PjPerByte * (1.1 * 1.1) / (1.5 * 1.5);
 // Static power of the accelerator's share of the device: an assumption, overridable.
 constexpr double kStaticMw = 100.0;
 
-struct BoardDram {
-  const char* target;
+struct DramEnergy {
   const char* standard;
   double pj_per_byte;
 };
+const DramEnergy kDramEnergy[] = {
+    {"DDR3", kDdr3PjPerByte}, {"DDR4", kDdr4PjPerByte}, {"LPDDR4", kLpddr4PjPerByte}};
 
-// The DRAM of each board (configs/README.md lists the boards).
-const BoardDram kBoardDram[] = {
-    {"pynq", "DDR3", kDdr3PjPerByte},        {"de10nano", "DDR3", kDdr3PjPerByte},
-    {"ultra96", "LPDDR4", kLpddr4PjPerByte}, {"zcu104", "DDR4", kDdr4PjPerByte},
-    {"intelfocl", "DDR4", kDdr4PjPerByte},
-};
+// The DRAM standard of a board: the device table (explore/device_data/devices.json); intelfocl,
+// a PCIe card with no budget in that table, has DDR4; sim / tsim the PYNQ board's DDR3.
+std::string dram_standard(const std::string& target) {
+  if (const FpgaDevice* d = find_device(target)) {
+    return d->dram;
+  }
+  return target == "intelfocl" ? "DDR4" : "DDR3";
+}
+
+// The Horowitz SRAM figures span 8 KiB to 1 MiB arrays; the square-root trend is extrapolated
+// outside that range.
+constexpr double kSramCalibratedMinBytes = 8192;
+constexpr double kSramCalibratedMaxBytes = 1 << 20;
 
 }  // namespace
 
@@ -43,15 +54,12 @@ EnergyParams EnergyParams::for_config(const HwConfig& cfg) {
   p.mac_pj = kMacPj;
   p.alu_op_pj = kAluOpPj;
   p.sram_pj_per_byte_8kib = kSram8KiBPjPerByte;
-  p.dram_pj_per_byte = kDdr3PjPerByte;  // sim / tsim: the PYNQ board's DDR3
-  p.dram_type = "DDR3";
-  p.static_mw = kStaticMw;
-  for (const auto& b : kBoardDram) {
-    if (cfg.target == b.target) {
-      p.dram_type = b.standard;
-      p.dram_pj_per_byte = b.pj_per_byte;
-    }
+  p.dram_type = dram_standard(cfg.target);
+  p.dram_pj_per_byte = kDdr3PjPerByte;
+  for (const auto& d : kDramEnergy) {
+    p.dram_pj_per_byte = p.dram_type == d.standard ? d.pj_per_byte : p.dram_pj_per_byte;
   }
+  p.static_mw = kStaticMw;
   // The config's ENERGY_* keys (sim/energy_spec.h) override the table.
   const std::pair<const char*, double EnergyParams::*> keys[] = {
       {"ENERGY_MAC_PJ", &EnergyParams::mac_pj},
@@ -89,6 +97,7 @@ nlohmann::ordered_json EnergyEstimate::to_json() const {
   for (const auto& part : parts) {
     pj[part.name] = part.joules;
   }
+  j["extrapolated"] = extrapolated;
   j["params"] = {{"mac_pj", params.mac_pj},
                  {"alu_op_pj", params.alu_op_pj},
                  {"sram_pj_per_byte_8kib", params.sram_pj_per_byte_8kib},
@@ -143,6 +152,10 @@ EnergyEstimate estimate_energy(const HwConfig& c, const Stats& s) {
   for (const auto& t : sram_traffic(c, s)) {
     const double pj = sram_pj_per_byte(p, t.array_bytes);
     e.parts.push_back({t.name, (t.read_bytes + t.write_bytes) * pj * kPj});
+    if (t.array_bytes < kSramCalibratedMinBytes || t.array_bytes > kSramCalibratedMaxBytes) {
+      e.extrapolated.push_back(
+          fmt::format("{} {:g} KiB outside 8 KiB..1 MiB", t.name, t.array_bytes / 1024));
+    }
   }
   uint64_t insns = 0;
   for (uint64_t n : s.insn_count) {

@@ -4,11 +4,13 @@
 #include <new>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "vta/compiler/layer_fields.h"
 #include "vta/compiler/report.h"
 #include "vta/compiler/schedule.h"
 #include "vta/explore/area_model.h"
+#include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/isa.h"
@@ -56,7 +58,8 @@ std::string column_name(std::string name) {
   return name;
 }
 
-// The design's FPGA resources (area model) and its verdict on the board's device.
+// The design's FPGA resources (area model), what the verdicts need of it, and its verdict on
+// the board's device: resources, memory port and clock (design_verdict.h).
 void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
   const AreaEstimate a = estimate_area(cfg);
   r["area_lut"] = a.total.lut;
@@ -64,6 +67,14 @@ void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
   r["area_ff"] = a.total.ff;
   r["area_dsp"] = a.total.dsp;
   r["area_bram36"] = a.total.bram36;
+  r["area_extrapolated"] = !a.extrapolated.empty();
+  r["area_extrapolation"] =
+      a.extrapolated.empty()
+          ? nlohmann::ordered_json()
+          : nlohmann::ordered_json(fmt::format("{}", fmt::join(a.extrapolated, "; ")));
+  const DesignTraits d = design_traits(cfg, a.total);
+  r["bus_bits"] = d.bus_bits;
+  r["gemm_macs"] = d.macs;
   const FpgaDevice* dev = find_device(cfg.target);
   r["device"] = dev != nullptr ? nlohmann::ordered_json(dev->part) : nullptr;
   if (dev == nullptr) {
@@ -71,19 +82,18 @@ void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
     r["fit_binding"] = nullptr;
     return;
   }
-  const FitVerdict v = check_fit(a.total, *dev);
-  r["fits"] = v.fits;
-  r["fit_binding"] = v.binding;
-  r["util_lut"] = v.lut;
-  r["util_ff"] = v.ff;
-  r["util_dsp"] = v.dsp;
-  r["util_bram36"] = v.bram36;
+  const DesignVerdict v = judge_design(d, *dev);
+  const nlohmann::ordered_json columns = v.to_json();
+  for (auto it = columns.begin(); it != columns.end(); ++it) {
+    r[it.key()] = it.value();
+  }
 }
 
 // The energy model's estimate of what `s` counted, in total and by component.
 void add_energy(nlohmann::ordered_json& r, const HwConfig& cfg, const Stats& s) {
   const EnergyEstimate e = estimate_energy(cfg, s);
   r["energy_j"] = e.total_joules();
+  r["energy_extrapolated"] = !e.extrapolated.empty();
   for (const EnergyPart& part : e.parts) {
     r["energy_" + column_name(part.name) + "_j"] = part.joules;
   }

@@ -118,6 +118,28 @@ void print_comparison(const std::vector<Sample>& samples, const nlohmann::json& 
   }
 }
 
+// The range of each fitted feature over the calibration designs (held-out ones excluded): the
+// estimate states when a design lies outside it.
+nlohmann::ordered_json calibrated_range(const std::vector<Sample>& samples) {
+  nlohmann::ordered_json range;
+  for (const auto& s : samples) {
+    if (s.held_out) {
+      continue;
+    }
+    for (const auto& [name, value] : vta::explore::area_features(s.config)) {
+      if (name == "const" || name == "sram_port_bits") {
+        continue;
+      }
+      if (!range.contains(name)) {
+        range[name] = {value, value};
+      }
+      range[name][0] = std::min(range[name][0].get<double>(), value);
+      range[name][1] = std::max(range[name][1].get<double>(), value);
+    }
+  }
+  return range;
+}
+
 std::vector<Sample> read_samples(int argc, char** argv) {
   std::vector<Sample> samples;
   for (int i = 2; i < argc; ++i) {
@@ -154,6 +176,7 @@ int main(int argc, char** argv) {
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
                     [&](const Sample& s) { return res(s, "ff"); });
+    out["calibrated_range"] = calibrated_range(samples);
     std::ofstream(argv[1]) << out.dump(1) << "\n";
     print_comparison(samples, nlohmann::json::parse(out.dump()));
   } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 
 #include "py_common.h"
 #include "py_config.h"
+#include "py_design.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/layer_fields.h"
@@ -64,11 +65,12 @@ ConvSchedule schedule_arg(const pyb::object& s, const compiler::Conv2dParams& p,
 }
 
 // A finished layer as a dict; `output` takes the layer's output (no copy) in `shape`.
-pyb::dict layer_dict(LayerRun&& r, const std::vector<pyb::ssize_t>& shape) {
+pyb::dict layer_dict(LayerRun&& r, const std::vector<pyb::ssize_t>& shape, const HwConfig& cfg) {
   pyb::dict d;
   for (const compiler::LayerField& f : compiler::layer_fields()) {
     d[f.key] = to_python(compiler::field_value(f, r));
   }
+  add_design_figures(d, cfg, r);
   d["schedule"] = to_python(r.schedule.to_json());
   d["epilogue"] = to_python(r.epilogue.to_json());
   d["stats"] = to_python(r.stats.to_json());
@@ -122,7 +124,7 @@ pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int
   const ConvSchedule s = schedule_arg(schedule, p, e, t.config);
   t.runtime->set_program_dump(dump_program);  // this call's own runtime
   LayerRun r = without_gil([&] { return compiler::run_conv2d(t, p, e, s, data, check); });
-  return layer_dict(std::move(r), {p.n, p.k, p.out_h(), p.out_w()});
+  return layer_dict(std::move(r), {p.n, p.k, p.out_h(), p.out_w()}, t.config);
 }
 
 pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::object& b,
@@ -148,7 +150,7 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   const compiler::Conv2dParams as_conv = compiler::matmul_as_conv(p, t.config);
   const ConvSchedule s = schedule_arg(schedule, as_conv, e, t.config);
   LayerRun r = without_gil([&] { return compiler::run_matmul(t, p, e, s, data, check); });
-  return layer_dict(std::move(r), {p.m, p.n});
+  return layer_dict(std::move(r), {p.m, p.n}, t.config);
 }
 
 // MODEL.onnx: imported and quantized (quantize.h); anything else: Network::load.
@@ -190,11 +192,14 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
   for (LayerRun& r : run.runs) {
     cycles += r.stats.cycles;
     wall += r.wall_seconds;
-    layers.append(layer_dict(std::move(r), {}));
+    layers.append(layer_dict(std::move(r), {}, t.config));
   }
   d["layers"] = layers;
   d["host_ops"] = run.host_ops;
   d["cycles"] = timed ? pyb::object(pyb::int_(cycles)) : pyb::object(pyb::none());
+  d["time_s"] =
+      timed ? pyb::object(pyb::float_(static_cast<double>(cycles) / (t.config.clock_mhz * 1e6)))
+            : pyb::object(pyb::none());
   d["wall_seconds"] = wall;
   if (model) {
     pyb::dict fe = to_python(model->to_json()).cast<pyb::dict>();

@@ -14,17 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vta/explore/design_verdict.h"
+#include "vta/explore/fpga_device.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::explore {
-
-struct FpgaResources {
-  double lut = 0;     // logic LUTs (LUT1..LUT6)
-  double lutram = 0;  // LUT-RAM / shift-register cells (small memories, FIFOs)
-  double ff = 0;      // flip-flops
-  double dsp = 0;     // DSP48E1 slices
-  double bram36 = 0;  // 36 Kb block RAMs (a RAMB18 counts one half)
-};
 
 // One on-chip memory of the core, as the RTL instantiates it.
 struct MemoryShape {
@@ -54,30 +48,14 @@ std::vector<std::pair<std::string, double>> area_features(const HwConfig& cfg);
 struct AreaEstimate {
   FpgaResources total;
   double gemm_dsp = 0, alu_dsp = 0;  // the DSP split
+  // The features outside the range the LUT / FF coefficients were fitted on ("macs 1024 >
+  // 256", ...); empty when the estimate interpolates. DSP and BRAM are exact at any size.
+  std::vector<std::string> extrapolated;
   nlohmann::ordered_json to_json() const;
 };
 
 AreaEstimate estimate_area(const HwConfig& cfg);
 // The same with other coefficients (the JSON of explore/area_data/coefficients.json).
 AreaEstimate estimate_area(const HwConfig& cfg, const nlohmann::json& coefficients);
-
-// An FPGA and its resources (the budget a design must fit).
-struct FpgaDevice {
-  std::string board;     // "pynq", "ultra96", "zcu104", "de10nano"
-  std::string part;      // "xc7z020", ...
-  FpgaResources budget;  // in the units of FpgaResources (see the source note for conversions)
-  std::string source;    // where the numbers come from
-};
-
-const std::vector<FpgaDevice>& fpga_devices();
-// The device of a board name (config TARGET or a device name); nullptr when unknown.
-const FpgaDevice* find_device(const std::string& board_or_part);
-
-struct FitVerdict {
-  bool fits = false;
-  double lut = 0, ff = 0, dsp = 0, bram36 = 0;  // utilisation, used / budget
-  std::string binding;                          // the resource with the highest utilisation
-};
-FitVerdict check_fit(const FpgaResources& used, const FpgaDevice& device);
 
 }  // namespace vta::explore

@@ -47,6 +47,8 @@ struct EnergyEstimate {
   // {"total_j": ..., "parts": {"gemm.mac": ..., ...}, "params": {...}}
   nlohmann::ordered_json to_json() const;
   EnergyParams params;
+  // Where the estimate leaves the range of its sources ("sram.uop 4 KiB outside 8 KiB..1 MiB").
+  std::vector<std::string> extrapolated;
 };
 
 // The energy of everything counted in `stats`, on design `cfg`. Untimed stats (fsim) get no

@@ -1,0 +1,51 @@
+"""The options every vtasim command shares, and the verdict line of a compiler command:
+`--version`; `--quiet` accepted by conv2d (results still printed, nothing on stderr); a 1x32x32
+design at 333 MHz on the zcu104 is above the clock estimate (333 / (1 + 0.1 x log2(1024 / 256))
+= 277.5 MHz, by hand) and outside the area model's calibrated designs (1024 MACs > 256), and the
+--json report says both.
+
+usage: check_cli_options.py VTASIM
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def run(vtasim, args):
+    return subprocess.run([vtasim] + args, capture_output=True, text=True, timeout=300)
+
+
+def main():
+    vtasim = sys.argv[1]
+    p = run(vtasim, ["--version"])
+    if p.returncode != 0 or not p.stdout.startswith("vtasim ") or "ISA 0.0.2" not in p.stdout:
+        fail("--version: exit %d, %r" % (p.returncode, p.stdout))
+    p = run(vtasim, ["conv2d", "--backend", "fsim", "--quiet"])
+    if p.returncode != 0 or "check passed" not in p.stdout or p.stderr:
+        fail("conv2d --quiet: exit %d, stdout %r, stderr %r" % (p.returncode, p.stdout[-200:],
+                                                                p.stderr))
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "r.json")
+        p = run(vtasim, ["conv2d", "--backend", "fsim", "--config", "zcu104", "--set",
+                         "LOG_BLOCK=5", "--set", "CLOCK_MHZ=333", "--json", report])
+        line = "333 MHz above the xczu7ev's estimated 278 MHz"
+        if p.returncode != 0 or "does not fit the xczu7ev" not in p.stdout or line not in p.stdout:
+            fail("1x32x32 at 333 MHz on the zcu104: %r" % p.stdout[-400:])
+        with open(report) as f:
+            area = json.load(f)["area"]
+    v = area["verdict"]
+    if area["fits"] or v["clock_ok"] or abs(v["clock_estimate_mhz"] - 277.5) > 1e-6:
+        fail("--json verdict: %s" % v)
+    if area["extrapolated"] != ["macs 1024 > 256"]:
+        fail("--json area extrapolation: %s" % area["extrapolated"])
+    print("--version, conv2d --quiet, and a design above its clock estimate and outside the "
+          "area calibration: as expected")
+
+
+main()
