@@ -647,6 +647,27 @@ def test_errors_options(tmp_path):
     np.zeros(10, "<f4").tofile(str(short))
     _, _, err = vtasim(str(tmp_path), model, "--input", str(short), status=1)
     assert "short.f32: 40 bytes, but the model's input 1x8x8x8 needs 512 float32 values" in err
+    # Special files and huge inputs are refused by size, never read whole.
+    _, _, err = vtasim(str(tmp_path), model, "--input", "/dev/zero", status=1)
+    assert "input file '/dev/zero': not a regular file" in err
+    big = tmp_path / "big.f32"
+    np.zeros(1000, "<f4").tofile(str(big))
+    _, _, err = vtasim(str(tmp_path), model, "--input", str(big), status=1)
+    assert "big.f32: 4000 bytes, but the model's input 1x8x8x8 needs 512 float32 values" in err
+
+
+def test_errors_model_size_limits(tmp_path):
+    """A small file declaring a huge input is refused before anything is allocated; a model
+    file is recognised in any case (M.ONNX is imported, not parsed as JSON)."""
+    g = Graph([1, 16, 4096, 4096], rng())
+    model = g.save(str(tmp_path / "huge.onnx"), g.conv("x", 16, 16, "c1"), [1, 16, 4096, 4096])
+    _, _, err = vtasim(str(tmp_path), model, status=1)
+    assert ("input 'x' of 1x16x4096x4096 values is larger than the limit of 67108864 values "
+            "(256 MiB of float32)") in err
+    g, y, shape, _ = op_graph("maxpool", rng())
+    upper = g.save(str(tmp_path / "M.ONNX"), y, shape)
+    rep, _, _ = vtasim(str(tmp_path), upper)
+    assert rep is not None and rep["layers"], rep
 
 
 def test_graphs_json_host_operators(tmp_path):

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "vta/compiler/workload.h"
 #include "vta/sim/error.h"
@@ -266,6 +267,19 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
 
 }  // namespace
 
+void check_float_tensor_size(const std::vector<int>& dims, const std::string& what) {
+  uint64_t values = 1;
+  for (int d : dims) {
+    values *= static_cast<uint64_t>(std::max(d, 0));
+    if (values > kMaxFloatTensorValues) {
+      throw Error(fmt::format(
+          "{} of {} values is larger than the limit of {} values ({} MiB of "
+          "float32) for one tensor of the float model",
+          what, fmt::join(dims, "x"), kMaxFloatTensorValues, (kMaxFloatTensorValues * 4) >> 20));
+    }
+  }
+}
+
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out) {
   const std::vector<int>& d = in[0];
@@ -344,6 +358,8 @@ std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::stri
     if (std::string e = node_output_dims(g, in, out); !e.empty()) {
       throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
     }
+    check_float_tensor_size(
+        out, fmt::format("{}: node '{}' ({}) output", source, g.name, graph_op_name(g.op)));
     dims[g.output] = out;
   }
   if (!dims.count(output)) {

@@ -741,6 +741,7 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
       }
       im.graph.input_dims.push_back(int(d.dim_value()));
     }
+    check_float_tensor_size(im.graph.input_dims, fmt::format("{}: input '{}'", im.file, in.name()));
   }
   if (im.graph.input.empty()) {
     throw Error(fmt::format("{}: the graph has no activation input", im.file));

@@ -473,23 +473,21 @@ QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& 
 
 FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {
   FloatTensor t{g.input_dims, {}};
-  // Read at most one byte more than the model needs: /dev/zero or a huge file is refused by
-  // size, never read whole.
-  std::string bytes;
-  try {
-    bytes = read_input_file(path, "input file", t.size() * 4 + 1);
-  } catch (const Error&) {
-    if (std::filesystem::is_regular_file(path)) {
-      bytes.resize(t.size() * 4 + 1);  // larger than needed: reported below with the sizes
-    } else {
-      throw;
-    }
-  }
-  if (bytes.size() != t.size() * 4) {
+  // The size first: /dev/zero or a huge file is refused, never read whole.
+  const uint64_t need = t.size() * 4;
+  std::error_code ec;
+  const uint64_t size =
+      std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : need;
+  if (size != need) {
     throw Error(
         fmt::format("{}: {} bytes, but the model's input {} needs {} float32 values ({} "
                     "bytes)",
-                    path, bytes.size(), t.shape(), t.size(), t.size() * 4));
+                    path, size, t.shape(), t.size(), need));
+  }
+  const std::string bytes = read_input_file(path, "input file", need);
+  if (bytes.size() != need) {
+    throw Error(fmt::format("{}: {} bytes, but the model's input {} needs {} bytes", path,
+                            bytes.size(), t.shape(), need));
   }
   t.data.resize(t.size());
   std::memcpy(t.data.data(), bytes.data(), bytes.size());

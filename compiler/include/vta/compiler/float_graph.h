@@ -71,6 +71,13 @@ struct FloatGraph {
   std::map<std::string, uint64_t> node_macs() const;
 };
 
+// The float interpreter (calibration, the float check) holds each tensor as float32: a model
+// whose input or any node output has more than kMaxFloatTensorValues values is refused before
+// anything is allocated (256 MiB of float32; a 1x64x1024x1024 activation fits).
+inline constexpr uint64_t kMaxFloatTensorValues = uint64_t{64} << 20;
+// Throws vta::Error "<what> of AxBxC values is larger than the limit ..." past it.
+void check_float_tensor_size(const std::vector<int>& dims, const std::string& what);
+
 // The output dims of node g from its inputs' dims (`in`); an error text when they do not fit.
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out);
