@@ -6,7 +6,7 @@ if(NOT CLANG_FORMAT)
   return()
 endif()
 set(files)
-foreach(dir compiler explore hw python runtime sim tests)
+foreach(dir cli compiler explore hw python runtime sim tests)
   file(GLOB_RECURSE found RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${dir}/*.cc ${SOURCE_DIR}/${dir}/*.h
        ${SOURCE_DIR}/${dir}/*.c)
   list(APPEND files ${found})
