@@ -43,12 +43,12 @@ def main():
         prog = vtasim.Program.load(path)
         for backend in ("fsim", "cycle"):
             measure("Program.run(%s)" % backend, lambda: prog.run(backend), 50, args.runs)
-        measure("conv2d(cycle, 16x4x4)", lambda: vtasim.conv2d("pynq", c=16, h=4, w=4, k=16,
-                                                               backend="cycle"), 10, args.layers)
         net = os.path.join(SOURCE_DIR, "compiler", "networks", "tiny_resnet.json")
-        measure("network(cycle, tiny_resnet)", lambda: vtasim.network(net, backend="cycle"), 10,
-                args.layers)
-
+        for backend in ("fsim", "cycle"):
+            conv = lambda: vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, backend=backend)
+            measure("conv2d(%s, 16x4x4)" % backend, conv, 10, args.layers)
+            measure("network(%s, tiny_resnet)" % backend,
+                    lambda: vtasim.network(net, backend=backend), 10, args.layers)
 
 if __name__ == "__main__":
     main()
