@@ -188,6 +188,7 @@ class RtlTop : public sc_core::sc_module {
       if (++m_local >= kQuantum) {
         sync();
         publish_progress();
+        poll_stop(kQuantum);  // the caller's Ctrl-C (run_progress.h)
       }
       if (c % kVcdSizeCheck == 0) {
         watch_vcd_size(total_cycles + c + 1);

@@ -7,8 +7,10 @@
 #include "vta/backend_factory.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/error.h"
+#include "vta/sim/fsim.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/program_image.h"
+#include "vta/sim/run_progress.h"
 
 namespace vta::py {
 
@@ -42,27 +44,64 @@ pyb::list disassemble(const ProgramImage& img, const pyb::object& config, size_t
   return out;
 }
 
-pyb::dict run(const ProgramImage& img, const std::string& backend, const pyb::object& config,
-              uint64_t wait_cycles) {
-  const HwConfig cfg = image_config(img, config);
+// The Python thread's stop check while a run holds no GIL: a pending signal (Ctrl-C) stops it.
+// The signal's own exception is dropped; run() raises KeyboardInterrupt in its place.
+bool python_signal_pending() {
+  pyb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Clear();
+    return true;
+  }
+  return false;
+}
+
+struct RunResult {
   RunStatus status = RunStatus::kOk;
   Stats stats;
   std::string outputs;
-  {
+};
+
+// One run on a fresh DRAM and backend; wait_cycles (0 = none) bounds it on every backend (fsim:
+// in its work units).
+RunResult run_once(const ProgramImage& img, const std::string& backend, const HwConfig& cfg,
+                   uint64_t wait_cycles) {
+  Dram dram;
+  img.load_into(dram);
+  auto be = make_backend(backend.empty() ? backend_name_from_env() : backend, cfg, dram);
+  if (auto* fsim = dynamic_cast<FsimBackend*>(be.get())) {
+    fsim->set_work_limit(wait_cycles);
+  }
+  const ScopedStopCheck stop(&python_signal_pending);
+  RunResult r;
+  r.status = be->run(img.insn_phys, img.insn_count, wait_cycles);
+  r.stats = be->stats();
+  r.outputs = img.check_outputs(dram);
+  return r;
+}
+
+pyb::dict run(const ProgramImage& img, const std::string& backend, const pyb::object& config,
+              uint64_t wait_cycles) {
+  const HwConfig cfg = image_config(img, config);
+  RunResult r;
+  try {
     pyb::gil_scoped_release nogil;  // its own DRAM and backend: no lock needed
-    Dram dram;
-    img.load_into(dram);
-    auto be = make_backend(backend.empty() ? backend_name_from_env() : backend, cfg, dram);
-    status = be->run(img.insn_phys, img.insn_count, wait_cycles);
-    stats = be->stats();
-    outputs = img.check_outputs(dram);
+    r = run_once(img, backend, cfg, wait_cycles);
+  } catch (const RunInterrupted&) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw pyb::error_already_set();
+  }
+  if (r.status == RunStatus::kTimeout) {
+    throw Error(fmt::format("program did not finish within wait_cycles={} ({})", wait_cycles,
+                            r.stats.timed ? "cycles"
+                                          : "fsim work units: instructions plus "
+                                            "GEMM/ALU micro-op iterations"));
   }
   pyb::dict d;
-  d["status"] = status == RunStatus::kOk ? "ok" : "timeout";
-  d["cycles"] = stats.timed ? pyb::object(pyb::int_(stats.cycles)) : pyb::object(pyb::none());
-  d["stats"] = to_python(stats.to_json());
-  d["outputs_match"] = outputs.empty();
-  d["first_difference"] = outputs;
+  d["status"] = "ok";
+  d["cycles"] = r.stats.timed ? pyb::object(pyb::int_(r.stats.cycles)) : pyb::object(pyb::none());
+  d["stats"] = to_python(r.stats.to_json());
+  d["outputs_match"] = r.outputs.empty();
+  d["first_difference"] = r.outputs;
   return d;
 }
 
@@ -101,7 +140,8 @@ for. Program.load(path), .save(path), .disassemble(), .run(backend).)doc")
            "One line per instruction (the first `limit`, 0 = all).")
       .def("run", &run, arg("backend") = "", arg("config") = pyb::none(), arg("wait_cycles") = 0,
            "Runs the program on a fresh DRAM; returns status, cycles, stats and whether the "
-           "image's expected outputs match.");
+           "image's expected outputs match. wait_cycles (0 = none) bounds the run (fsim: in "
+           "work units) and raises vtasim.Error past it; Ctrl-C raises KeyboardInterrupt.");
 }
 
 }  // namespace vta::py

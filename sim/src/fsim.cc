@@ -177,6 +177,7 @@ void FsimBackend::Impl::step(int s) {
   execute(k, i);
   push_tokens(use, tokens);
   run_progress().add(cost, 1);
+  poll_stop(cost);
 }
 
 RunOutcome FsimBackend::Impl::stuck() const {

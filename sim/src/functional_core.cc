@@ -7,6 +7,7 @@
 
 #include "vta/sim/error.h"
 #include "vta/sim/insn_check.h"
+#include "vta/sim/run_progress.h"
 
 namespace vta {
 
@@ -40,6 +41,7 @@ void alu_loop(const Insn& i, const std::vector<Uop>& uop, ZeroedVector<int32_t>&
               ZeroedVector<uint8_t>& out_stale, size_t lanes, Op op) {
   for (uint32_t io = 0; io < i.iter_out; ++io) {
     for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
+      poll_stop(i.uop_end - i.uop_bgn);  // a loop of 2e12 micro-ops can be stopped
       for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
         const uint32_t d = uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
         int32_t* a = &acc[d * lanes];
@@ -369,6 +371,7 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
   if (i.reset_reg) {
     for (uint32_t io = 0; io < i.iter_out; ++io) {
       for (uint32_t ii = 0; ii < i.iter_in; ++ii) {
+        poll_stop(i.uop_end - i.uop_bgn);
         for (uint32_t u = i.uop_bgn; u < i.uop_end; ++u) {
           const uint32_t d = m_uop[u].dst_idx + io * i.dst_factor_out + ii * i.dst_factor_in;
           zero_lanes(&m_acc[d * m_acc_lanes], m_acc_lanes);

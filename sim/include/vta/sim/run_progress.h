@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "vta/sim/error.h"
+
 namespace vta {
 
 struct RunProgress {
@@ -22,5 +24,29 @@ struct RunProgress {
 };
 
 RunProgress& run_progress();
+
+// A run stopped from outside (a host program's Ctrl-C) by the calling thread's stop check.
+class RunInterrupted : public Error {
+ public:
+  RunInterrupted() : Error("run interrupted") {}
+};
+
+// The calling thread's stop check (nullptr: none, the default). Long loops of the backends call
+// poll_stop(work) as they go; once per kStopPollUnits work units it asks the check, and throws
+// RunInterrupted when the check says stop. Per thread, so each caller (a Python thread) stops
+// only its own runs; the check may be slow (it takes a lock), hence the batching.
+using StopCheck = bool (*)();
+constexpr uint64_t kStopPollUnits = uint64_t{1} << 20;
+void set_stop_check(StopCheck check);
+void poll_stop(uint64_t work);
+
+// Installs a stop check for the lifetime of the object.
+class ScopedStopCheck {
+ public:
+  explicit ScopedStopCheck(StopCheck check) { set_stop_check(check); }
+  ~ScopedStopCheck() { set_stop_check(nullptr); }
+  ScopedStopCheck(const ScopedStopCheck&) = delete;
+  ScopedStopCheck& operator=(const ScopedStopCheck&) = delete;
+};
 
 }  // namespace vta
