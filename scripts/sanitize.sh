@@ -26,9 +26,11 @@ if [ ! -f build-asan/CMakeCache.txt ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DVTA_SANITIZE=ON -DVTA_BUILD_RTL=OFF \
     >/dev/null
 fi
-# Only what the suites below run (no benchmarks, no install or exploration tests).
+# Only what the suites below run (no benchmarks, no install or exploration tests), and the
+# backend plugins libvta loads on first use (the cycle backend: nothing links it).
 targets=(vtasim test_contract test_cycle test_fsim test_isa test_reliability test_runtime
-  test_runtime_cycle test_runtime_c test_compiler test_explore_models vta_vcd_check)
+  test_runtime_cycle test_runtime_c test_compiler test_explore_models vta_vcd_check
+  vta_backend_plugins)
 cmake --build build-asan -j "$jobs" --target "${targets[@]}" 2>&1 | grep -E "error|warning" || true
 cmake --build build-asan -j "$jobs" --target "${targets[@]}" >/dev/null
 
