@@ -19,6 +19,7 @@
 #include "vta/sim/contract/timing_constants.h"
 #include "vta/sim/cycle/memory_target.h"
 #include "vta/sim/cycle/sim_context.h"
+#include "vta/sim/hw_spec_signature.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/run_progress.h"
@@ -585,6 +586,12 @@ TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
   return c;
 }
 
+// A config as rtl messages name it: the model string alone is shared by presets that differ in
+// bus width or board (pynq and ultra96), so the bus width and TARGET are part of the name.
+std::string config_name(const HwConfig& cfg) {
+  return fmt::format("{} (TARGET {})", hw_spec_signature(cfg), cfg.target);
+}
+
 }  // namespace
 
 struct RtlBackend::Impl {
@@ -650,7 +657,7 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
     throw Error(
         fmt::format("rtl backend: config {} has a {}-byte bus; the RTL supports at most "
                     "{} bytes (LOG_BUS_WIDTH <= 7)",
-                    cfg.model_name, cfg.bus_bytes, kInsnBytes));
+                    config_name(cfg), cfg.bus_bytes, kInsnBytes));
   }
   for (const auto& [what, bytes] : {std::pair<const char*, int>{"INP", cfg.inp_elem_bytes},
                                     {"WGT", cfg.wgt_elem_bytes},
@@ -661,7 +668,7 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
       throw Error(
           fmt::format("rtl backend: config {}: {} elements of {} bytes are narrower than "
                       "the {}-byte bus; the RTL needs at least one beat per element",
-                      cfg.model_name, what, bytes, cfg.bus_bytes));
+                      config_name(cfg), what, bytes, cfg.bus_bytes));
     }
   }
   m_impl = std::make_unique<Impl>();
@@ -683,9 +690,9 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
       built += (built.empty() ? "" : ", ") + n;
     }
     throw Error(fmt::format(
-        "rtl backend: no RTL model built for config {} (TARGET {}); built: {} (set the CMake "
-        "option VTA_RTL_CONFIGS to add one)",
-        cfg.model_name, cfg.target, built.empty() ? "none" : built));
+        "rtl backend: no RTL model built for config {}; built: {} (set the CMake option "
+        "VTA_RTL_CONFIGS to add one)",
+        config_name(cfg), built.empty() ? "none" : built));
   }
   m_impl->model->reset();
   m_impl->top = std::make_unique<RtlTop>("rtl_top", m_cfg, m_dram, *m_impl->model);

@@ -134,6 +134,8 @@ TEST_CASE("rtl: a config without a built model is a clear error", "[rtl]") {
     const std::string what = e.what();
     CHECK(what.find("no RTL model built for config") != std::string::npos);
     CHECK(what.find("pynq") != std::string::npos);
+    // Named so that it differs from pynq, whose model string is the same: bus width and board.
+    CHECK(what.find("1x16_i8w8a32_15_15_18_17_bus128 (TARGET ultra96)") != std::string::npos);
   }
 }
 
