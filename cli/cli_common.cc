@@ -278,6 +278,22 @@ nlohmann::ordered_json report_json(const RunReport& r) {
   return j;
 }
 
+void add_json_summary_option(po::options_description& desc, std::string& path, const char* what) {
+  desc.add_options()("json", po::value(&path), what);
+}
+
+void write_json_summary(const std::string& path, nlohmann::ordered_json j) {
+  if (path.empty()) {
+    return;
+  }
+  j["version"] = simulator_version();
+  std::ofstream out(path);
+  out << j.dump(1) << "\n";
+  if (!out) {
+    throw Error("cannot write the --json summary to '" + path + "'");
+  }
+}
+
 void write_json_report(const CommonOptions& o, const RunReport& r) {
   if (o.json_path.empty()) {
     return;

@@ -52,6 +52,11 @@ void add_common_options(po::options_description& desc, CommonOptions& opts);
 // --quiet / --progress with the one meaning every command gives them (commands without the
 // common options add these); parse_args refuses the two together.
 void add_quiet_option(po::options_description& desc, bool& quiet);
+// --json FILE on commands without a run report (disasm, sweep export / merge): `what` says what
+// the file holds. write_json_summary writes `j` there ("" = not asked for), adding "version";
+// throws Error naming the file when it cannot be written.
+void add_json_summary_option(po::options_description& desc, std::string& path, const char* what);
+void write_json_summary(const std::string& path, nlohmann::ordered_json j);
 void add_progress_option(po::options_description& desc, bool& progress);
 // Adds --set KEY=VALUE (repeatable), storing into `sets`.
 void add_set_option(po::options_description& desc, std::vector<std::string>& sets);

@@ -101,6 +101,10 @@ int cmd_disasm(int argc, char** argv) {
     po::options_description desc("disasm options");
     add_progress_option(desc, progress);  // accepted as everywhere; disasm has nothing to show
     add_quiet_option(desc, quiet);
+    std::string json_path;
+    add_json_summary_option(desc, json_path,
+                            "write the listing (JSON: the config's model and each instruction's "
+                            "text) to this file");
     auto add = desc.add_options();
     add("help,h", "show this help");
     add("config,c", po::value(&opts.config),
@@ -115,7 +119,7 @@ int cmd_disasm(int argc, char** argv) {
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
-    const std::string usage = "vtasim disasm FILE [--config C]";
+    const std::string usage = "vtasim disasm FILE [--config C] [--json FILE]";
     if (!parse_args(argc, argv, usage, desc, pos, vm)) {
       return 0;
     }
@@ -133,14 +137,23 @@ int cmd_disasm(int argc, char** argv) {
                       file, s.insn_phys, s.insn_count));
     }
     const IsaCodec codec(s.cfg);
+    nlohmann::ordered_json listing = nlohmann::ordered_json::array();
     for (uint32_t k = 0; k < s.insn_count; ++k) {
       const Insn i =
           codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
       std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
+      if (!json_path.empty()) {
+        listing.push_back(disassemble(i));
+      }
       if (s.image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
         print_loaded_uops(i, dram, codec, all_uops ? UINT64_MAX : kUopListLimit);
       }
     }
+    write_json_summary(json_path, {{"command", "disasm"},
+                                   {"file", file},
+                                   {"model", s.cfg.model_name},
+                                   {"instruction_count", s.insn_count},
+                                   {"instructions", std::move(listing)}});
     return 0;
   });
 }

@@ -18,7 +18,6 @@
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_runner.h"
 #include "vta/explore/sweep_spec.h"
-#include "vta/sim/version.h"
 
 namespace vta::cli {
 
@@ -27,11 +26,12 @@ using namespace vta::explore;
 namespace {
 
 int sweep_export(int argc, char** argv) {
-  std::string db, csv, jsonl;
+  std::string db, csv, jsonl, json_path;
   bool quiet = false, progress = false;
   po::options_description desc("sweep export options");
   add_progress_option(desc, progress);
   add_quiet_option(desc, quiet);
+  add_json_summary_option(desc, json_path, "write what was exported (JSON) to this file");
   auto add = desc.add_options();
   add("help,h", "show this help");
   add("db", po::value(&db), "results database");
@@ -54,10 +54,15 @@ int sweep_export(int argc, char** argv) {
   } else {
     results.export_jsonl(jsonl);
   }
+  const size_t rows = results.rows().size();
   if (!quiet) {
-    std::cout << fmt::format("exported {} rows of {} to {}\n", results.rows().size(), db,
-                             csv.empty() ? jsonl : csv);
+    std::cout << fmt::format("exported {} rows of {} to {}\n", rows, db, csv.empty() ? jsonl : csv);
   }
+  write_json_summary(json_path, {{"command", "sweep export"},
+                                 {"db", db},
+                                 {"output", csv.empty() ? jsonl : csv},
+                                 {"format", csv.empty() ? "jsonl" : "csv"},
+                                 {"rows", rows}});
   return 0;
 }
 
@@ -134,10 +139,12 @@ int sweep_report(int argc, char** argv) {
 
 int sweep_merge(int argc, char** argv) {
   std::vector<std::string> files;
+  std::string json_path;
   bool quiet = false, progress = false;
   po::options_description desc("sweep merge options");
   add_progress_option(desc, progress);
   add_quiet_option(desc, quiet);
+  add_json_summary_option(desc, json_path, "write what was merged (JSON) to this file");
   auto add = desc.add_options();
   add("help,h", "show this help");
   add("files", po::value(&files), "OUT.sqlite IN.sqlite...");
@@ -160,10 +167,17 @@ int sweep_merge(int argc, char** argv) {
   for (size_t i = 1; i < files.size(); ++i) {
     added += out.merge_from(files[i]);
   }
+  const size_t rows = out.rows().size();
   if (!quiet) {
     std::cout << fmt::format("merged {} rows from {} database(s) into {} ({} rows)\n", added,
-                             files.size() - 1, files.front(), out.rows().size());
+                             files.size() - 1, files.front(), rows);
   }
+  write_json_summary(json_path,
+                     {{"command", "sweep merge"},
+                      {"output", files.front()},
+                      {"inputs", std::vector<std::string>(files.begin() + 1, files.end())},
+                      {"added", added},
+                      {"rows", rows}});
   return 0;
 }
 
@@ -215,26 +229,20 @@ void check_sweep_run_flags(const po::variables_map& vm, const SweepRunFlags& f,
 
 void write_sweep_json(const std::string& path, const SweepSpec& spec, const SweepSummary& s,
                       const SweepOptions& opt) {
-  const nlohmann::ordered_json j = {{"sweep", spec.name},
-                                    {"db", opt.db_path},
-                                    {"shard_index", opt.shard_index},
-                                    {"shard_count", opt.shard_count},
-                                    {"points", s.points},
-                                    {"jobs", s.jobs},
-                                    {"ran", s.ran},
-                                    {"skipped", s.skipped},
-                                    {"ok", s.ok},
-                                    {"invalid", s.invalid},
-                                    {"failed", s.failed},
-                                    {"timeout", s.timeout},
-                                    {"interrupted", s.interrupted},
-                                    {"wall_seconds", s.wall_seconds},
-                                    {"version", simulator_version()}};
-  std::ofstream out(path);
-  out << j.dump(1) << "\n";
-  if (!out) {
-    throw Error("cannot write the --json summary to '" + path + "'");
-  }
+  write_json_summary(path, {{"sweep", spec.name},
+                            {"db", opt.db_path},
+                            {"shard_index", opt.shard_index},
+                            {"shard_count", opt.shard_count},
+                            {"points", s.points},
+                            {"jobs", s.jobs},
+                            {"ran", s.ran},
+                            {"skipped", s.skipped},
+                            {"ok", s.ok},
+                            {"invalid", s.invalid},
+                            {"failed", s.failed},
+                            {"timeout", s.timeout},
+                            {"interrupted", s.interrupted},
+                            {"wall_seconds", s.wall_seconds}});
 }
 
 int sweep_run(int argc, char** argv) {
@@ -249,7 +257,7 @@ int sweep_run(int argc, char** argv) {
   const std::string usage =
       "vtasim sweep SPEC.json --db FILE.sqlite [-j N] [--shard I/N] [--retry-failed] "
       "[--timeout-per-point S] [--json FILE] [--progress | --quiet]\n"
-      "       vtasim sweep export DB (--csv OUT | --jsonl OUT)\n"
+      "       vtasim sweep export DB (--csv OUT | --jsonl OUT) [--json FILE]\n"
       "       vtasim sweep merge OUT.sqlite IN.sqlite...\n"
       "       vtasim sweep report DB.sqlite --out DIR [--device B[,B...]]";
   if (!parse_args(argc, argv, usage, desc, pos, vm)) {

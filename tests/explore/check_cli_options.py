@@ -2,7 +2,8 @@
 `--version`; `--quiet` accepted by conv2d (results still printed, nothing on stderr); a 1x32x32
 design at 333 MHz on the zcu104 is above the clock estimate (333 / (1 + 0.1 x log2(1024 / 256))
 = 277.5 MHz, by hand) and outside the area model's calibrated designs (1024 MACs > 256), and the
---json report says both.
+--json report says both. Every command accepts `--json FILE` (a JSON file that parses),
+`--quiet` and `--progress` (DESIGN.md section 7).
 
 usage: check_cli_options.py VTASIM
 """
@@ -46,6 +47,54 @@ def main():
         fail("--json area extrapolation: %s" % area["extrapolated"])
     print("--version, conv2d --quiet, and a design above its clock estimate and outside the "
           "area calibration: as expected")
+    check_every_command(vtasim)
+
+
+def check_every_command(vtasim):
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with tempfile.TemporaryDirectory() as tmp:
+        def path(name):
+            return os.path.join(tmp, name)
+        spec = path("s.json")
+        with open(spec, "w") as f:
+            json.dump({"base": "pynq", "axes": {"LOG_BUS_WIDTH": [6, 7]},
+                       "workloads": ["matmul:16x16x16"], "backend": "cycle"}, f)
+        prog = path("p.vtaprog")
+        setup = run(vtasim, ["matmul", "--m", "16", "--k", "16", "--n", "16", "--backend", "fsim",
+                             "--dump-program", prog])
+        if setup.returncode != 0:
+            fail("matmul --dump-program: %s" % setup.stderr)
+        commands = {
+            "conv2d": ["conv2d", "--backend", "fsim"],
+            "matmul": ["matmul", "--m", "16", "--k", "16", "--n", "16", "--backend", "fsim"],
+            "network": ["network", os.path.join(src, "compiler", "networks", "tiny_resnet.json"),
+                        "--backend", "fsim"],
+            "demo": ["demo", "--backend", "fsim"],
+            "run": ["run", prog, "--backend", "fsim"],
+            "disasm": ["disasm", prog],
+            "sweep": ["sweep", spec, "--db", path("s.sqlite")],
+            "sweep export": ["sweep", "export", path("s.sqlite"), "--csv", path("s.csv")],
+            "sweep merge": ["sweep", "merge", path("m.sqlite"), path("s.sqlite")],
+            "sweep report": ["sweep", "report", path("s.sqlite"), "--out", path("rep")],
+        }
+        for name, args in commands.items():  # in order: the sweep's database comes first
+            for extra in (["--quiet"], ["--progress"]):
+                p = run(vtasim, args + extra)
+                if p.returncode != 0:
+                    fail("%s %s: exit %d: %s" % (name, extra[0], p.returncode, p.stderr[-300:]))
+            out = path(name.replace(" ", "_") + ".json")
+            p = run(vtasim, args + ["--json", out])
+            if p.returncode != 0 or not os.path.exists(out):
+                fail("%s --json: exit %d: %s" % (name, p.returncode, p.stderr[-300:]))
+            with open(out) as f:
+                if not json.load(f):
+                    fail("%s --json wrote an empty document" % name)
+        with open(path("disasm.json")) as f:
+            listing = json.load(f)
+        if listing["instruction_count"] != len(listing["instructions"]) or \
+                not listing["instructions"][-1].startswith("FINISH"):
+            fail("disasm --json: %s" % str(listing)[:300])
+    print("every command accepts --json FILE, --quiet and --progress")
 
 
 main()
