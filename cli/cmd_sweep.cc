@@ -272,7 +272,6 @@ int sweep_run(int argc, char** argv) {
   SweepSpec spec;
   try {
     spec = SweepSpec::from_file(f.spec_path);
-    (void)DesignSpace(spec);  // constraint errors are spec errors too, before any work
   } catch (const SpecError& e) {
     throw UsageError(e.what());
   }
@@ -280,7 +279,12 @@ int sweep_run(int argc, char** argv) {
   f.opt.recycle_after = static_cast<size_t>(f.recycle);
   f.opt.timeout_seconds = f.timeout;
   f.opt.progress = !f.quiet;
-  SweepSummary sum = run_sweep(spec, f.opt);
+  SweepSummary sum;
+  try {
+    sum = run_sweep(spec, f.opt);
+  } catch (const SpecError& e) {  // a constraint that cannot be evaluated: expanding the space,
+    throw UsageError(e.what());   // which run_sweep does before it opens the database
+  }
   sum.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << sum.line(spec, f.opt) << "\n";

@@ -96,7 +96,7 @@ void check_sweep_options(const SweepOptions& opt) {
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   check_sweep_options(opt);
   const auto start = std::chrono::steady_clock::now();
-  const DesignSpace space(spec);
+  const DesignSpace space(spec);  // before the database: a spec error creates no file
   SweepSummary sum;
   ResultsDb db(opt.db_path);
   const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();

@@ -122,6 +122,19 @@ def check_report_errors(fsim_db):
     print("report: an fsim database and a bad --out are named errors, no traceback")
 
 
+def check_spec_error_creates_nothing():
+    # The space is expanded once, in the sweep itself, before its database is opened.
+    spec = write_spec("bad_constraint.json", {
+        "base": "pynq", "axes": {"LOG_BLOCK": [4, 5]},
+        "constraints": "LOG_BLOCK / (LOG_BLOCK - 4) > 0",
+        "workloads": ["matmul:16x16x16"], "backend": "fsim"})
+    db = os.path.join(WORK, "never.sqlite")
+    err = vtasim(["sweep", spec, "--db", db], status=2).stderr
+    if "division by zero (point pynq)" not in err or os.path.exists(db):
+        fail("a constraint error: %s (database created: %s)" % (err, os.path.exists(db)))
+    print("a constraint that cannot be evaluated: exit 2, no database")
+
+
 def check_concurrent_sweeps():
     db = os.path.join(WORK, "shared.sqlite")
     specs = [write_spec("c%d.json" % i, {
@@ -146,6 +159,7 @@ def main():
     db = check_resume_keys() if "--concurrent-only" not in sys.argv else None
     check_export_and_merge_inputs(db)
     check_report_errors(db)
+    check_spec_error_creates_nothing()
     check_concurrent_sweeps()
 
 
