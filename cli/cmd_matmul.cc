@@ -7,9 +7,9 @@
 #include "cli_common.h"
 #include "compiler_command.h"
 #include "progress_display.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/lowered_program.h"
+#include "vta/compiler/codegen/lowered_program.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_object.h"
 
 namespace vta::cli {

@@ -11,13 +11,13 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
-#include "vta/compiler/host_cpu.h"
-#include "vta/compiler/network.h"
-#include "vta/compiler/network_workers.h"
-#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/frontend/onnx_import.h"
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/passes/pass_manager.h"
-#include "vta/compiler/quantize.h"
-#include "vta/compiler/report.h"
+#include "vta/compiler/reports/report.h"
+#include "vta/compiler/run/host_cpu.h"
+#include "vta/compiler/run/network_workers.h"
 #include "vta/explore/progress.h"
 
 namespace vta::cli {

@@ -11,7 +11,7 @@
 
 #include "cli_common.h"
 #include "progress_display.h"
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/program_image.h"

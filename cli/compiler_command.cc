@@ -10,7 +10,7 @@
 
 #include "plot_script.h"
 #include "vta/backend_factory.h"
-#include "vta/compiler/report.h"
+#include "vta/compiler/reports/report.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/schedule.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/schedule.h"
+#include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
-#include "vta/compiler/workload.h"
 
 namespace vta::cli {
 

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "vta/compiler/layer_fields.h"
-#include "vta/compiler/report.h"
-#include "vta/compiler/schedule.h"
+#include "vta/compiler/reports/layer_fields.h"
+#include "vta/compiler/reports/report.h"
+#include "vta/compiler/scheduling/schedule.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"

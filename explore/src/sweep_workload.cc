@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/quantize.h"
+#include "vta/compiler/frontend/quantize.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 #include "vta/sim/input_file.h"
 #include "vta/sim/text_hash.h"

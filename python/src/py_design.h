@@ -5,7 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/run/layer_runner.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::py {

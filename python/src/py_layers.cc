@@ -11,11 +11,11 @@
 #include "py_config.h"
 #include "py_design.h"
 #include "vta/backend_factory.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_fields.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/network.h"
-#include "vta/compiler/quantize.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/frontend/quantize.h"
+#include "vta/compiler/reports/layer_fields.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
 namespace vta::py {

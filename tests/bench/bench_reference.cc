@@ -10,12 +10,12 @@
 #include <cstring>
 #include <string>
 
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/fast_reference.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/network.h"
-#include "vta/compiler/reference.h"
-#include "vta/compiler/reference_cache.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/references/fast_reference.h"
+#include "vta/compiler/references/reference.h"
+#include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

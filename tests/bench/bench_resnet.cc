@@ -18,10 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/backend_factory.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/network.h"
-#include "vta/compiler/report.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/reports/report.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

@@ -17,7 +17,7 @@
 #include "bench_timer.h"
 #include "program_builder.h"
 #include "test_paths.h"
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 #include "vta/sim/fsim.h"

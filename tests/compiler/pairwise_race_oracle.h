@@ -4,7 +4,7 @@
 // check_program: both must give the same counts and the same first problem.
 #pragma once
 
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/dram.h"
 

@@ -8,9 +8,9 @@
 #include <catch2/catch.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/bound.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/report.h"
+#include "vta/compiler/reports/report.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/bound.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/config_source.h"
 

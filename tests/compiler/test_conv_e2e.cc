@@ -8,9 +8,9 @@
 
 #include "test_paths.h"
 #include "vta/backend_factory.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/driver.h"
 #include "vta/runtime_cpp.h"
 

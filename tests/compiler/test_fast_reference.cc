@@ -10,11 +10,11 @@
 #include <catch2/catch.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/fast_reference.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/reference.h"
-#include "vta/compiler/reference_cache.h"
+#include "vta/compiler/references/fast_reference.h"
+#include "vta/compiler/references/reference.h"
+#include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 
 using namespace vta::compiler;
 

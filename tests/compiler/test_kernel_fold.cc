@@ -9,9 +9,9 @@
 
 #include "test_paths.h"
 #include "vta/backend_factory.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/kernel_fold.h"
-#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/codegen/kernel_fold.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

@@ -8,9 +8,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "vta/compiler/layer_fields.h"
-#include "vta/compiler/layer_run_codec.h"
-#include "vta/compiler/report.h"
+#include "vta/compiler/reports/layer_fields.h"
+#include "vta/compiler/reports/layer_run_codec.h"
+#include "vta/compiler/reports/report.h"
 
 using namespace vta::compiler;
 

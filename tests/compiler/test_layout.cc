@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "vta/compiler/layout.h"
-#include "vta/compiler/reference.h"
+#include "vta/compiler/codegen/layout.h"
+#include "vta/compiler/references/reference.h"
 
 using namespace vta::compiler;
 

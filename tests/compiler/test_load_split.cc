@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "vta/compiler/load_split.h"
+#include "vta/compiler/scheduling/load_split.h"
 
 using vta::compiler::Load2D;
 using vta::compiler::split_load;

@@ -26,8 +26,8 @@
 #include <catch2/catch.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/loop_fold.h"
-#include "vta/compiler/lowered_program.h"
+#include "vta/compiler/codegen/loop_fold.h"
+#include "vta/compiler/codegen/lowered_program.h"
 #include "vta/sim/hw_config.h"
 
 using namespace vta::compiler;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

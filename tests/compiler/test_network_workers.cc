@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/json_file.h"
-#include "vta/compiler/layer_run_codec.h"
-#include "vta/compiler/network.h"
-#include "vta/compiler/network_workers.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/reports/json_file.h"
+#include "vta/compiler/reports/layer_run_codec.h"
+#include "vta/compiler/run/network_workers.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/auto_schedule.h"
 #include "vta/compiler/ir/module.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/passes/passes.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
 using namespace vta::compiler;

@@ -10,7 +10,7 @@
 
 #include "pairwise_race_oracle.h"
 #include "test_paths.h"
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/isa.h"
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/micro_kernel.h"
-#include "vta/compiler/schedule.h"
+#include "vta/compiler/codegen/micro_kernel.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
+#include "vta/compiler/scheduling/schedule.h"
 #include "vta/sim/error.h"
 
 using namespace vta::compiler;

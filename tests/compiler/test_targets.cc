@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/program_check.h"
-#include "vta/compiler/reference.h"
+#include "vta/compiler/check/program_check.h"
+#include "vta/compiler/references/reference.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 
 using namespace vta::compiler;
 using vta::HwConfig;

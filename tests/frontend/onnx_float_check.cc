@@ -13,9 +13,9 @@
 #include <iterator>
 #include <string>
 
-#include "vta/compiler/float_graph.h"
-#include "vta/compiler/onnx_import.h"
-#include "vta/compiler/quantize.h"
+#include "vta/compiler/frontend/float_graph.h"
+#include "vta/compiler/frontend/onnx_import.h"
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/sim/error.h"
 
 namespace {

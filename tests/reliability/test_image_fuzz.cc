@@ -21,7 +21,7 @@
 
 #include "pairwise_race_oracle.h"
 #include "vta/backend_factory.h"
-#include "vta/compiler/program_check.h"
+#include "vta/compiler/check/program_check.h"
 #include "vta/sim/error.h"
 #include "vta/sim/program_image.h"
 

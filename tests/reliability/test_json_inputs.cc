@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "vta/compiler/network.h"
-#include "vta/compiler/schedule.h"
-#include "vta/compiler/workload.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/scheduling/schedule.h"
+#include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/json_read.h"

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "test_paths.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/layer_runner.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_cpp.h"
 
 using namespace vta::compiler;

@@ -1,4 +1,4 @@
-#include "vta/compiler/float_graph.h"
+#include "vta/compiler/frontend/float_graph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "vta/compiler/workload.h"
+#include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {

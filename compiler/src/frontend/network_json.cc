@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ops/op_common.h"
-#include "vta/compiler/json_file.h"
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
+#include "vta/compiler/reports/json_file.h"
 #include "vta/sim/error.h"
 #include "vta/sim/json_read.h"
 

@@ -1,4 +1,4 @@
-#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/frontend/onnx_import.h"
 
 #include "vta/sim/error.h"
 #include "vta/sim/input_file.h"

@@ -1,4 +1,4 @@
-#include "vta/compiler/quantize.h"
+#include "vta/compiler/frontend/quantize.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
 #include "vta/sim/input_file.h"

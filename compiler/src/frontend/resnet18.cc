@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
 
 namespace vta::compiler {
 

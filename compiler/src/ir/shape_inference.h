@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
 
 namespace vta::compiler {

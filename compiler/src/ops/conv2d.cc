@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/fast_reference.h"
-#include "vta/compiler/kernel_fold.h"
-#include "vta/compiler/reference_cache.h"
+#include "vta/compiler/codegen/kernel_fold.h"
+#include "vta/compiler/references/fast_reference.h"
+#include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler::ops {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
-#include "vta/compiler/auto_schedule.h"
-#include "vta/compiler/reference_cache.h"
+#include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler::ops {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vta/compiler/ops/op_def.h"
-#include "vta/compiler/workload.h"
+#include "vta/compiler/scheduling/workload.h"
 
 namespace vta::compiler::ops {
 

@@ -1,7 +1,7 @@
 // import: the source into the module (passes.h).
 #include <fmt/format.h>
 
-#include "vta/compiler/onnx_import.h"
+#include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/passes/passes.h"
 
 namespace vta::compiler {

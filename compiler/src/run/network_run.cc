@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "vta/compiler/layer_runner.h"
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
-#include "vta/compiler/workload.h"
 
 namespace vta::explore {
 

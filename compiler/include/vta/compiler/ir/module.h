@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "vta/compiler/float_graph.h"
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/float_graph.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/ops/op_def.h"
-#include "vta/compiler/quantize.h"
 
 namespace vta::compiler::ir {
 

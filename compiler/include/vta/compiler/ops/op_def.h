@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vta/compiler/float_graph.h"
-#include "vta/compiler/network.h"
+#include "vta/compiler/frontend/float_graph.h"
+#include "vta/compiler/frontend/network.h"
 
 namespace vta::compiler {
 

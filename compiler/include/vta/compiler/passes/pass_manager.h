@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/ir/module.h"
-#include "vta/compiler/quantize.h"
 #include "vta/sim/hw_config.h"
 
 namespace vta::compiler {

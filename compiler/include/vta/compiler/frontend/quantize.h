@@ -1,0 +1,93 @@
+// Quantization of an imported float graph in the manner of TVM's VTA flow (relay.quantize with
+// power-of-two scales): every tensor t is int8 q = clip(round(x * 2^e_t)), e_t chosen by
+// calibration on seeded sample inputs (the largest e whose range holds the calibrated
+// magnitude: the maximum |x|, or a percentile of |x|), each layer's weights
+// by their own maximum (e_w); a layer accumulates in int32 at scale 2^-(e_in + e_w), adds its
+// int32 bias (rounded at that scale, plus the half unit that turns the shift's floor into
+// round-to-nearest), shifts right by e_in + e_w - e_out, adds the residual, applies ReLU / Clip
+// and clips to int8: exactly the fused epilogue of a VTA layer. Tensors an operator cannot
+// rescale (pool in/out, add and concat operands, a fused residual and its layer's output) share
+// one exponent, the smallest of their calibrated ones.
+//
+// The result is a Network (network.h) with the model's weights that run_network executes, plus
+// the quantization report: per layer the exponents, the shift and the signal-to-noise ratio of
+// its output against the float graph; for the output the cosine similarity and the top-1
+// agreement with the float graph over the calibration inputs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vta/compiler/frontend/float_graph.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/run/host_cpu.h"
+
+namespace vta::compiler {
+
+struct QuantOptions {
+  int calib = 4;              // calibration inputs, N(0, 1) per element from `seed`
+  std::string mode = "max";   // "max" or "percentile"
+  double percentile = 99.99;  // of |x|, per tensor over all calibration inputs
+  uint64_t seed = 1;
+  // A user's input (the graph's input shape): the first calibration sample instead of a seeded
+  // one, and the input that net.input_data holds.
+  std::optional<FloatTensor> first_input;
+};
+
+struct QuantLayerReport {
+  std::string name;  // the network layer (its first ONNX node)
+  std::string ops;   // the fused ONNX operators, "Conv+Add+Relu"
+  bool on_vta = false;
+  int in_exp = 0, w_exp = 0, out_exp = 0, shift = 0;  // scales 2^-exp
+  double snr_db = 0;  // of the dequantized output against the float graph
+  uint64_t macs = 0;
+  uint64_t values = 0;  // output values (a host layer's elementwise operations)
+  uint64_t bytes = 0;   // int8 bytes read and written (inputs and output)
+  double host_us = 0;   // a host layer's time on the board's CPU (time_host)
+};
+
+struct QuantizedModel {
+  Network net;  // input_data: the first calibration input, quantized
+  std::string output_layer;
+  int input_exp = 0, output_exp = 0;
+  std::vector<QuantLayerReport> layers;
+  double cosine = 0;  // output vs float, the lowest over the calibration samples
+  double cosine_mean = 0;
+  double top1_agreement = 0;  // fraction of samples whose arg-max class agrees
+  int samples = 0;
+  uint64_t vta_macs = 0, host_macs = 0;
+  std::vector<int8_t> reference_output;  // the int8 reference's output of net.input_data
+  QuantOptions options;
+  std::string host_cpu;  // the CPU time_host modelled ("" before)
+  double host_us = 0;    // all host layers, serial
+
+  // Times every host layer on `cpu` (host_cpu.h): int8 MACs for the grouped convolutions, one
+  // operation per output value for the others.
+  void time_host(const HostCpu& cpu);
+
+  nlohmann::ordered_json to_json() const;
+  std::string describe() const;  // the human table
+};
+
+// N(0, 1) inputs of the graph's input shape, from `seed` (sample i from seed + i).
+std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint64_t seed);
+
+// A raw little-endian float32 file of the graph's input shape (NCHW); throws naming the file.
+FloatTensor read_float_input(const FloatGraph& g, const std::string& path);
+
+// True for a path ending in ".onnx": what `vtasim network`, sweep workloads and the Python module
+// import and quantize instead of reading a network JSON.
+bool is_onnx_model(const std::string& path);
+
+// import_onnx + quantize_graph.
+QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt);
+
+// Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
+// Conv, Gemm or Add before it absorbs).
+QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);
+
+}  // namespace vta::compiler

@@ -1,0 +1,327 @@
+#include "vta/compiler/run/layer_runner.h"
+
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "codegen/runtime_sink.h"
+#include "vta/compiler/codegen/conv_codegen.h"
+#include "vta/compiler/codegen/kernel_fold.h"
+#include "vta/compiler/codegen/layout.h"
+#include "vta/compiler/references/reference_cache.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+// A device buffer of a sink, owned for the duration of one run.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(ProgramSink& sink, size_t bytes) : m_sink(&sink), m_bytes(bytes) {
+    if (bytes) {
+      m_handle = sink.alloc(bytes);
+    }
+  }
+  template <typename T>
+  static DeviceBuffer from(ProgramSink& sink, const std::vector<T>& host) {
+    DeviceBuffer b(sink, host.size() * sizeof(T));
+    if (b.m_handle) {
+      sink.copy_in(b.m_handle, host.data(), b.m_bytes);
+    }
+    return b;
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : m_sink(o.m_sink), m_handle(o.m_handle), m_bytes(o.m_bytes) {
+    o.m_handle = nullptr;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(m_sink, o.m_sink);
+    std::swap(m_handle, o.m_handle);
+    std::swap(m_bytes, o.m_bytes);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (m_handle) {
+      m_sink->free(m_handle);
+    }
+  }
+  BufferHandle get() const { return m_handle; }
+  template <typename T>
+  std::vector<T> read() const {
+    std::vector<T> host(m_bytes / sizeof(T));
+    m_sink->copy_out(m_handle, host.data(), m_bytes);
+    return host;
+  }
+
+ private:
+  ProgramSink* m_sink = nullptr;
+  BufferHandle m_handle = nullptr;
+  size_t m_bytes = 0;
+};
+
+// The device copies of a convolution's tensors, in the blocked layouts.
+struct ConvDeviceTensors {
+  DeviceBuffer inp, wgt, out, bias, residual, zeros;
+  ConvBuffers buffers() const {
+    return ConvBuffers{inp.get(), wgt.get(), out.get(), bias.get(), residual.get(), zeros.get()};
+  }
+};
+
+ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig& cfg,
+                         const ConvData& data, size_t zero_bytes) {
+  const BlockedConv& g = plan.g;
+  const Conv2dParams& p = g.p;
+  ConvDeviceTensors t;
+  t.inp = DeviceBuffer::from(sink, pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in));
+  t.wgt =
+      DeviceBuffer::from(sink, pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in));
+  t.out = DeviceBuffer(sink, size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
+  if (plan.e.bias) {
+    t.bias = DeviceBuffer::from(sink, pack_bias(data.bias, p.k, g.batch, g.block_out));
+  }
+  if (plan.e.residual) {
+    t.residual = DeviceBuffer::from(
+        sink, pack_nchw(data.residual, p.n, p.k, g.oh, g.ow, g.batch, g.block_out));
+  }
+  if (zero_bytes) {
+    t.zeros = DeviceBuffer::from(sink, std::vector<int8_t>(zero_bytes));
+  }
+  return t;
+}
+
+void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& data) {
+  auto expect = [&](const char* what, size_t got, size_t want) {
+    if (got != want) {
+      throw Error(fmt::format("{}: {} has {} elements, expected {}", p.name, what, got, want));
+    }
+  };
+  expect("input", data.x.size(), size_t(p.n) * p.c * p.h * p.w);
+  expect("weights", data.w.size(), size_t(p.k) * p.c * p.kh * p.kw);
+  if (e.bias) {
+    expect("bias", data.bias.size(), size_t(p.k));
+  }
+  if (e.residual) {
+    expect("residual", data.residual.size(), size_t(p.n) * p.k * p.out_h() * p.out_w());
+  }
+}
+
+// The run's description and the figures that follow from the plan alone. `p` is the layer as
+// written; the plan's layer differs from it when the schedule folds the kernel window.
+LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const TilePlan& plan) {
+  const HwConfig& cfg = target.config;
+  LayerRun r;
+  r.name = p.name.empty() ? "conv2d" : p.name;
+  r.kind = "conv2d";
+  r.shape = p.describe();
+  r.schedule = plan.s;
+  r.epilogue = plan.e;
+  r.backend = target.backend;
+  r.config = cfg.model_name;
+  r.macs = p.macs();
+  r.gemm_bound = plan.g.gemm_uop_count();
+  r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out;
+  // A fold may need fewer bytes than the channel-padded layer: the smaller minimum counts.
+  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
+  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
+  if (planned.total() < bytes.total()) {
+    bytes = planned;
+  }
+  r.bound = layer_bound(plan.g, plan.e, bytes, cfg);
+  r.min_bytes = r.bound.bytes.total();
+  return r;
+}
+
+// The data of the layer the plan computes: with a fold, the folded input and weights.
+ConvData planned_data(const Conv2dParams& p, const ConvSchedule& s, const ConvData& data) {
+  ConvData d;
+  d.x = fold_input(p, s.fold_rows, data.x);
+  d.w = fold_weights(p, s.fold_rows, data.w);
+  d.bias = data.bias;
+  d.residual = data.residual;
+  return d;
+}
+
+// Counts the elements of r.out that differ from `ref`; `where(i)` names element i.
+template <typename Where>
+void compare_with_reference(LayerRun& r, const std::vector<int8_t>& ref, const Where& where) {
+  r.checked = true;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (ref[i] == r.out[i]) {
+      continue;
+    }
+    if (r.mismatches++ == 0) {
+      r.first_mismatch =
+          fmt::format("{}: got {}, expected {}", where(i), int(r.out[i]), int(ref[i]));
+    }
+  }
+}
+
+// Eight values per 64-bit draw (every byte of mt19937_64's output is uniform on 0..255): one
+// draw per value made the generator a sixth of a network run's time.
+std::vector<int8_t> random_int8(size_t n, std::mt19937_64& rng) {
+  std::vector<int8_t> v(n);
+  for (size_t k = 0; k < n; k += 8) {
+    const uint64_t r = rng();
+    for (size_t j = 0; j < 8 && k + j < n; ++j) {
+      v[k + j] = int8_t(uint8_t(r >> (8 * j)));
+    }
+  }
+  return v;
+}
+
+std::vector<int32_t> random_bias(size_t n, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int32_t> d(-(1 << 14), (1 << 14) - 1);
+  std::vector<int32_t> v(n);
+  for (auto& x : v) {
+    x = d(rng);
+  }
+  return v;
+}
+
+}  // namespace
+
+ConvData random_conv_data(const Conv2dParams& p, const Epilogue& e, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ConvData d;
+  d.x = random_int8(size_t(p.n) * p.c * p.h * p.w, rng);
+  d.w = random_int8(size_t(p.k) * p.c * p.kh * p.kw, rng);
+  if (e.bias) {
+    d.bias = random_bias(size_t(p.k), rng);
+  }
+  if (e.residual) {
+    d.residual = random_int8(size_t(p.n) * p.k * p.out_h() * p.out_w(), rng);
+  }
+  return d;
+}
+
+MatmulData random_matmul_data(const MatmulParams& p, const Epilogue& e, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  MatmulData d;
+  d.a = random_int8(size_t(p.m) * p.k, rng);
+  d.b = random_int8(size_t(p.k) * p.n, rng);
+  if (e.bias) {
+    d.bias = random_bias(size_t(p.n), rng);
+  }
+  return d;
+}
+
+uint64_t LayerRun::moved_bytes() const {
+  return stats.inp_load_nbytes + stats.wgt_load_nbytes + stats.acc_load_nbytes +
+         stats.uop_load_nbytes + stats.out_store_nbytes;
+}
+
+LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                    const ConvSchedule& s, const ConvData& data, bool check) {
+  const HwConfig& cfg = target.config;
+  const TilePlan plan = TilePlan::make(p, e, s, cfg);
+  const BlockedConv& g = plan.g;
+  check_conv_data(p, e, data);
+  const ConvData folded = s.fold_rows ? planned_data(p, s, data) : ConvData{};
+
+  RuntimeSink sink(target);  // outlives the buffers below
+  ConvCodegen codegen(plan, cfg);
+  const ConvDeviceTensors tensors =
+      upload(sink, plan, cfg, s.fold_rows ? folded : data, codegen.zero_bytes());
+  sink.clear_stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  codegen.emit(sink, tensors.buffers());
+  sink.synchronize();
+  const auto t1 = std::chrono::steady_clock::now();
+
+  LayerRun r = describe_conv_run(target, p, plan);
+  r.stats = sink.stats();
+  r.verdict = verdict_of(r.bound, r.stats, cfg);
+  r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.kernels = codegen.kernel_count();
+  r.kernel_uops = codegen.kernel_uops();
+  r.out = unpack_nchw(tensors.out.read<int8_t>(), p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
+  if (check) {
+    const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
+    const auto ref =
+        ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual);
+    compare_with_reference(r, *ref, [&](size_t i) {
+      return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k,
+                         (i / ow) % oh, i % ow);
+    });
+  }
+  return r;
+}
+
+Conv2dParams matmul_as_conv(const MatmulParams& p, const HwConfig& cfg) {
+  const int batch = cfg.batch;
+  Conv2dParams c;
+  c.name = p.name;
+  c.n = batch;
+  c.c = p.k;
+  c.h = 1;
+  c.w = ceil_div(p.m, batch);
+  c.k = p.n;
+  c.kh = c.kw = 1;
+  return c;
+}
+
+namespace {
+
+// A and B of a matmul as the input and weights of its convolution: row m of A is lane
+// m % BATCH of column m / BATCH.
+ConvData matmul_conv_data(const MatmulParams& p, const Conv2dParams& c, const MatmulData& data) {
+  const int batch = c.n;
+  ConvData d;
+  d.x.assign(size_t(c.n) * c.c * c.w, 0);
+  for (int m = 0; m < p.m; ++m) {
+    for (int k = 0; k < p.k; ++k) {
+      d.x[(size_t(m % batch) * c.c + k) * c.w + m / batch] = data.a[size_t(m) * p.k + k];
+    }
+  }
+  d.w.resize(size_t(p.n) * p.k);
+  for (int n = 0; n < p.n; ++n) {
+    for (int k = 0; k < p.k; ++k) {
+      d.w[size_t(n) * p.k + k] = data.b[size_t(k) * p.n + n];
+    }
+  }
+  d.bias = data.bias;
+  return d;
+}
+
+// The convolution's output back as C (M x N).
+std::vector<int8_t> matmul_output(const MatmulParams& p, const Conv2dParams& c,
+                                  const std::vector<int8_t>& conv_out) {
+  const int batch = c.n;
+  std::vector<int8_t> out(size_t(p.m) * p.n);
+  for (int m = 0; m < p.m; ++m) {
+    for (int n = 0; n < p.n; ++n) {
+      out[size_t(m) * p.n + n] = conv_out[(size_t(m % batch) * c.k + n) * c.w + m / batch];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue& e,
+                    const ConvSchedule& s, const MatmulData& data, bool check) {
+  p.validate();
+  if (e.residual) {
+    throw Error(fmt::format("matmul '{}': residual epilogue is not supported", p.name));
+  }
+  if (data.a.size() != size_t(p.m) * p.k || data.b.size() != size_t(p.k) * p.n) {
+    throw Error(fmt::format("matmul '{}': operand sizes do not match {}", p.name, p.describe()));
+  }
+  const Conv2dParams c = matmul_as_conv(p, target.config);
+  LayerRun r = run_conv2d(target, c, e, s, matmul_conv_data(p, c, data), false);
+  r.out = matmul_output(p, c, r.out);
+  r.kind = "matmul";
+  r.shape = p.describe();
+  r.macs = p.macs();
+  if (check) {
+    const auto ref = ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias);
+    compare_with_reference(
+        r, *ref, [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
+  }
+  return r;
+}
+
+}  // namespace vta::compiler
