@@ -52,7 +52,8 @@ vta::HwConfig pynq() {
 
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
   CHECK(known_op_names() ==
-        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul");
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
+        "slice, channel_shuffle");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -64,7 +65,8 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul)");
+                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, slice, "
+                    "channel_shuffle)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
                     "no network operator implements the float-graph operator Relu");
@@ -300,4 +302,85 @@ TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[p
                          "n.json"),
       "n.json: network n: mul layer 'y': operand 'data' has shape 1x2x4x4, 'p' has 1x2x2x2 (the "
       "same shape, or one value per sample and channel)");
+}
+
+TEST_CASE("slice and channel_shuffle: int8 values moved on the host, by index", "[passes]") {
+  // 6 channels of 2x3 pixels, every value distinct (v = 6 * channel + pixel - 18). The shuffle
+  // in 3 groups views the channels as 3 x 2 and transposes them: output channels read input
+  // channels 0, 2, 4, 1, 3, 5 (worked out by hand); in 2 groups (2 x 3): 0, 3, 1, 4, 2, 5. The
+  // slice takes channels 1..3, row 1, columns 0..1 of the first shuffle's output.
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "mv", "input": {"c": 6,
+    "h": 2, "w": 3}, "layers": [
+    {"name": "s3", "op": "channel_shuffle", "input": "data", "groups": 3},
+    {"name": "s2", "op": "channel_shuffle", "input": "data", "groups": 2},
+    {"name": "box", "op": "slice", "input": "s3", "begin": [1, 1, 0], "end": [4, 2, 2]}]})"),
+                                   "mv.json");
+  std::vector<int8_t> in(36);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = int8_t(int(i) - 18);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(in);
+  const auto t = reference_network_tensors(net);
+  auto channel = [&](const std::string& name, int c) {
+    const std::vector<int8_t>& d = t.at(name).data;
+    return std::vector<int>(d.begin() + c * 6, d.begin() + c * 6 + 6);
+  };
+  auto input_channel = [&](int c) {
+    std::vector<int> v;
+    for (int p = 0; p < 6; ++p) {
+      v.push_back(6 * c + p - 18);
+    }
+    return v;
+  };
+  const int by3[] = {0, 2, 4, 1, 3, 5}, by2[] = {0, 3, 1, 4, 2, 5};
+  for (int c = 0; c < 6; ++c) {
+    INFO(c);
+    CHECK(channel("s3", c) == input_channel(by3[c]));
+    CHECK(channel("s2", c) == input_channel(by2[c]));
+  }
+  const NetworkTensor& box = t.at("box");
+  CHECK(box.shape() == "1x3x1x2");
+  // Channels 1..3 of s3 are input channels 2, 4, 1; row 1 starts at pixel 3.
+  CHECK(
+      std::vector<int>(box.data.begin(), box.data.end()) ==
+      std::vector<int>{12 + 3 - 18, 12 + 4 - 18, 24 + 3 - 18, 24 + 4 - 18, 6 + 3 - 18, 6 + 4 - 18});
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  const ir::Module m = run_passes(net, {make_infer_types_pass, make_place_pass});
+  const std::string ir = ir::print_module(m);
+  CHECK(ir.find("%s3 = channel_shuffle(%data) groups=3 : i8[1x6x2x3] NCHW @host") !=
+        std::string::npos);
+  CHECK(ir.find("%box = slice(%s3) c=1:4 h=1:2 w=0:2 : i8[1x3x1x2] NCHW @host") !=
+        std::string::npos);
+  // The float references move float values the same way.
+  FloatTensor x{{1, 6, 2, 3}, std::vector<float>(in.begin(), in.end())};
+  const NetworkLayer& l3 = net.layers[0];
+  const FloatTensor y = op_def("channel_shuffle").float_reference(l3, {&x});
+  CHECK(std::vector<int8_t>(y.data.begin(), y.data.end()) == t.at("s3").data);
+  const FloatTensor b = op_def("slice").float_reference(net.layers[2], {&y});
+  CHECK(b.dims == std::vector<int>{1, 3, 1, 2});
+  CHECK(std::vector<int8_t>(b.data.begin(), b.data.end()) == box.data);
+}
+
+TEST_CASE("slice and channel_shuffle: attributes that do not fit the input", "[passes]") {
+  auto load = [](const std::string& layer) {
+    return Network::from_json(nlohmann::json::parse(R"({"name": "n", "input": {"c": 6, "h": 4,
+      "w": 4}, "layers": [)" + layer + "]}"),
+                              "n.json");
+  };
+  CHECK_THROWS_WITH(load(R"({"name": "s", "op": "channel_shuffle", "input": "data",
+                             "groups": 4})"),
+                    "n.json: network n: channel_shuffle layer 's': 6 channels do not divide into 4 "
+                    "groups");
+  CHECK_THROWS_WITH(load(R"({"name": "b", "op": "slice", "input": "data", "begin": [0, 2, 0],
+                             "end": [6, 5, 4]})"),
+                    "n.json: network n: slice layer 'b': h=2:5 is empty or outside the input "
+                    "1x6x4x4");
+  CHECK_THROWS_WITH(load(R"({"name": "b", "op": "slice", "input": "data", "begin": [3, 0, 0],
+                             "end": [3, 4, 4]})"),
+                    "n.json: network n: slice layer 'b': c=3:3 is empty or outside the input "
+                    "1x6x4x4");
+  CHECK_THROWS_WITH(load(R"({"name": "b", "op": "slice", "input": "data", "begin": [0, 0],
+                             "end": [6, 4, 4]})"),
+                    "n.json: slice layer 'b' key 'begin' must be an array of 3 integers (C, H, "
+                    "W)");
 }

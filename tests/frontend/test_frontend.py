@@ -362,6 +362,136 @@ def test_graphs_batch_of_two(tmp_path, kind):
     assert rep["frontend"]["cosine_similarity"] >= COSINE_FLOOR, out
 
 
+# ---- shape and data-movement operators: int8 results recomputed in numpy ----
+
+def int_const(g, name, values):
+    """An int64 Constant node (shapes, indices, axes)."""
+    return g.node("Constant", [], name, value=numpy_helper.from_array(
+        np.asarray(values, dtype=np.int64), name))
+
+
+def conv_relu_int8(x, g, name, q):
+    """The int8 output of Conv `name` (3x3, pad 1) + Relu recomputed in numpy from its report
+    entry q (exponents and shift), as the tiny graph's test does."""
+    e_in, e_w, shift = q["input_exponent"], q["weight_exponent"], q["shift"]
+    assert shift == e_in + e_w - q["output_exponent"] and shift > 0
+    xq = np.clip(round_away(x.astype(np.float64) * 2.0 ** e_in), -128, 127)
+    wq = np.clip(round_away(g.params[name + ".w"].astype(np.float64) * 2.0 ** e_w), -127, 127)
+    bq = round_away(g.params[name + ".b"].astype(np.float64) * 2.0 ** (e_in + e_w))
+    acc = F.conv2d(torch.from_numpy(xq), torch.from_numpy(wq), None, 1, 1).numpy()
+    acc = acc.astype(np.int64) + (bq.astype(np.int64) + (1 << (shift - 1)))[None, :, None, None]
+    return np.clip(acc >> shift, 0, 127)
+
+
+def shape_ops_graph(kind, r):
+    """(graph, output, output shape, torch function, numpy function of the conv's int8 output)
+    for a Conv(8->16) + Relu on 1x8x8x8 followed by the shape operators of `kind`."""
+    g = Graph([1, 8, 8, 8], r)
+    c = g.node("Relu", [g.conv("x", 8, 16, "c1")], "r1")
+    conv = lambda x: F.relu(conv_torch(x, g, "c1"))
+    if kind in ("shuffle", "shuffle_computed"):  # torchvision's channel_shuffle, 4 groups
+        if kind == "shuffle":
+            split, back = int_const(g, "split", [1, 4, 4, 8, 8]), int_const(g, "back", [1, -1, 8, 8])
+        else:  # the targets computed from Shape as torch exports x.view(b, g, c // g, h, w)
+            shape = g.node("Shape", [c], "shape")
+            dims = [g.node("Unsqueeze", [g.node("Gather", [shape, int_const(g, f"i{i}", i)],
+                                                f"d{i}", axis=0), int_const(g, f"ax{i}", [0])],
+                           f"u{i}") for i in range(4)]
+            per = g.node("Div", [g.node("Gather", [shape, int_const(g, "i1b", 1)], "c"),
+                                 int_const(g, "four", 4)], "per")
+            per1 = g.node("Unsqueeze", [per, int_const(g, "axp", [0])], "per1")
+            split = g.node("Concat", [dims[0], int_const(g, "groups", [4]), per1, dims[2],
+                                      dims[3]], "split", axis=0)
+            back = g.node("Concat", [dims[0], int_const(g, "minus1", [-1]), dims[2], dims[3]],
+                          "back", axis=0)
+        v = g.node("Reshape", [c, split], "view")
+        tr = g.node("Transpose", [v], "swap", perm=[0, 2, 1, 3, 4])
+        y = g.node("Reshape", [tr, back], "shuffle")
+        return (g, y, [1, 16, 8, 8],
+                lambda x: conv(x).view(1, 4, 4, 8, 8).transpose(1, 2).reshape(1, 16, 8, 8),
+                lambda q: q.reshape(1, 4, 4, 8, 8).transpose(0, 2, 1, 3, 4).reshape(1, 16, 8, 8))
+    if kind == "chunk_split":  # torch's chunk bounds from Shape; a Split; joined swapped
+        half = g.node("Div", [g.node("Add", [g.node("Gather", [g.node("Shape", [c], "shape"),
+                                                                int_const(g, "one", 1)], "c"),
+                                             int_const(g, "one_more", 1)], "c1p"),
+                              int_const(g, "two", 2)], "half")
+        end = g.node("Mul", [half, int_const(g, "two2", 2)], "end")
+        axes = int_const(g, "axes", [1])
+        a = g.node("Slice", [c, int_const(g, "zero", [0]), half, axes], "first")
+        b = g.node("Slice", [c, half, end, axes], "second")
+        g.nodes.append(helper.make_node("Split", [b, int_const(g, "sizes", [3, 5])],
+                                        ["b0", "b1"], name="split", axis=1))
+        y = g.node("Concat", ["b1", a, "b0"], "cat", axis=1)
+        return (g, y, [1, 16, 8, 8],
+                lambda x: torch.cat([conv(x)[:, 11:], conv(x)[:, :8], conv(x)[:, 8:11]], 1),
+                lambda q: np.concatenate([q[:, 11:], q[:, :8], q[:, 8:11]], 1))
+    if kind == "slice_hw":  # rows 1..-1, every column from 2, channels to the end
+        y = g.node("Slice", [c, int_const(g, "starts", [1, 2, 3]),
+                             int_const(g, "ends", [-1, 2 ** 62, 2 ** 62]),
+                             int_const(g, "axes", [2, 3, -3])], "box")
+        return (g, y, [1, 13, 6, 6], lambda x: conv(x)[:, 3:, 1:-1, 2:],
+                lambda q: q[:, 3:, 1:-1, 2:])
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("kind", ["shuffle", "shuffle_computed", "chunk_split", "slice_hw"])
+def test_graphs_shape_operators_int8(tmp_path, kind):
+    """Channel shuffle (Reshape, Transpose, Reshape; targets constant or computed from Shape),
+    torch's chunk (Slice bounds from Shape, Gather, Add, Div, Mul), Split and a spatial Slice: the
+    float interpreter against torch, the int8 output against numpy's moves of the conv's int8
+    output (recomputed from the report's exponents); the moves keep the conv's scale."""
+    r = rng(SEED + 40 + ["shuffle", "shuffle_computed", "chunk_split", "slice_hw"].index(kind))
+    g, y, shape, f, move = shape_ops_graph(kind, r)
+    model = g.save(str(tmp_path / f"{kind}.onnx"), y, shape)
+    x = r.normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    with torch.no_grad():
+        float_check(model, x, f(t(x)).numpy())
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    conv = fe["layers"][0]
+    assert all(l["output_exponent"] == conv["output_exponent"] for l in fe["layers"]), out
+    expect = move(conv_relu_int8(x, g, "c1", conv)).ravel()
+    assert list(expect) == fe["reference_output"], out
+    hosted = " ".join(rep["host_ops"])
+    if kind.startswith("shuffle"):
+        assert "shuffle: channel shuffle of 4 groups on host" in hosted
+        assert len(fe["layers"]) == 2  # the conv and the shuffle: no node for the view
+    if kind == "slice_hw":
+        assert "box: slice c=3:16 h=1:7 w=2:8 on host" in hosted
+
+
+def test_graphs_reduce_mean_int8(tmp_path):
+    """ReduceMean over H and W is the global average pool: kept dims, its int8 output against
+    numpy's mean of the conv's int8 output at the report's scales (ties away from zero); without
+    kept dims, into a Gemm (float against torch)."""
+    r = rng(SEED + 44)
+    g = Graph([1, 8, 8, 8], r)
+    c = g.node("Relu", [g.conv("x", 8, 16, "c1")], "r1")
+    y = g.node("ReduceMean", [c], "mean", axes=[-1, 2], keepdims=1)
+    model = g.save(str(tmp_path / "mean.onnx"), y, [1, 16, 1, 1])
+    x = r.normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    with torch.no_grad():
+        float_check(model, x, F.relu(conv_torch(t(x), g, "c1")).mean((2, 3), keepdim=True).numpy())
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    conv, mean = fe["layers"]
+    q = conv_relu_int8(x, g, "c1", conv)
+    scaled = q.sum((2, 3)) * 2.0 ** (mean["output_exponent"] - conv["output_exponent"]) / 64
+    assert list(np.clip(round_away(scaled), -128, 127).ravel()) == fe["reference_output"], out
+    assert "mean: global average pool on host" in " ".join(rep["host_ops"])
+    # keepdims 0: N x C into a Gemm.
+    g.nodes[-1] = helper.make_node("ReduceMean", [c], ["mean"], name="mean", axes=[2, 3],
+                                   keepdims=0)
+    y = g.node("Gemm", ["mean", g.const("fc.w", r.normal(0, 0.3, (10, 16))),
+                        g.const("fc.b", r.normal(0, 0.1, 10))], "fc", transB=1)
+    model = g.save(str(tmp_path / "mean_fc.onnx"), y, [1, 10])
+    with torch.no_grad():
+        float_check(model, x, F.linear(F.relu(conv_torch(t(x), g, "c1")).mean((2, 3)),
+                                       t(g.params["fc.w"]), t(g.params["fc.b"])).numpy())
+    rep, out = check_run(str(tmp_path), model, x)
+    assert rep["layers"][-1]["kind"] == "matmul", out
+
+
 # ---- errors: each names the node (or the file / tensor / input) ----
 
 def error_of(tmp, model):
@@ -455,6 +585,41 @@ def test_errors_sequence_model_lists_all(tmp_path):
     assert "Div, Erf, Add, Mul at /0/mlp/mlp.1 (GELU)" in err
 
 
+def test_errors_shape_operators(tmp_path):
+    """Shape operators without an NCHW meaning are refused naming the node and the shapes; a Div
+    of activations (not shape arithmetic) is listed as unsupported with the other operators."""
+    def err_for(build, out_shape):
+        g = Graph([1, 8, 8, 8], rng())
+        c = g.conv("x", 8, 16, "c1")
+        model = g.save(str(tmp_path / "m.onnx"), build(g, c), out_shape)
+        return error_of(str(tmp_path), model)
+    err = err_for(lambda g, c: g.node("Transpose", [c], "nhwc", perm=[0, 2, 3, 1]), [1, 8, 8, 16])
+    assert ("node 'nhwc' (Transpose): the permutation [0, 2, 3, 1] of a 1x16x8x8 tensor has no "
+            "NCHW meaning") in err
+    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 16, 64])], "rows"),
+                  [1, 16, 64])
+    assert "node 'rows' (Reshape): a Reshape of 1x16x8x8 to 1x16x64 has no NCHW meaning" in err
+    def swap_pixels(g, c):  # a view of the channels, then a transpose of H and W
+        v = g.node("Reshape", [c, int_const(g, "s", [1, 4, 4, 8, 8])], "v")
+        tr = g.node("Transpose", [v], "tr", perm=[0, 1, 2, 4, 3])
+        return g.node("Reshape", [tr, int_const(g, "b", [1, 16, 8, 8])], "back")
+    err = err_for(swap_pixels, [1, 16, 8, 8])
+    assert "node 'tr' (Transpose): the permutation [0, 1, 2, 4, 3] of a 1x4x4x8x8 tensor" in err
+    err = err_for(lambda g, c: g.node("Relu", [g.node(
+        "Reshape", [c, int_const(g, "s", [1, 2, 8, 8, 8])], "v")], "r"), [1, 2, 8, 8, 8])
+    assert ("node 'r' (Relu): reads 'v', a view of the channels of 'c1' in 2 groups: only a "
+            "Transpose of its two channel factors and a Reshape back to NCHW are supported") in err
+    err = err_for(lambda g, c: g.node("ReduceMean", [c], "m", axes=[1], keepdims=1),
+                  [1, 1, 8, 8])
+    assert ("node 'm' (ReduceMean): the mean over axes [1] of 1x16x8x8: only the mean over H and "
+            "W (a global average pool) is supported") in err
+    err = err_for(lambda g, c: g.node("Slice", [c] + [int_const(g, k, v) for k, v in (
+        ("st", [0]), ("en", [8]), ("ax", [2]), ("sp", [2]))], "odd"), [1, 16, 4, 8])
+    assert "node 'odd' (Slice): axis 2 with step 2: only steps of 1 along axes of NCHW" in err
+    err = err_for(lambda g, c: g.node("Div", [c, g.node("Relu", [c], "r")], "div"), [1, 16, 8, 8])
+    assert "1 unsupported operator(s)" in err and "'Div': 1 node, first at node 'div'" in err
+
+
 def test_errors_pad_before_maxpool(tmp_path):
     g = Graph([1, 8, 8, 8], rng())
     pads = g.node("Constant", [], "pads", value=numpy_helper.from_array(
@@ -546,7 +711,7 @@ def export(tmp, name):
 
 @pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
                                   "squeezenet1_1", "googlenet", "mobilenet_v3_small",
-                                  "efficientnet_b0", "densenet121"])
+                                  "efficientnet_b0", "densenet121", "shufflenet_v2_x0_5"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
@@ -557,11 +722,16 @@ def test_network(tmp_path, name):
     fe = rep["frontend"]
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     assert len(fe["reference_output"]) == 1000
-    if name in ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121"):
+    if name in ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121",
+                "shufflenet_v2_x0_5"):
         # depthwise convolutions run on the host, and are reported
         assert fe["host_macs"] > 0 and any("groups on host" in h for h in rep["host_ops"])
     else:
         assert fe["host_macs"] == 0
+    if name == "shufflenet_v2_x0_5":  # the channel shuffles and chunks, on the host
+        hosted = " ".join(rep["host_ops"])
+        assert hosted.count("channel shuffle of 2 groups on host") == 16
+        assert hosted.count(": slice c=") == 26
 
 
 def test_cycle_backend_resnet18(tmp_path):

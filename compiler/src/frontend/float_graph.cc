@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "ops/data_movement.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/error.h"
 
@@ -54,6 +55,10 @@ const char* graph_op_name(GraphOp op) {
       return "Sigmoid";
     case GraphOp::kMul:
       return "Mul";
+    case GraphOp::kSlice:
+      return "Slice";
+    case GraphOp::kChannelShuffle:
+      return "ChannelShuffle";
   }
   return "?";
 }
@@ -242,8 +247,25 @@ FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTen
   return out;
 }
 
+ops::SliceBox slice_box_of(const GraphNode& g) {
+  ops::SliceBox box;
+  std::copy(g.slice_begin.begin(), g.slice_begin.end(), box.begin.begin());
+  std::copy(g.slice_end.begin(), g.slice_end.end(), box.end.begin());
+  return box;
+}
+
 FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
+  const Nchw x = nchw(*in[0]);
   switch (g.op) {
+    case GraphOp::kSlice: {
+      const ops::SliceBox box = slice_box_of(g);
+      return {
+          {x.n, box.end[0] - box.begin[0], box.end[1] - box.begin[1], box.end[2] - box.begin[2]},
+          ops::slice_box(in[0]->data, x.n, x.c, x.h, x.w, box)};
+    }
+    case GraphOp::kChannelShuffle:
+      return {in[0]->dims,
+              ops::shuffle_channels(in[0]->data, x.n, x.c, size_t(x.h) * size_t(x.w), g.groups)};
     case GraphOp::kConv:
       return conv(g, *in[0]);
     case GraphOp::kMaxPool:
@@ -263,6 +285,26 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
     default:
       return elementwise(g, *in[0], nullptr);
   }
+}
+
+// Slice: a box inside the input's C x H x W, not empty; ChannelShuffle: groups that divide the
+// channels.
+std::string data_movement_dims(const GraphNode& g, const std::vector<int>& d,
+                               std::vector<int>& out) {
+  if (g.op == GraphOp::kChannelShuffle) {
+    return g.groups < 1 || d[1] % g.groups
+               ? fmt::format("{} channels do not divide into {} groups", d[1], g.groups)
+               : std::string();
+  }
+  for (size_t a = 0; a < 3; ++a) {
+    const int b = g.slice_begin.at(a), e = g.slice_end.at(a);
+    if (b < 0 || e > d[a + 1] || b >= e) {
+      return fmt::format("the box {}..{} of dimension {} is empty or outside its size {}", b, e,
+                         a + 1, d[a + 1]);
+    }
+    out[a + 1] = e - b;
+  }
+  return {};
 }
 
 }  // namespace
@@ -300,6 +342,8 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
     }
   } else if (g.op == GraphOp::kGlobalAvgPool) {
     out[2] = out[3] = 1;
+  } else if (g.op == GraphOp::kSlice || g.op == GraphOp::kChannelShuffle) {
+    return data_movement_dims(g, d, out);
   } else if (g.op == GraphOp::kGemm) {
     if (int64_t(d[1]) * d[2] * d[3] != g.weight.dims[1]) {
       return fmt::format("input {}x{}x{} has {} values per sample but the weight {} needs {}", d[1],
@@ -340,27 +384,33 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
   return {};
 }
 
+std::vector<int> infer_node_dims(const GraphNode& g,
+                                 const std::map<std::string, std::vector<int>>& dims,
+                                 const std::string& source) {
+  std::vector<std::vector<int>> in;
+  for (const std::string& tensor : g.inputs) {
+    auto it = dims.find(tensor);
+    if (it == dims.end()) {
+      throw Error(
+          fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
+                      "produces",
+                      source, g.name, graph_op_name(g.op), tensor));
+    }
+    in.push_back(it->second);
+  }
+  std::vector<int> out;
+  if (std::string e = node_output_dims(g, in, out); !e.empty()) {
+    throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
+  }
+  check_float_tensor_size(
+      out, fmt::format("{}: node '{}' ({}) output", source, g.name, graph_op_name(g.op)));
+  return out;
+}
+
 std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::string& source) const {
   std::map<std::string, std::vector<int>> dims{{input, input_dims}};
   for (const GraphNode& g : nodes) {
-    std::vector<std::vector<int>> in;
-    for (const std::string& tensor : g.inputs) {
-      auto it = dims.find(tensor);
-      if (it == dims.end()) {
-        throw Error(
-            fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
-                        "produces",
-                        source, g.name, graph_op_name(g.op), tensor));
-      }
-      in.push_back(it->second);
-    }
-    std::vector<int> out;
-    if (std::string e = node_output_dims(g, in, out); !e.empty()) {
-      throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
-    }
-    check_float_tensor_size(
-        out, fmt::format("{}: node '{}' ({}) output", source, g.name, graph_op_name(g.op)));
-    dims[g.output] = out;
+    dims[g.output] = infer_node_dims(g, dims, source);
   }
   if (!dims.count(output)) {
     throw Error(fmt::format("{}: no node produces the graph output '{}'", source, output));

@@ -33,6 +33,8 @@ FloatGraph import_onnx(const std::string& path) {
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "frontend/constant_folding.h"
+#include "frontend/onnx_importer.h"
 #include "frontend/unsupported_ops.h"
 
 namespace vta::compiler {
@@ -42,36 +44,6 @@ bool onnx_import_available() {
 }
 
 namespace {
-
-constexpr int64_t kMaxDim = 65535;
-
-// A node's name for messages: its own, else its first output's.
-std::string node_name(const onnx::NodeProto& n) {
-  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
-}
-
-// The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
-// consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far.
-struct Importer {
-  std::string file;
-  std::map<std::string, FloatTensor> constants;
-  std::map<std::string, std::vector<int64_t> > int_constants;
-  std::map<std::string, std::string> alias;
-  std::map<std::string, int> consumers;
-  std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
-  // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
-  // AveragePool reading its output to take over.
-  std::map<std::string, std::vector<int> > pending_pads;
-  FloatGraph graph;
-
-  std::string resolve(const std::string& t) const {
-    auto it = alias.find(t);
-    return it == alias.end() ? t : resolve(it->second);
-  }
-  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
-    throw Error(fmt::format("{}: node '{}' ({}): {}", file, node_name(n), n.op_type(), what));
-  }
-};
 
 // The dims and element count of a tensor; throws for negative dims.
 std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& where, size_t& count) {
@@ -180,28 +152,6 @@ std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& w
   return v;
 }
 
-const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) {
-      return &a;
-    }
-  }
-  return nullptr;
-}
-
-// An integer attribute in [lo, hi], or `def` when absent.
-int64_t attr_int(const Importer& im, const onnx::NodeProto& n, const std::string& name, int64_t def,
-                 int64_t lo, int64_t hi) {
-  const auto* a = find_attr(n, name);
-  if (!a) {
-    return def;
-  }
-  if (a->i() < lo || a->i() > hi) {
-    im.fail(n, fmt::format("attribute '{}' = {} is out of range [{}, {}]", name, a->i(), lo, hi));
-  }
-  return a->i();
-}
-
 float attr_float(const onnx::NodeProto& n, const std::string& name, float def) {
   const auto* a = find_attr(n, name);
   return a ? a->f() : def;
@@ -304,7 +254,11 @@ void pad_node(Importer& im, const onnx::NodeProto& n) {
   if (p[2] || p[3] || p[6] || p[7]) {
     im.pending_pads[n.output(0)] = {int(p[2]), int(p[3]), int(p[6]), int(p[7])};
   }
-  im.alias[n.output(0)] = im.resolve(n.input(0));
+  OnnxShape padded = shape_of(im, n, n.input(0));
+  for (size_t i = 0; i < padded.size() && i < 4; ++i) {
+    padded[i] += p[i] + p[i + 4];
+  }
+  alias_output(im, n, padded);
 }
 
 GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
@@ -351,8 +305,7 @@ size_t batchnorm_conv(Importer& im, const onnx::NodeProto& n) {
   g.bias = FloatTensor{{k}, std::vector<float>(size_t(k), 0.0f)};
   g.inputs = {im.resolve(n.input(0))};
   g.output = n.output(0);
-  im.producer[g.output] = im.graph.nodes.size();
-  im.graph.nodes.push_back(std::move(g));
+  add_node(im, std::move(g));
   return im.graph.nodes.size() - 1;
 }
 
@@ -437,26 +390,6 @@ float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float 
   return t.data[0];
 }
 
-// Flatten (axis 1) or a Reshape to N x rest: the data stay as they are.
-void flatten_alias(Importer& im, const onnx::NodeProto& n) {
-  if (n.op_type() == "Flatten") {
-    if (attr_int(im, n, "axis", 1, -4, 4) != 1) {
-      im.fail(n, "only axis 1 (N x rest) is supported");
-    }
-  } else {
-    auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
-    if (it == im.int_constants.end()) {
-      im.fail(n, "the shape must be a constant");
-    }
-    const auto& s = it->second;
-    const int batch = im.graph.input_dims[0];
-    if (s.size() != 2 || !(s[0] == batch || s[0] == 0) || !(s[1] == -1 || s[1] > 0)) {
-      im.fail(n, "only a Reshape to N x rest (a flatten) is supported");
-    }
-  }
-  im.alias[n.output(0)] = im.resolve(n.input(0));
-}
-
 // Records a Constant node's value (float, or int64 for shapes).
 void constant_node(Importer& im, const onnx::NodeProto& n) {
   const auto* a = find_attr(n, "value");
@@ -494,8 +427,38 @@ bool importer_implements(const std::string& op_type) {
                                             "MaxPool",
                                             "AveragePool",
                                             "GlobalAveragePool",
-                                            "Concat"};
+                                            "Concat",
+                                            "Transpose",
+                                            "Slice",
+                                            "Split",
+                                            "ReduceMean"};
   return ops.count(op_type) > 0;
+}
+
+// What the importer does with a node: the support rule of the unsupported-operator listing and
+// of import_node's dispatch alike.
+NodeSupport import_support(const std::string& op_type, bool inputs_constant) {
+  if (op_type == "Constant" || folds_at_import(op_type, inputs_constant)) {
+    return NodeSupport::kFolded;
+  }
+  return importer_implements(op_type) ? NodeSupport::kImported : NodeSupport::kUnsupported;
+}
+
+bool inputs_constant(const Importer& im, const onnx::NodeProto& n) {
+  return std::all_of(n.input().begin(), n.input().end(), [&](const std::string& in) {
+    return in.empty() || im.constants.count(in) || im.int_constants.count(in);
+  });
+}
+
+// Constant, or shape arithmetic: the node's outputs computed now, as constants.
+void fold_node(Importer& im, const onnx::NodeProto& n) {
+  if (n.op_type() == "Constant") {
+    return constant_node(im, n);
+  }
+  const OnnxShape shape = n.op_type() == "Shape" ? shape_of(im, n, n.input(0)) : OnnxShape{};
+  if (std::string e = fold_constant_node(n, shape, {im.constants, im.int_constants}); !e.empty()) {
+    im.fail(n, e);
+  }
 }
 
 // The node's graph op for the simple operators, with its attributes.
@@ -590,51 +553,28 @@ void qdq_node(Importer& im, const onnx::NodeProto& n) {
   im.alias[n.output(0)] = in;
 }
 
-void import_node(Importer& im, const onnx::NodeProto& n) {
+// A node reading a Pad's zeros or a channel view that it cannot take over: an error naming it.
+void check_reads(const Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
-  if (!n.domain().empty() && n.domain() != "ai.onnx") {
-    throw Error(fmt::format("{}: unsupported operator '{}' (domain '{}') at node '{}'", im.file, t,
-                            n.domain(), node_name(n)));
-  }
-  if (n.output_size() < 1 || (t != "Constant" && (n.input_size() < 1 || n.input(0).empty()))) {
-    im.fail(n, "needs an input and an output");
-  }
-  if (t == "Constant") {
-    return constant_node(im, n);
-  }
-  if (t == "Identity" || t == "Dropout") {
-    // Of a constant (torch shares equal initializers through Identity nodes): that constant.
-    if (auto c = im.constants.find(n.input(0)); c != im.constants.end()) {
-      im.constants[n.output(0)] = c->second;
-    } else if (auto i = im.int_constants.find(n.input(0)); i != im.int_constants.end()) {
-      im.int_constants[n.output(0)] = i->second;
-    } else {
-      im.alias[n.output(0)] = im.resolve(n.input(0));
-    }
-    return;
-  }
-  if (t == "Flatten" || t == "Reshape") {
-    return flatten_alias(im, n);
-  }
-  if (t == "QuantizeLinear" || t == "DequantizeLinear") {
-    return qdq_node(im, n);
-  }
-  if (t == "Pad") {
-    return pad_node(im, n);
-  }
   for (const std::string& in : n.input()) {
     if (im.pending_pads.count(in) && t != "Conv" && t != "MaxPool" && t != "AveragePool") {
       im.fail(n, fmt::format("reads the zeros of Pad output '{}': only a Conv or an AveragePool "
                              "takes a Pad over",
                              in));
     }
+    if (auto v = im.views.find(im.resolve(in));
+        v != im.views.end() && t != "Reshape" && t != "Transpose") {
+      im.fail(n, fmt::format("reads '{}', a view of the channels of '{}' in {} groups: only a "
+                             "Transpose of its two channel factors and a Reshape back to NCHW "
+                             "are supported",
+                             in, v->second.source, v->second.groups));
+    }
   }
-  if (t == "BatchNormalization") {
-    return fold_batchnorm(im, n);
-  }
-  GraphNode g = t == "Conv"                    ? conv_node(im, n)
-                : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
-                                               : plain_node(im, n);
+}
+
+// An operator of the float graph: its activation inputs (all of them for Add, Mul, Concat; the
+// first for the others) and its output, added to the graph.
+void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
   g.name = node_name(n);
   const size_t activations =
       g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kConcat ? n.input_size()
@@ -647,53 +587,49 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     g.inputs.push_back(im.resolve(in));
   }
   if ((g.op == GraphOp::kAdd || g.op == GraphOp::kMul) && g.inputs.size() != 2) {
-    im.fail(n, fmt::format("{} needs two inputs", t));
+    im.fail(n, fmt::format("{} needs two inputs", n.op_type()));
   }
   g.output = n.output(0);
-  im.producer[g.output] = im.graph.nodes.size();
-  im.graph.nodes.push_back(std::move(g));
+  const bool matrix = g.op == GraphOp::kGemm;  // N x units in ONNX
+  add_node(im, std::move(g));
+  if (matrix) {
+    const std::vector<int>& d = im.dims.at(n.output(0));
+    im.shapes[n.output(0)] = {d[0], d[1]};
+  }
 }
 
-// Extra bottom / right padding that gives ceil_mode's output size by the floor formula: as
-// many windows as ceil((in + pads - k) / s) + 1, less a last one that would start in the end
-// padding. The extension is never read (a max ignores it, an average without count_include_pad
-// counts only real pixels).
-int ceil_extension(int in, int pad_a, int pad_b, int k, int stride) {
-  const int span = in + pad_a + pad_b - k;
-  if (span < 0) {
-    return 0;  // the shape check reports the kernel
+void import_node(Importer& im, const onnx::NodeProto& n) {
+  const std::string& t = n.op_type();
+  if (!n.domain().empty() && n.domain() != "ai.onnx") {
+    throw Error(fmt::format("{}: unsupported operator '{}' (domain '{}') at node '{}'", im.file, t,
+                            n.domain(), node_name(n)));
   }
-  int out = (span + stride - 1) / stride + 1;
-  if ((out - 1) * stride >= in + pad_a) {
-    --out;
+  if (n.output_size() < 1 || (t != "Constant" && (n.input_size() < 1 || n.input(0).empty()))) {
+    im.fail(n, "needs an input and an output");
   }
-  return std::max(0, (out - 1) * stride + k - (in + pad_a + pad_b));
-}
-
-// Turns every ceil_mode pool into its floor form with the extension as padding, following the
-// shapes from the input (a node that does not fit is left to FloatGraph::validate).
-void resolve_ceil_mode(FloatGraph& g) {
-  std::map<std::string, std::vector<int> > dims{{g.input, g.input_dims}};
-  for (GraphNode& n : g.nodes) {
-    std::vector<std::vector<int> > in;
-    for (const std::string& t : n.inputs) {
-      auto it = dims.find(t);
-      if (it == dims.end()) {
-        return;
-      }
-      in.push_back(it->second);
-    }
-    if (n.ceil_mode) {
-      n.pad_bottom += ceil_extension(in[0][2], n.pad_top, n.pad_bottom, n.kh, n.stride_h);
-      n.pad_right += ceil_extension(in[0][3], n.pad_left, n.pad_right, n.kw, n.stride_w);
-      n.ceil_mode = false;
-    }
-    std::vector<int> out;
-    if (!node_output_dims(n, in, out).empty()) {
-      return;
-    }
-    dims[n.output] = out;
+  if (import_support(t, inputs_constant(im, n)) == NodeSupport::kFolded) {
+    return fold_node(im, n);
   }
+  if (t == "Identity" || t == "Dropout") {
+    return alias_output(im, n, shape_of(im, n, n.input(0)));
+  }
+  if (t == "QuantizeLinear" || t == "DequantizeLinear") {
+    return qdq_node(im, n);
+  }
+  if (t == "Pad") {
+    return pad_node(im, n);
+  }
+  check_reads(im, n);
+  if (import_layout_node(im, n)) {
+    return;
+  }
+  if (t == "BatchNormalization") {
+    return fold_batchnorm(im, n);
+  }
+  GraphNode g = t == "Conv"                    ? conv_node(im, n)
+                : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
+                                               : plain_node(im, n);
+  finish_node(im, n, std::move(g));
 }
 
 onnx::ModelProto read_model(const std::string& path) {
@@ -754,7 +690,7 @@ FloatGraph import_onnx(const std::string& path) {
   const onnx::ModelProto model = read_model(path);
   const onnx::GraphProto& g = model.graph();
   // Every missing operator at once, before any one node's error.
-  if (std::string missing = unsupported_operators(g, importer_implements); !missing.empty()) {
+  if (std::string missing = unsupported_operators(g, import_support); !missing.empty()) {
     throw Error(fmt::format("{}: {}", path, missing));
   }
   Importer im;
@@ -776,6 +712,7 @@ FloatGraph import_onnx(const std::string& path) {
     }
   }
   read_input(im, g);
+  im.dims[im.graph.input] = im.graph.input_dims;
   for (const auto& n : g.node()) {
     for (const std::string& in : n.input()) {
       ++im.consumers[in];
@@ -789,7 +726,6 @@ FloatGraph import_onnx(const std::string& path) {
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
   }
   im.graph.output = im.resolve(g.output(0).name());
-  resolve_ceil_mode(im.graph);
   im.graph.validate(path);
   return std::move(im.graph);
 }

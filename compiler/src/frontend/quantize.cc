@@ -248,7 +248,8 @@ void choose_exponents(Quantizer& q) {
   for (size_t i = 0; i < q.plan.size(); ++i) {
     const GraphNode& m = q.main(i);
     const std::string& out = q.out_name(i);
-    if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAdd || m.op == GraphOp::kConcat) {
+    if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAdd || m.op == GraphOp::kConcat ||
+        m.op == GraphOp::kSlice || m.op == GraphOp::kChannelShuffle) {
       for (const std::string& in : m.inputs) {
         q.groups.join(out, q.net_name.at(in));
       }
@@ -339,6 +340,21 @@ void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
   }
 }
 
+// The attributes of the operators that move int8 values without changing them: the groups of
+// a channel shuffle, the box of a slice.
+void data_movement_attributes(const GraphNode& m, NetworkLayer& l) {
+  if (m.op == GraphOp::kChannelShuffle) {
+    l.groups = m.groups;
+  }
+  if (m.op == GraphOp::kSlice) {
+    const char* axes[] = {"c", "h", "w"};
+    for (size_t a = 0; a < 3; ++a) {
+      l.attrs[fmt::format("{}_begin", axes[a])] = m.slice_begin[a];
+      l.attrs[fmt::format("{}_end", axes[a])] = m.slice_end[a];
+    }
+  }
+}
+
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   const PlannedLayer& p = q.plan[i];
   const GraphNode& m = q.main(i);
@@ -364,6 +380,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
       l.inputs.push_back(q.net_name.at(in));
     }
   }
+  data_movement_attributes(m, l);
   if (!q.weighted(i)) {
     scale_attributes(q, i, l);
     return l;

@@ -207,17 +207,37 @@ Tally missing_decompositions(const Dataflow& d, const std::function<bool(int)>& 
   return found;
 }
 
+bool default_domain(const onnx::NodeProto& n) {
+  return n.domain().empty() || n.domain() == "ai.onnx";
+}
+
+// Per node: whether the importer has no way to handle it.
+std::vector<bool> missing_nodes(const onnx::GraphProto& g, const SupportRule& support) {
+  std::set<std::string> constants;
+  for (const auto& t : g.initializer()) {
+    constants.insert(t.name());
+  }
+  std::vector<bool> missing;
+  for (const onnx::NodeProto& n : g.node()) {
+    const bool inputs_constant = std::all_of(n.input().begin(), n.input().end(), [&](auto& in) {
+      return in.empty() || constants.count(in) > 0;
+    });
+    const NodeSupport s =
+        default_domain(n) ? support(n.op_type(), inputs_constant) : NodeSupport::kUnsupported;
+    if (s == NodeSupport::kFolded) {
+      constants.insert(n.output().begin(), n.output().end());
+    }
+    missing.push_back(s == NodeSupport::kUnsupported);
+  }
+  return missing;
+}
+
 }  // namespace
 
-std::string unsupported_operators(const onnx::GraphProto& g,
-                                  const std::function<bool(const std::string&)>& supported) {
+std::string unsupported_operators(const onnx::GraphProto& g, const SupportRule& support) {
   const Dataflow d(g);
-  auto default_domain = [](const onnx::NodeProto& n) {
-    return n.domain().empty() || n.domain() == "ai.onnx";
-  };
-  auto missing = [&](int i) {
-    return !default_domain(g.node(i)) || !supported(g.node(i).op_type());
-  };
+  const std::vector<bool> missing_node = missing_nodes(g, support);
+  auto missing = [&](int i) { return bool(missing_node[size_t(i)]); };
   std::set<int> grouped;
   const Tally groups = missing_decompositions(d, missing, grouped);
   Tally ops;

@@ -11,10 +11,16 @@
 
 namespace vta::compiler {
 
+// What the importer does with a node of the default domain: nothing (unsupported), import it
+// into the float graph, or compute its outputs as constants (shape arithmetic).
+enum class NodeSupport { kUnsupported, kImported, kFolded };
+// The importer's answer for an operator, given whether every input of the node is a constant.
+using SupportRule = std::function<NodeSupport(const std::string& op_type, bool inputs_constant)>;
+
 // The error text listing every unsupported operator of `g` (count and first node) and every
-// decomposition that holds one; empty when the importer handles every node.
-// `supported(op_type)` tells whether the importer implements an operator of the default domain.
-std::string unsupported_operators(const onnx::GraphProto& g,
-                                  const std::function<bool(const std::string&)>& supported);
+// decomposition that holds one; empty when the importer handles every node. The constants are
+// followed from the initializers through the nodes the rule folds, so an operator the importer
+// only computes on constants (Div of shapes) is listed where it reads an activation.
+std::string unsupported_operators(const onnx::GraphProto& g, const SupportRule& support);
 
 }  // namespace vta::compiler

@@ -1,7 +1,8 @@
 // The front end's graph: a float inference graph in NCHW after import (onnx_import.h), with
-// BatchNormalization already folded into the convolutions and the no-op operators (Identity,
-// Dropout, Flatten/Reshape to a matrix) resolved to their input. run_float interprets it on the
-// host in float: the reference the quantizer calibrates on and measures its error against.
+// BatchNormalization already folded into the convolutions, the no-op operators (Identity,
+// Dropout, Flatten/Reshape to a matrix) resolved to their input and the shape arithmetic done.
+// run_float interprets it on the host in float: the reference the quantizer calibrates on and
+// measures its error against.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,11 @@ enum class GraphOp {
   kConcat,
   kHardSigmoid,  // max(0, min(1, alpha x + beta))
   kSigmoid,
-  kMul  // elementwise; the second operand may be per channel (N x C x 1 x 1)
+  kMul,  // elementwise; the second operand may be per channel (N x C x 1 x 1)
+  // A box of C x H x W, step 1 (ONNX Slice, each output of a Split).
+  kSlice,
+  // The channels viewed as groups x C/groups and transposed (Reshape, Transpose, Reshape).
+  kChannelShuffle
 };
 
 const char* graph_op_name(GraphOp op);  // the ONNX operator name ("Conv", ...)
@@ -42,13 +47,15 @@ struct GraphNode {
   std::string output;
   int kh = 1, kw = 1, stride_h = 1, stride_w = 1;
   int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
-  int groups = 1;                   // Conv
+  int groups = 1;                   // Conv; ChannelShuffle
   bool count_include_pad = false;   // AveragePool
   bool ceil_mode = false;           // pools, until the import turns it into end padding
   float clip_lo = 0, clip_hi = 0;   // Clip
   float alpha = 0.2f, beta = 0.5f;  // HardSigmoid
   FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b)
   FloatTensor bias;    // K or units values (zeros when the model has none)
+  // Slice: the begins and ends (exclusive) of C, H and W.
+  std::vector<int> slice_begin, slice_end;
 };
 
 struct FloatGraph {
@@ -81,6 +88,11 @@ void check_float_tensor_size(const std::vector<int>& dims, const std::string& wh
 // The output dims of node g from its inputs' dims (`in`); an error text when they do not fit.
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out);
+// The output dims of node g from the dims of the tensors before it (FloatGraph::infer_shapes'
+// step, with its errors naming `source` and the node).
+std::vector<int> infer_node_dims(const GraphNode& g,
+                                 const std::map<std::string, std::vector<int>>& dims,
+                                 const std::string& source);
 
 // Every tensor of the graph (the input included), computed in float from `input`.
 std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);

@@ -1,0 +1,236 @@
+#ifdef VTA_HAVE_ONNX
+
+#include "frontend/constant_folding.h"
+
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "frontend/onnx_index_rules.h"
+
+namespace vta::compiler {
+
+namespace {
+
+int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t def) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) {
+      return a.i();
+    }
+  }
+  return def;
+}
+
+// A node's inputs as the importer's constants.
+struct Operands {
+  const onnx::NodeProto& n;
+  ImportConstants c;
+
+  const std::vector<int64_t>* ints(int i) const {
+    auto it = i < n.input_size() ? c.ints.find(n.input(i)) : c.ints.end();
+    return it == c.ints.end() ? nullptr : &it->second;
+  }
+  const FloatTensor* floats(int i) const {
+    auto it = i < n.input_size() ? c.floats.find(n.input(i)) : c.floats.end();
+    return it == c.floats.end() ? nullptr : &it->second;
+  }
+  // An optional integer input (absent or empty name: `def`).
+  std::vector<int64_t> ints_or(int i, std::vector<int64_t> def) const {
+    const std::vector<int64_t>* v = ints(i);
+    return v ? *v : def;
+  }
+  void set(std::vector<int64_t> v) const { c.ints[n.output(0)] = std::move(v); }
+  void set(FloatTensor v) const { c.floats[n.output(0)] = std::move(v); }
+};
+
+// Element i of a flat operand broadcast to `size` values (a single value repeats).
+template <typename T>
+T at(const std::vector<T>& v, size_t i) {
+  return v.size() == 1 ? v[0] : v[i];
+}
+
+std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
+                        const std::vector<int64_t>& b) {
+  const std::string& op = o.n.op_type();
+  const size_t size = std::max(a.size(), b.size());
+  std::vector<int64_t> out(size);
+  for (size_t i = 0; i < size; ++i) {
+    const int64_t x = at(a, i), y = at(b, i);
+    if (op == "Div" && y == 0) {
+      return "division by zero";
+    }
+    out[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTensor& b) {
+  const std::string& op = o.n.op_type();
+  FloatTensor out = a.size() >= b.size() ? a : b;
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    const float x = at(a.data, i), y = at(b.data, i);
+    out.data[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Add, Sub, Mul, Div of two integer or two float constants of one size (or one of one value).
+std::string binary(const Operands& o) {
+  const auto *ia = o.ints(0), *ib = o.ints(1);
+  const FloatTensor *fa = o.floats(0), *fb = o.floats(1);
+  const size_t na = ia ? ia->size() : fa ? fa->size() : 0;
+  const size_t nb = ib ? ib->size() : fb ? fb->size() : 0;
+  if (na != nb && na != 1 && nb != 1) {
+    return fmt::format("operands of {} and {} values do not broadcast", na, nb);
+  }
+  if (ia && ib) {
+    return binary_ints(o, *ia, *ib);
+  }
+  if (fa && fb) {
+    return binary_floats(o, *fa, *fb);
+  }
+  return "its operands are an integer and a float constant";
+}
+
+std::string gather(const Operands& o) {
+  const std::vector<int64_t>*data = o.ints(0), *index = o.ints(1);
+  if (!data || !index || (int_attr(o.n, "axis", 0) != 0 && int_attr(o.n, "axis", 0) != -1)) {
+    return "only a Gather of integer constants along axis 0 is computed";
+  }
+  std::vector<int64_t> out;
+  for (int64_t i : *index) {
+    if (!normalize_axis(i, data->size())) {
+      return fmt::format("index {} is outside the {} values", i, data->size());
+    }
+    out.push_back((*data)[size_t(i)]);
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Slice of a one-dimensional integer constant (a shape).
+std::string slice(const Operands& o) {
+  const std::vector<int64_t>* data = o.ints(0);
+  const std::vector<int64_t> starts = o.ints_or(1, {}), ends = o.ints_or(2, {});
+  const std::vector<int64_t> axes = o.ints_or(3, {0}), steps = o.ints_or(4, {1});
+  if (!data || starts.size() != 1 || ends.size() != 1 || axes.size() != 1 || steps.size() != 1 ||
+      (axes[0] != 0 && axes[0] != -1) || steps[0] == 0) {
+    return "only a Slice of a one-dimensional integer constant, its bounds constants, is "
+           "computed";
+  }
+  const SliceRange r = slice_range(int64_t(data->size()), starts[0], ends[0], steps[0]);
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < r.count; ++i) {
+    out.push_back((*data)[size_t(r.start + i * r.step)]);
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+std::string cast(const Operands& o) {
+  const int64_t to = int_attr(o.n, "to", 0);
+  const bool to_float = to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE ||
+                        to == onnx::TensorProto::FLOAT16;
+  if (const std::vector<int64_t>* v = o.ints(0)) {
+    if (!to_float) {
+      o.set(*v);
+      return {};
+    }
+    FloatTensor f{{int(v->size())}, {}};
+    for (int64_t x : *v) {
+      f.data.push_back(float(x));
+    }
+    o.set(std::move(f));
+    return {};
+  }
+  const FloatTensor& f = *o.floats(0);
+  if (to_float) {
+    o.set(f);
+    return {};
+  }
+  std::vector<int64_t> v;
+  for (float x : f.data) {
+    if (!std::isfinite(x) || std::fabs(x) > 9.0e18f) {
+      return fmt::format("the value {} has no integer", x);
+    }
+    v.push_back(int64_t(x));  // ONNX casts toward zero
+  }
+  o.set(std::move(v));
+  return {};
+}
+
+// Identity, Dropout, Unsqueeze, Squeeze: the values as they are (a flat integer constant has
+// no dims to change; a float one keeps its values).
+std::string same_values(const Operands& o) {
+  if (const std::vector<int64_t>* v = o.ints(0)) {
+    o.set(*v);
+  } else if (o.n.op_type() == "Identity" || o.n.op_type() == "Dropout") {
+    o.set(*o.floats(0));
+  } else {
+    return "only integer constants (shapes) are computed";
+  }
+  return {};
+}
+
+std::string concat(const Operands& o) {
+  std::vector<int64_t> out;
+  for (int i = 0; i < o.n.input_size(); ++i) {
+    const std::vector<int64_t>* v = o.ints(i);
+    if (!v) {
+      return "only a Concat of integer constants (shapes) is computed";
+    }
+    out.insert(out.end(), v->begin(), v->end());
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Shape, with opset 15's start and end.
+std::string shape(const Operands& o, const std::vector<int64_t>& input_shape) {
+  const int64_t rank = int64_t(input_shape.size());
+  const SliceRange r = slice_range(rank, int_attr(o.n, "start", 0), int_attr(o.n, "end", rank), 1);
+  o.set(
+      std::vector<int64_t>(input_shape.begin() + r.start, input_shape.begin() + r.start + r.count));
+  return {};
+}
+
+}  // namespace
+
+bool folds_at_import(const std::string& op_type, bool inputs_constant) {
+  static const std::set<std::string> on_constants = {"Identity", "Dropout", "Gather", "Unsqueeze",
+                                                     "Squeeze",  "Concat",  "Cast",   "Slice",
+                                                     "Add",      "Sub",     "Mul",    "Div"};
+  return op_type == "Shape" || (inputs_constant && on_constants.count(op_type) > 0);
+}
+
+std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64_t>& input_shape,
+                               ImportConstants c) {
+  const Operands o{n, c};
+  const std::string& t = n.op_type();
+  if (t == "Shape") {
+    return shape(o, input_shape);
+  }
+  if (t == "Gather") {
+    return gather(o);
+  }
+  if (t == "Slice") {
+    return slice(o);
+  }
+  if (t == "Cast") {
+    return cast(o);
+  }
+  if (t == "Concat") {
+    return concat(o);
+  }
+  if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
+    return binary(o);
+  }
+  return same_values(o);
+}
+
+}  // namespace vta::compiler
+
+#endif

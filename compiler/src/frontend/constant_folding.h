@@ -1,0 +1,37 @@
+// Shape arithmetic at import: the ONNX nodes whose outputs the importer computes once instead of
+// importing them, as torch exports the targets of its reshapes (x.view(x.size(0), -1), the
+// channel shuffle) and the bounds of its chunks: Shape of a tensor (every shape is static),
+// and Identity (torch shares equal initializers through Identity nodes), Gather, Unsqueeze,
+// Squeeze, Concat, Cast, Slice, Add, Sub, Mul and Div of constants. Integer constants (shapes,
+// indices, axes) are held flat, as the rank 0 and 1 values of shape arithmetic are; float
+// constants keep their dims.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "vta/compiler/frontend/float_graph.h"
+
+namespace vta::compiler {
+
+// Whether the importer computes the outputs of an `op_type` node itself, given whether every
+// input of the node is a constant (Shape needs none: its input's shape is known).
+bool folds_at_import(const std::string& op_type, bool inputs_constant);
+
+// The importer's constants by tensor name.
+struct ImportConstants {
+  std::map<std::string, FloatTensor>& floats;
+  std::map<std::string, std::vector<int64_t>>& ints;
+};
+
+// Computes the outputs of node `n` (one folds_at_import accepts) into `c`; `input_shape` is
+// the shape of its first input (what Shape returns). An error text for inputs it cannot
+// compute (a float index, a division by zero, values of different types), else "".
+std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64_t>& input_shape,
+                               ImportConstants c);
+
+}  // namespace vta::compiler
