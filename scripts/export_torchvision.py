@@ -13,10 +13,11 @@ TrainingMode.PRESERVE: torch's EVAL export would fold BatchNormalization into th
 PRESERVE keeps the BatchNormalization nodes, which the importer then folds (and the tests
 check).
 
-VGG's AdaptiveAvgPool2d((7, 7)) cannot be exported for a feature map that does not divide 7
-(torch's exporter); when the features are 1x1 (inputs up to 63x63) the script replaces the pool
-by an identity and folds the 49 copies of each pixel into the first classifier layer (the sum
-of its 49 weight columns), which computes exactly the same function.
+VGG's AdaptiveAvgPool2d((7, 7)) and AlexNet's AdaptiveAvgPool2d((6, 6)) cannot be exported for
+a feature map that does not divide their output (torch's exporter); when the features are 1x1
+(inputs up to 63x63) the script replaces the pool by an identity and folds the 49 (36) copies of
+each pixel into the first Linear of the classifier (the sum of its 49 (36) weight columns),
+which computes exactly the same function.
 
 --sample-out PREFIX writes PREFIX.in.f32 (a seeded N(0,1) input, raw float32 NCHW) and
 PREFIX.out.f32 (torch's output for it, raw float32): the independent reference of the C++ float
@@ -57,21 +58,25 @@ def seeded_model(name, seed, classes):
     return model.eval()
 
 
-def fold_vgg_pool(model, shape):
-    """Replaces VGG's 7x7 adaptive pool of a 1x1 feature map by the equivalent classifier."""
-    if not isinstance(model, torchvision.models.VGG):
+def fold_adaptive_pool(model, shape):
+    """Replaces the adaptive pool of VGG (7x7) or AlexNet (6x6) of a 1x1 feature map by the
+    equivalent first Linear of the classifier."""
+    if not isinstance(model, (torchvision.models.VGG, torchvision.models.AlexNet)):
         return
     with torch.no_grad():
         feat = model.features(torch.zeros(shape))
     if feat.shape[-2:] != (1, 1):
         return
-    fc = model.classifier[0]
+    size = model.avgpool.output_size
+    copies = size * size if isinstance(size, int) else size[0] * size[1]
+    at = next(i for i, m in enumerate(model.classifier) if isinstance(m, torch.nn.Linear))
+    fc = model.classifier[at]
     folded = torch.nn.Linear(feat.shape[1], fc.out_features)
     with torch.no_grad():
-        folded.weight.copy_(fc.weight.view(fc.out_features, feat.shape[1], 49).sum(dim=2))
+        folded.weight.copy_(fc.weight.view(fc.out_features, feat.shape[1], copies).sum(dim=2))
         folded.bias.copy_(fc.bias)
     model.avgpool = torch.nn.Identity()
-    model.classifier[0] = folded
+    model.classifier[at] = folded
 
 
 def main():
@@ -85,7 +90,7 @@ def main():
     args = ap.parse_args()
     shape = parse_shape(args.input)
     model = seeded_model(args.name, args.seed, args.classes)
-    fold_vgg_pool(model, shape)
+    fold_adaptive_pool(model, shape)
     example = torch.randn(shape, generator=torch.Generator().manual_seed(args.seed + 2))
     torch.onnx.export(model, example, args.out, opset_version=13, do_constant_folding=True,
                       training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"],
