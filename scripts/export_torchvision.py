@@ -5,7 +5,8 @@
         [--classes N] [--sample-out PREFIX]
 
 NAME is any torchvision classification model (resnet18, resnet50, mobilenet_v2, vgg11, ...).
-No pretrained weights are fetched: every parameter is drawn from a seeded generator, and the
+No pretrained weights are fetched: every parameter is drawn from a seeded generator (by the
+model's own initialisation; inception_v3's by PyTorch's default one, see BUILDER_OPTIONS), and the
 BatchNorm running statistics are set to non-trivial seeded values (mean in [-0.1, 0.1],
 variance in [0.5, 1.5], weight in [0.5, 1.5], bias in [-0.1, 0.1]) so that BN folding is
 exercised. The model is in eval mode and exported with opset 13, constant folding on and
@@ -40,13 +41,20 @@ def parse_shape(text):
     return dims
 
 
+# Builder options per model. inception_v3's own initialisation (a truncated normal of std 0.1
+# whatever the fan-in) grows its activations to 1e9 with random weights, beyond any int8 scale;
+# PyTorch's default initialisation (the builder's init_weights=False) keeps them near 1.
+BUILDER_OPTIONS = {"inception_v3": {"init_weights": False}}
+
+
 def seeded_model(name, seed, classes):
     builders = torchvision.models.list_models() if hasattr(torchvision.models, "list_models") \
         else [n for n in dir(torchvision.models) if n.islower() and not n.startswith("_")]
     if name not in builders or not callable(getattr(torchvision.models, name, None)):
         raise SystemExit(f"export_torchvision: error: unknown torchvision model '{name}'")
     torch.manual_seed(seed)
-    model = getattr(torchvision.models, name)(num_classes=classes)
+    options = BUILDER_OPTIONS.get(name, {})
+    model = getattr(torchvision.models, name)(num_classes=classes, **options)
     gen = torch.Generator().manual_seed(seed + 1)
     for module in model.modules():
         if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):

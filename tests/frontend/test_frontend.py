@@ -719,7 +719,7 @@ def export(tmp, name):
 @pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
                                   "squeezenet1_1", "googlenet", "mobilenet_v3_small",
                                   "efficientnet_b0", "densenet121", "shufflenet_v2_x0_5",
-                                  "mnasnet0_5", "alexnet"])
+                                  "mnasnet0_5", "alexnet", "inception_v3"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
