@@ -402,8 +402,10 @@ def shape_ops_graph(kind, r):
             per1 = g.node("Unsqueeze", [per, int_const(g, "axp", [0])], "per1")
             split = g.node("Concat", [dims[0], int_const(g, "groups", [4]), per1, dims[2],
                                       dims[3]], "split", axis=0)
-            back = g.node("Concat", [dims[0], int_const(g, "minus1", [-1]), dims[2], dims[3]],
-                          "back", axis=0)
+            hw = g.node("Cast", [g.node("Slice", [shape, int_const(g, "from2", [2]),
+                                                  int_const(g, "to_end", [2 ** 63 - 1])],
+                                        "hw64")], "hw", to=TensorProto.INT64)  # x.shape[2:]
+            back = g.node("Concat", [dims[0], int_const(g, "minus1", [-1]), hw], "back", axis=0)
         v = g.node("Reshape", [c, split], "view")
         tr = g.node("Transpose", [v], "swap", perm=[0, 2, 1, 3, 4])
         y = g.node("Reshape", [tr, back], "shuffle")
@@ -618,6 +620,21 @@ def test_errors_shape_operators(tmp_path):
     assert "node 'odd' (Slice): axis 2 with step 2: only steps of 1 along axes of NCHW" in err
     err = err_for(lambda g, c: g.node("Div", [c, g.node("Relu", [c], "r")], "div"), [1, 16, 8, 8])
     assert "1 unsupported operator(s)" in err and "'Div': 1 node, first at node 'div'" in err
+    # Shape arithmetic that has no value, and a target that does not hold the input.
+    def shape_div(g, c):
+        channels = g.node("Gather", [g.node("Shape", [c], "shape"), int_const(g, "i", 1)], "ch")
+        n = g.node("Div", [channels, int_const(g, "zero", 0)], "bad")
+        return g.node("Reshape", [c, g.node("Unsqueeze", [n, int_const(g, "a", [0])], "u")],
+                      "r")
+    err = err_for(shape_div, [16, 64])
+    assert "node 'bad' (Div): 16 / 0 has no int64 value" in err
+    err = err_for(lambda g, c: g.node("Gather", [g.node("Shape", [c], "shape"),
+                                                 int_const(g, "i", [7])], "g7"), [1])
+    assert "node 'g7' (Gather): index 7 is outside the 4 values" in err
+    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 3, -1])], "r3"),
+                  [1, 3, 341])
+    assert ("node 'r3' (Reshape): the shape [1, 3, -1] does not hold the 1024 values of the input "
+            "1x16x8x8") in err
 
 
 def test_errors_pad_before_maxpool(tmp_path):

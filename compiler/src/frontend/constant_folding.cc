@@ -36,7 +36,7 @@ struct Operands {
     return it == c.floats.end() ? nullptr : &it->second;
   }
   // An optional integer input (absent or empty name: `def`).
-  std::vector<int64_t> ints_or(int i, std::vector<int64_t> def) const {
+  std::vector<int64_t> ints_or(int i, const std::vector<int64_t>& def) const {
     const std::vector<int64_t>* v = ints(i);
     return v ? *v : def;
   }
@@ -57,10 +57,22 @@ std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
   std::vector<int64_t> out(size);
   for (size_t i = 0; i < size; ++i) {
     const int64_t x = at(a, i), y = at(b, i);
-    if (op == "Div" && y == 0) {
-      return "division by zero";
+    if (op == "Div" && (y == 0 || (x == INT64_MIN && y == -1))) {
+      return fmt::format("{} / {} has no int64 value", x, y);
     }
-    out[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    bool overflow = false;
+    if (op == "Add") {
+      overflow = __builtin_add_overflow(x, y, &out[i]);
+    } else if (op == "Sub") {
+      overflow = __builtin_sub_overflow(x, y, &out[i]);
+    } else if (op == "Mul") {
+      overflow = __builtin_mul_overflow(x, y, &out[i]);
+    } else {
+      out[i] = x / y;  // toward zero, as ONNX's integer Div
+    }
+    if (overflow) {
+      return fmt::format("{} of {} and {} overflows int64", op, x, y);
+    }
   }
   o.set(std::move(out));
   return {};
@@ -72,6 +84,9 @@ std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTe
   for (size_t i = 0; i < out.data.size(); ++i) {
     const float x = at(a.data, i), y = at(b.data, i);
     out.data[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    if (!std::isfinite(out.data[i])) {
+      return fmt::format("{} of {} and {} is not finite", op, x, y);
+    }
   }
   o.set(std::move(out));
   return {};

@@ -21,19 +21,24 @@ bool normalize_axis(int64_t& axis, size_t rank) {
 }
 
 SliceRange slice_range(int64_t dim, int64_t start, int64_t end, int64_t step) {
-  // Negative bounds count from the end; then clamped to the elements a step can reach.
+  // Negative bounds count from the end; then clamped to the elements a step can reach. The
+  // counts are ceil(distance / |step|), written so that no step overflows them.
   start = start < 0 ? start + dim : start;
   end = end < 0 ? end + dim : end;
   SliceRange r;
   r.step = step;
+  if (dim < 1) {
+    return r;
+  }
   if (step > 0) {
     r.start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    r.count = end > r.start ? (end - r.start + step - 1) / step : 0;
+    r.count = end > r.start ? (end - r.start - 1) / step + 1 : 0;
   } else {
     r.start = std::clamp<int64_t>(start, 0, dim - 1);
     end = std::clamp<int64_t>(end, -1, dim - 1);
-    r.count = r.start > end ? (r.start - end - step - 1) / -step : 0;
+    const int64_t stride = step == INT64_MIN ? INT64_MAX : -step;
+    r.count = r.start > end ? (r.start - end - 1) / stride + 1 : 0;
   }
   return r;
 }
@@ -57,8 +62,11 @@ std::string reshape_target(const OnnxShape& in, const std::vector<int64_t>& targ
     }
     if (d == -1 && infer == target.size()) {
       infer = i;
-    } else if (d < 0) {
-      return fmt::format("entry {} is {}", i, target[i]);
+    } else if (d < 0 || (d > 0 && known > total / d)) {  // the second: more than the input
+      return fmt::format(
+          "entry {} is {}: the shape [{}] does not fit the {} values of the input "
+          "{}",
+          i, target[i], fmt::join(target, ", "), total, shape_text(in));
     } else {
       known *= d;
     }
@@ -80,7 +88,7 @@ std::string split_sizes(int64_t dim, const std::vector<int64_t>& split, int outp
   if (!split.empty()) {
     int64_t sum = 0;
     for (int64_t s : split) {
-      sum += s;
+      sum += std::clamp<int64_t>(s, -1, dim + 1);  // out of range either way; never overflows
     }
     if (int(split.size()) != outputs || sum != dim ||
         *std::min_element(split.begin(), split.end()) < 0) {

@@ -145,7 +145,7 @@ void transpose_node(Importer& im, const onnx::NodeProto& n) {
 
 // The node's input as an NCHW graph tensor (its ONNX shape 4-D and the graph's own).
 OnnxShape nchw_input(const Importer& im, const onnx::NodeProto& n) {
-  const OnnxShape in = shape_of(im, n, n.input(0));
+  OnnxShape in = shape_of(im, n, n.input(0));
   if (in.size() != 4 || in != graph_shape(im, n.input(0))) {
     im.fail(n, fmt::format("reads '{}' of shape {}: only an NCHW tensor is supported here",
                            n.input(0), shape_text(in)));
