@@ -962,6 +962,31 @@ def test_graphs_print_json_round_trip(tmp_path, kind):
     assert json.loads(again.stdout)["layers"] == net["layers"]
 
 
+@pytest.mark.parametrize("kind", ["shuffle", "chunk_split"])
+def test_graphs_shape_operators_json_round_trip(tmp_path, kind):
+    """channel_shuffle and slice layers written by --print-json run as a network JSON and read
+    back to the same description."""
+    g, y, shape, _, _ = shape_ops_graph(kind, rng())
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    p = subprocess.run([VTASIM, "network", model, "--print-json"], capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    net = json.loads(p.stdout)
+    ops = {l["op"]: l for l in net["layers"]}
+    if kind == "shuffle":
+        assert ops["channel_shuffle"]["groups"] == 4
+    else:
+        assert [l["begin"] for l in net["layers"] if l["op"] == "slice"] == [
+            [0, 0, 0], [8, 0, 0], [0, 0, 0], [3, 0, 0]]
+    path = tmp_path / "m.json"
+    path.write_text(p.stdout)
+    rep, out, _ = vtasim(str(tmp_path), str(path))
+    assert all(l["mismatches"] == 0 for l in rep["layers"]), out
+    again = subprocess.run([VTASIM, "network", str(path), "--print-json"], capture_output=True,
+                           text=True)
+    assert json.loads(again.stdout)["layers"] == net["layers"]
+
+
 def test_errors_values_out_of_reach(tmp_path):
     g = Graph([1, 8, 8, 8], rng())
     y = g.conv("x", 8, 16, "c1")
