@@ -18,7 +18,7 @@
 #include "vta/compiler/reports/report.h"
 #include "vta/compiler/run/host_cpu.h"
 #include "vta/compiler/run/network_workers.h"
-#include "vta/explore/progress.h"
+#include "vta/compiler/run/progress_display.h"
 
 namespace vta::cli {
 
@@ -204,7 +204,7 @@ void report_host_time(const QuantizedModel& model, const NetworkRun& r, double c
 }
 
 // One line per finished VTA layer (unless --quiet) and the progress display.
-void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+void report_layer(ProgressDisplay& progress, bool quiet, const LayerRun& r,
                   std::vector<LayerRun>& done) {
   if (!quiet) {
     progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
@@ -230,7 +230,7 @@ void check_jobs_option(const po::variables_map& vm, const CommonOptions& common,
 
 // What a failed run's report needs: the progress display, the layers done and the one running.
 struct RunState {
-  explore::ProgressDisplay& progress;
+  ProgressDisplay& progress;
   const std::vector<LayerRun>& done;
   const std::string& current;
 };
@@ -296,8 +296,8 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                                    !c.common.quiet);
+  ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                           c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "vta/explore/progress.h"
+#include "vta/compiler/run/process_pool.h"
+#include "vta/compiler/run/progress_display.h"
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_job.h"
-#include "vta/explore/worker_pool.h"
 
 namespace vta::explore {
 
@@ -44,7 +44,8 @@ std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) c
       "sweep {}{}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
       "{}, failed {}, timeout {}; {} in {}",
       spec.name, shard, interrupted ? " (interrupted)" : "", points, spec.workloads.size(), jobs,
-      ran, skipped, ok, invalid, failed, timeout, format_duration(wall_seconds), opt.db_path);
+      ran, skipped, ok, invalid, failed, timeout, compiler::format_duration(wall_seconds),
+      opt.db_path);
 }
 
 namespace {
@@ -69,6 +70,28 @@ void count_status(SweepSummary& s, const std::string& status) {
   } else {
     ++s.failed;
   }
+}
+
+// The rows of a job from its worker's outcome: the rows it sent, or one row saying what became
+// of it (status "failed" or "timeout").
+std::vector<nlohmann::ordered_json> job_result_rows(const SweepSpec& spec, const SweepJob& job,
+                                                    const compiler::JobOutcome& outcome) {
+  using Status = compiler::JobOutcome::Status;
+  if (outcome.status == Status::kDone) {
+    try {
+      std::vector<nlohmann::ordered_json> rows;
+      for (const auto& r : nlohmann::ordered_json::parse(outcome.bytes)) {
+        rows.push_back(r);
+      }
+      return rows;
+    } catch (const nlohmann::json::exception& e) {
+      return lost_job_rows(spec, job, "failed",
+                           std::string("unreadable result from the worker: ") + e.what(),
+                           outcome.seconds);
+    }
+  }
+  return lost_job_rows(spec, job, outcome.status == Status::kTimedOut ? "timeout" : "failed",
+                       outcome.bytes, outcome.seconds);
 }
 
 }  // namespace
@@ -127,12 +150,14 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     const DesignPoint p = space.point(todo[i].first);
     return make(SweepJob{&p, todo[i].second});
   };
-  WorkerPoolOptions wo;
-  wo.workers = opt.workers ? opt.workers : usable_cpus();
-  wo.recycle_after = opt.recycle_after;
-  wo.timeout_seconds = opt.timeout_seconds;
+  compiler::ProcessPoolOptions po;
+  po.workers = opt.workers ? opt.workers : usable_cpus();
+  po.recycle_after = opt.recycle_after;
+  po.timeout_seconds = opt.timeout_seconds;
+  po.discard_stdout = true;  // the simulators' output would mix with the summary on stdout
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
-  ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(), opt.progress);
+  compiler::ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(),
+                                     {!opt.progress, false});
   size_t failures = 0;
   const auto record = [&](const std::vector<nlohmann::ordered_json>& rows) {
     db.write_job(rows);
@@ -141,33 +166,25 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     failures += st == "failed" || st == "timeout" ? 1 : 0;
     progress.update(++sum.ran, failures);
   };
-  WorkerPool pool(wo, [&](size_t i) {
-    return job_rows(
-        i, [&](const SweepJob& job) { return nlohmann::ordered_json(run_job(spec, job)).dump(); });
-  });
-  std::vector<size_t> ids(todo.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ids[i] = i;
-  }
-  sum.interrupted = !pool.run(
-      ids,
-      [&](size_t i, const std::string& line) {
-        std::vector<nlohmann::ordered_json> rows;
-        try {
-          for (const auto& r : nlohmann::ordered_json::parse(line)) {
-            rows.push_back(r);
-          }
-        } catch (const nlohmann::json::exception& e) {
-          rows = job_rows(i, [&](const SweepJob& job) {
-            return lost_job_rows(spec, job, "failed",
-                                 std::string("unreadable result from the worker: ") + e.what(), 0);
-          });
-        }
-        record(rows);
+  compiler::ProcessPool pool(
+      po,
+      [&](size_t i) {
+        return job_rows(i, [&](const SweepJob& job) {
+          return nlohmann::ordered_json(run_job(spec, job)).dump();
+        });
       },
-      [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
-        record(job_rows(
-            i, [&](const SweepJob& job) { return lost_job_rows(spec, job, st, msg, seconds); }));
+      [&](size_t i) {
+        return job_rows(i, [&](const SweepJob& job) {
+          return fmt::format("design point {} x workload '{}'", job.point->id,
+                             spec.workloads[job.workload].text);
+        });
+      });
+  sum.interrupted = !pool.run(
+      todo.size(),
+      [&](size_t i, compiler::JobOutcome& outcome) {
+        record(
+            job_rows(i, [&](const SweepJob& job) { return job_result_rows(spec, job, outcome); }));
+        return true;
       },
       opt.interrupted);
   progress.finish();
