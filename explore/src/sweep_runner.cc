@@ -72,6 +72,46 @@ void count_status(SweepSummary& s, const std::string& status) {
   }
 }
 
+// This shard's jobs as (point index, workload), counting its points and jobs into `sum` and the
+// ones the database holds as skipped. A point's keys are built again where its job runs, so a
+// large sweep never holds every point's keys at once.
+std::vector<std::pair<size_t, size_t>> jobs_to_run(const SweepSpec& spec, const SweepOptions& opt,
+                                                   const DesignSpace& space, const ResultsDb& db,
+                                                   SweepSummary& sum) {
+  const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
+  std::vector<std::pair<size_t, size_t>> todo;
+  for (size_t i = opt.shard_index - 1; i < space.size(); i += opt.shard_count) {
+    ++sum.points;
+    const DesignPoint p = space.point(i);
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+      ++sum.jobs;
+      const SweepJob job{&p, w};
+      const auto it = done.find(job_key(spec, job));
+      // A job run with other settings (seed, check, tuning, file contents) is run again; its
+      // rows are replaced when the new ones are written.
+      const bool redo =
+          it == done.end() || it->second.settings_id != settings_id(spec, job) ||
+          (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
+      if (redo) {
+        todo.emplace_back(i, w);
+      } else {
+        ++sum.skipped;
+        count_status(sum, it->second.status);
+      }
+    }
+  }
+  return todo;
+}
+
+compiler::ProcessPoolOptions pool_options(const SweepOptions& opt) {
+  compiler::ProcessPoolOptions po;
+  po.workers = opt.workers ? opt.workers : usable_cpus();
+  po.recycle_after = opt.recycle_after;
+  po.timeout_seconds = opt.timeout_seconds;
+  po.discard_stdout = true;  // the simulators' output would mix with the summary on stdout
+  return po;
+}
+
 // The rows of a job from its worker's outcome: the rows it sent, or one row saying what became
 // of it (status "failed" or "timeout").
 std::vector<nlohmann::ordered_json> job_result_rows(const SweepSpec& spec, const SweepJob& job,
@@ -122,39 +162,11 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   const DesignSpace space(spec);  // before the database: a spec error creates no file
   SweepSummary sum;
   ResultsDb db(opt.db_path);
-  const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
-  // Jobs to run as (point index, workload): a point's keys are built again where the job runs,
-  // so a large sweep never holds every point's keys at once.
-  std::vector<std::pair<size_t, size_t>> todo;
-  for (size_t i = opt.shard_index - 1; i < space.size(); i += opt.shard_count) {
-    ++sum.points;
-    const DesignPoint p = space.point(i);
-    for (size_t w = 0; w < spec.workloads.size(); ++w) {
-      ++sum.jobs;
-      const SweepJob job{&p, w};
-      const auto it = done.find(job_key(spec, job));
-      // A job run with other settings (seed, check, tuning, file contents) is run again; its
-      // rows are replaced when the new ones are written.
-      const bool redo =
-          it == done.end() || it->second.settings_id != settings_id(spec, job) ||
-          (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
-      if (redo) {
-        todo.emplace_back(i, w);
-      } else {
-        ++sum.skipped;
-        count_status(sum, it->second.status);
-      }
-    }
-  }
+  const std::vector<std::pair<size_t, size_t>> todo = jobs_to_run(spec, opt, space, db, sum);
   const auto job_rows = [&](size_t i, const auto& make) {
     const DesignPoint p = space.point(todo[i].first);
     return make(SweepJob{&p, todo[i].second});
   };
-  compiler::ProcessPoolOptions po;
-  po.workers = opt.workers ? opt.workers : usable_cpus();
-  po.recycle_after = opt.recycle_after;
-  po.timeout_seconds = opt.timeout_seconds;
-  po.discard_stdout = true;  // the simulators' output would mix with the summary on stdout
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
   compiler::ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(),
                                      {!opt.progress, false});
@@ -167,7 +179,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     progress.update(++sum.ran, failures);
   };
   compiler::ProcessPool pool(
-      po,
+      pool_options(opt),
       [&](size_t i) {
         return job_rows(i, [&](const SweepJob& job) {
           return nlohmann::ordered_json(run_job(spec, job)).dump();

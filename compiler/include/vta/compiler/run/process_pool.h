@@ -1,5 +1,5 @@
 // Runs jobs in forked worker processes: the SystemC kernel of the cycle and rtl backends is one
-// per process and not thread-safe, so parallel simulations need processes. Sweeps (explore/) and
+// per process and not thread-safe, so parallel simulations need processes. Sweeps and
 // `vtasim network -j N` (network_workers.h) both run on it.
 //
 // Workers are forked when first needed from a parent that never simulates, so they inherit what
