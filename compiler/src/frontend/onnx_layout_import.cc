@@ -173,15 +173,19 @@ void add_slice(Importer& im, const onnx::NodeProto& n, const std::string& name,
 
 void slice_node(Importer& im, const onnx::NodeProto& n) {
   const OnnxShape in = nchw_input(im, n);
-  const std::vector<int64_t>*starts = int_input(im, n, 1, "starts"),
-        *ends = int_input(im, n, 2, "ends");
+  const std::vector<int64_t>* starts = int_input(im, n, 1, "starts");
+  const std::vector<int64_t>* ends = int_input(im, n, 2, "ends");
   if (!starts || !ends || starts->size() != ends->size()) {
     im.fail(n, "needs constant starts and ends of one length (opset 10 and later)");
   }
   std::vector<int64_t> axes(starts->size()), steps(starts->size(), 1);
   std::iota(axes.begin(), axes.end(), 0);
-  axes = int_input(im, n, 3, "axes") ? *int_input(im, n, 3, "axes") : axes;
-  steps = int_input(im, n, 4, "steps") ? *int_input(im, n, 4, "steps") : steps;
+  if (const std::vector<int64_t>* given = int_input(im, n, 3, "axes")) {
+    axes = *given;
+  }
+  if (const std::vector<int64_t>* given = int_input(im, n, 4, "steps")) {
+    steps = *given;
+  }
   if (axes.size() != starts->size() || steps.size() != starts->size()) {
     im.fail(n, "its starts, ends, axes and steps differ in length");
   }
