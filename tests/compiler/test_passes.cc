@@ -52,7 +52,8 @@ vta::HwConfig pynq() {
 
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
   CHECK(known_op_names() ==
-        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul");
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
+        "layer_norm, gelu, softmax, scale, batch_matmul, view, permute");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -64,7 +65,8 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul)");
+                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
+                    "layer_norm, gelu, softmax, scale, batch_matmul, view, permute)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
                     "no network operator implements the float-graph operator Relu");

@@ -33,6 +33,8 @@ FloatGraph import_onnx(const std::string& path) {
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
+#include "frontend/fused_import.h"
+#include "frontend/onnx_importer.h"
 #include "frontend/unsupported_ops.h"
 
 namespace vta::compiler {
@@ -41,37 +43,11 @@ bool onnx_import_available() {
   return true;
 }
 
+namespace onnx_in {
+
 namespace {
 
 constexpr int64_t kMaxDim = 65535;
-
-// A node's name for messages: its own, else its first output's.
-std::string node_name(const onnx::NodeProto& n) {
-  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
-}
-
-// The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
-// consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far.
-struct Importer {
-  std::string file;
-  std::map<std::string, FloatTensor> constants;
-  std::map<std::string, std::vector<int64_t> > int_constants;
-  std::map<std::string, std::string> alias;
-  std::map<std::string, int> consumers;
-  std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
-  // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
-  // AveragePool reading its output to take over.
-  std::map<std::string, std::vector<int> > pending_pads;
-  FloatGraph graph;
-
-  std::string resolve(const std::string& t) const {
-    auto it = alias.find(t);
-    return it == alias.end() ? t : resolve(it->second);
-  }
-  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
-    throw Error(fmt::format("{}: node '{}' ({}): {}", file, node_name(n), n.op_type(), what));
-  }
-};
 
 // The dims and element count of a tensor; throws for negative dims.
 std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& where, size_t& count) {
@@ -180,6 +156,20 @@ std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& w
   return v;
 }
 
+}  // namespace
+
+std::string node_name(const onnx::NodeProto& n) {
+  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
+}
+
+const std::vector<int>& Importer::shape_of(const onnx::NodeProto& n, const std::string& t) const {
+  auto it = shape.find(resolve(t));
+  if (it == shape.end()) {
+    fail(n, fmt::format("the shape of input '{}' is unknown (an earlier node does not fit)", t));
+  }
+  return it->second;
+}
+
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name) {
@@ -207,6 +197,58 @@ float attr_float(const onnx::NodeProto& n, const std::string& name, float def) {
   return a ? a->f() : def;
 }
 
+const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
+                                  const char* what) {
+  if (n.input_size() <= index || n.input(index).empty()) {
+    im.fail(n, fmt::format("missing input {} ({})", index, what));
+  }
+  auto it = im.constants.find(n.input(index));
+  if (it == im.constants.end()) {
+    im.fail(n, fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
+  }
+  return it->second;
+}
+
+// Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
+GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm) {
+  GraphNode g;
+  g.op = GraphOp::kGemm;
+  const FloatTensor& b = constant_input(im, n, 1, "weight");
+  if (b.dims.size() != 2) {
+    im.fail(n, fmt::format("weight '{}' has shape {}, expected a matrix", n.input(1), b.shape()));
+  }
+  const bool trans_b = is_gemm && attr_int(im, n, "transB", 0, 0, 1);
+  if (is_gemm && attr_int(im, n, "transA", 0, 0, 1)) {
+    im.fail(n, "transA = 1 is not supported");
+  }
+  const float alpha = is_gemm ? attr_float(n, "alpha", 1.0f) : 1.0f;
+  const float beta = is_gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
+  const int units = trans_b ? b.dims[0] : b.dims[1], k = trans_b ? b.dims[1] : b.dims[0];
+  g.weight.dims = {units, k};
+  g.weight.data.resize(size_t(units) * k);
+  for (int u = 0; u < units; ++u) {
+    for (int j = 0; j < k; ++j) {
+      const float v = trans_b ? b.data[size_t(u) * k + j] : b.data[size_t(j) * units + u];
+      g.weight.data[size_t(u) * k + j] = alpha * v;
+    }
+  }
+  g.bias = FloatTensor{{units}, std::vector<float>(size_t(units), 0.0f)};
+  if (is_gemm && n.input_size() > 2 && !n.input(2).empty()) {
+    const FloatTensor& c = constant_input(im, n, 2, "bias");
+    if (c.size() != size_t(units)) {
+      im.fail(n, fmt::format("bias '{}' has {} values for {} outputs (only a per-output bias is "
+                             "supported)",
+                             n.input(2), c.size(), units));
+    }
+    for (int u = 0; u < units; ++u) {
+      g.bias.data[size_t(u)] = beta * c.data[size_t(u)];
+    }
+  }
+  return g;
+}
+
+namespace {
+
 // A list attribute of `size` integers in [lo, hi] (`def` each when absent).
 std::vector<int> attr_ints(const Importer& im, const onnx::NodeProto& n, const std::string& name,
                            size_t size, int def, int64_t lo, int64_t hi) {
@@ -226,18 +268,6 @@ std::vector<int> attr_ints(const Importer& im, const onnx::NodeProto& n, const s
     v.push_back(int(x));
   }
   return v;
-}
-
-const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
-                                  const char* what) {
-  if (n.input_size() <= index || n.input(index).empty()) {
-    im.fail(n, fmt::format("missing input {} ({})", index, what));
-  }
-  auto it = im.constants.find(n.input(index));
-  if (it == im.constants.end()) {
-    im.fail(n, fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
-  }
-  return it->second;
 }
 
 // Kernel, strides, pads of Conv / MaxPool / AveragePool; auto_pad and dilations are rejected.
@@ -351,8 +381,7 @@ size_t batchnorm_conv(Importer& im, const onnx::NodeProto& n) {
   g.bias = FloatTensor{{k}, std::vector<float>(size_t(k), 0.0f)};
   g.inputs = {im.resolve(n.input(0))};
   g.output = n.output(0);
-  im.producer[g.output] = im.graph.nodes.size();
-  im.graph.nodes.push_back(std::move(g));
+  add_node(im, std::move(g));
   return im.graph.nodes.size() - 1;
 }
 
@@ -387,44 +416,6 @@ void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
-// Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
-GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm) {
-  GraphNode g;
-  g.op = GraphOp::kGemm;
-  const FloatTensor& b = constant_input(im, n, 1, "weight");
-  if (b.dims.size() != 2) {
-    im.fail(n, fmt::format("weight '{}' has shape {}, expected a matrix", n.input(1), b.shape()));
-  }
-  const bool trans_b = is_gemm && attr_int(im, n, "transB", 0, 0, 1);
-  if (is_gemm && attr_int(im, n, "transA", 0, 0, 1)) {
-    im.fail(n, "transA = 1 is not supported");
-  }
-  const float alpha = is_gemm ? attr_float(n, "alpha", 1.0f) : 1.0f;
-  const float beta = is_gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
-  const int units = trans_b ? b.dims[0] : b.dims[1], k = trans_b ? b.dims[1] : b.dims[0];
-  g.weight.dims = {units, k};
-  g.weight.data.resize(size_t(units) * k);
-  for (int u = 0; u < units; ++u) {
-    for (int j = 0; j < k; ++j) {
-      const float v = trans_b ? b.data[size_t(u) * k + j] : b.data[size_t(j) * units + u];
-      g.weight.data[size_t(u) * k + j] = alpha * v;
-    }
-  }
-  g.bias = FloatTensor{{units}, std::vector<float>(size_t(units), 0.0f)};
-  if (is_gemm && n.input_size() > 2 && !n.input(2).empty()) {
-    const FloatTensor& c = constant_input(im, n, 2, "bias");
-    if (c.size() != size_t(units)) {
-      im.fail(n, fmt::format("bias '{}' has {} values for {} outputs (only a per-output bias is "
-                             "supported)",
-                             n.input(2), c.size(), units));
-    }
-    for (int u = 0; u < units; ++u) {
-      g.bias.data[size_t(u)] = beta * c.data[size_t(u)];
-    }
-  }
-  return g;
-}
-
 // The scalar constant of Clip's input `index` (absent: `def`).
 float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float def) {
   if (n.input_size() <= index || n.input(index).empty()) {
@@ -437,8 +428,14 @@ float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float 
   return t.data[0];
 }
 
-// Flatten (axis 1) or a Reshape to N x rest: the data stay as they are.
-void flatten_alias(Importer& im, const onnx::NodeProto& n) {
+// Flatten (axis 1) or a Reshape to N x rest of a 4-D value or a matrix: the data stay as they
+// are (a dense layer reads its input flattened). Any other reshape is a view
+// (sequence_import.cc): false.
+bool flatten_alias(Importer& im, const onnx::NodeProto& n) {
+  auto in = im.shape.find(im.resolve(n.input(0)));
+  if (in != im.shape.end() && in->second.size() != 4 && in->second.size() != 2) {
+    return false;
+  }
   if (n.op_type() == "Flatten") {
     if (attr_int(im, n, "axis", 1, -4, 4) != 1) {
       im.fail(n, "only axis 1 (N x rest) is supported");
@@ -449,12 +446,13 @@ void flatten_alias(Importer& im, const onnx::NodeProto& n) {
       im.fail(n, "the shape must be a constant");
     }
     const auto& s = it->second;
-    const int batch = im.graph.input_dims[0];
+    const int batch = im.graph.batch_size();
     if (s.size() != 2 || !(s[0] == batch || s[0] == 0) || !(s[1] == -1 || s[1] > 0)) {
-      im.fail(n, "only a Reshape to N x rest (a flatten) is supported");
+      return false;
     }
   }
   im.alias[n.output(0)] = im.resolve(n.input(0));
+  return true;
 }
 
 // Records a Constant node's value (float, or int64 for shapes).
@@ -494,7 +492,12 @@ bool importer_implements(const std::string& op_type) {
                                             "MaxPool",
                                             "AveragePool",
                                             "GlobalAveragePool",
-                                            "Concat"};
+                                            "Concat",
+                                            "Sub",
+                                            "Div",
+                                            "Softmax",
+                                            "LayerNormalization",
+                                            "Transpose"};
   return ops.count(op_type) > 0;
 }
 
@@ -613,8 +616,11 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     }
     return;
   }
-  if (t == "Flatten" || t == "Reshape") {
-    return flatten_alias(im, n);
+  if ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) {
+    return;
+  }
+  if (import_sequence_node(im, n)) {
+    return;
   }
   if (t == "QuantizeLinear" || t == "DequantizeLinear") {
     return qdq_node(im, n);
@@ -650,8 +656,7 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     im.fail(n, fmt::format("{} needs two inputs", t));
   }
   g.output = n.output(0);
-  im.producer[g.output] = im.graph.nodes.size();
-  im.graph.nodes.push_back(std::move(g));
+  add_node(im, std::move(g));
 }
 
 // Extra bottom / right padding that gives ceil_mode's output size by the floor formula: as
@@ -670,31 +675,44 @@ int ceil_extension(int in, int pad_a, int pad_b, int k, int stride) {
   return std::max(0, (out - 1) * stride + k - (in + pad_a + pad_b));
 }
 
-// Turns every ceil_mode pool into its floor form with the extension as padding, following the
-// shapes from the input (a node that does not fit is left to FloatGraph::validate).
-void resolve_ceil_mode(FloatGraph& g) {
-  std::map<std::string, std::vector<int> > dims{{g.input, g.input_dims}};
-  for (GraphNode& n : g.nodes) {
-    std::vector<std::vector<int> > in;
-    for (const std::string& t : n.inputs) {
-      auto it = dims.find(t);
-      if (it == dims.end()) {
-        return;
-      }
+// The model's shape of node g's output from its view `view`: a Gemm keeps a sequence's rows,
+// the operators of 4-D values give 4-D values, the per-token operators keep their input's.
+std::vector<int> model_shape(const Importer& im, const GraphNode& g, const std::vector<int>& view) {
+  auto in = im.shape.find(g.inputs[0]);
+  const size_t rank = in == im.shape.end() ? 4 : in->second.size();
+  if (g.op == GraphOp::kGemm) {
+    return rank == 3 ? std::vector<int>{in->second[0], in->second[1], view[1]}
+                     : std::vector<int>{view[0], view[1]};
+  }
+  return rank == 4 ? view : in->second;
+}
+
+}  // namespace
+
+void add_node(Importer& im, GraphNode g, std::optional<std::vector<int> > shape) {
+  std::vector<std::vector<int> > in;
+  for (const std::string& t : g.inputs) {
+    if (auto it = im.dims.find(t); it != im.dims.end()) {
       in.push_back(it->second);
     }
-    if (n.ceil_mode) {
-      n.pad_bottom += ceil_extension(in[0][2], n.pad_top, n.pad_bottom, n.kh, n.stride_h);
-      n.pad_right += ceil_extension(in[0][3], n.pad_left, n.pad_right, n.kw, n.stride_w);
-      n.ceil_mode = false;
-    }
-    std::vector<int> out;
-    if (!node_output_dims(n, in, out).empty()) {
-      return;
-    }
-    dims[n.output] = out;
   }
+  std::vector<int> out;
+  if (in.size() == g.inputs.size()) {
+    if (g.ceil_mode) {  // the floor form, the extension as padding
+      g.pad_bottom += ceil_extension(in[0][2], g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+      g.pad_right += ceil_extension(in[0][3], g.pad_left, g.pad_right, g.kw, g.stride_w);
+      g.ceil_mode = false;
+    }
+    if (node_output_dims(g, in, out).empty()) {
+      im.dims[g.output] = out;
+      im.shape[g.output] = shape ? *shape : model_shape(im, g, out);
+    }
+  }
+  im.producer[g.output] = im.graph.nodes.size();
+  im.graph.nodes.push_back(std::move(g));
 }
+
+namespace {
 
 onnx::ModelProto read_model(const std::string& path) {
   const std::string bytes = read_input_file(path, "ONNX model", kMaxModelInputBytes);
@@ -727,11 +745,13 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
                               im.file, in.name(), in.type().tensor_type().elem_type()));
     }
     const auto& shape = in.type().tensor_type().shape();
-    if (shape.dim_size() != 4) {
-      throw Error(fmt::format("{}: input '{}' has {} dims, expected 4 (NCHW)", im.file, in.name(),
-                              shape.dim_size()));
+    if (shape.dim_size() < 2 || shape.dim_size() > 4) {
+      throw Error(
+          fmt::format("{}: input '{}' has {} dims, expected 2 to 4 ([N, F], [N, S, D] or NCHW)",
+                      im.file, in.name(), shape.dim_size()));
     }
-    for (int i = 0; i < 4; ++i) {
+    std::vector<int> dims;
+    for (int i = 0; i < shape.dim_size(); ++i) {
       const auto& d = shape.dim(i);
       if (!d.has_dim_value() || d.dim_value() < 1 || d.dim_value() > kMaxDim) {
         throw Error(fmt::format(
@@ -739,33 +759,28 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
             im.file, in.name(), i,
             d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param()));
       }
-      im.graph.input_dims.push_back(int(d.dim_value()));
+      dims.push_back(int(d.dim_value()));
     }
-    check_float_tensor_size(im.graph.input_dims, fmt::format("{}: input '{}'", im.file, in.name()));
+    check_float_tensor_size(dims, fmt::format("{}: input '{}'", im.file, in.name()));
+    im.graph.input_dims = nchw_view(dims, "input '" + in.name() + "'");
+    im.graph.batch = dims[0];
+    im.dims[in.name()] = im.graph.input_dims;
+    im.shape[in.name()] = dims;
   }
   if (im.graph.input.empty()) {
     throw Error(fmt::format("{}: the graph has no activation input", im.file));
   }
 }
 
-}  // namespace
-
-FloatGraph import_onnx(const std::string& path) {
-  const onnx::ModelProto model = read_model(path);
-  const onnx::GraphProto& g = model.graph();
-  // Every missing operator at once, before any one node's error.
-  if (std::string missing = unsupported_operators(g, importer_implements); !missing.empty()) {
-    throw Error(fmt::format("{}: {}", path, missing));
-  }
-  Importer im;
-  im.file = path;
-  im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
+// The initializers, the Constant nodes and the Identity nodes of constants (torch shares equal
+// initializers through them): every constant, before the nodes are imported. An error names
+// the node that uses the tensor.
+void read_constants(Importer& im, const onnx::GraphProto& g) {
   for (const auto& t : g.initializer()) {
-    // Errors name the node that uses the tensor.
-    std::string where = fmt::format("{}: initializer", path);
+    std::string where = fmt::format("{}: initializer", im.file);
     for (const auto& n : g.node()) {
       if (std::find(n.input().begin(), n.input().end(), t.name()) != n.input().end()) {
-        where = fmt::format("{}: node '{}' ({})", path, n.name(), n.op_type());
+        where = fmt::format("{}: node '{}' ({})", im.file, n.name(), n.op_type());
         break;
       }
     }
@@ -775,21 +790,62 @@ FloatGraph import_onnx(const std::string& path) {
       im.constants[t.name()] = float_tensor(t, where);
     }
   }
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant" && n.output_size() == 1) {
+      constant_node(im, n);
+    } else if (n.op_type() == "Identity" && n.input_size() == 1 && n.output_size() == 1) {
+      if (auto c = im.constants.find(n.input(0)); c != im.constants.end()) {
+        im.constants[n.output(0)] = c->second;
+      } else if (auto i = im.int_constants.find(n.input(0)); i != im.int_constants.end()) {
+        im.int_constants[n.output(0)] = i->second;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace onnx_in
+
+FloatGraph import_onnx(const std::string& path) {
+  using namespace onnx_in;
+  const onnx::ModelProto model = read_model(path);
+  const onnx::GraphProto& g = model.graph();
+  Importer im;
+  im.file = path;
+  im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
+  read_constants(im, g);
+  // The decompositions imported as one node each, known before anything is reported missing.
+  const std::vector<FusedOperator> fused = fused_operators(g, im.constants);
+  std::set<int> fused_nodes;
+  std::map<int, const FusedOperator*> fused_at;
+  for (const FusedOperator& f : fused) {
+    fused_nodes.insert(f.nodes.begin(), f.nodes.end());
+    fused_at[f.output_node] = &f;
+  }
+  // Every missing operator at once, before any one node's error.
+  if (std::string missing = unsupported_operators(g, importer_implements, fused_nodes);
+      !missing.empty()) {
+    throw Error(fmt::format("{}: {}", path, missing));
+  }
   read_input(im, g);
   for (const auto& n : g.node()) {
     for (const std::string& in : n.input()) {
       ++im.consumers[in];
     }
   }
-  for (const auto& n : g.node()) {
-    import_node(im, n);
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (auto f = fused_at.find(i); f != fused_at.end()) {
+      import_fused(im, g.node(i), *f->second);
+    } else if (!fused_nodes.count(i)) {
+      import_node(im, g.node(i));
+    }
   }
   if (g.output_size() != 1) {
     throw Error(
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
   }
   im.graph.output = im.resolve(g.output(0).name());
-  resolve_ceil_mode(im.graph);
   im.graph.validate(path);
   return std::move(im.graph);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include <onnx/onnx_pb.h>
@@ -13,8 +14,11 @@ namespace vta::compiler {
 
 // The error text listing every unsupported operator of `g` (count and first node) and every
 // decomposition that holds one; empty when the importer handles every node.
-// `supported(op_type)` tells whether the importer implements an operator of the default domain.
+// `supported(op_type)` tells whether the importer implements an operator of the default domain;
+// the nodes in `fused` are implemented as part of a whole operator (a decomposition it imports
+// as one node).
 std::string unsupported_operators(const onnx::GraphProto& g,
-                                  const std::function<bool(const std::string&)>& supported);
+                                  const std::function<bool(const std::string&)>& supported,
+                                  const std::set<int>& fused);
 
 }  // namespace vta::compiler

@@ -1,0 +1,75 @@
+// The ONNX importer's state and the helpers its parts share: onnx_import.cc (the model, the
+// convolutional operators, QDQ) and sequence_import.cc (the operators of MLPs and
+// transformers). Internal to the front end.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "frontend/fused_import.h"
+#include "vta/compiler/frontend/float_graph.h"
+#include "vta/sim/error.h"
+
+#include <fmt/format.h>
+
+namespace vta::compiler::onnx_in {
+
+// A node's name for messages: its own, else its first output's.
+std::string node_name(const onnx::NodeProto& n);
+
+// The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
+// consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far
+// with the view (float_graph.h: nchw_view) and the model's own shape of every value.
+struct Importer {
+  std::string file;
+  std::map<std::string, FloatTensor> constants;
+  std::map<std::string, std::vector<int64_t>> int_constants;
+  std::map<std::string, std::string> alias;
+  std::map<std::string, int> consumers;
+  std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
+  // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
+  // AveragePool reading its output to take over.
+  std::map<std::string, std::vector<int>> pending_pads;
+  std::map<std::string, std::vector<int>> dims;   // the view of each value, where it fits
+  std::map<std::string, std::vector<int>> shape;  // the model's shape of each value
+  FloatGraph graph;
+
+  std::string resolve(const std::string& t) const {
+    auto it = alias.find(t);
+    return it == alias.end() ? t : resolve(it->second);
+  }
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
+    throw Error(fmt::format("{}: node '{}' ({}): {}", file, node_name(n), n.op_type(), what));
+  }
+  // The model's shape of tensor t (resolved); fails naming node n when it is unknown.
+  const std::vector<int>& shape_of(const onnx::NodeProto& n, const std::string& t) const;
+};
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
+// An integer attribute in [lo, hi], or `def` when absent.
+int64_t attr_int(const Importer& im, const onnx::NodeProto& n, const std::string& name, int64_t def,
+                 int64_t lo, int64_t hi);
+float attr_float(const onnx::NodeProto& n, const std::string& name, float def);
+// The constant input `index` of node n (`what` names it in the error when it is not one).
+const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
+                                  const char* what);
+
+// Appends node g, its ceil_mode resolved into padding and its output's view and model shape
+// recorded when its inputs' are known (`shape`: the model's shape when the node sets it;
+// FloatGraph::validate reports what does not fit).
+void add_node(Importer& im, GraphNode g, std::optional<std::vector<int>> shape = std::nullopt);
+
+// The operators of MLPs and transformers (sequence_import.cc). Each returns true when it
+// imported node n (false: not one of its operators).
+bool import_sequence_node(Importer& im, const onnx::NodeProto& n);
+// A decomposition imported as one node, at its output node `out` (sequence_import.cc).
+void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
+// Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).
+GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm);
+
+}  // namespace vta::compiler::onnx_in
