@@ -813,3 +813,26 @@ def test_sequence_mlp(tmp_path):
     assert "gelu in f32 on host" in hosted and "softmax in f32 on host" in hosted
     assert rep["frontend"]["samples"] == 4  # 2 calibration inputs x batch 2
     assert cos >= COSINE_FLOOR, out
+
+
+class SequenceMlp(torch.nn.Module):
+    """[N, S, D]: Linear over the last dim, LayerNorm (torch 1.13 exports ReduceMean, Sub, Pow,
+    Sqrt, Div, Mul, Add: imported as one operator), GELU, Linear."""
+
+    def __init__(self, d=16, hidden=32):
+        super().__init__()
+        self.proj = torch.nn.Linear(d, hidden)
+        self.ln = torch.nn.LayerNorm(hidden)
+        self.out = torch.nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return self.out(F.gelu(self.ln(self.proj(x))))
+
+
+def test_sequence_linear_layernorm_gelu(tmp_path):
+    rep, out, cos = sequence_run(tmp_path, "seq", SequenceMlp(), (2, 5, 16))
+    # 2 x 5 tokens are the 10 rows of each dense layer on VTA.
+    assert [l["shape"] for l in rep["layers"]] == ["10x16 * 16x32", "10x32 * 32x16"], out
+    hosted = " ".join(rep["host_ops"])
+    assert "ln: layer_norm in f32 on host" in hosted and "gelu in f32 on host" in hosted
+    assert cos >= COSINE_FLOOR, out
