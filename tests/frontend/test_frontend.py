@@ -11,6 +11,7 @@ Environment: VTASIM, FLOAT_CHECK (the binaries), VTA_SOURCE_DIR. Run with /usr/b
 report is also validated against compiler/report.schema.json (python3-jsonschema).
 """
 import json
+import math
 import os
 import subprocess
 
@@ -835,4 +836,44 @@ def test_sequence_linear_layernorm_gelu(tmp_path):
     assert [l["shape"] for l in rep["layers"]] == ["10x16 * 16x32", "10x32 * 32x16"], out
     hosted = " ".join(rep["host_ops"])
     assert "ln: layer_norm in f32 on host" in hosted and "gelu in f32 on host" in hosted
+    assert cos >= COSINE_FLOOR, out
+
+
+class EncoderBlock(torch.nn.Module):
+    """A pre-norm transformer encoder block: LayerNorm, multi-head self-attention (heads split
+    by Reshape and Transpose, Q K^T / sqrt(d), Softmax, times V, heads merged), a residual
+    add, LayerNorm, an MLP with GELU and a second residual add."""
+
+    def __init__(self, d=32, heads=4, seq=6):
+        super().__init__()
+        self.d, self.heads, self.seq, self.dh = d, heads, seq, d // heads
+        self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+        self.fc1, self.fc2 = torch.nn.Linear(d, 2 * d), torch.nn.Linear(2 * d, d)
+
+    def split(self, t):
+        return t.reshape(-1, self.seq, self.heads, self.dh).transpose(1, 2)
+
+    def forward(self, x):
+        h = self.ln1(x)
+        q, k, v = self.split(self.q(h)), self.split(self.k(h)), self.split(self.v(h))
+        a = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(self.dh), -1)
+        o = (a @ v).transpose(1, 2).reshape(-1, self.seq, self.d)
+        x = x + self.o(o)
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+def test_sequence_transformer_encoder_block(tmp_path):
+    rep, out, cos = sequence_run(tmp_path, "encoder", EncoderBlock(), (2, 6, 32))
+    # The six Linears on VTA, 12 token rows each.
+    assert [l["shape"] for l in rep["layers"]] == ["12x32 * 32x32"] * 4 + [
+        "12x32 * 32x64", "12x64 * 64x32"], out
+    hosted = rep["host_ops"]
+    # Q K^T and A V: int8 on the host, 2 samples x 4 heads of 6x8 by 8x6 and 6x6 by 6x8.
+    assert sum("batch_matmul" in h and "8 planes (int8, int32 accumulation)" in h
+               for h in hosted) == 2, hosted
+    assert any("softmax in f32 on host" in h for h in hosted)
+    assert sum("layer_norm in f32 on host" in h for h in hosted) == 2
+    assert any("view 12x32x1x1 as 2x6x4x8 on host" in h for h in hosted), hosted
+    assert any("permute 2x6x4x8 to 2x4x6x8 on host" in h for h in hosted), hosted
     assert cos >= COSINE_FLOOR, out
