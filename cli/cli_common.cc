@@ -1,7 +1,5 @@
 #include "cli_common.h"
 
-#include "progress_display.h"
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -75,8 +73,7 @@ void add_set_option(po::options_description& desc, std::vector<std::string>& set
 }
 
 void add_quiet_option(po::options_description& desc, bool& quiet) {
-  desc.add_options()("quiet,q",
-                     po::bool_switch(&quiet)->notifier([](bool q) { set_progress_quiet(q); }),
+  desc.add_options()("quiet,q", po::bool_switch(&quiet),
                      "no progress display and no per-item lines on stderr (results, the --json "
                      "report and errors are unchanged)");
 }

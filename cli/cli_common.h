@@ -15,6 +15,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "vta/compiler/run/progress_display.h"
 #include "vta/sim/backend.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/dram.h"
@@ -45,6 +46,8 @@ struct CommonOptions {
   bool progress = false;          // show progress on stderr even when it is not a terminal
   bool quiet = false;             // no progress display and no per-item lines (results stay)
   uint64_t max_cycles = 0;        // budget of one run (fsim: work units); 0 = the command's default
+
+  compiler::ProgressFlags progress_flags() const { return {quiet, progress}; }
 };
 
 // Adds the common options (and --help) to `desc`, storing into `opts`.

@@ -9,7 +9,6 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
-#include "progress_display.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
@@ -205,9 +204,9 @@ int cmd_conv2d(int argc, char** argv) {
       target.runtime->set_program_dump(f.dump_path);
     }
     nlohmann::ordered_json extra;
-    const LayerRun run = with_progress(f.common.progress, target.backend, [&] {
-      return compile_and_run(target, f, p, e, sched, extra);
-    });
+    const LayerRun run = compiler::with_simulation_progress(
+        f.common.progress_flags(), target.backend,
+        [&] { return compile_and_run(target, f, p, e, sched, extra); });
     std::cout << fmt::format("conv2d {}: {}, epilogue {}, schedule {} ({})\n", run.name, run.shape,
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());

@@ -90,6 +90,32 @@ void print_loaded_uops(const Insn& i, const Dram& dram, const IsaCodec& codec, u
   }
 }
 
+// Prints every instruction of the stream (and up to `uop_limit` micro-ops of each LOAD UOP of an
+// image); returns the instructions' text.
+nlohmann::ordered_json print_listing(const std::string& file, const LoadedStream& s,
+                                     const Dram& dram, uint64_t uop_limit) {
+  const uint8_t* insns =
+      dram.checked_ptr(s.insn_phys, static_cast<uint64_t>(s.insn_count) * kInsnBytes);
+  if (s.insn_count > 0 && insns == nullptr) {
+    throw Error(
+        fmt::format("{}: the instruction stream at {:#x} ({} instructions) is not in "
+                    "the image's segments",
+                    file, s.insn_phys, s.insn_count));
+  }
+  const IsaCodec codec(s.cfg);
+  nlohmann::ordered_json listing = nlohmann::ordered_json::array();
+  for (uint32_t k = 0; k < s.insn_count; ++k) {
+    const Insn i = codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
+    std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
+    listing.push_back(disassemble(i));
+    if (s.image && uop_limit > 0 && i.opcode == kOpLoad && i.memory_type == kMemUop &&
+        i.x_size > 0) {
+      print_loaded_uops(i, dram, codec, uop_limit);
+    }
+  }
+  return listing;
+}
+
 }  // namespace
 
 int cmd_disasm(int argc, char** argv) {
@@ -128,27 +154,8 @@ int cmd_disasm(int argc, char** argv) {
     }
     Dram dram;
     const LoadedStream s = load_stream(file, opts, dram);
-    const uint8_t* insns =
-        dram.checked_ptr(s.insn_phys, static_cast<uint64_t>(s.insn_count) * kInsnBytes);
-    if (s.insn_count > 0 && insns == nullptr) {
-      throw Error(
-          fmt::format("{}: the instruction stream at {:#x} ({} instructions) is not in "
-                      "the image's segments",
-                      file, s.insn_phys, s.insn_count));
-    }
-    const IsaCodec codec(s.cfg);
-    nlohmann::ordered_json listing = nlohmann::ordered_json::array();
-    for (uint32_t k = 0; k < s.insn_count; ++k) {
-      const Insn i =
-          codec.decode(IsaCodec::load_words(insns + static_cast<size_t>(k) * kInsnBytes));
-      std::cout << fmt::format("{:6}: {}\n", k, disassemble(i));
-      if (!json_path.empty()) {
-        listing.push_back(disassemble(i));
-      }
-      if (s.image && !no_uops && i.opcode == kOpLoad && i.memory_type == kMemUop && i.x_size > 0) {
-        print_loaded_uops(i, dram, codec, all_uops ? UINT64_MAX : kUopListLimit);
-      }
-    }
+    nlohmann::ordered_json listing =
+        print_listing(file, s, dram, no_uops ? 0 : (all_uops ? UINT64_MAX : kUopListLimit));
     write_json_summary(json_path, {{"command", "disasm"},
                                    {"file", file},
                                    {"model", s.cfg.model_name},

@@ -6,7 +6,6 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
-#include "progress_display.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
@@ -66,9 +65,9 @@ int cmd_matmul(int argc, char** argv) {
       return 0;
     }
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
-    const LayerRun run = with_progress(common.progress, target.backend, [&] {
-      return run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check);
-    });
+    const LayerRun run = compiler::with_simulation_progress(
+        common.progress_flags(), target.backend,
+        [&] { return run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check); });
     step.done(run.stats);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");

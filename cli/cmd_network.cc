@@ -11,14 +11,16 @@
 
 #include "cli_common.h"
 #include "compiler_command.h"
+#include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/frontend/quantize.h"
+#include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/passes/pass_manager.h"
 #include "vta/compiler/reports/report.h"
 #include "vta/compiler/run/host_cpu.h"
 #include "vta/compiler/run/network_workers.h"
-#include "vta/explore/progress.h"
+#include "vta/compiler/run/progress_display.h"
 
 namespace vta::cli {
 
@@ -71,6 +73,7 @@ struct PipelineOptions {
   bool list = false;
   std::vector<std::string> print_before, print_after;
   std::string stop_after, dump_ir;
+  std::string print_lowered;  // a VTA op's name, or "all"
 };
 
 void add_pipeline_options(po::options_description& desc, PipelineOptions& p) {
@@ -82,6 +85,8 @@ void add_pipeline_options(po::options_description& desc, PipelineOptions& p) {
       "print the IR after pass PASS (or all; repeatable)");
   add("stop-after", po::value(&p.stop_after), "compile up to pass PASS and exit without a run");
   add("dump-ir", po::value(&p.dump_ir), "write the IR after the last pass to FILE");
+  add("print-lowered", po::value(&p.print_lowered)->implicit_value("all"),
+      "print the lowered program of VTA op LAYER (default: of every VTA op) and exit");
 }
 
 // The instrument of the pipeline's run; pass names checked (bad usage otherwise).
@@ -133,6 +138,30 @@ ir::Module compile(const std::string& name, int batch, const ModelOptions& m,
     }
   }
   return module;
+}
+
+// --print-lowered: the lower pass's program of one VTA op or of all of them.
+void print_lowered_ops(const ir::Module& m, const std::string& which, const HwConfig& cfg) {
+  std::string names;
+  bool found = false;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    const NetworkLayer& l = m.net->layers[i];
+    if (!m.ops[i].lowered) {
+      continue;
+    }
+    names += (names.empty() ? "" : ", ") + l.name;
+    if (which == "all" || which == l.name) {
+      const TensorShape in = m.types.at(l.input).shape;
+      const Conv2dParams p = op_def(l.op).vta.vta_conv(l, in, cfg);
+      std::cout << lowered_header(l.name, p.describe(), l.epilogue, *l.schedule, cfg)
+                << format_lowered(*m.ops[i].lowered) << "\n";
+      found = true;
+    }
+  }
+  if (!found) {
+    throw UsageError(fmt::format("--print-lowered {}: no lowered VTA op of that name (lowered: {})",
+                                 which, names.empty() ? "none" : names));
+  }
 }
 
 // The quantization report of MODEL.onnx (on stderr under --print-json, which prints the JSON).
@@ -204,7 +233,7 @@ void report_host_time(const QuantizedModel& model, const NetworkRun& r, double c
 }
 
 // One line per finished VTA layer (unless --quiet) and the progress display.
-void report_layer(explore::ProgressDisplay& progress, bool quiet, const LayerRun& r,
+void report_layer(ProgressDisplay& progress, bool quiet, const LayerRun& r,
                   std::vector<LayerRun>& done) {
   if (!quiet) {
     progress.note(fmt::format("  {:<20} {:<40} {} {}", r.name, r.shape, r.schedule.describe(),
@@ -230,7 +259,7 @@ void check_jobs_option(const po::variables_map& vm, const CommonOptions& common,
 
 // What a failed run's report needs: the progress display, the layers done and the one running.
 struct RunState {
-  explore::ProgressDisplay& progress;
+  ProgressDisplay& progress;
   const std::vector<LayerRun>& done;
   const std::string& current;
 };
@@ -296,8 +325,8 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  explore::ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                                    !c.common.quiet);
+  ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
+                           c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;
@@ -352,6 +381,11 @@ int cmd_network(int argc, char** argv) {
       return 0;
     }
     check_model_options(vm, c.name, c.model);
+    if (!c.pipeline.print_lowered.empty() && (c.tune || c.print_json)) {
+      throw UsageError(
+          "--print-lowered prints the programs of the automatic or given schedules: it excludes "
+          "--tune and --print-json");
+    }
     const ir::Module module =
         compile(c.name, c.batch, c.model, c.common, c.pipeline, c.print_json, size_t(c.tune));
     print_model_report(module.quantized, c.print_json);
@@ -360,6 +394,11 @@ int cmd_network(int argc, char** argv) {
     }
     if (c.print_json) {
       std::cout << module.net->to_json().dump(2) << "\n";
+      return 0;
+    }
+    if (!c.pipeline.print_lowered.empty()) {
+      print_lowered_ops(module, c.pipeline.print_lowered,
+                        resolve_config(c.common.config, c.common.sets).config);
       return 0;
     }
     return c.pipeline.stop_after.empty() ? run_compiled_network(c, module) : 0;

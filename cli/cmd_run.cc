@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
-#include "progress_display.h"
 #include "vta/compiler/check/program_check.h"
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
@@ -383,7 +382,7 @@ RunStatus run_within_budget(CommonOptions opts, Backend& be, const ProgramImage&
   }
   apply_budget(opts, be);
   RunStatus status = RunStatus::kOk;
-  r.wall_seconds = with_progress(opts.progress, be.name(), [&] {
+  r.wall_seconds = compiler::with_simulation_progress(opts.progress_flags(), be.name(), [&] {
     return run_timed(be, img.insn_phys, img.insn_count, opts.max_cycles, &status);
   });
   if (status == RunStatus::kTimeout) {
@@ -485,7 +484,7 @@ int cmd_demo(int argc, char** argv) {
     r.config = cfg.model_name;
     r.resolved = rc;
     apply_budget(opts, *be);
-    r.wall_seconds = with_progress(opts.progress, be->name(), [&] {
+    r.wall_seconds = compiler::with_simulation_progress(opts.progress_flags(), be->name(), [&] {
       return run_timed(*be, p.insn_phys, p.insn_count, opts.max_cycles, &status);
     });
     if (status == RunStatus::kTimeout) {

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "vta/explore/progress.h"
+#include "vta/compiler/run/process_pool.h"
+#include "vta/compiler/run/progress_display.h"
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_job.h"
-#include "vta/explore/worker_pool.h"
 
 namespace vta::explore {
 
@@ -44,7 +44,8 @@ std::string SweepSummary::line(const SweepSpec& spec, const SweepOptions& opt) c
       "sweep {}{}{}: {} points x {} workloads = {} jobs; ran {}, {} already done; ok {}, invalid "
       "{}, failed {}, timeout {}; {} in {}",
       spec.name, shard, interrupted ? " (interrupted)" : "", points, spec.workloads.size(), jobs,
-      ran, skipped, ok, invalid, failed, timeout, format_duration(wall_seconds), opt.db_path);
+      ran, skipped, ok, invalid, failed, timeout, compiler::format_duration(wall_seconds),
+      opt.db_path);
 }
 
 namespace {
@@ -69,6 +70,68 @@ void count_status(SweepSummary& s, const std::string& status) {
   } else {
     ++s.failed;
   }
+}
+
+// This shard's jobs as (point index, workload), counting its points and jobs into `sum` and the
+// ones the database holds as skipped. A point's keys are built again where its job runs, so a
+// large sweep never holds every point's keys at once.
+std::vector<std::pair<size_t, size_t>> jobs_to_run(const SweepSpec& spec, const SweepOptions& opt,
+                                                   const DesignSpace& space, const ResultsDb& db,
+                                                   SweepSummary& sum) {
+  const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
+  std::vector<std::pair<size_t, size_t>> todo;
+  for (size_t i = opt.shard_index - 1; i < space.size(); i += opt.shard_count) {
+    ++sum.points;
+    const DesignPoint p = space.point(i);
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+      ++sum.jobs;
+      const SweepJob job{&p, w};
+      const auto it = done.find(job_key(spec, job));
+      // A job run with other settings (seed, check, tuning, file contents) is run again; its
+      // rows are replaced when the new ones are written.
+      const bool redo =
+          it == done.end() || it->second.settings_id != settings_id(spec, job) ||
+          (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
+      if (redo) {
+        todo.emplace_back(i, w);
+      } else {
+        ++sum.skipped;
+        count_status(sum, it->second.status);
+      }
+    }
+  }
+  return todo;
+}
+
+compiler::ProcessPoolOptions pool_options(const SweepOptions& opt) {
+  compiler::ProcessPoolOptions po;
+  po.workers = opt.workers ? opt.workers : usable_cpus();
+  po.recycle_after = opt.recycle_after;
+  po.timeout_seconds = opt.timeout_seconds;
+  po.discard_stdout = true;  // the simulators' output would mix with the summary on stdout
+  return po;
+}
+
+// The rows of a job from its worker's outcome: the rows it sent, or one row saying what became
+// of it (status "failed" or "timeout").
+std::vector<nlohmann::ordered_json> job_result_rows(const SweepSpec& spec, const SweepJob& job,
+                                                    const compiler::JobOutcome& outcome) {
+  using Status = compiler::JobOutcome::Status;
+  if (outcome.status == Status::kDone) {
+    try {
+      std::vector<nlohmann::ordered_json> rows;
+      for (const auto& r : nlohmann::ordered_json::parse(outcome.bytes)) {
+        rows.push_back(r);
+      }
+      return rows;
+    } catch (const nlohmann::json::exception& e) {
+      return lost_job_rows(spec, job, "failed",
+                           std::string("unreadable result from the worker: ") + e.what(),
+                           outcome.seconds);
+    }
+  }
+  return lost_job_rows(spec, job, outcome.status == Status::kTimedOut ? "timeout" : "failed",
+                       outcome.bytes, outcome.seconds);
 }
 
 }  // namespace
@@ -99,40 +162,14 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   const DesignSpace space(spec);  // before the database: a spec error creates no file
   SweepSummary sum;
   ResultsDb db(opt.db_path);
-  const std::map<std::string, ResultsDb::JobRecord> done = db.job_status();
-  // Jobs to run as (point index, workload): a point's keys are built again where the job runs,
-  // so a large sweep never holds every point's keys at once.
-  std::vector<std::pair<size_t, size_t>> todo;
-  for (size_t i = opt.shard_index - 1; i < space.size(); i += opt.shard_count) {
-    ++sum.points;
-    const DesignPoint p = space.point(i);
-    for (size_t w = 0; w < spec.workloads.size(); ++w) {
-      ++sum.jobs;
-      const SweepJob job{&p, w};
-      const auto it = done.find(job_key(spec, job));
-      // A job run with other settings (seed, check, tuning, file contents) is run again; its
-      // rows are replaced when the new ones are written.
-      const bool redo =
-          it == done.end() || it->second.settings_id != settings_id(spec, job) ||
-          (opt.retry_failed && it->second.status != "ok" && it->second.status != "invalid");
-      if (redo) {
-        todo.emplace_back(i, w);
-      } else {
-        ++sum.skipped;
-        count_status(sum, it->second.status);
-      }
-    }
-  }
+  const std::vector<std::pair<size_t, size_t>> todo = jobs_to_run(spec, opt, space, db, sum);
   const auto job_rows = [&](size_t i, const auto& make) {
     const DesignPoint p = space.point(todo[i].first);
     return make(SweepJob{&p, todo[i].second});
   };
-  WorkerPoolOptions wo;
-  wo.workers = opt.workers ? opt.workers : usable_cpus();
-  wo.recycle_after = opt.recycle_after;
-  wo.timeout_seconds = opt.timeout_seconds;
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
-  ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(), opt.progress);
+  compiler::ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(),
+                                     {!opt.progress, false});
   size_t failures = 0;
   const auto record = [&](const std::vector<nlohmann::ordered_json>& rows) {
     db.write_job(rows);
@@ -141,33 +178,25 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
     failures += st == "failed" || st == "timeout" ? 1 : 0;
     progress.update(++sum.ran, failures);
   };
-  WorkerPool pool(wo, [&](size_t i) {
-    return job_rows(
-        i, [&](const SweepJob& job) { return nlohmann::ordered_json(run_job(spec, job)).dump(); });
-  });
-  std::vector<size_t> ids(todo.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ids[i] = i;
-  }
-  sum.interrupted = !pool.run(
-      ids,
-      [&](size_t i, const std::string& line) {
-        std::vector<nlohmann::ordered_json> rows;
-        try {
-          for (const auto& r : nlohmann::ordered_json::parse(line)) {
-            rows.push_back(r);
-          }
-        } catch (const nlohmann::json::exception& e) {
-          rows = job_rows(i, [&](const SweepJob& job) {
-            return lost_job_rows(spec, job, "failed",
-                                 std::string("unreadable result from the worker: ") + e.what(), 0);
-          });
-        }
-        record(rows);
+  compiler::ProcessPool pool(
+      pool_options(opt),
+      [&](size_t i) {
+        return job_rows(i, [&](const SweepJob& job) {
+          return nlohmann::ordered_json(run_job(spec, job)).dump();
+        });
       },
-      [&](size_t i, const std::string& st, const std::string& msg, double seconds) {
-        record(job_rows(
-            i, [&](const SweepJob& job) { return lost_job_rows(spec, job, st, msg, seconds); }));
+      [&](size_t i) {
+        return job_rows(i, [&](const SweepJob& job) {
+          return fmt::format("design point {} x workload '{}'", job.point->id,
+                             spec.workloads[job.workload].text);
+        });
+      });
+  sum.interrupted = !pool.run(
+      todo.size(),
+      [&](size_t i, compiler::JobOutcome& outcome) {
+        record(
+            job_rows(i, [&](const SweepJob& job) { return job_result_rows(spec, job, outcome); }));
+        return true;
       },
       opt.interrupted);
   progress.finish();

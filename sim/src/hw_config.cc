@@ -57,6 +57,33 @@ bool is_pow2(int v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
+// The instruction and micro-op fields the buffer depths need must fit the upstream ISA's words.
+void check_isa_fields(HwConfig& c, const std::string& src) {
+  const IsaLayout layout = IsaLayout::compute(c.log_uop_buff_depth, c.log_inp_buff_depth,
+                                              c.log_wgt_buff_depth, c.log_acc_buff_depth);
+  c.uop_src_bits = layout.uop_src_bits;
+  const std::string sizes = fmt::format(
+      "LOG_UOP_BUFF_SIZE={}, LOG_INP_BUFF_SIZE={}, LOG_WGT_BUFF_SIZE={}, LOG_ACC_BUFF_SIZE={}",
+      c.log_uop_buff_size, c.log_inp_buff_size, c.log_wgt_buff_size, c.log_acc_buff_size);
+  if (layout.gemm_bits > 128) {
+    throw ConfigError(
+        fmt::format("{}: the GEMM instruction needs {} bits with {} (the upstream ISA has 128)",
+                    src, layout.gemm_bits, sizes));
+  }
+  if (layout.alu_bits > 128) {
+    throw ConfigError(
+        fmt::format("{}: the ALU instruction needs {} bits with {} (the upstream ISA has 128)", src,
+                    layout.alu_bits, sizes));
+  }
+  const int uop_bits = layout.uop_dst_bits + layout.uop_src_bits + layout.uop_wgt_bits;
+  if (uop_bits > 32) {
+    throw ConfigError(fmt::format(
+        "{}: the micro-op needs {} bits (dst {} + src {} + wgt {}) with {} (the upstream ISA has "
+        "32)",
+        src, uop_bits, layout.uop_dst_bits, layout.uop_src_bits, layout.uop_wgt_bits, sizes));
+  }
+}
+
 void derive(HwConfig& c, const std::string& src) {
   c.batch = 1 << c.log_batch;
   c.block_in = c.block_out = 1 << c.log_block;
@@ -101,29 +128,7 @@ void derive(HwConfig& c, const std::string& src) {
   const int chunk_bytes = std::min(c.max_burst_beats * c.bus_bytes, c.burst_boundary_bytes);
   c.fetch_chunk_insns = std::max(1, chunk_bytes / kInsnBytes);
 
-  const IsaLayout layout = IsaLayout::compute(c.log_uop_buff_depth, c.log_inp_buff_depth,
-                                              c.log_wgt_buff_depth, c.log_acc_buff_depth);
-  c.uop_src_bits = layout.uop_src_bits;
-  const std::string sizes = fmt::format(
-      "LOG_UOP_BUFF_SIZE={}, LOG_INP_BUFF_SIZE={}, LOG_WGT_BUFF_SIZE={}, LOG_ACC_BUFF_SIZE={}",
-      c.log_uop_buff_size, c.log_inp_buff_size, c.log_wgt_buff_size, c.log_acc_buff_size);
-  if (layout.gemm_bits > 128) {
-    throw ConfigError(
-        fmt::format("{}: the GEMM instruction needs {} bits with {} (the upstream ISA has 128)",
-                    src, layout.gemm_bits, sizes));
-  }
-  if (layout.alu_bits > 128) {
-    throw ConfigError(
-        fmt::format("{}: the ALU instruction needs {} bits with {} (the upstream ISA has 128)", src,
-                    layout.alu_bits, sizes));
-  }
-  const int uop_bits = layout.uop_dst_bits + layout.uop_src_bits + layout.uop_wgt_bits;
-  if (uop_bits > 32) {
-    throw ConfigError(fmt::format(
-        "{}: the micro-op needs {} bits (dst {} + src {} + wgt {}) with {} (the upstream ISA has "
-        "32)",
-        src, uop_bits, layout.uop_dst_bits, layout.uop_src_bits, layout.uop_wgt_bits, sizes));
-  }
+  check_isa_fields(c, src);
   if (c.burst_boundary_bytes < c.bus_bytes || !is_pow2(c.burst_boundary_bytes)) {
     throw ConfigError(fmt::format(
         "{}: BURST_BOUNDARY_BYTES = {} must be a power of two of at least one bus beat ({} bytes)",
@@ -132,6 +137,40 @@ void derive(HwConfig& c, const std::string& src) {
   c.model_name = fmt::format("{}x{}_i{}w{}a{}_{}_{}_{}_{}", c.batch, c.block_in, c.inp_width,
                              c.wgt_width, c.acc_width, c.log_uop_buff_size, c.log_inp_buff_size,
                              c.log_wgt_buff_size, c.log_acc_buff_size);
+}
+
+// TARGET, HW_VER and CLOCK_MHZ: the keys that are not integers.
+void read_target_version_clock(const nlohmann::json& j, const std::string& src, HwConfig& c) {
+  const auto& target = j.at("TARGET");
+  const auto& hw_ver = j.at("HW_VER");
+  const auto& clock = j.at("CLOCK_MHZ");
+  if (!target.is_string()) {
+    throw ConfigError(fmt::format("{}: key 'TARGET' must be a string", src));
+  }
+  c.target = target.get<std::string>();
+  bool known = false;
+  for (const char* t : kKnownTargets) {
+    known = known || c.target == t;
+  }
+  if (!known) {
+    throw ConfigError(fmt::format(
+        "{}: key 'TARGET' = \"{}\" is not one of sim, tsim, pynq, ultra96, zcu104, de10nano, "
+        "intelfocl",
+        src, c.target));
+  }
+  if (!hw_ver.is_string() || hw_ver.get<std::string>() != "0.0.2") {
+    throw ConfigError(fmt::format(
+        "{}: key 'HW_VER' = {} is not supported: this simulator implements ISA \"0.0.2\"", src,
+        hw_ver.dump()));
+  }
+  c.hw_ver = hw_ver.get<std::string>();
+  // A real clock: [kMinClockMhz, kMaxClockMhz] MHz (NaN and infinities fail the comparison).
+  if (!clock.is_number() ||
+      !(clock.get<double>() >= kMinClockMhz && clock.get<double>() <= kMaxClockMhz)) {
+    throw ConfigError(fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number of MHz in [{}, {}]",
+                                  src, clock.dump(), kMinClockMhz, kMaxClockMhz));
+  }
+  c.clock_mhz = clock.get<double>();
 }
 
 }  // namespace
@@ -167,36 +206,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
           fmt::format("{}{}{}", e.what(), range && *k.why ? ": " : "", range ? k.why : ""));
     }
   }
-  const auto& target = j.at("TARGET");
-  const auto& hw_ver = j.at("HW_VER");
-  const auto& clock = j.at("CLOCK_MHZ");
-  if (!target.is_string()) {
-    throw ConfigError(fmt::format("{}: key 'TARGET' must be a string", src));
-  }
-  c.target = target.get<std::string>();
-  bool known = false;
-  for (const char* t : kKnownTargets) {
-    known = known || c.target == t;
-  }
-  if (!known) {
-    throw ConfigError(fmt::format(
-        "{}: key 'TARGET' = \"{}\" is not one of sim, tsim, pynq, ultra96, zcu104, de10nano, "
-        "intelfocl",
-        src, c.target));
-  }
-  if (!hw_ver.is_string() || hw_ver.get<std::string>() != "0.0.2") {
-    throw ConfigError(fmt::format(
-        "{}: key 'HW_VER' = {} is not supported: this simulator implements ISA \"0.0.2\"", src,
-        hw_ver.dump()));
-  }
-  c.hw_ver = hw_ver.get<std::string>();
-  // A real clock: [kMinClockMhz, kMaxClockMhz] MHz (NaN and infinities fail the comparison).
-  if (!clock.is_number() ||
-      !(clock.get<double>() >= kMinClockMhz && clock.get<double>() <= kMaxClockMhz)) {
-    throw ConfigError(fmt::format("{}: key 'CLOCK_MHZ' = {} must be a number of MHz in [{}, {}]",
-                                  src, clock.dump(), kMinClockMhz, kMaxClockMhz));
-  }
-  c.clock_mhz = clock.get<double>();
+  read_target_version_clock(j, src, c);
   if (!is_pow2(c.max_burst_beats)) {
     throw ConfigError(fmt::format("{}: key 'MAX_BURST_BEATS' = {} must be a power of two", src,
                                   c.max_burst_beats));

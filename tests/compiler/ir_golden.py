@@ -60,7 +60,7 @@ def small_onnx(path):
 def ir_text(vtasim, source):
     """The IR after every pass (the quantization report that follows it left out)."""
     p = subprocess.run([vtasim, "network", source, "--print-after", "all", "--stop-after",
-                        "pack-layout", "--config", "pynq", "--calib", "2"],
+                        "lower", "--config", "pynq", "--calib", "2"],
                        capture_output=True, text=True, check=False)
     if p.returncode != 0:
         sys.exit(f"vtasim network {source} failed:\n{p.stderr}")
@@ -75,7 +75,8 @@ def check_cli(vtasim, work, source):
     run = lambda *a: subprocess.run([vtasim, "network", source, *a], capture_output=True,
                                     text=True, check=True).stdout
     names = [l.split()[1] for l in run("--list-passes").splitlines()]
-    if names != ["import", "quantize", "infer-types", "place", "schedule", "pack-layout"]:
+    if names != ["import", "quantize", "infer-types", "place", "schedule", "pack-layout",
+                 "lower"]:
         sys.exit(f"--list-passes: {names}")
     dump = os.path.join(work, "place.ir")
     after = run("--print-after", "place", "--stop-after", "place", "--dump-ir", dump)

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
+#include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/ir/module.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/passes/passes.h"
@@ -175,6 +176,79 @@ TEST_CASE("schedule pass: the automatic schedule, none when tuning", "[passes]")
 
 namespace {
 
+// What a lowered program does, counted from its calls.
+struct LoweredCounts {
+  uint64_t gemm_executions = 0;  // accumulating GEMM micro-op executions (no resets)
+  uint64_t stored_elements = 0;
+  uint64_t pushes = 0, pops = 0;
+};
+
+LoweredCounts count_lowered(const RecordingSink& sink) {
+  LoweredCounts n;
+  for (const RecordedCall& c : sink.calls()) {
+    if (c.kind == CallKind::kKernel) {
+      const MicroKernel& k = sink.kernels()[c.kernel];
+      n.gemm_executions += k.gemm && !k.reset ? k.executions() : 0;
+    }
+    n.stored_elements += c.kind == CallKind::kStore ? uint64_t(c.store.x_size) * c.store.y_size : 0;
+    n.pushes += c.kind == CallKind::kDepPush ? 1 : 0;
+    n.pops += c.kind == CallKind::kDepPop ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+// Independent counts: VTA computes every output element block once per input-channel block and
+// kernel tap (the padding is loaded as zeros), stores every output block once, and every token
+// pushed is popped.
+TEST_CASE("lower pass: the program of each scheduled VTA op, counted by hand", "[passes]") {
+  PassContext ctx;
+  ctx.config = pynq();
+  const ir::Module m = run_passes(small_network(),
+                                  {make_infer_types_pass, make_place_pass, make_schedule_pass,
+                                   make_pack_layout_pass, make_lower_pass},
+                                  ctx);
+  // c1: 4 -> 20 channels (2 output blocks of 16), 8x8 output, 3x3 kernel. Its automatic
+  // schedule folds one kernel row's columns into the channels: 4 x 1 x 3 = 12 channels (one input
+  // block) and a 3x1 window (kernel_fold.h).
+  REQUIRE(m.ops[0].lowered);
+  REQUIRE(m.net->layers[0].schedule->fold_rows == 1);
+  const LoweredCounts c1 = count_lowered(*m.ops[0].lowered);
+  CHECK(c1.gemm_executions == 2 * 8 * 8 * 1 * 3 * 1);
+  CHECK(c1.stored_elements == 2 * 8 * 8);
+  CHECK(c1.pushes == c1.pops);
+  // Without the fold: 1 input block, the 3x3 window.
+  Network unfolded = small_network();
+  unfolded.layers[0].schedule = ConvSchedule{};
+  unfolded.layers[0].schedule->tile_h = unfolded.layers[0].schedule->tile_w = 8;
+  unfolded.layers[0].schedule->tile_oc_blocks = 2;
+  const ir::Module u = run_passes(unfolded,
+                                  {make_infer_types_pass, make_place_pass, make_schedule_pass,
+                                   make_pack_layout_pass, make_lower_pass},
+                                  ctx);
+  REQUIRE(u.ops[0].lowered);
+  CHECK(count_lowered(*u.ops[0].lowered).gemm_executions == 2 * 8 * 8 * 1 * 3 * 3);
+  CHECK(!m.ops[1].lowered);  // the grouped conv2d runs on the host
+  // fc: 20x4x4 = 320 inputs (20 blocks) to 10 units (1 block), one row.
+  REQUIRE(m.ops[3].lowered);
+  const LoweredCounts fc = count_lowered(*m.ops[3].lowered);
+  CHECK(fc.gemm_executions == 20);
+  CHECK(fc.stored_elements == 1);
+  CHECK(fc.pushes == fc.pops);
+  const std::string text = ir::print_module(m);
+  CHECK(text.find(" lowered=(" + lowered_summary(*m.ops[0].lowered) + ")") != std::string::npos);
+  // No design, or tuning (no schedules): nothing is lowered.
+  ctx.tune_candidates = 2;
+  const ir::Module t = run_passes(small_network(),
+                                  {make_infer_types_pass, make_place_pass, make_schedule_pass,
+                                   make_pack_layout_pass, make_lower_pass},
+                                  ctx);
+  CHECK(!t.ops[0].lowered);
+}
+
+namespace {
+
 // A pass that breaks an invariant: a type of the wrong shape.
 class BreakTypesPass : public Pass {
  public:
@@ -194,7 +268,7 @@ TEST_CASE("pass manager: order, printing, stopping, verification", "[passes]") {
   for (const auto& p : pm.passes()) {
     names += p->name() + " ";
   }
-  CHECK(names == "import quantize infer-types place schedule pack-layout ");
+  CHECK(names == "import quantize infer-types place schedule pack-layout lower ");
   PassContext ctx;
   ctx.source = std::string(VTA_SOURCE_DIR) + "/compiler/networks/tiny_resnet.json";
   std::ostringstream out;
@@ -211,9 +285,9 @@ TEST_CASE("pass manager: order, printing, stopping, verification", "[passes]") {
   CHECK(s.find("// ---- IR before pass 'place' ----") != std::string::npos);
   CHECK(s.find("pack-layout") == std::string::npos);
   CHECK(m.ops.size() == 9);
-  CHECK_THROWS_WITH(pm.check_pass_name("lower", "--print-after"),
-                    "--print-after 'lower' names no pass (passes: import, quantize, infer-types, "
-                    "place, schedule, pack-layout)");
+  CHECK_THROWS_WITH(pm.check_pass_name("fuse", "--print-after"),
+                    "--print-after 'fuse' names no pass (passes: import, quantize, infer-types, "
+                    "place, schedule, pack-layout, lower)");
   PassManager broken;
   broken.add(make_import_pass());
   broken.add(make_infer_types_pass());

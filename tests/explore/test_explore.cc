@@ -1,18 +1,12 @@
 // The exploration layer and config sources: constraint expressions against hand-computed
 // values, base chains and overrides, the config hash against the documented FNV-1a formula,
 // spec errors, grid / range / sample / constraint expansion counts, shard partitions, the
-// SQLite results database (replace, resume status, CSV / JSONL export, merge) and the worker
-// pool with real processes that crash or hang.
-#include <unistd.h>
-
-#include <chrono>
-#include <csignal>
+// SQLite results database (replace, resume status, CSV / JSONL export, merge). The worker
+// processes of sweeps are tested with their pool (tests/compiler/test_process_pool.cc).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
@@ -22,7 +16,6 @@
 #include "vta/explore/constraint_expr.h"
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_spec.h"
-#include "vta/explore/worker_pool.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/error.h"
 
@@ -465,44 +458,4 @@ TEST_CASE("shards partition the points: disjoint, union = the sweep", "[explore]
     CHECK(all.size() == pts.size());
     CHECK(std::set<std::string>(all.begin(), all.end()).size() == pts.size());
   }
-}
-
-TEST_CASE("worker pool: results, crashes, timeouts, recycling", "[explore][workers]") {
-  WorkerPoolOptions opt;
-  opt.workers = 2;
-  opt.recycle_after = 2;
-  opt.timeout_seconds = 1.0;
-  // Job 3 crashes its worker (abort), job 5 hangs; every other job reports its worker's pid.
-  WorkerPool pool(opt, [](size_t id) {
-    if (id == 3) {
-      std::signal(SIGABRT, SIG_DFL);  // not Catch's handler
-      std::abort();
-    }
-    if (id == 5) {
-      std::this_thread::sleep_for(std::chrono::seconds(30));
-    }
-    return fmt::format("{} {}", id, ::getpid());
-  });
-  std::map<size_t, std::string> done, lost;
-  std::set<std::string> pids;
-  pool.run(
-      {0, 1, 2, 3, 4, 5, 6, 7, 8},
-      [&](size_t id, const std::string& r) {
-        std::istringstream in(r);
-        size_t echoed = 0;
-        std::string pid;
-        in >> echoed >> pid;
-        CHECK(echoed == id);
-        CHECK(pid != std::to_string(::getpid()));  // ran in a worker process
-        pids.insert(pid);
-        done[id] = r;
-      },
-      [&](size_t id, const std::string& status, const std::string& msg, double) {
-        lost[id] = status + ": " + msg;
-      });
-  CHECK(done.size() == 7);
-  REQUIRE(lost.size() == 2);
-  CHECK_THAT(lost[3], Catch::StartsWith("failed: worker process killed by signal 6"));
-  CHECK_THAT(lost[5], Catch::StartsWith("timeout: exceeded the timeout of 1 s"));
-  CHECK(pids.size() >= 4);  // 7 jobs, at most 2 per worker process
 }

@@ -100,6 +100,23 @@ std::string format_kernel(const MicroKernel& k, size_t number) {
 
 }  // namespace
 
+std::string lowered_summary(const RecordingSink& sink) {
+  uint64_t loads = 0, gemm = 0, alu = 0, stores = 0, tokens = 0, uops = 0;
+  for (const RecordedCall& c : sink.calls()) {
+    loads += c.kind == CallKind::kLoad ? 1 : 0;
+    stores += c.kind == CallKind::kStore ? 1 : 0;
+    tokens += c.kind == CallKind::kDepPush ? 1 : 0;
+    if (c.kind == CallKind::kKernel) {
+      (sink.kernels()[c.kernel].gemm ? gemm : alu) += 1;
+    }
+  }
+  for (const MicroKernel& k : sink.kernels()) {
+    uops += k.uops.size();
+  }
+  return fmt::format("load {}, gemm {}, alu {}, store {}, tokens {}, kernels {}, uops {}", loads,
+                     gemm, alu, stores, tokens, sink.kernels().size(), uops);
+}
+
 std::unique_ptr<RecordingSink> lower_conv2d(const HwConfig& cfg, const Conv2dParams& p,
                                             const Epilogue& e, const ConvSchedule& s) {
   const TilePlan plan = TilePlan::make(p, e, s, cfg);

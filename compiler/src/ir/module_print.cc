@@ -1,6 +1,7 @@
 // The IR's text form (ir/module.h).
 #include <fmt/format.h>
 
+#include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/ir/module.h"
 
 namespace vta::compiler::ir {
@@ -86,6 +87,9 @@ std::string op_line(const Module& m, size_t i) {
   if (l.schedule) {
     s += fmt::format(" schedule=({}{})", l.schedule->describe(),
                      i < m.ops.size() && m.ops[i].auto_scheduled ? ", auto" : "");
+  }
+  if (i < m.ops.size() && m.ops[i].lowered) {
+    s += fmt::format(" lowered=({})", lowered_summary(*m.ops[i].lowered));
   }
   return s + "\n";
 }

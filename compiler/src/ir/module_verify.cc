@@ -29,7 +29,7 @@ void verify_types(const Module& m, const std::map<std::string, TensorShape>& sha
   }
 }
 
-// Placements the operator can run in; packed layouts only on VTA ops.
+// Placements the operator can run in; packed layouts and lowered programs only on VTA ops.
 void verify_ops(const Module& m) {
   const Network& net = *m.net;
   if (m.ops.empty()) {
@@ -50,6 +50,9 @@ void verify_ops(const Module& m) {
     }
     if (info.packed && info.place != Placement::kVta) {
       throw Error(fmt::format("host op '%{}' ({}) has a packed layout", l.name, l.op));
+    }
+    if (info.lowered && info.place != Placement::kVta) {
+      throw Error(fmt::format("host op '%{}' ({}) has a lowered VTA program", l.name, l.op));
     }
   }
 }

@@ -198,6 +198,12 @@ int conv2d_input_channels(const NetworkLayer& l, const TensorShape& in) {
   return fold >= 1 ? folded_params(conv_params(l, in), fold).c : in.c;
 }
 
+Conv2dParams conv2d_vta_conv(const NetworkLayer& l, const TensorShape& in, const HwConfig&) {
+  Conv2dParams p = conv_params(l, in);
+  p.validate();
+  return p;
+}
+
 }  // namespace
 
 const OpDef& conv2d_op() {
@@ -214,8 +220,8 @@ const OpDef& conv2d_op() {
     d.place = place_conv2d;
     d.attributes = conv2d_attributes;
     d.run_host = run_grouped_conv2d;
-    d.vta = {make_conv2d_job, conv2d_reference, run_conv2d_job, conv2d_auto_schedule,
-             conv2d_input_channels};
+    d.vta = {make_conv2d_job,      conv2d_reference,      run_conv2d_job,
+             conv2d_auto_schedule, conv2d_input_channels, conv2d_vta_conv};
     return d;
   }();
   return def;

@@ -105,6 +105,10 @@ int dense_input_channels(const NetworkLayer&, const TensorShape& in) {
   return in.c * in.h * in.w;
 }
 
+Conv2dParams dense_vta_conv(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return matmul_as_conv(dense_params(l, in), cfg);
+}
+
 }  // namespace
 
 const OpDef& dense_op() {
@@ -119,8 +123,8 @@ const OpDef& dense_op() {
     d.infer_shape = dense_shape;
     d.place = place_dense;
     d.attributes = dense_attributes;
-    d.vta = {make_dense_job, dense_reference, run_dense_job, dense_auto_schedule,
-             dense_input_channels};
+    d.vta = {make_dense_job,      dense_reference,      run_dense_job,
+             dense_auto_schedule, dense_input_channels, dense_vta_conv};
     return d;
   }();
   return def;

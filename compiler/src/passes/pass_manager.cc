@@ -73,6 +73,7 @@ PassManager network_pipeline() {
   pm.add(make_place_pass());
   pm.add(make_schedule_pass());
   pm.add(make_pack_layout_pass());
+  pm.add(make_lower_pass());
   return pm;
 }
 

@@ -88,63 +88,59 @@ LayerMetrics metrics_of(const LayerRun& r) {
   return m;
 }
 
-std::string format_report(const std::vector<LayerRun>& runs) {
-  std::string out;
-  if (runs.empty()) {
-    return out;
-  }
-  const LayerRun& first = runs.front();
-  out += fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend, first.config,
-                     first.peak_macs_per_cycle);
-  // The counter columns, then the figure columns of the layer field table.
-  const char* counters = "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8}";
-  out += fmt::format(counters, "layer", "shape", "schedule", "inp KiB", "wgt KiB", "acc KiB",
-                     "uop KiB", "out KiB", "gemm", "alu");
+namespace {
+
+// The counter columns, then the figure columns of the layer field table.
+constexpr const char* kCounterColumns =
+    "{:<16} {:<42} {:<20} {:>9} {:>9} {:>8} {:>7} {:>8} {:>9} {:>8}";
+
+std::string table_header() {
+  std::string out = fmt::format(kCounterColumns, "layer", "shape", "schedule", "inp KiB", "wgt KiB",
+                                "acc KiB", "uop KiB", "out KiB", "gemm", "alu");
   for (const LayerField& f : layer_fields()) {
     if (f.column) {
       out += fmt::format(" {:>{}}", f.column, f.width);
     }
   }
-  out += "\n";
-  auto row = [&](const LayerRun& r, const std::string& shape, const std::string& sched) {
-    out += fmt::format(counters, r.name, shape, sched, kib(r.stats.inp_load_nbytes),
-                       kib(r.stats.wgt_load_nbytes), kib(r.stats.acc_load_nbytes),
-                       kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
-                       si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)));
-    for (const LayerField& f : layer_fields()) {
-      if (f.column) {
-        out += fmt::format(" {:>{}}", f.applies(r) ? f.text(r) : "-", f.width);
-      }
+  return out + "\n";
+}
+
+std::string table_row(const LayerRun& r, const std::string& shape, const std::string& sched) {
+  std::string out = fmt::format(kCounterColumns, r.name, shape, sched, kib(r.stats.inp_load_nbytes),
+                                kib(r.stats.wgt_load_nbytes), kib(r.stats.acc_load_nbytes),
+                                kib(r.stats.uop_load_nbytes), kib(r.stats.out_store_nbytes),
+                                si(double(r.stats.gemm_counter)), si(double(r.stats.alu_counter)));
+  for (const LayerField& f : layer_fields()) {
+    if (f.column) {
+      out += fmt::format(" {:>{}}", f.applies(r) ? f.text(r) : "-", f.width);
     }
-    out += "\n";
-  };
-  for (const LayerRun& r : runs) {
-    row(r, r.shape, r.schedule.describe());
   }
-  const LayerRun t = total_of(runs);
-  if (runs.size() > 1) {
-    row(t, fmt::format("{} layers", runs.size()), "");
-  }
-  for (const LayerRun& r : runs) {
-    const LayerBound& b = r.bound;
-    // The DRAM bytes behind the memory bound; the counted ones when they differ (ACC_8BIT).
-    const std::string acc =
-        b.acc_load_cycles ? fmt::format(" + ACC loads {}", b.acc_load_cycles) : "";
-    const std::string read =
-        b.bytes.dram_read() == b.bytes.read
-            ? fmt::format("{} B read", b.bytes.read)
-            : fmt::format("{} B read, {} as counted", b.bytes.dram_read(), b.bytes.read);
-    out += fmt::format(
-        "bound {}: compute {} (GEMM {} + ALU {}{}), memory {:.0f} ({}, {} B written), {} "
-        "binds; {}\n",
-        r.name, b.compute_cycles, b.gemm_cycles, b.alu_cycles, acc, b.memory_cycles, read,
-        b.bytes.write, b.binding(), r.verdict.advice);
-  }
+  return out + "\n";
+}
+
+// One layer's lower bound and what binds it.
+std::string bound_line(const LayerRun& r) {
+  const LayerBound& b = r.bound;
+  // The DRAM bytes behind the memory bound; the counted ones when they differ (ACC_8BIT).
+  const std::string acc =
+      b.acc_load_cycles ? fmt::format(" + ACC loads {}", b.acc_load_cycles) : "";
+  const std::string read =
+      b.bytes.dram_read() == b.bytes.read
+          ? fmt::format("{} B read", b.bytes.read)
+          : fmt::format("{} B read, {} as counted", b.bytes.dram_read(), b.bytes.read);
+  return fmt::format(
+      "bound {}: compute {} (GEMM {} + ALU {}{}), memory {:.0f} ({}, {} B written), {} "
+      "binds; {}\n",
+      r.name, b.compute_cycles, b.gemm_cycles, b.alu_cycles, acc, b.memory_cycles, read,
+      b.bytes.write, b.binding(), r.verdict.advice);
+}
+
+std::string summary_line(size_t layers, const LayerRun& t) {
   const LayerMetrics m = metrics_of(t);
-  out += fmt::format(
+  std::string out = fmt::format(
       "summary: {} layer(s), {} MACs, {} GEMM micro-ops (lower bound {}), {} bytes moved "
       "({:.2f}x minimum), ",
-      runs.size(), si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
+      layers, si(double(t.macs)), si(double(t.stats.gemm_counter)), si(double(t.gemm_bound)),
       si(double(t.moved_bytes())), m.bytes_ratio);
   if (t.stats.timed) {
     out += fmt::format("{} cycles ({:.2f}x bound {}, {:.1f}% GEMM utilization, {:.1f} MAC/cycle), ",
@@ -153,9 +149,31 @@ std::string format_report(const std::vector<LayerRun>& runs) {
   } else {
     out += "no cycles (untimed backend), ";
   }
-  out += fmt::format("wall {:.3f} s, check {}\n", t.wall_seconds,
-                     !t.checked ? "skipped" : (t.mismatches ? "FAILED" : "passed"));
-  return out;
+  return out + fmt::format("wall {:.3f} s, check {}\n", t.wall_seconds,
+                           !t.checked ? "skipped" : (t.mismatches ? "FAILED" : "passed"));
+}
+
+}  // namespace
+
+std::string format_report(const std::vector<LayerRun>& runs) {
+  if (runs.empty()) {
+    return "";
+  }
+  const LayerRun& first = runs.front();
+  std::string out = fmt::format("backend {}, config {}, peak {} MAC/cycle\n", first.backend,
+                                first.config, first.peak_macs_per_cycle);
+  out += table_header();
+  for (const LayerRun& r : runs) {
+    out += table_row(r, r.shape, r.schedule.describe());
+  }
+  const LayerRun t = total_of(runs);
+  if (runs.size() > 1) {
+    out += table_row(t, fmt::format("{} layers", runs.size()), "");
+  }
+  for (const LayerRun& r : runs) {
+    out += bound_line(r);
+  }
+  return out + summary_line(runs.size(), t);
 }
 
 nlohmann::ordered_json run_to_json(const LayerRun& r) {

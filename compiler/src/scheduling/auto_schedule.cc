@@ -331,16 +331,34 @@ std::vector<ScheduleCandidate> rank_schedules(const Conv2dParams& p, const Epilo
                                               const HwConfig& cfg, size_t max_count) {
   (void)BlockedConv::make(p, cfg);  // validates the layer as written
   e.validate();
-  // Only the best estimates are kept (some may still fail the full plan check).
-  BestEstimates best(std::max<size_t>(256, 8 * max_count));
   std::vector<int> folds = {0};
   for (int f : fold_candidates(p, cfg.block_in)) {
     folds.push_back(f);
   }
-  for (int fold : folds) {
-    add_blockings(BlockedConv::make(fold ? folded_params(p, fold) : p, cfg), e, cfg, fold, best);
+  // Only the best estimates are kept (some may still fail the full plan check). A short list
+  // prunes the search harder; its first `keep` entries are exactly the head of the long one
+  // (same order, ties by order of adding), so when enough of them fit the answer is the long
+  // list's, and otherwise the search runs again with the long list.
+  const size_t long_list = std::max<size_t>(256, 8 * max_count);
+  for (size_t keep : {std::min(long_list, std::max<size_t>(16, 4 * max_count)), long_list}) {
+    BestEstimates best(keep);
+    for (int fold : folds) {
+      add_blockings(BlockedConv::make(fold ? folded_params(p, fold) : p, cfg), e, cfg, fold, best);
+    }
+    std::vector<ScheduleCandidate> ranked = best.sorted();
+    if (keep == long_list) {
+      return fitting_schedules(p, e, cfg, ranked, max_count);
+    }
+    ranked.resize(std::min(ranked.size(), keep));  // past `keep` the list is not exact
+    try {
+      std::vector<ScheduleCandidate> fit = fitting_schedules(p, e, cfg, ranked, max_count);
+      if (fit.size() == max_count) {
+        return fit;
+      }
+    } catch (const ScheduleFitError&) {
+    }
   }
-  return fitting_schedules(p, e, cfg, best.sorted(), max_count);
+  return {};  // not reached: the long list returns or throws
 }
 
 ConvSchedule auto_schedule(const Conv2dParams& p, const Epilogue& e, const HwConfig& cfg) {

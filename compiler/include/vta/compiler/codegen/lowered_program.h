@@ -18,6 +18,11 @@ namespace vta::compiler {
 std::unique_ptr<RecordingSink> lower_conv2d(const HwConfig& cfg, const Conv2dParams& p,
                                             const Epilogue& e, const ConvSchedule& s);
 
+// What the program does, counted: "load 96, gemm 128, alu 12, store 4, tokens 64, kernels 5,
+// uops 1234" (instructions by kind; dependency token pushes; distinct micro-op kernels and
+// their micro-ops).
+std::string lowered_summary(const RecordingSink& sink);
+
 // A legend of the call arguments, the buffers, each distinct micro-op kernel once (its
 // VTAUopLoopBegin / VTAUopPush / VTAUopLoopEnd calls), then the program with repeated calls
 // folded into `for (iN, 0, extent)` loops.

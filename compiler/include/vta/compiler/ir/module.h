@@ -8,10 +8,12 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vta/compiler/codegen/recording_sink.h"
 #include "vta/compiler/frontend/float_graph.h"
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/frontend/quantize.h"
@@ -42,6 +44,9 @@ struct OpInfo {
   Placement place = Placement::kUnplaced;
   std::optional<PackedLayout> packed;
   bool auto_scheduled = false;  // the schedule pass chose the layer's schedule
+  // The lower pass: the runtime calls the code generator makes for the op (shared: modules are
+  // copied, the program is not changed after lowering).
+  std::shared_ptr<const RecordingSink> lowered;
 };
 
 struct Module {

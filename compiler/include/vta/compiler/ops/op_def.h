@@ -71,6 +71,10 @@ struct VtaLowering {
   // The input channels VTA reads for input `in` (with the layer's schedule, if any: a kernel
   // fold moves part of the window into the channels; a matmul reads its input flattened).
   int (*input_channels)(const NetworkLayer& l, const TensorShape& in) = nullptr;
+  // The convolution VTA runs for the layer on `cfg` with input `in` (a matmul as a 1x1
+  // convolution): what the lower pass generates code for.
+  Conv2dParams (*vta_conv)(const NetworkLayer& l, const TensorShape& in,
+                           const HwConfig& cfg) = nullptr;
 };
 
 struct OpDef {

@@ -25,5 +25,8 @@ std::unique_ptr<Pass> make_schedule_pass();
 // pack-layout: the blocked layout each VTA op's operands take (BATCH and BLOCK of the target,
 // channels padded to whole blocks; a kernel fold of the schedule counted).
 std::unique_ptr<Pass> make_pack_layout_pass();
+// lower: each scheduled VTA op's program (its loads, kernels, dependency tokens and stores) as
+// the code generator makes it, recorded without running; the IR counts it per op.
+std::unique_ptr<Pass> make_lower_pass();
 
 }  // namespace vta::compiler

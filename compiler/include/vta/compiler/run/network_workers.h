@@ -1,6 +1,5 @@
 // `vtasim network -j N`: the VTA layers of one network simulated in parallel by N worker
-// processes. Processes, not threads: the SystemC kernel of the cycle and rtl backends is one per
-// process and not thread-safe. Each layer gets the input the layers before it produce when they
+// processes (process_pool.h). Each layer gets the input the layers before it produce when they
 // equal their C++ reference (reference_layer_jobs, computed once in the parent before the
 // workers are forked, so they inherit its reference cache); whenever every layer passes its
 // check these are exactly the inputs of a sequential run, so cycles, counters and outputs equal
@@ -26,7 +25,8 @@ class NetworkLayerError : public Error {
 
 // Runs the network's VTA layers on `workers` (>= 1) forked processes, opt.on_layer called in
 // layer order in the calling process. A failing layer (an error, or its worker dying) stops
-// the dispatch of further layers and throws NetworkLayerError once the earlier ones are done.
+// the dispatch of further layers once the layers before it are reported, and throws
+// NetworkLayerError when the running ones are done; a worker's Ctrl-C throws RunInterrupted.
 // NetworkRun::output is the last VTA layer's output.
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers);
