@@ -2,6 +2,8 @@
 
 #include "frontend/decompositions.h"
 
+#include <algorithm>
+
 namespace vta::compiler {
 
 Dataflow::Dataflow(const onnx::GraphProto& graph) : g(graph) {
@@ -24,7 +26,7 @@ int Dataflow::input_from(int i, int k, const char* op) const {
 }
 
 int Dataflow::output_to(int i, const char* op) const {
-  if (i < 0) {
+  if (i < 0 || g.node(i).output_size() == 0) {
     return -1;
   }
   auto it = consumers.find(g.node(i).output(0));
@@ -112,7 +114,13 @@ std::vector<int> match_gated(const Dataflow& d, int gate) {
 
 std::vector<Decomposition> find_decompositions(const Dataflow& d) {
   std::vector<Decomposition> found;
+  auto wellformed = [&](int i) {
+    return d.g.node(i).input_size() > 0 && d.g.node(i).output_size() > 0;
+  };
   for (int i = 0; i < d.g.node_size(); ++i) {
+    if (!wellformed(i)) {
+      continue;  // the importer names the node
+    }
     const std::string& op = d.g.node(i).op_type();
     Decomposition m;
     if (op == "Erf") {
@@ -126,7 +134,7 @@ std::vector<Decomposition> find_decompositions(const Dataflow& d) {
     } else if (op == "HardSigmoid") {
       m = {DecompositionKind::kHardSwish, "HardSwish", match_gated(d, i)};
     }
-    if (!m.nodes.empty()) {
+    if (!m.nodes.empty() && std::all_of(m.nodes.begin(), m.nodes.end(), wellformed)) {
       found.push_back(std::move(m));
     }
   }

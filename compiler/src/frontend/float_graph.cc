@@ -384,8 +384,11 @@ std::string sequence_output_dims(const GraphNode& g, const std::vector<std::vect
   }
   if (g.op == GraphOp::kPermute) {
     const Permutation perm{g.perm[0], g.perm[1], g.perm[2], g.perm[3]};
+    if (std::string e = check_permutation(perm); !e.empty()) {
+      return e;
+    }
     out = permuted_dims(d, perm);
-    return check_permutation(perm);
+    return {};
   }
   if (g.op == GraphOp::kLayerNorm && !g.weight.data.empty() &&
       (g.weight.size() != size_t(d[size_t(g.axis)]) || g.bias.size() != g.weight.size())) {

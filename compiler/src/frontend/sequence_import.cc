@@ -64,11 +64,13 @@ std::vector<int> reshape_target(const Importer& im, const onnx::NodeProto& n) {
   int64_t known = 1;
   for (size_t i = 0; i < s.size(); ++i) {
     s[i] = s[i] == 0 && i < in.size() ? in[i] : s[i];
-    known *= s[i] == -1 ? 1 : s[i];
+    if (s[i] < -1 || s[i] == 0 || s[i] > total || (known *= s[i] == -1 ? 1 : s[i]) > total) {
+      im.fail(n, fmt::format("the shape cannot hold the input's {} values", total));
+    }
   }
   std::vector<int> out;
   for (int64_t d : s) {
-    if (d < -1 || d == 0 || (d == -1 && (known == 0 || total % known))) {
+    if (d == -1 && total % known) {
       im.fail(n, fmt::format("the shape cannot hold the input's {} values", total));
     }
     out.push_back(int(d == -1 ? total / known : d));
