@@ -877,3 +877,32 @@ def test_sequence_transformer_encoder_block(tmp_path):
     assert any("view 12x32x1x1 as 2x6x4x8 on host" in h for h in hosted), hosted
     assert any("permute 2x6x4x8 to 2x4x6x8 on host" in h for h in hosted), hosted
     assert cos >= COSINE_FLOOR, out
+
+
+class SequenceLimits(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if self.kind == "transpose":
+            return y.transpose(1, 2)
+        if self.kind == "matmul":
+            return y @ x.reshape(2, 8, 4)
+        return torch.softmax(y, 1)
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("transpose", "node '/Transpose' (Transpose): a Transpose of a 3-D tensor is not supported"),
+    ("matmul", "node '/MatMul' (MatMul): a MatMul of two activations needs 4-D operands"),
+    ("softmax", "node '/Softmax' (Softmax): axis 1 of a 3-D tensor: only the last axis of a "
+                "matrix or a sequence, or any axis of a 4-D tensor, is supported")])
+def test_errors_view_limits(tmp_path, kind, message):
+    """What a sequence's (N*S) x D view cannot hold is a named error, never a crash."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    model = str(tmp_path / f"{kind}.onnx")
+    torch.onnx.export(SequenceLimits(kind).eval(), torch.randn(2, 4, 8), model, opset_version=13)
+    assert message in error_of(str(tmp_path), model)
