@@ -79,18 +79,46 @@ def svg_and_files(fig, out_dir, name):
     return text[text.index("<svg"):]
 
 
-def area_plot(ax, designs, key, budgets, label):
-    front = pareto(designs, key, "latency_ms")
+def scatter_fit(ax, designs, x, y, part):
+    """The designs, those that do not fit `part` (resources, ports or clock) as grey crosses."""
     size = 14 if len(designs) < 300 else 4  # thousands of points stay distinguishable
-    ax.scatter([d[key] for d in designs], [d["latency_ms"] for d in designs], s=size,
-               color="#9ecae1", label="designs (%d)" % len(designs), gid="designs-" + key)
-    ax.plot([d[key] for d in front], [d["latency_ms"] for d in front], "-", color="#d7191c",
-            linewidth=1)
-    ax.scatter([d[key] for d in front], [d["latency_ms"] for d in front], s=30, color="#d7191c",
-               label="Pareto front (%d)" % len(front), gid="pareto-front-" + key, zorder=3)
-    for i, (part, budget) in enumerate(budgets):
+    fit = [d for d in designs if d["fits"]]
+    other = [d for d in designs if not d["fits"]]
+    ax.scatter([d[x] for d in fit], [d[y] for d in fit], s=size, color="#9ecae1",
+               label="fit the %s (%d)" % (part, len(fit)), gid="designs-" + x)
+    if other:
+        ax.scatter([d[x] for d in other], [d[y] for d in other], s=size, marker="x",
+                   color="#999999", linewidths=0.8, label="do not fit it (%d)" % len(other))
+    return fit
+
+
+def draw_fronts(ax, designs, fit, x, y):
+    """The front of all designs (grey, dashed) and, where some do not fit, the front of those
+    that fit (red): the one a design decision can use. Returns the front of all designs."""
+    front = pareto(designs, x, y)
+    fit_front = pareto(fit, x, y)
+    same = [id(d) for d in front] == [id(d) for d in fit_front]
+    style = dict(color="#d7191c", s=30) if same else dict(color="#636363", s=12)
+    ax.plot([d[x] for d in front], [d[y] for d in front], "-" if same else "--",
+            color=style["color"], linewidth=1)
+    ax.scatter([d[x] for d in front], [d[y] for d in front], zorder=3, gid="pareto-front-" + x,
+               label="Pareto front (%d)" % len(front) if same else
+               "Pareto front of all designs (%d)" % len(front), **style)
+    if not same and fit_front:
+        ax.plot([d[x] for d in fit_front], [d[y] for d in fit_front], "-", color="#d7191c",
+                linewidth=1)
+        ax.scatter([d[x] for d in fit_front], [d[y] for d in fit_front], s=30, color="#d7191c",
+                   zorder=4, gid="pareto-fit-" + x,
+                   label="Pareto front of those that fit (%d)" % len(fit_front))
+    return front
+
+
+def area_plot(ax, designs, key, budgets, label, part):
+    fit = scatter_fit(ax, designs, key, "latency_ms", part)
+    front = draw_fronts(ax, designs, fit, key, "latency_ms")
+    for i, (budget_part, budget) in enumerate(budgets):
         ax.axvline(budget, color="k", linestyle=("--", ":", "-.", "-")[i % 4], linewidth=1,
-                   label="%s budget" % part)
+                   label="%s budget" % budget_part)
     ax.set_xlabel(label)
     ax.set_ylabel("latency (ms at the design's clock)")
     ax.legend(fontsize=7)
@@ -206,14 +234,15 @@ def headline(workload, designs, best, devices, verdict_info, varying):
     ties = near_ties(designs, best)
     f = flags(best, part)
     out.append("<p id='headline'>Fastest design that fits the %s: <b>%s</b>, %.3f ms at %g MHz, "
-               "%.3f mJ, %.0f LUTs, %.0f DSPs, %.1f BRAM36, %d-bit bus%s. %d design(s) within "
-               "%g %% of it:</p>" % (
+               "%.3f mJ, %.0f LUTs, %.0f DSPs, %.1f BRAM36, %d-bit bus%s. %s within %g %% of "
+               "it:</p>" % (
                    html.escape(part), html.escape(str(best.get("config_label"))),
                    best["latency_ms"], best.get("CLOCK_MHZ") or 0,
                    best["energy_mj"], best["lut_total"], best["area_dsp"], best["area_bram36"],
                    best.get("bus_bits") or 0,
                    (" <span class='flag'>(" + html.escape("; ".join(f)) + ")</span>") if f else "",
-                   len(ties), NEAR_TIE * 100))
+                   "No other design" if len(ties) == 1 else
+                   "%d other design(s) (listed after it)" % (len(ties) - 1), NEAR_TIE * 100))
     out.append(table(ties, varying, parts, "near-ties"))
     return out
 
@@ -251,20 +280,18 @@ def plots(rows, workload, designs, devices, best, out):
     """The report's figures as (title, inline SVG); returns them and the LUT Pareto front."""
     svgs = []
     fig, (l, r) = plt.subplots(1, 2, figsize=(12, 4.5))
+    part = devices[0]["part"]
     front = area_plot(l, designs, "lut_total", [(d["part"], d["budget"]["lut"]) for d in devices],
-                      "LUTs (incl. LUT-RAM), model")
+                      "LUTs (incl. LUT-RAM), model", part)
     area_plot(r, designs, "area_dsp", [(d["part"], d["budget"]["dsp"]) for d in devices],
-              "DSP48 slices, model")
+              "DSP48 slices, model", part)
     fig.suptitle("%s: latency against area" % workload, fontsize=10, wrap=True)
     fig.tight_layout()
     svgs.append(("Latency against area", svg_and_files(fig, out, "latency_area")))
 
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    efront = pareto(designs, "latency_ms", "energy_mj")
-    ax.scatter([d["latency_ms"] for d in designs], [d["energy_mj"] for d in designs],
-               s=14 if len(designs) < 300 else 4, color="#9ecae1", label="designs")
-    ax.scatter([d["latency_ms"] for d in efront], [d["energy_mj"] for d in efront], s=30,
-               color="#d7191c", label="Pareto front", zorder=3)
+    fit = scatter_fit(ax, designs, "latency_ms", "energy_mj", part)
+    draw_fronts(ax, designs, fit, "latency_ms", "energy_mj")
     ax.set_xlabel("latency (ms)")
     ax.set_ylabel("energy (mJ, model)")
     ax.legend(fontsize=7)
@@ -287,10 +314,14 @@ def plots(rows, workload, designs, devices, best, out):
 
 
 def page(body, designs, front):
-    script = ("<script>window.addEventListener('load',function(){var g=document.getElementById("
-              "'pareto-front-lut_total');document.body.dataset.paretoPoints=g?"
-              "g.querySelectorAll('use').length:0;document.body.dataset.loaded='1';});"
-              "</script>")
+    # The points of the LUT plot's fronts (of all designs; of those that fit, which is the same
+    # front when no group of its own is drawn), for the browser test.
+    script = ("<script>window.addEventListener('load',function(){function n(id){var g="
+              "document.getElementById(id);return g?g.querySelectorAll('use').length:-1;}"
+              "var a=n('pareto-front-lut_total'),f=n('pareto-fit-lut_total');"
+              "document.body.dataset.paretoPoints=Math.max(a,0);"
+              "document.body.dataset.paretoFitPoints=f<0?Math.max(a,0):f;"
+              "document.body.dataset.loaded='1';});</script>")
     return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             "<title>Sweep report</title><style>%s</style>%s</head>"

@@ -20,12 +20,13 @@ def fail(msg):
     sys.exit("FAIL: " + msg)
 
 
-def pareto_count(db):
-    """Designs no other design beats in both latency and LUTs (incl. LUT-RAM)."""
+def pareto_count(db, only=None):
+    """Designs no other design beats in both latency and LUTs (incl. LUT-RAM); with `only`, among
+    the designs whose point_id it holds."""
     con = sqlite3.connect(db)
-    rows = [(t, lut + (lr or 0)) for t, lut, lr in con.execute(
-        "SELECT time_s, area_lut, area_lutram FROM results "
-        "WHERE row_kind = 'summary' AND status = 'ok'")]
+    rows = [(t, lut + (lr or 0)) for t, lut, lr, pid in con.execute(
+        "SELECT time_s, area_lut, area_lutram, point_id FROM results "
+        "WHERE row_kind = 'summary' AND status = 'ok'") if only is None or pid in only]
     pts = set(rows)  # equal designs are one point of the front
     front = [(t, a) for (t, a) in pts
              if not any(t2 <= t and a2 <= a and (t2 < t or a2 < a) for (t2, a2) in pts)]
@@ -179,6 +180,16 @@ def main():
     if int(attrs.get("pareto-points", -1)) != expected:
         fail("the Pareto plot holds %s points, the database's front has %d"
              % (attrs.get("pareto-points"), expected))
+    # The front a decision can use: of the designs that fit the device (the report's verdicts).
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    verdicts, part = summary["verdicts"], summary["devices"][0]["part"]
+    fitting = {pid for pid, v in verdicts.items() if v[part]["fits"]}
+    expected_fit, _ = pareto_count(db, fitting)
+    if int(attrs.get("pareto-fit-points", -1)) != expected_fit:
+        fail("the Pareto plot of the designs that fit holds %s points, the database's front of "
+             "the %d that fit has %d" % (attrs.get("pareto-fit-points"), len(fitting),
+                                         expected_fit))
     if int(attrs.get("designs", -1)) != designs:
         fail("the report counts %s designs, the database %d" % (attrs.get("designs"), designs))
     print("sweep report: %d designs, %d on the Pareto front, loads in Chromium without errors"
