@@ -647,12 +647,16 @@ std::string QuantizedModel::describe() const {
       "e_in + e_w - e_out\n",
       options.mode == "percentile" ? fmt::format("{}th percentile", options.percentile) : "max",
       options.calib, options.seed);
-  s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
-                   "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
+  size_t ops_width = 16;  // as wide as the longest operator list ("LayerNormalization", ...)
+  for (const QuantLayerReport& l : layers) {
+    ops_width = std::max(ops_width, l.ops.size());
+  }
+  s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
+                   ops_width, "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
   for (const QuantLayerReport& l : layers) {
     const bool weighted = l.ops.rfind("Conv", 0) == 0 || l.ops.rfind("Gemm", 0) == 0;
-    s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
-                     l.ops, l.on_vta ? "vta" : "host", l.in_exp,
+    s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
+                     l.ops, ops_width, l.on_vta ? "vta" : "host", l.in_exp,
                      weighted ? std::to_string(l.w_exp) : "-", l.out_exp,
                      weighted || l.shift ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
   }
