@@ -54,7 +54,7 @@ vta::HwConfig pynq() {
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
   CHECK(known_op_names() ==
         "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
-        "slice, channel_shuffle");
+        "layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, channel_shuffle");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -66,7 +66,8 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, slice, "
+                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
+                    "layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, "
                     "channel_shuffle)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
@@ -376,6 +377,82 @@ TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[p
                          "n.json"),
       "n.json: network n: mul layer 'y': operand 'data' has shape 1x2x4x4, 'p' has 1x2x2x2 (the "
       "same shape, or one value per sample and channel)");
+}
+
+TEST_CASE("attention's host operators: permute, view and batch_matmul int8 against loops",
+          "[passes]") {
+  // data 2x3x4x2 (every int8 value from -96 on); t = data with H and W swapped (2x3x2x4);
+  // s = data x t per (n, c) plane (4x2 by 2x4), a_exp 4 + b_exp 4 - out_exp 5: acc / 8 rounded
+  // to nearest (ties away from zero), saturated; v = t seen as 6x8x1x1.
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "att", "input": {"n": 2,
+    "c": 3, "h": 4, "w": 2}, "layers": [
+    {"name": "t", "op": "permute", "input": "data", "perm0": 0, "perm1": 1, "perm2": 3,
+     "perm3": 2},
+    {"name": "s", "op": "batch_matmul", "input": "data", "residual": "t", "a_exp": 4,
+     "b_exp": 4, "out_exp": 5},
+    {"name": "v", "op": "view", "input": "t", "to_n": 6, "to_c": 8}]})"),
+                                   "att.json");
+  std::vector<int8_t> in(48);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = int8_t(int(i) * 4 - 96);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(in);
+  const auto t = reference_network_tensors(net);
+  const std::vector<int8_t>&tr = t.at("t").data, &s = t.at("s").data;
+  for (int plane = 0; plane < 6; ++plane) {
+    auto x = [&](int i, int j) { return int(in[size_t(plane * 8 + i * 2 + j)]); };
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        CHECK(int(tr[size_t(plane * 8 + j * 4 + i)]) == x(i, j));
+      }
+      for (int j = 0; j < 4; ++j) {
+        const int acc = x(i, 0) * x(j, 0) + x(i, 1) * x(j, 1);
+        const int q = acc >= 0 ? (acc + 4) / 8 : -((-acc + 4) / 8);
+        CHECK(int(s[size_t(plane * 16 + i * 4 + j)]) == std::clamp(q, -128, 127));
+      }
+    }
+  }
+  CHECK(t.at("v").data == tr);
+  CHECK((t.at("v").n == 6 && t.at("v").c == 8 && t.at("v").h == 1));
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  const std::string ir =
+      ir::print_module(run_passes(net, {make_infer_types_pass, make_place_pass}));
+  CHECK(ir.find("%s = batch_matmul(%data, %t) a_exp=4 b_exp=4 out_exp=5 i8 x i8 -> i32 shift=3 : "
+                "i8[2x3x4x4] NCHW @host") != std::string::npos);
+  CHECK(ir.find("%v = view(%t) to=6x8x1x1 : i8[6x8x1x1]") != std::string::npos);
+  CHECK_THROWS_WITH(
+      Network::from_json(nlohmann::json::parse(R"({"name": "n", "input": {"c": 2, "h": 4,
+        "w": 4}, "layers": [{"name": "v", "op": "view", "input": "data", "to_n": 5}]})"),
+                         "n.json"),
+      "n.json: network n: view layer 'v': the 32 values of 1x2x4x4 cannot be viewed as 5x1x1x1");
+}
+
+TEST_CASE("float host operators: values by hand, the conversions in the IR", "[passes]") {
+  NetworkLayer l;
+  FloatTensor x{{1, 2, 1, 1}, {0.0f, float(std::log(3.0))}};
+  const FloatTensor p = op_def("softmax").float_reference(l, {&x});
+  CHECK(p.data[0] == Approx(0.25));
+  CHECK(p.data[1] == Approx(0.75));
+  // (x - 2) / 1 with eps 0 (gain 2, bias 1 on the second position): -1 and 3.
+  l.attrs["eps"] = 0;
+  l.float_params = std::make_shared<const std::vector<float>>(std::vector<float>{1, 2, 0, 1});
+  FloatTensor ln{{1, 2, 1, 1}, {1.0f, 3.0f}};
+  CHECK(op_def("layer_norm").float_reference(l, {&ln}).data == std::vector<float>{-1.0f, 3.0f});
+  FloatTensor g{{1, 3, 1, 1}, {0.0f, 1.0f, -1.0f}};
+  const FloatTensor y = op_def("gelu").float_reference(l, {&g});
+  CHECK(y.data[0] == 0.0f);
+  CHECK(y.data[1] == Approx(0.8413447));  // Phi(1)
+  CHECK(y.data[2] == Approx(-0.1586553));
+  // int8: softmax of two equal values at output 2^-7 is 64 each; the IR names the conversions.
+  Network net = Network::from_json(nlohmann::json::parse(R"({"name": "f", "input": {"c": 2,
+    "h": 1, "w": 1}, "layers": [{"name": "s", "op": "softmax", "input": "data", "in_exp": 4,
+    "out_exp": 7}]})"),
+                                   "f.json");
+  net.input_data = std::make_shared<const std::vector<int8_t>>(std::vector<int8_t>{5, 5});
+  CHECK(reference_network_tensors(net).at("s").data == std::vector<int8_t>{64, 64});
+  CHECK(ir::print_module(run_passes(net, {make_infer_types_pass, make_place_pass}))
+            .find("%s = softmax(%data) axis=1 dequantize(2^-4) f32 quantize(2^-7) : "
+                  "i8[1x2x1x1] NCHW @host") != std::string::npos);
 }
 
 TEST_CASE("slice and channel_shuffle: int8 values moved on the host, by index", "[passes]") {

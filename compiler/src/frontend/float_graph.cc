@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "ops/data_movement.h"
+#include "vta/compiler/ops/float_math.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/error.h"
 
@@ -55,12 +56,53 @@ const char* graph_op_name(GraphOp op) {
       return "Sigmoid";
     case GraphOp::kMul:
       return "Mul";
+    case GraphOp::kLayerNorm:
+      return "LayerNormalization";
+    case GraphOp::kGelu:
+      return "Gelu";
+    case GraphOp::kSoftmax:
+      return "Softmax";
+    case GraphOp::kBatchMatMul:
+      return "MatMul";
+    case GraphOp::kScale:
+      return "Scale";
+    case GraphOp::kView:
+      return "Reshape";
+    case GraphOp::kPermute:
+      return "Transpose";
     case GraphOp::kSlice:
       return "Slice";
     case GraphOp::kChannelShuffle:
       return "ChannelShuffle";
   }
   return "?";
+}
+
+std::vector<int> nchw_view(const std::vector<int>& dims, const std::string& what) {
+  switch (dims.size()) {
+    case 1:
+      return {dims[0], 1, 1, 1};
+    case 2:
+      return {dims[0], dims[1], 1, 1};
+    case 3:
+      return {dims[0] * dims[1], dims[2], 1, 1};
+    case 4:
+      return dims;
+    default:
+      throw Error(
+          fmt::format("{} has {} dims (tensors of 1 to 4 dims are supported)", what, dims.size()));
+  }
+}
+
+int view_axis(int rank, int axis) {
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank) {
+    return -1;
+  }
+  if (rank == 4) {
+    return axis;
+  }
+  return axis == rank - 1 && rank > 1 ? 1 : -1;  // the features: the view's channels
 }
 
 namespace {
@@ -254,18 +296,65 @@ ops::SliceBox slice_box_of(const GraphNode& g) {
   return box;
 }
 
-FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
-  const Nchw x = nchw(*in[0]);
+// Slice and ChannelShuffle: the values moved by the index rules of the host operators.
+FloatTensor move_values(const GraphNode& g, const FloatTensor& in) {
+  const Nchw x = nchw(in);
+  if (g.op == GraphOp::kChannelShuffle) {
+    return {in.dims, ops::shuffle_channels(in.data, x.n, x.c, size_t(x.h) * size_t(x.w), g.groups)};
+  }
+  const ops::SliceBox box = slice_box_of(g);
+  return {{x.n, box.end[0] - box.begin[0], box.end[1] - box.begin[1], box.end[2] - box.begin[2]},
+          ops::slice_box(in.data, x.n, x.c, x.h, x.w, box)};
+}
+
+FloatTensor map_values(const FloatTensor& x, double (*f)(double, const GraphNode&),
+                       const GraphNode& g) {
+  FloatTensor out = x;
+  for (float& v : out.data) {
+    v = float(f(double(v), g));
+  }
+  return out;
+}
+
+FloatTensor permute(const GraphNode& g, const FloatTensor& x) {
+  const Permutation perm{g.perm[0], g.perm[1], g.perm[2], g.perm[3]};
+  FloatTensor out{permuted_dims(x.dims, perm), {}};
+  for (size_t i : permutation_sources(x.dims, perm)) {
+    out.data.push_back(x.data[i]);
+  }
+  return out;
+}
+
+// The operators of sequence models: float arithmetic and attention's data movement.
+FloatTensor run_sequence_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
   switch (g.op) {
-    case GraphOp::kSlice: {
-      const ops::SliceBox box = slice_box_of(g);
-      return {
-          {x.n, box.end[0] - box.begin[0], box.end[1] - box.begin[1], box.end[2] - box.begin[2]},
-          ops::slice_box(in[0]->data, x.n, x.c, x.h, x.w, box)};
-    }
+    case GraphOp::kLayerNorm:
+      return layer_norm(*in[0], g.axis, g.eps, g.weight.data, g.bias.data);
+    case GraphOp::kGelu:
+      return map_values(
+          *in[0], [](double v, const GraphNode&) { return gelu(v); }, g);
+    case GraphOp::kScale:
+      return map_values(
+          *in[0], [](double v, const GraphNode& n) { return v * n.alpha + n.beta; }, g);
+    case GraphOp::kSoftmax:
+      return softmax(*in[0], g.axis);
+    case GraphOp::kBatchMatMul:
+      return batch_matmul(*in[0], *in[1]);
+    case GraphOp::kView:
+      return FloatTensor{g.to_dims, in[0]->data};
+    default:
+      return permute(g, *in[0]);
+  }
+}
+
+FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
+  if (is_sequence_op(g.op)) {
+    return run_sequence_node(g, in);
+  }
+  switch (g.op) {
+    case GraphOp::kSlice:
     case GraphOp::kChannelShuffle:
-      return {in[0]->dims,
-              ops::shuffle_channels(in[0]->data, x.n, x.c, size_t(x.h) * size_t(x.w), g.groups)};
+      return move_values(g, *in[0]);
     case GraphOp::kConv:
       return conv(g, *in[0]);
     case GraphOp::kMaxPool:
@@ -322,10 +411,54 @@ void check_float_tensor_size(const std::vector<int>& dims, const std::string& wh
   }
 }
 
+namespace {
+
+// The output dims of the operators of sequence models (run_sequence_node).
+std::string sequence_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                                 std::vector<int>& out) {
+  const std::vector<int>& d = in[0];
+  if (g.op == GraphOp::kBatchMatMul) {
+    return batch_matmul_dims(d, in[1], out);
+  }
+  if (g.op == GraphOp::kView) {
+    out = g.to_dims;
+    const int64_t from = int64_t(d[0]) * d[1] * d[2] * d[3];
+    const int64_t to = int64_t(out[0]) * out[1] * out[2] * out[3];
+    return from == to ? std::string()
+                      : fmt::format("{} values cannot be viewed as {}x{}x{}x{}", from, out[0],
+                                    out[1], out[2], out[3]);
+  }
+  if (g.op == GraphOp::kPermute) {
+    const Permutation perm{g.perm[0], g.perm[1], g.perm[2], g.perm[3]};
+    if (std::string e = check_permutation(perm); !e.empty()) {
+      return e;
+    }
+    out = permuted_dims(d, perm);
+    return {};
+  }
+  if (g.op == GraphOp::kLayerNorm && !g.weight.data.empty() &&
+      (g.weight.size() != size_t(d[size_t(g.axis)]) || g.bias.size() != g.weight.size())) {
+    return fmt::format("gain of {} and bias of {} values for an axis of {}", g.weight.size(),
+                       g.bias.size(), d[size_t(g.axis)]);
+  }
+  return {};
+}
+
+}  // namespace
+
+bool is_sequence_op(GraphOp op) {
+  return op == GraphOp::kLayerNorm || op == GraphOp::kGelu || op == GraphOp::kSoftmax ||
+         op == GraphOp::kBatchMatMul || op == GraphOp::kScale || op == GraphOp::kView ||
+         op == GraphOp::kPermute;
+}
+
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out) {
   const std::vector<int>& d = in[0];
   out = d;
+  if (is_sequence_op(g.op)) {
+    return sequence_output_dims(g, in, out);
+  }
   if (g.op == GraphOp::kConv || g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool) {
     if (g.kh > d[2] + g.pad_top + g.pad_bottom || g.kw > d[3] + g.pad_left + g.pad_right) {
       return fmt::format("kernel {}x{} is larger than the padded input {}x{}", g.kh, g.kw, d[2],
@@ -384,33 +517,27 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
   return {};
 }
 
-std::vector<int> infer_node_dims(const GraphNode& g,
-                                 const std::map<std::string, std::vector<int>>& dims,
-                                 const std::string& source) {
-  std::vector<std::vector<int>> in;
-  for (const std::string& tensor : g.inputs) {
-    auto it = dims.find(tensor);
-    if (it == dims.end()) {
-      throw Error(
-          fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
-                      "produces",
-                      source, g.name, graph_op_name(g.op), tensor));
-    }
-    in.push_back(it->second);
-  }
-  std::vector<int> out;
-  if (std::string e = node_output_dims(g, in, out); !e.empty()) {
-    throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
-  }
-  check_float_tensor_size(
-      out, fmt::format("{}: node '{}' ({}) output", source, g.name, graph_op_name(g.op)));
-  return out;
-}
-
 std::map<std::string, std::vector<int>> FloatGraph::infer_shapes(const std::string& source) const {
   std::map<std::string, std::vector<int>> dims{{input, input_dims}};
   for (const GraphNode& g : nodes) {
-    dims[g.output] = infer_node_dims(g, dims, source);
+    std::vector<std::vector<int>> in;
+    for (const std::string& tensor : g.inputs) {
+      auto it = dims.find(tensor);
+      if (it == dims.end()) {
+        throw Error(
+            fmt::format("{}: node '{}' ({}) reads tensor '{}' that no earlier node "
+                        "produces",
+                        source, g.name, graph_op_name(g.op), tensor));
+      }
+      in.push_back(it->second);
+    }
+    std::vector<int> out;
+    if (std::string e = node_output_dims(g, in, out); !e.empty()) {
+      throw Error(fmt::format("{}: node '{}' ({}): {}", source, g.name, graph_op_name(g.op), e));
+    }
+    check_float_tensor_size(
+        out, fmt::format("{}: node '{}' ({}) output", source, g.name, graph_op_name(g.op)));
+    dims[g.output] = out;
   }
   if (!dims.count(output)) {
     throw Error(fmt::format("{}: no node produces the graph output '{}'", source, output));
@@ -428,6 +555,8 @@ std::map<std::string, uint64_t> FloatGraph::node_macs() const {
       m = uint64_t(o[0]) * o[1] * o[2] * o[3] * uint64_t(g.weight.dims[1]) * g.kh * g.kw;
     } else if (g.op == GraphOp::kGemm) {
       m = uint64_t(o[0]) * g.weight.dims[0] * g.weight.dims[1];
+    } else if (g.op == GraphOp::kBatchMatMul) {
+      m = uint64_t(o[0]) * o[1] * o[2] * o[3] * uint64_t(dims.at(g.inputs[0])[3]);
     }
     macs[g.name] = m;
   }

@@ -34,6 +34,7 @@ FloatGraph import_onnx(const std::string& path) {
 #include <onnx/onnx_pb.h>
 
 #include "frontend/constant_folding.h"
+#include "frontend/fused_import.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/unsupported_ops.h"
 
@@ -43,7 +44,11 @@ bool onnx_import_available() {
   return true;
 }
 
+namespace onnx_in {
+
 namespace {
+
+constexpr int64_t kMaxDim = 65535;
 
 // The dims and element count of a tensor; throws for negative dims.
 std::vector<int> tensor_dims(const onnx::TensorProto& t, const std::string& where, size_t& count) {
@@ -152,10 +157,98 @@ std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& w
   return v;
 }
 
+}  // namespace
+
+std::string node_name(const onnx::NodeProto& n) {
+  return n.name().empty() ? (n.output_size() ? n.output(0) : n.op_type()) : n.name();
+}
+
+const std::vector<int>& Importer::shape_of(const onnx::NodeProto& n, const std::string& t) const {
+  auto it = shape.find(resolve(t));
+  if (it == shape.end()) {
+    fail(n, fmt::format("the shape of input '{}' is unknown (an earlier node does not fit)", t));
+  }
+  return it->second;
+}
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name) {
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
+// An integer attribute in [lo, hi], or `def` when absent.
+int64_t attr_int(const Importer& im, const onnx::NodeProto& n, const std::string& name, int64_t def,
+                 int64_t lo, int64_t hi) {
+  const auto* a = find_attr(n, name);
+  if (!a) {
+    return def;
+  }
+  if (a->i() < lo || a->i() > hi) {
+    im.fail(n, fmt::format("attribute '{}' = {} is out of range [{}, {}]", name, a->i(), lo, hi));
+  }
+  return a->i();
+}
+
 float attr_float(const onnx::NodeProto& n, const std::string& name, float def) {
   const auto* a = find_attr(n, name);
   return a ? a->f() : def;
 }
+
+const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
+                                  const char* what) {
+  if (n.input_size() <= index || n.input(index).empty()) {
+    im.fail(n, fmt::format("missing input {} ({})", index, what));
+  }
+  auto it = im.constants.find(n.input(index));
+  if (it == im.constants.end()) {
+    im.fail(n, fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
+  }
+  return it->second;
+}
+
+// Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
+GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm) {
+  GraphNode g;
+  g.op = GraphOp::kGemm;
+  const FloatTensor& b = constant_input(im, n, 1, "weight");
+  if (b.dims.size() != 2) {
+    im.fail(n, fmt::format("weight '{}' has shape {}, expected a matrix", n.input(1), b.shape()));
+  }
+  const bool trans_b = is_gemm && attr_int(im, n, "transB", 0, 0, 1);
+  if (is_gemm && attr_int(im, n, "transA", 0, 0, 1)) {
+    im.fail(n, "transA = 1 is not supported");
+  }
+  const float alpha = is_gemm ? attr_float(n, "alpha", 1.0f) : 1.0f;
+  const float beta = is_gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
+  const int units = trans_b ? b.dims[0] : b.dims[1], k = trans_b ? b.dims[1] : b.dims[0];
+  g.weight.dims = {units, k};
+  g.weight.data.resize(size_t(units) * k);
+  for (int u = 0; u < units; ++u) {
+    for (int j = 0; j < k; ++j) {
+      const float v = trans_b ? b.data[size_t(u) * k + j] : b.data[size_t(j) * units + u];
+      g.weight.data[size_t(u) * k + j] = alpha * v;
+    }
+  }
+  g.bias = FloatTensor{{units}, std::vector<float>(size_t(units), 0.0f)};
+  if (is_gemm && n.input_size() > 2 && !n.input(2).empty()) {
+    const FloatTensor& c = constant_input(im, n, 2, "bias");
+    if (c.size() != size_t(units)) {
+      im.fail(n, fmt::format("bias '{}' has {} values for {} outputs (only a per-output bias is "
+                             "supported)",
+                             n.input(2), c.size(), units));
+    }
+    for (int u = 0; u < units; ++u) {
+      g.bias.data[size_t(u)] = beta * c.data[size_t(u)];
+    }
+  }
+  return g;
+}
+
+namespace {
 
 // A list attribute of `size` integers in [lo, hi] (`def` each when absent).
 std::vector<int> attr_ints(const Importer& im, const onnx::NodeProto& n, const std::string& name,
@@ -176,18 +269,6 @@ std::vector<int> attr_ints(const Importer& im, const onnx::NodeProto& n, const s
     v.push_back(int(x));
   }
   return v;
-}
-
-const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
-                                  const char* what) {
-  if (n.input_size() <= index || n.input(index).empty()) {
-    im.fail(n, fmt::format("missing input {} ({})", index, what));
-  }
-  auto it = im.constants.find(n.input(index));
-  if (it == im.constants.end()) {
-    im.fail(n, fmt::format("{} '{}' must be a constant (an initializer)", what, n.input(index)));
-  }
-  return it->second;
 }
 
 // Kernel, strides, pads of Conv / MaxPool / AveragePool; auto_pad and dilations are rejected.
@@ -254,11 +335,7 @@ void pad_node(Importer& im, const onnx::NodeProto& n) {
   if (p[2] || p[3] || p[6] || p[7]) {
     im.pending_pads[n.output(0)] = {int(p[2]), int(p[3]), int(p[6]), int(p[7])};
   }
-  OnnxShape padded = shape_of(im, n, n.input(0));
-  for (size_t i = 0; i < padded.size() && i < 4; ++i) {
-    padded[i] += p[i] + p[i + 4];
-  }
-  alias_output(im, n, padded);
+  im.alias[n.output(0)] = im.resolve(n.input(0));
 }
 
 GraphNode conv_node(const Importer& im, const onnx::NodeProto& n) {
@@ -340,44 +417,6 @@ void fold_batchnorm(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
-// Gemm (transA 0; alpha, beta and transB folded) or MatMul with a constant right operand.
-GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm) {
-  GraphNode g;
-  g.op = GraphOp::kGemm;
-  const FloatTensor& b = constant_input(im, n, 1, "weight");
-  if (b.dims.size() != 2) {
-    im.fail(n, fmt::format("weight '{}' has shape {}, expected a matrix", n.input(1), b.shape()));
-  }
-  const bool trans_b = is_gemm && attr_int(im, n, "transB", 0, 0, 1);
-  if (is_gemm && attr_int(im, n, "transA", 0, 0, 1)) {
-    im.fail(n, "transA = 1 is not supported");
-  }
-  const float alpha = is_gemm ? attr_float(n, "alpha", 1.0f) : 1.0f;
-  const float beta = is_gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
-  const int units = trans_b ? b.dims[0] : b.dims[1], k = trans_b ? b.dims[1] : b.dims[0];
-  g.weight.dims = {units, k};
-  g.weight.data.resize(size_t(units) * k);
-  for (int u = 0; u < units; ++u) {
-    for (int j = 0; j < k; ++j) {
-      const float v = trans_b ? b.data[size_t(u) * k + j] : b.data[size_t(j) * units + u];
-      g.weight.data[size_t(u) * k + j] = alpha * v;
-    }
-  }
-  g.bias = FloatTensor{{units}, std::vector<float>(size_t(units), 0.0f)};
-  if (is_gemm && n.input_size() > 2 && !n.input(2).empty()) {
-    const FloatTensor& c = constant_input(im, n, 2, "bias");
-    if (c.size() != size_t(units)) {
-      im.fail(n, fmt::format("bias '{}' has {} values for {} outputs (only a per-output bias is "
-                             "supported)",
-                             n.input(2), c.size(), units));
-    }
-    for (int u = 0; u < units; ++u) {
-      g.bias.data[size_t(u)] = beta * c.data[size_t(u)];
-    }
-  }
-  return g;
-}
-
 // The scalar constant of Clip's input `index` (absent: `def`).
 float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float def) {
   if (n.input_size() <= index || n.input(index).empty()) {
@@ -388,6 +427,33 @@ float clip_bound(const Importer& im, const onnx::NodeProto& n, int index, float 
     im.fail(n, fmt::format("bound '{}' must be a scalar", n.input(index)));
   }
   return t.data[0];
+}
+
+// Flatten (axis 1) or a Reshape to N x rest of a 4-D value or a matrix: the data stay as they
+// are (a dense layer reads its input flattened). Any other reshape is a view
+// (sequence_import.cc): false.
+bool flatten_alias(Importer& im, const onnx::NodeProto& n) {
+  auto in = im.shape.find(im.resolve(n.input(0)));
+  if (in != im.shape.end() && in->second.size() != 4 && in->second.size() != 2) {
+    return false;
+  }
+  if (n.op_type() == "Flatten") {
+    if (attr_int(im, n, "axis", 1, -4, 4) != 1) {
+      im.fail(n, "only axis 1 (N x rest) is supported");
+    }
+  } else {
+    auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
+    if (it == im.int_constants.end()) {
+      im.fail(n, "the shape must be a constant");
+    }
+    const auto& s = it->second;
+    const int batch = im.graph.batch_size();
+    if (s.size() != 2 || !(s[0] == batch || s[0] == 0) || !(s[1] == -1 || s[1] > 0)) {
+      return false;
+    }
+  }
+  im.alias[n.output(0)] = im.resolve(n.input(0));
+  return true;
 }
 
 // Records a Constant node's value (float, or int64 for shapes).
@@ -428,6 +494,10 @@ bool importer_implements(const std::string& op_type) {
                                             "AveragePool",
                                             "GlobalAveragePool",
                                             "Concat",
+                                            "Sub",
+                                            "Div",
+                                            "Softmax",
+                                            "LayerNormalization",
                                             "Transpose",
                                             "Slice",
                                             "Split",
@@ -455,7 +525,11 @@ void fold_node(Importer& im, const onnx::NodeProto& n) {
   if (n.op_type() == "Constant") {
     return constant_node(im, n);
   }
-  const OnnxShape shape = n.op_type() == "Shape" ? shape_of(im, n, n.input(0)) : OnnxShape{};
+  std::vector<int64_t> shape;
+  if (n.op_type() == "Shape") {
+    const std::vector<int>& s = im.shape_of(n, n.input(0));
+    shape.assign(s.begin(), s.end());
+  }
   if (std::string e = fold_constant_node(n, shape, {im.constants, im.int_constants}); !e.empty()) {
     im.fail(n, e);
   }
@@ -590,12 +664,7 @@ void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
     im.fail(n, fmt::format("{} needs two inputs", n.op_type()));
   }
   g.output = n.output(0);
-  const bool matrix = g.op == GraphOp::kGemm;  // N x units in ONNX
   add_node(im, std::move(g));
-  if (matrix) {
-    const std::vector<int>& d = im.dims.at(n.output(0));
-    im.shapes[n.output(0)] = {d[0], d[1]};
-  }
 }
 
 void import_node(Importer& im, const onnx::NodeProto& n) {
@@ -611,7 +680,8 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     return fold_node(im, n);
   }
   if (t == "Identity" || t == "Dropout") {
-    return alias_output(im, n, shape_of(im, n, n.input(0)));
+    im.alias[n.output(0)] = im.resolve(n.input(0));
+    return;
   }
   if (t == "QuantizeLinear" || t == "DequantizeLinear") {
     return qdq_node(im, n);
@@ -620,17 +690,73 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     return pad_node(im, n);
   }
   check_reads(im, n);
-  if (import_layout_node(im, n)) {
+  if (import_layout_node(im, n) || ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) ||
+      import_sequence_node(im, n)) {
     return;
   }
   if (t == "BatchNormalization") {
     return fold_batchnorm(im, n);
   }
-  GraphNode g = t == "Conv"                    ? conv_node(im, n)
-                : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
-                                               : plain_node(im, n);
-  finish_node(im, n, std::move(g));
+  finish_node(im, n,
+              t == "Conv"                    ? conv_node(im, n)
+              : t == "Gemm" || t == "MatMul" ? dense_node(im, n, t == "Gemm")
+                                             : plain_node(im, n));
 }
+
+// Extra bottom / right padding that gives ceil_mode's output size by the floor formula: as
+// many windows as ceil((in + pads - k) / s) + 1, less a last one that would start in the end
+// padding. The extension is never read (a max ignores it, an average without count_include_pad
+// counts only real pixels).
+int ceil_extension(int in, int pad_a, int pad_b, int k, int stride) {
+  const int span = in + pad_a + pad_b - k;
+  if (span < 0) {
+    return 0;  // the shape check reports the kernel
+  }
+  int out = (span + stride - 1) / stride + 1;
+  if ((out - 1) * stride >= in + pad_a) {
+    --out;
+  }
+  return std::max(0, (out - 1) * stride + k - (in + pad_a + pad_b));
+}
+
+// The model's shape of node g's output from its view `view`: a Gemm keeps a sequence's rows,
+// the operators of 4-D values give 4-D values, the per-token operators keep their input's.
+std::vector<int> model_shape(const Importer& im, const GraphNode& g, const std::vector<int>& view) {
+  auto in = im.shape.find(g.inputs[0]);
+  const size_t rank = in == im.shape.end() ? 4 : in->second.size();
+  if (g.op == GraphOp::kGemm) {
+    return rank == 3 ? std::vector<int>{in->second[0], in->second[1], view[1]}
+                     : std::vector<int>{view[0], view[1]};
+  }
+  return rank == 4 ? view : in->second;
+}
+
+}  // namespace
+
+void add_node(Importer& im, GraphNode g, std::optional<std::vector<int> > shape) {
+  std::vector<std::vector<int> > in;
+  for (const std::string& t : g.inputs) {
+    if (auto it = im.dims.find(t); it != im.dims.end()) {
+      in.push_back(it->second);
+    }
+  }
+  std::vector<int> out;
+  if (in.size() == g.inputs.size()) {
+    if (g.ceil_mode) {  // the floor form, the extension as padding
+      g.pad_bottom += ceil_extension(in[0][2], g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+      g.pad_right += ceil_extension(in[0][3], g.pad_left, g.pad_right, g.kw, g.stride_w);
+      g.ceil_mode = false;
+    }
+    if (node_output_dims(g, in, out).empty()) {
+      im.dims[g.output] = out;
+      im.shape[g.output] = shape ? *shape : model_shape(im, g, out);
+    }
+  }
+  im.producer[g.output] = im.graph.nodes.size();
+  im.graph.nodes.push_back(std::move(g));
+}
+
+namespace {
 
 onnx::ModelProto read_model(const std::string& path) {
   const std::string bytes = read_input_file(path, "ONNX model", kMaxModelInputBytes);
@@ -663,11 +789,13 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
                               im.file, in.name(), in.type().tensor_type().elem_type()));
     }
     const auto& shape = in.type().tensor_type().shape();
-    if (shape.dim_size() != 4) {
-      throw Error(fmt::format("{}: input '{}' has {} dims, expected 4 (NCHW)", im.file, in.name(),
-                              shape.dim_size()));
+    if (shape.dim_size() < 2 || shape.dim_size() > 4) {
+      throw Error(
+          fmt::format("{}: input '{}' has {} dims, expected 2 to 4 ([N, F], [N, S, D] or NCHW)",
+                      im.file, in.name(), shape.dim_size()));
     }
-    for (int i = 0; i < 4; ++i) {
+    std::vector<int> dims;
+    for (int i = 0; i < shape.dim_size(); ++i) {
       const auto& d = shape.dim(i);
       if (!d.has_dim_value() || d.dim_value() < 1 || d.dim_value() > kMaxDim) {
         throw Error(fmt::format(
@@ -675,33 +803,28 @@ void read_input(Importer& im, const onnx::GraphProto& g) {
             im.file, in.name(), i,
             d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param()));
       }
-      im.graph.input_dims.push_back(int(d.dim_value()));
+      dims.push_back(int(d.dim_value()));
     }
-    check_float_tensor_size(im.graph.input_dims, fmt::format("{}: input '{}'", im.file, in.name()));
+    check_float_tensor_size(dims, fmt::format("{}: input '{}'", im.file, in.name()));
+    im.graph.input_dims = nchw_view(dims, "input '" + in.name() + "'");
+    im.graph.batch = dims[0];
+    im.dims[in.name()] = im.graph.input_dims;
+    im.shape[in.name()] = dims;
   }
   if (im.graph.input.empty()) {
     throw Error(fmt::format("{}: the graph has no activation input", im.file));
   }
 }
 
-}  // namespace
-
-FloatGraph import_onnx(const std::string& path) {
-  const onnx::ModelProto model = read_model(path);
-  const onnx::GraphProto& g = model.graph();
-  // Every missing operator at once, before any one node's error.
-  if (std::string missing = unsupported_operators(g, import_support); !missing.empty()) {
-    throw Error(fmt::format("{}: {}", path, missing));
-  }
-  Importer im;
-  im.file = path;
-  im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
+// The initializers, the Constant nodes and the Identity nodes of constants (torch shares equal
+// initializers through them): every constant, before the nodes are imported. An error names
+// the node that uses the tensor.
+void read_constants(Importer& im, const onnx::GraphProto& g) {
   for (const auto& t : g.initializer()) {
-    // Errors name the node that uses the tensor.
-    std::string where = fmt::format("{}: initializer", path);
+    std::string where = fmt::format("{}: initializer", im.file);
     for (const auto& n : g.node()) {
       if (std::find(n.input().begin(), n.input().end(), t.name()) != n.input().end()) {
-        where = fmt::format("{}: node '{}' ({})", path, n.name(), n.op_type());
+        where = fmt::format("{}: node '{}' ({})", im.file, n.name(), n.op_type());
         break;
       }
     }
@@ -711,15 +834,56 @@ FloatGraph import_onnx(const std::string& path) {
       im.constants[t.name()] = float_tensor(t, where);
     }
   }
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant" && n.output_size() == 1) {
+      constant_node(im, n);
+    } else if (n.op_type() == "Identity" && n.input_size() == 1 && n.output_size() == 1) {
+      if (auto c = im.constants.find(n.input(0)); c != im.constants.end()) {
+        im.constants[n.output(0)] = c->second;
+      } else if (auto i = im.int_constants.find(n.input(0)); i != im.int_constants.end()) {
+        im.int_constants[n.output(0)] = i->second;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace onnx_in
+
+FloatGraph import_onnx(const std::string& path) {
+  using namespace onnx_in;
+  const onnx::ModelProto model = read_model(path);
+  const onnx::GraphProto& g = model.graph();
+  Importer im;
+  im.file = path;
+  im.graph.name = std::filesystem::path(path).stem().string();  // torch names every graph torch_jit
+  read_constants(im, g);
+  // The decompositions imported as one node each, known before anything is reported missing.
+  const std::vector<FusedOperator> fused = fused_operators(g, im.constants);
+  std::set<int> fused_nodes;
+  std::map<int, const FusedOperator*> fused_at;
+  for (const FusedOperator& f : fused) {
+    fused_nodes.insert(f.nodes.begin(), f.nodes.end());
+    fused_at[f.output_node] = &f;
+  }
+  // Every missing operator at once, before any one node's error.
+  if (std::string missing = unsupported_operators(g, import_support, fused_nodes);
+      !missing.empty()) {
+    throw Error(fmt::format("{}: {}", path, missing));
+  }
   read_input(im, g);
-  im.dims[im.graph.input] = im.graph.input_dims;
   for (const auto& n : g.node()) {
     for (const std::string& in : n.input()) {
       ++im.consumers[in];
     }
   }
-  for (const auto& n : g.node()) {
-    import_node(im, n);
+  for (int i = 0; i < g.node_size(); ++i) {
+    if (auto f = fused_at.find(i); f != fused_at.end()) {
+      import_fused(im, g.node(i), *f->second);
+    } else if (!fused_nodes.count(i)) {
+      import_node(im, g.node(i));
+    }
   }
   if (g.output_size() != 1) {
     throw Error(

@@ -1,21 +1,24 @@
-// The ONNX importer's state while it walks a graph's nodes, and the helpers its node importers
-// share: onnx_import.cc (operators, constants, QDQ, padding) and onnx_layout_import.cc (the
-// operators that only move values: Reshape, Flatten, Transpose, Slice, Split; ReduceMean).
+// The ONNX importer's state and the helpers its parts share: onnx_import.cc (the model, the
+// convolutional operators, QDQ, shape arithmetic), sequence_import.cc (the operators of MLPs and
+// transformers) and onnx_layout_import.cc (the channel shuffle's Reshape and Transpose, Slice,
+// Split, ReduceMean). Internal to the front end.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
-#include "frontend/onnx_index_rules.h"
+#include "frontend/fused_import.h"
 #include "vta/compiler/frontend/float_graph.h"
+#include "vta/sim/error.h"
 
-namespace vta::compiler {
+#include <fmt/format.h>
 
-constexpr int64_t kMaxDim = 65535;
+namespace vta::compiler::onnx_in {
 
 // A node's name for messages: its own, else its first output's.
 std::string node_name(const onnx::NodeProto& n);
@@ -28,9 +31,9 @@ struct ChannelView {
   bool transposed = false;
 };
 
-// The importer's state: constants (initializers, Constant nodes, shape arithmetic), tensor
-// aliases (no-op nodes), consumer counts (which BatchNormalization may fold into its Conv), the
-// shapes of the tensors and the nodes built so far.
+// The importer's state: constants (initializers, Constant nodes), tensor aliases (no-op nodes),
+// consumer counts (which BatchNormalization may fold into its Conv) and the nodes built so far
+// with the view (float_graph.h: nchw_view) and the model's own shape of every value.
 struct Importer {
   std::string file;
   std::map<std::string, FloatTensor> constants;
@@ -41,36 +44,46 @@ struct Importer {
   // Zero padding of H and W (top, left, bottom, right) by a Pad node, for the Conv or
   // AveragePool reading its output to take over.
   std::map<std::string, std::vector<int>> pending_pads;
-  // The NCHW dims of every tensor of the float graph (its input, each node's output).
-  std::map<std::string, std::vector<int>> dims;
-  // The ONNX shape of a tensor where it is not its graph tensor's dims: a Flatten or Reshape to
-  // a matrix, a Gemm's or ReduceMean's matrix, a Pad's output, a channel view.
-  std::map<std::string, OnnxShape> shapes;
-  std::map<std::string, ChannelView> views;  // by tensor
+  std::map<std::string, std::vector<int>> dims;   // the view of each value, where it fits
+  std::map<std::string, std::vector<int>> shape;  // the model's shape of each value
+  std::map<std::string, ChannelView> views;       // by tensor (its shape: 5-D, in `shape`)
   FloatGraph graph;
 
-  std::string resolve(const std::string& t) const;
-  // Throws Error "<file>: node 'N' (Op): <what>".
-  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const;
+  std::string resolve(const std::string& t) const {
+    auto it = alias.find(t);
+    return it == alias.end() ? t : resolve(it->second);
+  }
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& what) const {
+    throw Error(fmt::format("{}: node '{}' ({}): {}", file, node_name(n), n.op_type(), what));
+  }
+  // The model's shape of tensor t (resolved); fails naming node n when it is unknown.
+  const std::vector<int>& shape_of(const onnx::NodeProto& n, const std::string& t) const;
 };
 
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
 // An integer attribute in [lo, hi], or `def` when absent.
 int64_t attr_int(const Importer& im, const onnx::NodeProto& n, const std::string& name, int64_t def,
                  int64_t lo, int64_t hi);
+float attr_float(const onnx::NodeProto& n, const std::string& name, float def);
+// The constant input `index` of node n (`what` names it in the error when it is not one).
+const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, int index,
+                                  const char* what);
 
-// Adds node g to the graph and records its output's dims (errors name the node): a ceil_mode
-// pool becomes its floor form with the extension as end padding.
-void add_node(Importer& im, GraphNode g);
+// Appends node g, its ceil_mode resolved into padding and its output's view and model shape
+// recorded when its inputs' are known (`shape`: the model's shape when the node sets it;
+// FloatGraph::validate reports what does not fit).
+void add_node(Importer& im, GraphNode g, std::optional<std::vector<int>> shape = std::nullopt);
 
-// The ONNX shape of tensor `t` that node n reads; throws naming the node when it is unknown.
-OnnxShape shape_of(const Importer& im, const onnx::NodeProto& n, const std::string& t);
-
-// Node n's output is its input (a no-op) seen with the ONNX shape `shape`.
-void alias_output(Importer& im, const onnx::NodeProto& n, const OnnxShape& shape);
-
-// Imports node n when it is one of onnx_layout_import.cc's (Reshape, Flatten, Transpose, Slice,
-// Split, ReduceMean); false for any other operator.
+// The operators of MLPs and transformers (sequence_import.cc). Each returns true when it
+// imported node n (false: not one of its operators).
+bool import_sequence_node(Importer& im, const onnx::NodeProto& n);
+// The Reshape and Transpose of a channel shuffle, Slice, Split and ReduceMean over H and W
+// (onnx_layout_import.cc); true when it imported node n (false: another Reshape or Transpose,
+// for sequence_import.cc, or another operator).
 bool import_layout_node(Importer& im, const onnx::NodeProto& n);
+// A decomposition imported as one node, at its output node `out` (sequence_import.cc).
+void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
+// Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).
+GraphNode dense_node(const Importer& im, const onnx::NodeProto& n, bool is_gemm);
 
-}  // namespace vta::compiler
+}  // namespace vta::compiler::onnx_in

@@ -1,10 +1,9 @@
-// The ONNX operators that move values without computing (Reshape, Flatten, Transpose, Slice,
-// Split) and ReduceMean, imported where they keep an NCHW meaning: a Reshape to a matrix (a
-// flatten) or to what the tensor already is is its input; a Reshape that splits the channels in
-// two factors, the Transpose of the factors and the Reshape back are one channel shuffle (the
-// view between them is held by the importer, never by a graph node); Slice and each output of
-// Split are boxes of C x H x W; ReduceMean over H and W is a global average pool. Anything else
-// is an error naming the node and the shapes.
+// The ONNX operators that move values without computing and keep an NCHW meaning, and
+// ReduceMean: a Reshape that splits the channels of an NCHW tensor in two factors, the Transpose
+// of the factors and the Reshape back are one channel shuffle (the 5-D view between them is held
+// by the importer, never by a graph node); Slice and each output of Split are boxes of C x H x
+// W; ReduceMean over H and W is a global average pool. Every other Reshape and Transpose is
+// sequence_import.cc's (a view, a permute of a 4-D tensor).
 #ifdef VTA_HAVE_ONNX
 
 #include <algorithm>
@@ -14,8 +13,9 @@
 #include <fmt/ranges.h>
 
 #include "frontend/onnx_importer.h"
+#include "frontend/onnx_index_rules.h"
 
-namespace vta::compiler {
+namespace vta::compiler::onnx_in {
 
 namespace {
 
@@ -39,31 +39,21 @@ std::vector<int64_t> attr_list(const onnx::NodeProto& n, const char* name) {
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
 }
 
-// A shape's NCHW dims as the graph holds them.
+OnnxShape model_shape(const Importer& im, const onnx::NodeProto& n, const std::string& t) {
+  const std::vector<int>& s = im.shape_of(n, t);
+  return OnnxShape(s.begin(), s.end());
+}
+
+// A tensor's NCHW dims as the graph holds them (empty: none).
 OnnxShape graph_shape(const Importer& im, const std::string& tensor) {
   auto it = im.dims.find(im.resolve(tensor));
   return it == im.dims.end() ? OnnxShape{} : OnnxShape(it->second.begin(), it->second.end());
 }
 
-// The shape Flatten or Reshape gives its input of shape `in`.
-OnnxShape reshaped(const Importer& im, const onnx::NodeProto& n, const OnnxShape& in) {
-  if (n.op_type() == "Flatten") {
-    int64_t axis = attr_int(im, n, "axis", 1, -int64_t(in.size()), int64_t(in.size()));
-    axis = axis < 0 ? axis + int64_t(in.size()) : axis;
-    const auto mid = in.begin() + axis;
-    return {std::accumulate(in.begin(), mid, int64_t{1}, std::multiplies<>()),
-            std::accumulate(mid, in.end(), int64_t{1}, std::multiplies<>())};
-  }
-  const std::vector<int64_t>* target = int_input(im, n, 1, "the shape");
-  if (!target) {
-    im.fail(n, "needs its shape input");
-  }
-  OnnxShape out;
-  if (std::string e = reshape_target(in, *target, attr_int(im, n, "allowzero", 0, 0, 1), out);
-      !e.empty()) {
-    im.fail(n, e);
-  }
-  return out;
+void set_view(Importer& im, const std::string& out, const ChannelView& view,
+              const OnnxShape& shape) {
+  im.views[out] = view;
+  im.shape[out] = std::vector<int>(shape.begin(), shape.end());
 }
 
 // A Reshape of a channel view: to its own shape it stays the view; back to its source's NCHW
@@ -71,9 +61,7 @@ OnnxShape reshaped(const Importer& im, const onnx::NodeProto& n, const OnnxShape
 void reshape_view(Importer& im, const onnx::NodeProto& n, const ChannelView& view,
                   const OnnxShape& in, const OnnxShape& out) {
   if (out == in) {
-    im.views[n.output(0)] = view;
-    im.shapes[n.output(0)] = out;
-    return;
+    return set_view(im, n.output(0), view, out);
   }
   if (out != graph_shape(im, view.source)) {
     im.fail(n, fmt::format("a Reshape of the channel view {} to {}: only back to the NCHW shape "
@@ -94,58 +82,57 @@ void reshape_view(Importer& im, const onnx::NodeProto& n, const ChannelView& vie
   add_node(im, std::move(g));
 }
 
-void reshape_node(Importer& im, const onnx::NodeProto& n) {
-  const OnnxShape in = shape_of(im, n, n.input(0));
-  const OnnxShape out = reshaped(im, n, in);
-  if (auto v = im.views.find(im.resolve(n.input(0))); v != im.views.end()) {
-    return reshape_view(im, n, v->second, in, out);
+// A Reshape of a channel view, or of an NCHW tensor to N x g x C/g x H x W (a channel view);
+// false for any other (sequence_import.cc's).
+bool reshape_node(Importer& im, const onnx::NodeProto& n) {
+  auto v = im.views.find(im.resolve(n.input(0)));
+  const std::vector<int64_t>* target = int_input(im, n, 1, "the shape");
+  if (!target || (v == im.views.end() && target->size() != 5)) {
+    return false;
   }
-  const bool flatten = out.size() == 2 && !in.empty() && out[0] == in[0];
-  if (flatten || out == in || out == graph_shape(im, n.input(0))) {
-    return alias_output(im, n, out);
+  const OnnxShape in = model_shape(im, n, n.input(0));
+  OnnxShape out;
+  if (std::string e = reshape_target(in, *target, attr_int(im, n, "allowzero", 0, 0, 1), out);
+      !e.empty()) {
+    im.fail(n, e);
   }
-  if (in.size() == 4 && out.size() == 5 && out[0] == in[0] && out[1] * out[2] == in[1] &&
-      out[3] == in[2] && out[4] == in[3] && in == graph_shape(im, n.input(0))) {
-    im.views[n.output(0)] = ChannelView{im.resolve(n.input(0)), int(out[1]), false};
-    im.shapes[n.output(0)] = out;
-    return;
+  if (v != im.views.end()) {
+    reshape_view(im, n, v->second, in, out);
+    return true;
   }
-  im.fail(n, fmt::format("a Reshape of {} to {} has no NCHW meaning (supported: a flatten to N "
-                         "x rest, the channels split into groups x C/groups for a channel "
-                         "shuffle, and back)",
-                         shape_text(in), shape_text(out)));
+  if (in.size() != 4 || in != graph_shape(im, n.input(0)) || out[0] != in[0] ||
+      out[1] * out[2] != in[1] || out[3] != in[2] || out[4] != in[3]) {
+    im.fail(n, fmt::format("a Reshape of {} to {} has no NCHW meaning (supported to 5-D: the "
+                           "channels split into groups x C/groups for a channel shuffle)",
+                           shape_text(in), shape_text(out)));
+  }
+  set_view(im, n.output(0), ChannelView{im.resolve(n.input(0)), int(out[1]), false}, out);
+  return true;
 }
 
-void transpose_node(Importer& im, const onnx::NodeProto& n) {
-  const OnnxShape in = shape_of(im, n, n.input(0));
-  std::vector<int64_t> perm = attr_list(n, "perm");
-  if (perm.empty()) {  // ONNX's default: the dims reversed
-    for (size_t i = in.size(); i-- > 0;) {
-      perm.push_back(int64_t(i));
-    }
-  }
-  std::vector<int64_t> identity(in.size());
-  std::iota(identity.begin(), identity.end(), 0);
-  if (perm == identity) {
-    return alias_output(im, n, in);
-  }
+// The Transpose of a channel view's two factors; false for the Transpose of anything else
+// (sequence_import.cc's).
+bool transpose_node(Importer& im, const onnx::NodeProto& n) {
   auto v = im.views.find(im.resolve(n.input(0)));
-  if (v != im.views.end() && perm == std::vector<int64_t>{0, 2, 1, 3, 4}) {
-    ChannelView swapped = v->second;
-    swapped.transposed = !swapped.transposed;
-    im.views[n.output(0)] = swapped;
-    im.shapes[n.output(0)] = {in[0], in[2], in[1], in[3], in[4]};
-    return;
+  if (v == im.views.end()) {
+    return false;
   }
-  im.fail(n, fmt::format("the permutation [{}] of a {} tensor has no NCHW meaning (supported: "
-                         "the swap [0, 2, 1, 3, 4] of the two channel factors N x g x C/g x H x "
-                         "W of a channel shuffle)",
-                         fmt::join(perm, ", "), shape_text(in)));
+  const OnnxShape in = model_shape(im, n, n.input(0));
+  const std::vector<int64_t> perm = attr_list(n, "perm");
+  if (perm != std::vector<int64_t>{0, 2, 1, 3, 4}) {
+    im.fail(n, fmt::format("the permutation [{}] of the channel view {} has no NCHW meaning "
+                           "(supported: the swap [0, 2, 1, 3, 4] of its two channel factors)",
+                           fmt::join(perm, ", "), shape_text(in)));
+  }
+  ChannelView swapped = v->second;
+  swapped.transposed = !swapped.transposed;
+  set_view(im, n.output(0), swapped, {in[0], in[2], in[1], in[3], in[4]});
+  return true;
 }
 
 // The node's input as an NCHW graph tensor (its ONNX shape 4-D and the graph's own).
 OnnxShape nchw_input(const Importer& im, const onnx::NodeProto& n) {
-  OnnxShape in = shape_of(im, n, n.input(0));
+  OnnxShape in = model_shape(im, n, n.input(0));
   if (in.size() != 4 || in != graph_shape(im, n.input(0))) {
     im.fail(n, fmt::format("reads '{}' of shape {}: only an NCHW tensor is supported here",
                            n.input(0), shape_text(in)));
@@ -254,21 +241,23 @@ void reduce_mean_node(Importer& im, const onnx::NodeProto& n) {
   g.name = node_name(n);
   g.inputs = {im.resolve(n.input(0))};
   g.output = n.output(0);
-  add_node(im, std::move(g));
-  if (!attr_int(im, n, "keepdims", 1, 0, 1)) {
-    im.shapes[n.output(0)] = {in[0], in[1]};
-  }
+  const bool keepdims = attr_int(im, n, "keepdims", 1, 0, 1);
+  add_node(im, std::move(g),
+           keepdims ? std::vector<int>{int(in[0]), int(in[1]), 1, 1}
+                    : std::vector<int>{int(in[0]), int(in[1])});
 }
 
 }  // namespace
 
 bool import_layout_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
-  if (t == "Reshape" || t == "Flatten") {
-    reshape_node(im, n);
-  } else if (t == "Transpose") {
-    transpose_node(im, n);
-  } else if (t == "Slice") {
+  if (t == "Reshape") {
+    return reshape_node(im, n);
+  }
+  if (t == "Transpose") {
+    return transpose_node(im, n);
+  }
+  if (t == "Slice") {
     slice_node(im, n);
   } else if (t == "Split") {
     split_node(im, n);
@@ -280,6 +269,6 @@ bool import_layout_node(Importer& im, const onnx::NodeProto& n) {
   return true;
 }
 
-}  // namespace vta::compiler
+}  // namespace vta::compiler::onnx_in
 
 #endif

@@ -249,7 +249,8 @@ void choose_exponents(Quantizer& q) {
     const GraphNode& m = q.main(i);
     const std::string& out = q.out_name(i);
     if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAdd || m.op == GraphOp::kConcat ||
-        m.op == GraphOp::kSlice || m.op == GraphOp::kChannelShuffle) {
+        m.op == GraphOp::kView || m.op == GraphOp::kPermute || m.op == GraphOp::kSlice ||
+        m.op == GraphOp::kChannelShuffle) {
       for (const std::string& in : m.inputs) {
         q.groups.join(out, q.net_name.at(in));
       }
@@ -320,10 +321,48 @@ void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkL
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
 }
 
+// The attributes of the operators of sequence models: their exponents (the host's float
+// operators: in and out; batch_matmul: both operands and out), their parameters.
+void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
+  const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
+  if (m.op == GraphOp::kBatchMatMul) {
+    l.residual = q.net_name.at(m.inputs[1]);
+    l.attrs["a_exp"] = e_in, l.attrs["b_exp"] = q.groups.at(l.residual);
+    l.attrs["out_exp"] = e_out;
+  } else if (m.op == GraphOp::kView) {
+    l.attrs["to_n"] = m.to_dims[0], l.attrs["to_c"] = m.to_dims[1];
+    l.attrs["to_h"] = m.to_dims[2], l.attrs["to_w"] = m.to_dims[3];
+  } else if (m.op == GraphOp::kPermute) {
+    for (size_t a = 0; a < 4; ++a) {
+      l.attrs["perm" + std::to_string(a)] = m.perm[a];
+    }
+  } else {
+    l.attrs["in_exp"] = e_in, l.attrs["out_exp"] = e_out;
+  }
+  if (m.op == GraphOp::kSoftmax || m.op == GraphOp::kLayerNorm) {
+    l.attrs["axis"] = m.axis;
+  }
+  if (m.op == GraphOp::kLayerNorm) {
+    l.attrs["eps"] = m.eps;
+    if (!m.weight.data.empty()) {
+      std::vector<float> p = m.weight.data;
+      p.insert(p.end(), m.bias.data.begin(), m.bias.data.end());
+      l.float_params = std::make_shared<const std::vector<float>>(std::move(p));
+    }
+  }
+  if (m.op == GraphOp::kScale) {
+    l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
+  }
+}
+
 // The exponents of the host operators that carry their scales as attributes: HardSigmoid and
-// Sigmoid (in, out), Mul (both operands, out; the per-channel operand second).
+// Sigmoid (in, out), Mul (both operands, out; the per-channel operand second), and those of
+// sequence models.
 void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
   const GraphNode& m = q.main(i);
+  if (is_sequence_op(m.op)) {
+    return sequence_attributes(q, m, l);
+  }
   const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
   if (m.op == GraphOp::kHardSigmoid || m.op == GraphOp::kSigmoid) {
     l.attrs["in_exp"] = e_in, l.attrs["out_exp"] = e_out;
@@ -434,7 +473,7 @@ void measure(Quantizer& q, QuantizedModel& m) {
     if (s == 0) {
       m.reference_output = io;
     }
-    const size_t batch = size_t(q.g.input_dims[0]), per = fo.size() / batch;
+    const size_t batch = size_t(q.g.batch_size()), per = fo.size() / batch;
     for (size_t b = 0; b < batch; ++b) {
       std::vector<double> x(fo.begin() + long(b * per), fo.begin() + long((b + 1) * per));
       std::vector<double> y(io.begin() + long(b * per), io.begin() + long((b + 1) * per));
@@ -625,12 +664,16 @@ std::string QuantizedModel::describe() const {
       "e_in + e_w - e_out\n",
       options.mode == "percentile" ? fmt::format("{}th percentile", options.percentile) : "max",
       options.calib, options.seed);
-  s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
-                   "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
+  size_t ops_width = 16;  // as wide as the longest operator list ("LayerNormalization", ...)
+  for (const QuantLayerReport& l : layers) {
+    ops_width = std::max(ops_width, l.ops.size());
+  }
+  s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
+                   ops_width, "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
   for (const QuantLayerReport& l : layers) {
     const bool weighted = l.ops.rfind("Conv", 0) == 0 || l.ops.rfind("Gemm", 0) == 0;
-    s += fmt::format("  {:<44} {:<16} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
-                     l.ops, l.on_vta ? "vta" : "host", l.in_exp,
+    s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
+                     l.ops, ops_width, l.on_vta ? "vta" : "host", l.in_exp,
                      weighted ? std::to_string(l.w_exp) : "-", l.out_exp,
                      weighted || l.shift ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
   }

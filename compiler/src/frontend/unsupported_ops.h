@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include <onnx/onnx_pb.h>
@@ -18,9 +19,12 @@ enum class NodeSupport { kUnsupported, kImported, kFolded };
 using SupportRule = std::function<NodeSupport(const std::string& op_type, bool inputs_constant)>;
 
 // The error text listing every unsupported operator of `g` (count and first node) and every
-// decomposition that holds one; empty when the importer handles every node. The constants are
-// followed from the initializers through the nodes the rule folds, so an operator the importer
-// only computes on constants (Div of shapes) is listed where it reads an activation.
-std::string unsupported_operators(const onnx::GraphProto& g, const SupportRule& support);
+// decomposition that holds one; empty when the importer handles every node. The nodes in `fused`
+// are implemented as part of a whole operator (a decomposition it imports as one node). The
+// constants are followed from the initializers through the nodes the rule folds, so an operator
+// the importer only computes on constants (Gather of a shape) is listed where it reads an
+// activation.
+std::string unsupported_operators(const onnx::GraphProto& g, const SupportRule& support,
+                                  const std::set<int>& fused);
 
 }  // namespace vta::compiler

@@ -1,6 +1,7 @@
 #include "ops/op_common.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <tuple>
 
@@ -169,6 +170,78 @@ NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l) {
     }
   }
   return out;
+}
+
+AttrSpec exponent_attr(const char* key, int fallback) {
+  return AttrSpec{key, double(fallback), true, -24, 24};
+}
+
+double attr_value(const NetworkLayer& l, const AttrSpec& a) {
+  auto it = l.attrs.find(a.key);
+  return it == l.attrs.end() ? a.fallback : it->second;
+}
+
+void read_attrs(const nlohmann::json& j, const std::string& source, NetworkLayer& l,
+                const std::vector<AttrSpec>& specs) {
+  for (const AttrSpec& a : specs) {
+    if (!j.contains(a.key)) {
+      continue;
+    }
+    if (a.integer ? !j[a.key].is_number_integer() : !j[a.key].is_number()) {
+      throw Error(fmt::format("{}: layer '{}' key '{}' must be {}", source, l.name, a.key,
+                              a.integer ? "an integer" : "a number"));
+    }
+    l.attrs[a.key] = j[a.key].get<double>();
+  }
+}
+
+void write_attrs(const NetworkLayer& l, const std::vector<AttrSpec>& specs,
+                 nlohmann::ordered_json& j) {
+  for (const AttrSpec& a : specs) {
+    const double v = attr_value(l, a);
+    if (a.integer) {
+      j[a.key] = int(v);
+    } else {
+      j[a.key] = v;
+    }
+  }
+}
+
+void check_attrs(const NetworkLayer& l, const std::vector<AttrSpec>& specs) {
+  for (const AttrSpec& a : specs) {
+    const double v = attr_value(l, a);
+    if (!std::isfinite(v) || v < a.lo || v > a.hi || (a.integer && v != std::floor(v))) {
+      throw Error(fmt::format("{} layer '{}': {} must be {} in {:g}..{:g} (got {:g})", l.op, l.name,
+                              a.key, a.integer ? "an integer" : "a number", a.lo, a.hi, v));
+    }
+  }
+}
+
+std::string attrs_text(const NetworkLayer& l, const std::vector<AttrSpec>& specs) {
+  std::string s;
+  for (const AttrSpec& a : specs) {
+    s += fmt::format("{}{}={:g}", s.empty() ? "" : " ", a.key, attr_value(l, a));
+  }
+  return s;
+}
+
+NetworkTensor run_in_float(const NetworkTensor& in, int in_exp, int out_exp,
+                           const std::function<FloatTensor(const FloatTensor&)>& f) {
+  FloatTensor x{{in.n, in.c, in.h, in.w}, std::vector<float>(in.data.size())};
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    x.data[i] = float(std::ldexp(double(in.data[i]), -in_exp));
+  }
+  const FloatTensor y = f(x);
+  NetworkTensor out{y.dims[0], y.dims[1], y.dims[2], y.dims[3], std::vector<int8_t>(y.size())};
+  for (size_t i = 0; i < y.data.size(); ++i) {
+    const double q = std::round(std::ldexp(double(y.data[i]), out_exp));
+    out.data[i] = int8_t(std::clamp(q, -128.0, 127.0));
+  }
+  return out;
+}
+
+std::string float_conversions_text(int in_exp, int out_exp) {
+  return fmt::format("dequantize(2^-{}) f32 quantize(2^-{})", in_exp, out_exp);
 }
 
 }  // namespace vta::compiler::ops

@@ -2,7 +2,9 @@
 // convolutions and pools, the epilogue's JSON and text forms, the average of a window.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,5 +41,36 @@ const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name)
 // window's real pixels over their count (or the whole window), times 2^rescale, rounded to
 // nearest (ties away from zero), saturated to int8.
 NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l);
+
+// A scalar attribute of an operator (NetworkLayer::attrs): its JSON key, its value when absent,
+// whether it must be an integer and its range.
+struct AttrSpec {
+  const char* key;
+  double fallback;
+  bool integer;
+  double lo, hi;
+};
+// The quantization exponent `key` (scale 2^-e), -24..24.
+AttrSpec exponent_attr(const char* key, int fallback);
+
+double attr_value(const NetworkLayer& l, const AttrSpec& a);
+// Reads the keys present in `j` (numbers; integers where the spec says so).
+void read_attrs(const nlohmann::json& j, const std::string& source, NetworkLayer& l,
+                const std::vector<AttrSpec>& specs);
+void write_attrs(const NetworkLayer& l, const std::vector<AttrSpec>& specs,
+                 nlohmann::ordered_json& j);
+// Throws "<op> layer 'L': KEY must be ..." for a value out of its range, not finite or not an
+// integer where one is needed.
+void check_attrs(const NetworkLayer& l, const std::vector<AttrSpec>& specs);
+// "key=value key=value" (values as %g).
+std::string attrs_text(const NetworkLayer& l, const std::vector<AttrSpec>& specs);
+
+// An operator that computes in float on the host, with its conversions explicit: the int8
+// input dequantized (x = q * 2^-in_exp), `f` applied in float to the NCHW view, the result
+// quantized (q = round(y * 2^out_exp), ties away from zero, saturated to int8).
+NetworkTensor run_in_float(const NetworkTensor& in, int in_exp, int out_exp,
+                           const std::function<FloatTensor(const FloatTensor&)>& f);
+// How the IR's text form shows those conversions: "dequantize(2^-4) f32 quantize(2^-6)".
+std::string float_conversions_text(int in_exp, int out_exp);
 
 }  // namespace vta::compiler::ops

@@ -3,6 +3,12 @@
 // Dropout, Flatten/Reshape to a matrix) resolved to their input and the shape arithmetic done.
 // run_float interprets it on the host in float: the reference the quantizer calibrates on and
 // measures its error against.
+//
+// Every value is held as the NCHW view of the model's tensor (nchw_view): the same values in the
+// same (row-major) order, under 4 dims. A matrix [N, F] is N x F x 1 x 1; a sequence [N, S, D]
+// is N*S rows of D features, (N*S) x D x 1 x 1, so that a Linear over the features is a dense
+// layer of N*S rows on VTA and every per-token operator works along the channels; a 4-D tensor
+// (attention's heads, [N, heads, S, d]) is itself.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +37,30 @@ enum class GraphOp {
   kConcat,
   kHardSigmoid,  // max(0, min(1, alpha x + beta))
   kSigmoid,
-  kMul,  // elementwise; the second operand may be per channel (N x C x 1 x 1)
+  kMul,          // elementwise; the second operand may be per channel (N x C x 1 x 1)
+  kLayerNorm,    // over `axis`, with eps, gain (weight) and bias
+  kGelu,         // exact (erf) form
+  kSoftmax,      // over `axis`
+  kBatchMatMul,  // two activations: per (n, c), the H x W matrices multiplied
+  kScale,        // x * alpha + beta (scalar constants)
+  kView,         // the same values under the dims `to_dims` (a Reshape)
+  kPermute,      // the axes reordered by `perm` (a Transpose)
   // A box of C x H x W, step 1 (ONNX Slice, each output of a Split).
   kSlice,
   // The channels viewed as groups x C/groups and transposed (Reshape, Transpose, Reshape).
   kChannelShuffle
 };
+
+// The operators of MLPs and transformers: LayerNorm, Gelu, Softmax, BatchMatMul, Scale, View,
+// Permute.
+bool is_sequence_op(GraphOp op);
+
+// The NCHW view of a tensor of the model of rank 1..4 (see above); throws vta::Error naming
+// `what` for another rank.
+std::vector<int> nchw_view(const std::vector<int>& dims, const std::string& what);
+// The axis of the view that holds axis `axis` (negative: from the end) of a tensor of rank
+// `rank`; -1 when no axis of the view holds it alone (the S of a sequence, the N of a matrix).
+int view_axis(int rank, int axis);
 
 const char* graph_op_name(GraphOp op);  // the ONNX operator name ("Conv", ...)
 
@@ -51,17 +75,24 @@ struct GraphNode {
   bool count_include_pad = false;   // AveragePool
   bool ceil_mode = false;           // pools, until the import turns it into end padding
   float clip_lo = 0, clip_hi = 0;   // Clip
-  float alpha = 0.2f, beta = 0.5f;  // HardSigmoid
-  FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b)
-  FloatTensor bias;    // K or units values (zeros when the model has none)
+  float alpha = 0.2f, beta = 0.5f;  // HardSigmoid; Scale (multiplier, offset)
+  int axis = 1;                     // LayerNorm, Softmax: the axis of the view
+  float eps = 1e-5f;                // LayerNorm
+  std::vector<int> to_dims;         // View: the output dims
+  std::vector<int> perm;            // Permute: output axis i is input axis perm[i]
+  FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b);
+                       // LayerNorm: the gain along the axis
+  FloatTensor bias;    // K or units values (zeros when the model has none); LayerNorm's bias
   // Slice: the begins and ends (exclusive) of C, H and W.
   std::vector<int> slice_begin, slice_end;
 };
 
 struct FloatGraph {
   std::string name;
-  std::string input;  // the one activation input, NCHW
-  std::vector<int> input_dims;
+  std::string input;            // the one activation input, NCHW
+  std::vector<int> input_dims;  // the view (nchw_view) of the model's input
+  int batch = 0;  // N of the model's input (a sequence's view has N*S rows); 0: input_dims[0]
+  int batch_size() const { return batch ? batch : input_dims[0]; }
   std::string output;
   std::vector<GraphNode> nodes;  // topological order
   // Exponents e (scale 2^-e) fixed by the model itself: QDQ-form graphs (QuantizeLinear /
@@ -88,11 +119,6 @@ void check_float_tensor_size(const std::vector<int>& dims, const std::string& wh
 // The output dims of node g from its inputs' dims (`in`); an error text when they do not fit.
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out);
-// The output dims of node g from the dims of the tensors before it (FloatGraph::infer_shapes'
-// step, with its errors naming `source` and the node).
-std::vector<int> infer_node_dims(const GraphNode& g,
-                                 const std::map<std::string, std::vector<int>>& dims,
-                                 const std::string& source);
 
 // Every tensor of the graph (the input included), computed in float from `input`.
 std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);

@@ -60,6 +60,9 @@ struct NetworkLayer {
   // Not written by to_json.
   std::shared_ptr<const std::vector<int8_t>> weights;
   std::shared_ptr<const std::vector<int32_t>> bias;
+  // A host operator's float parameters (layer_norm: the gain, then the bias, one value each per
+  // position along its axis); absent: the neutral ones. Not written by to_json.
+  std::shared_ptr<const std::vector<float>> float_params;
 
   // Scalar attributes of operators that only the operator table knows (e.g. hardsigmoid's
   // alpha and beta), by key; read from and written to the layer's JSON by its operator.

@@ -1,0 +1,229 @@
+// The ONNX operators of MLPs and transformers: Reshape / Flatten as a view, Transpose of a 4-D
+// value, Softmax, LayerNormalization, MatMul of two activations, and the arithmetic of an
+// activation with a constant (a Linear's bias added after its MatMul, a scalar's Add, Sub, Mul,
+// Div). Every value is the NCHW view of the model's tensor (float_graph.h).
+#ifdef VTA_HAVE_ONNX
+
+#include <algorithm>
+#include <numeric>
+
+#include "frontend/onnx_importer.h"
+#include "frontend/onnx_index_rules.h"
+
+namespace vta::compiler::onnx_in {
+
+namespace {
+
+// Node n's activation input `index` (not a constant), resolved.
+std::string activation(const Importer& im, const onnx::NodeProto& n, int index) {
+  const std::string& in = n.input(index);
+  if (im.constants.count(in) || im.int_constants.count(in)) {
+    im.fail(n, fmt::format("input '{}' is a constant; an activation is needed here", in));
+  }
+  return im.resolve(in);
+}
+
+// The view axis of the model's axis `axis` of input 0; fails for one no view axis holds.
+int feature_axis(const Importer& im, const onnx::NodeProto& n, int axis) {
+  const int rank = int(im.shape_of(n, n.input(0)).size());
+  const int v = view_axis(rank, axis);
+  if (v < 0) {
+    im.fail(n,
+            fmt::format("axis {} of a {}-D tensor: only the last axis of a matrix or a sequence, "
+                        "or any axis of a 4-D tensor, is supported",
+                        axis, rank));
+  }
+  return v;
+}
+
+GraphNode unary(const Importer& im, const onnx::NodeProto& n, GraphOp op) {
+  GraphNode g;
+  g.op = op;
+  g.name = node_name(n);
+  g.inputs = {activation(im, n, 0)};
+  g.output = n.output(0);
+  return g;
+}
+
+// The target of a Reshape (ONNX's rules, onnx_index_rules.h) or of a Flatten (axis).
+std::vector<int> view_target(const Importer& im, const onnx::NodeProto& n) {
+  const std::vector<int>& in = im.shape_of(n, n.input(0));
+  std::vector<int64_t> target;
+  if (n.op_type() == "Flatten") {
+    const int64_t axis = attr_int(im, n, "axis", 1, 0, int64_t(in.size()));
+    target = {std::accumulate(in.begin(), in.begin() + axis, int64_t{1}, std::multiplies<>()), -1};
+  } else {
+    auto it = im.int_constants.find(n.input_size() > 1 ? n.input(1) : "");
+    if (it == im.int_constants.end()) {
+      im.fail(n, "the shape must be a constant");
+    }
+    target = it->second;
+  }
+  OnnxShape out;
+  if (std::string e = reshape_target(OnnxShape(in.begin(), in.end()), target,
+                                     attr_int(im, n, "allowzero", 0, 0, 1), out);
+      !e.empty()) {
+    im.fail(n, e);
+  }
+  return std::vector<int>(out.begin(), out.end());
+}
+
+void view_node(Importer& im, const onnx::NodeProto& n) {
+  const std::vector<int> target = view_target(im, n);
+  GraphNode g = unary(im, n, GraphOp::kView);
+  g.to_dims = nchw_view(target, fmt::format("node '{}' ({}): its output", g.name, n.op_type()));
+  add_node(im, std::move(g), target);
+}
+
+void permute_node(Importer& im, const onnx::NodeProto& n) {
+  const size_t rank = im.shape_of(n, n.input(0)).size();
+  if (rank != 4) {
+    im.fail(n, fmt::format("a Transpose of a {}-D tensor is not supported (4-D only)", rank));
+  }
+  GraphNode g = unary(im, n, GraphOp::kPermute);
+  g.perm = {3, 2, 1, 0};  // ONNX's default: the axes reversed
+  if (const auto* a = find_attr(n, "perm")) {
+    g.perm.assign(a->ints().begin(), a->ints().end());
+  }
+  if (g.perm.size() != 4) {
+    im.fail(n, fmt::format("perm has {} values for a 4-D tensor", g.perm.size()));
+  }
+  add_node(im, std::move(g));
+}
+
+void layer_norm_node(Importer& im, const onnx::NodeProto& n) {
+  const int rank = int(im.shape_of(n, n.input(0)).size());
+  const int axis = int(attr_int(im, n, "axis", -1, -rank, rank - 1));
+  if (axis != -1 && axis != rank - 1) {
+    im.fail(n, "only the normalisation over the last axis is supported");
+  }
+  GraphNode g = unary(im, n, GraphOp::kLayerNorm);
+  g.axis = feature_axis(im, n, -1);
+  g.eps = attr_float(n, "epsilon", 1e-5f);
+  g.weight = constant_input(im, n, 1, "scale");
+  g.bias = n.input_size() > 2 && !n.input(2).empty()
+               ? constant_input(im, n, 2, "bias")
+               : FloatTensor{g.weight.dims, std::vector<float>(g.weight.size(), 0.0f)};
+  add_node(im, std::move(g));
+}
+
+void batch_matmul_node(Importer& im, const onnx::NodeProto& n) {
+  for (int i = 0; i < 2; ++i) {
+    const size_t rank = im.shape_of(n, n.input(i)).size();
+    if (rank != 4) {
+      im.fail(n, fmt::format("a MatMul of two activations needs 4-D operands ([N, heads, rows, "
+                             "columns]); '{}' has {} dims",
+                             n.input(i), rank));
+    }
+  }
+  GraphNode g = unary(im, n, GraphOp::kBatchMatMul);
+  g.inputs.push_back(activation(im, n, 1));
+  add_node(im, std::move(g));
+}
+
+// A Linear's bias added after its MatMul: folded into the Gemm when the Gemm's output is read
+// by this Add alone.
+bool fold_bias(Importer& im, const onnx::NodeProto& n, const std::string& x, const FloatTensor& c) {
+  auto p = im.producer.find(x);
+  if (p == im.producer.end() || im.consumers[x] != 1) {
+    return false;
+  }
+  GraphNode& gemm = im.graph.nodes[p->second];
+  if (gemm.op != GraphOp::kGemm || c.size() != gemm.bias.size() || c.size() == 1) {
+    return false;
+  }
+  for (size_t i = 0; i < c.size(); ++i) {
+    gemm.bias.data[i] += c.data[i];
+  }
+  im.alias[n.output(0)] = x;
+  return true;
+}
+
+// x op c (or c op x) with a constant c: a folded bias, or x * alpha + beta for a scalar c.
+bool constant_arithmetic(Importer& im, const onnx::NodeProto& n) {
+  const std::string& t = n.op_type();
+  if (n.input_size() != 2) {
+    return false;
+  }
+  const int ci = im.constants.count(n.input(1)) ? 1 : im.constants.count(n.input(0)) ? 0 : -1;
+  if (ci < 0) {
+    return false;
+  }
+  const FloatTensor& c = im.constants.at(n.input(ci));
+  GraphNode g;
+  g.op = GraphOp::kScale;
+  g.name = node_name(n);
+  g.inputs = {activation(im, n, 1 - ci)};
+  g.output = n.output(0);
+  if (t == "Add" && fold_bias(im, n, g.inputs[0], c)) {
+    return true;
+  }
+  if (c.size() != 1) {
+    im.fail(n, fmt::format("constant '{}' of {} values: only a scalar, or a Linear's bias after "
+                           "its MatMul, is supported",
+                           n.input(ci), c.size()));
+  }
+  const float v = c.data[0];
+  g.alpha = 1, g.beta = 0;
+  if (t == "Add" || t == "Sub") {
+    g.alpha = t == "Sub" && ci == 0 ? -1.0f : 1.0f;  // c - x
+    g.beta = t == "Sub" && ci == 1 ? -v : v;
+  } else if (t == "Mul" || ci == 1) {
+    g.alpha = t == "Mul" ? v : 1.0f / v;
+  } else {
+    im.fail(n, "a constant divided by an activation is not supported");
+  }
+  add_node(im, std::move(g));
+  return true;
+}
+
+}  // namespace
+
+bool import_sequence_node(Importer& im, const onnx::NodeProto& n) {
+  const std::string& t = n.op_type();
+  if (t == "Reshape" || t == "Flatten") {
+    view_node(im, n);
+  } else if (t == "Transpose") {
+    permute_node(im, n);
+  } else if (t == "Softmax") {
+    GraphNode g = unary(im, n, GraphOp::kSoftmax);
+    g.axis = feature_axis(im, n, int(attr_int(im, n, "axis", -1, -4, 3)));
+    add_node(im, std::move(g));
+  } else if (t == "LayerNormalization") {
+    layer_norm_node(im, n);
+  } else if (t == "MatMul" && n.input_size() == 2 && !im.constants.count(n.input(1))) {
+    batch_matmul_node(im, n);
+  } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
+    if (constant_arithmetic(im, n)) {
+      return true;
+    }
+    if (t == "Sub" || t == "Div") {
+      im.fail(n, fmt::format("{} of two activations is not supported (only with a constant)", t));
+    }
+    return false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f) {
+  GraphNode g = f.node;
+  const std::string x = g.inputs[0];
+  if (im.constants.count(x)) {
+    im.fail(out, fmt::format("{} of the constant '{}'", graph_op_name(g.op), x));
+  }
+  g.inputs = {im.resolve(x)};
+  if (g.op == GraphOp::kLayerNorm) {
+    const int rank = int(im.shape_of(out, x).size());
+    if (g.axis != -1 && g.axis != rank - 1) {
+      im.fail(out, "only the normalisation over the last axis is supported");
+    }
+    g.axis = view_axis(rank, -1);
+  }
+  add_node(im, std::move(g));
+}
+
+}  // namespace vta::compiler::onnx_in
+
+#endif
