@@ -117,7 +117,7 @@ mkdir -p "$tmp/state" "$tmp/spool" "$tmp/out"
 slurmctld || fail "slurmctld did not start"
 sleep 2
 slurmd || fail "slurmd did not start"
-for _ in $(seq 60); do
+for _ in $(seq 240); do  # up to 2 minutes on a loaded machine
   state=$(sinfo -h -o %T 2>/dev/null | head -n 1)
   [ "$state" = "idle" ] && break
   sleep 0.5
