@@ -452,6 +452,69 @@ bool is_sequence_op(GraphOp op) {
          op == GraphOp::kPermute;
 }
 
+namespace {
+
+// Conv, MaxPool and AveragePool: the window formula, and a Conv's channels from its weight.
+std::string window_output_dims(const GraphNode& g, const std::vector<int>& d,
+                               std::vector<int>& out) {
+  if (g.kh > d[2] + g.pad_top + g.pad_bottom || g.kw > d[3] + g.pad_left + g.pad_right) {
+    return fmt::format("kernel {}x{} is larger than the padded input {}x{}", g.kh, g.kw, d[2],
+                       d[3]);
+  }
+  out[2] = window_out(d[2], g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+  out[3] = window_out(d[3], g.pad_left, g.pad_right, g.kw, g.stride_w);
+  if (g.op == GraphOp::kConv) {
+    if (g.weight.dims[1] * g.groups != d[1]) {
+      return fmt::format("input has {} channels but the weight {} with {} group(s) needs {}", d[1],
+                         g.weight.shape(), g.groups, g.weight.dims[1] * g.groups);
+    }
+    out[1] = g.weight.dims[0];
+  }
+  return {};
+}
+
+// Mul: the same shape, or one operand with one value per sample and channel.
+std::string mul_output_dims(const std::vector<std::vector<int>>& in, std::vector<int>& out) {
+  const std::vector<int>& d = in[0];
+  const std::vector<int>& big = in[1][2] * in[1][3] > d[2] * d[3] ? in[1] : d;
+  const std::vector<int>& small = &big == &d ? in[1] : d;
+  const bool per_channel =
+      small[0] == big[0] && small[1] == big[1] && small[2] == 1 && small[3] == 1;
+  if (small != big && !per_channel) {
+    return fmt::format(
+        "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (the same "
+        "shape, or one value per sample and channel)",
+        d[0], d[1], d[2], d[3], in[1][0], in[1][1], in[1][2], in[1][3]);
+  }
+  out = big;
+  return {};
+}
+
+// Add (the same shapes) and Concat (the same but for the channels, which add up).
+std::string add_concat_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
+                                   std::vector<int>& out) {
+  const std::vector<int>& d = in[0];
+  for (const std::vector<int>& o : in) {
+    const bool same =
+        g.op == GraphOp::kAdd ? o == d : (o[0] == d[0] && o[2] == d[2] && o[3] == d[3]);
+    if (!same) {
+      return fmt::format(
+          "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (no "
+          "broadcasting)",
+          d[0], d[1], d[2], d[3], o[0], o[1], o[2], o[3]);
+    }
+  }
+  if (g.op == GraphOp::kConcat) {
+    out[1] = 0;
+    for (const std::vector<int>& o : in) {
+      out[1] += o[1];
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out) {
   const std::vector<int>& d = in[0];
@@ -460,20 +523,9 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
     return sequence_output_dims(g, in, out);
   }
   if (g.op == GraphOp::kConv || g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool) {
-    if (g.kh > d[2] + g.pad_top + g.pad_bottom || g.kw > d[3] + g.pad_left + g.pad_right) {
-      return fmt::format("kernel {}x{} is larger than the padded input {}x{}", g.kh, g.kw, d[2],
-                         d[3]);
-    }
-    out[2] = window_out(d[2], g.pad_top, g.pad_bottom, g.kh, g.stride_h);
-    out[3] = window_out(d[3], g.pad_left, g.pad_right, g.kw, g.stride_w);
-    if (g.op == GraphOp::kConv) {
-      if (g.weight.dims[1] * g.groups != d[1]) {
-        return fmt::format("input has {} channels but the weight {} with {} group(s) needs {}",
-                           d[1], g.weight.shape(), g.groups, g.weight.dims[1] * g.groups);
-      }
-      out[1] = g.weight.dims[0];
-    }
-  } else if (g.op == GraphOp::kGlobalAvgPool) {
+    return window_output_dims(g, d, out);
+  }
+  if (g.op == GraphOp::kGlobalAvgPool) {
     out[2] = out[3] = 1;
   } else if (g.op == GraphOp::kSlice || g.op == GraphOp::kChannelShuffle) {
     return data_movement_dims(g, d, out);
@@ -485,34 +537,9 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
     }
     out = {d[0], g.weight.dims[0], 1, 1};
   } else if (g.op == GraphOp::kMul) {
-    const std::vector<int>& big = in[1][2] * in[1][3] > d[2] * d[3] ? in[1] : d;
-    const std::vector<int>& small = &big == &d ? in[1] : d;
-    const bool per_channel =
-        small[0] == big[0] && small[1] == big[1] && small[2] == 1 && small[3] == 1;
-    if (small != big && !per_channel) {
-      return fmt::format(
-          "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (the same "
-          "shape, or one value per sample and channel)",
-          d[0], d[1], d[2], d[3], in[1][0], in[1][1], in[1][2], in[1][3]);
-    }
-    out = big;
+    return mul_output_dims(in, out);
   } else if (g.op == GraphOp::kAdd || g.op == GraphOp::kConcat) {
-    for (const std::vector<int>& o : in) {
-      const bool same =
-          g.op == GraphOp::kAdd ? o == d : (o[0] == d[0] && o[2] == d[2] && o[3] == d[3]);
-      if (!same) {
-        return fmt::format(
-            "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (no "
-            "broadcasting)",
-            d[0], d[1], d[2], d[3], o[0], o[1], o[2], o[3]);
-      }
-    }
-    if (g.op == GraphOp::kConcat) {
-      out[1] = 0;
-      for (const std::vector<int>& o : in) {
-        out[1] += o[1];
-      }
-    }
+    return add_concat_output_dims(g, in, out);
   }
   return {};
 }
