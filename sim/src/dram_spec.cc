@@ -1,9 +1,12 @@
 #include "vta/sim/dram_spec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
+#include "vta/sim/memory_model.h"
 
 namespace vta {
 
@@ -77,8 +80,6 @@ const PresetEntry kPresets[] = {
     {"DE10-Nano-DDR3-800-x32", "de10nano", &ddr3_800_de10nano},
 };
 
-const char* const kModels[] = {"fixed", "dram"};
-
 struct IntField {
   const char* key;
   int DramSpec::*field;
@@ -127,10 +128,10 @@ std::string string_value(const nlohmann::json& v, const char* key, const std::st
 }
 
 // One of `choices` for key `key`; throws naming the choices.
-std::string choice(const nlohmann::json& v, const char* key, std::initializer_list<const char*> ch,
+std::string choice(const nlohmann::json& v, const char* key, const std::vector<std::string>& ch,
                    const std::string& src) {
   const std::string s = string_value(v, key, src);
-  for (const char* c : ch) {
+  for (const std::string& c : ch) {
     if (s == c) {
       return s;
     }
@@ -209,17 +210,23 @@ std::string default_dram_preset(const std::string& target) {
   return kPresets[0].name;
 }
 
-bool is_memory_key(const std::string& key) {
-  if (key == "MEMORY_MODEL" || key == "DRAM_PRESET" || key == "DRAM_PAGE_POLICY" ||
-      key == "DRAM_SCHEDULER" || key == "DRAM_ADDRESS_MAP" || key == "DRAM_INTERCONNECT_NS") {
-    return true;
-  }
+std::vector<std::string> dram_spec_keys() {
+  std::vector<std::string> keys = {"DRAM_PRESET", "DRAM_PAGE_POLICY", "DRAM_SCHEDULER",
+                                   "DRAM_ADDRESS_MAP", "DRAM_INTERCONNECT_NS"};
   for (const IntField& f : kIntFields) {
-    if (key == f.key) {
-      return true;
-    }
+    keys.emplace_back(f.key);
   }
-  return false;
+  return keys;
+}
+
+bool is_memory_key(const std::string& key) {
+  const std::vector<std::string> keys = dram_spec_keys();
+  return key == "MEMORY_MODEL" || std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+double dram_stream_efficiency(const DramSpec& d, bool write) {
+  const int stop = write ? d.wr + d.rp + d.rfc + d.rcd + d.cwl : d.rp + d.rfc + d.rcd + d.cl;
+  return std::max(0.0, 1.0 - double(stop) / double(std::max(1, d.refi)));
 }
 
 void check_dram_spec(const DramSpec& d, const std::string& src) {
@@ -265,7 +272,7 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
     m.explicit_keys = m.explicit_keys || is_memory_key(it.key());
   }
   if (j.contains("MEMORY_MODEL")) {
-    m.model = choice(j["MEMORY_MODEL"], "MEMORY_MODEL", {kModels[0], kModels[1]}, src);
+    m.model = choice(j["MEMORY_MODEL"], "MEMORY_MODEL", memory_model_names(), src);
   }
   const std::string preset = j.contains("DRAM_PRESET")
                                  ? string_value(j["DRAM_PRESET"], "DRAM_PRESET", src)

@@ -61,11 +61,15 @@ struct DramSpec {
   double peak_bytes_per_ns() const { return 2.0 * channels * bus_bytes() * 1000.0 / tck_ps; }
 };
 
+// The memory model a configuration without MEMORY_MODEL uses (defined next to that model's
+// description; the models: vta/sim/memory_model.h).
+extern const char* const kDefaultMemoryModel;
+
 // The memory model and DRAM parameters of a configuration.
 struct MemorySpec {
-  std::string model = "fixed";  // MEMORY_MODEL
-  DramSpec dram;                // used by "dram" (always filled, from the TARGET's default set)
-  bool explicit_keys = false;   // some memory key was present (to_json writes them back)
+  std::string model = kDefaultMemoryModel;  // MEMORY_MODEL
+  DramSpec dram;               // used by "dram" (always filled, from the TARGET's default set)
+  bool explicit_keys = false;  // some memory key was present (to_json writes them back)
 };
 
 // Names of the parameter sets (DRAM_PRESET values).
@@ -75,7 +79,9 @@ DramSpec dram_preset(const std::string& name, const std::string& source);
 // The parameter set of a board (TARGET), the PYNQ-Z1's for targets without one.
 std::string default_dram_preset(const std::string& target);
 
-// True for the config keys this unit owns (MEMORY_MODEL, DRAM_PRESET and the DRAM_* overrides).
+// The config keys of the DRAM parameters: DRAM_PRESET and the DRAM_* overrides.
+std::vector<std::string> dram_spec_keys();
+// True for the config keys this unit owns (MEMORY_MODEL and dram_spec_keys()).
 bool is_memory_key(const std::string& key);
 // Reads the memory keys of config `j` (others are left to HwConfig); throws ConfigError naming
 // `source` and the key for unknown values or out-of-range numbers.
@@ -83,6 +89,10 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
                              const std::string& source);
 // Writes the memory keys back (only when the config had any: configs without them stay as read).
 void memory_spec_to_json(const MemorySpec& m, nlohmann::json& j);
+// Sustained share of the DRAM's peak for a long sequential read (or write) stream: one refresh
+// per tREFI stops the data bus for tRP + tRFC + tRCD + CL (writes: tWR + tRP + tRFC + tRCD +
+// CWL) DRAM cycles (sim/DRAM.md, Sustained bandwidth).
+double dram_stream_efficiency(const DramSpec& d, bool write);
 // Checks a DramSpec's consistency (powers of two, tRC >= tRAS + tRP, ...); throws ConfigError.
 void check_dram_spec(const DramSpec& d, const std::string& source);
 
