@@ -1,8 +1,9 @@
 // DramSpec: the memory model a configuration asks for (MEMORY_MODEL) and, for the "dram" model,
-// the DRAM device and controller parameters: a named parameter set (DRAM_PRESET, one per board
-// of the presets, configs/README.md cites the datasheets and JEDEC speed bins) whose values each
-// DRAM_* key may override. Timings are in DRAM clock cycles (nCK, the unit of the JEDEC tables)
-// except tCK (ps) and the interconnect latency (ns). sim/DRAM.md gives the formulas.
+// the DRAM device and controller parameters: a named parameter set (DRAM_PRESET; one per board,
+// in the board table sim/board_data/boards.json; configs/README.md cites the datasheets and
+// JEDEC speed bins) whose values each DRAM_* key may override. Timings are in DRAM clock cycles
+// (nCK, the unit of the JEDEC tables) except tCK (ps) and the interconnect latency (ns).
+// sim/DRAM.md gives the formulas.
 #pragma once
 
 #include <cstdint>
@@ -76,7 +77,8 @@ struct MemorySpec {
 std::vector<std::string> dram_preset_names();
 // The parameter set `name`; throws ConfigError listing the known names.
 DramSpec dram_preset(const std::string& name, const std::string& source);
-// The parameter set of a board (TARGET), the PYNQ-Z1's for targets without one.
+// The parameter set of a board (TARGET); the default board's (the PYNQ-Z1's) for targets
+// without one.
 std::string default_dram_preset(const std::string& target);
 
 // The config keys of the DRAM parameters: DRAM_PRESET and the DRAM_* overrides.
