@@ -234,6 +234,7 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
   if (j.contains("MEMORY_MODEL")) {
     m.model = choice(j["MEMORY_MODEL"], "MEMORY_MODEL", memory_model_names(), src);
   }
+  m.description = find_memory_model_description(m.model);
   const std::string preset = j.contains("DRAM_PRESET")
                                  ? string_value(j["DRAM_PRESET"], "DRAM_PRESET", src)
                                  : default_dram_preset(target);

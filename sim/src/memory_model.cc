@@ -35,8 +35,12 @@ std::vector<std::string> memory_model_names() {
 }
 
 const MemoryModelDescription& memory_model_description_of(const HwConfig& cfg) {
+  if (cfg.memory.description != nullptr) {
+    return *cfg.memory.description;
+  }
+  // A config built in code rather than read: look its model up.
   const MemoryModelDescription* m = find_memory_model_description(cfg.memory.model);
-  if (m == nullptr) {  // HwConfig checked MEMORY_MODEL: only a hand-built config gets here
+  if (m == nullptr) {
     throw ConfigError("MEMORY_MODEL = \"" + cfg.memory.model + "\" is not a registered model");
   }
   return *m;

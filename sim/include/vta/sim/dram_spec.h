@@ -66,9 +66,14 @@ struct DramSpec {
 // description; the models: vta/sim/memory_model.h).
 extern const char* const kDefaultMemoryModel;
 
+struct MemoryModelDescription;  // memory_model.h
+
 // The memory model and DRAM parameters of a configuration.
 struct MemorySpec {
   std::string model = kDefaultMemoryModel;  // MEMORY_MODEL
+  // The registered description of `model`, found once when the config is read (the compiler's
+  // cost model asks it for every candidate schedule).
+  const MemoryModelDescription* description = nullptr;
   DramSpec dram;               // used by "dram" (always filled, from the TARGET's default set)
   bool explicit_keys = false;  // some memory key was present (to_json writes them back)
 };

@@ -36,7 +36,7 @@ using MemoryModelDescriptions = Registry<MemoryModelDescription>;
 const MemoryModelDescription* find_memory_model_description(const std::string& name);
 // The names of the registered models, in listing order.
 std::vector<std::string> memory_model_names();
-// The model a configuration names (its MEMORY_MODEL, checked when it was read).
+// The model a configuration names (its MEMORY_MODEL, checked and found when it was read).
 const MemoryModelDescription& memory_model_description_of(const HwConfig& cfg);
 
 }  // namespace vta
