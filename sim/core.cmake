@@ -9,17 +9,31 @@ get_filename_component(VTA_SIM_CONFIG_DIR ${VTA_SIM_DIR}/../configs ABSOLUTE)
 file(GLOB VTA_SIM_CORE_SOURCES CONFIGURE_DEPENDS ${VTA_SIM_DIR}/src/*.cc
      ${VTA_SIM_DIR}/src/contract/*.cc)
 
-# The built-in default configuration is configs/pynq.json itself, compiled in (one source).
-file(READ ${VTA_SIM_CONFIG_DIR}/pynq.json VTA_DEFAULT_CONFIG_JSON)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${VTA_SIM_CONFIG_DIR}/pynq.json)
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/default_config.cc.in
-  "// Generated from configs/pynq.json by sim/core.cmake; do not edit.\n"
-  "namespace vta { extern const char* const kDefaultConfigJson; "
-  "const char* const kDefaultConfigJson = R\"vtajson(@VTA_DEFAULT_CONFIG_JSON@)vtajson\"; }\n")
-configure_file(${CMAKE_CURRENT_BINARY_DIR}/default_config.cc.in
-  ${CMAKE_CURRENT_BINARY_DIR}/default_config.cc @ONLY)
+# vta_embed_json(<json file> <namespace> <name>): compiles the text of a JSON data file in, as
+# `const char* const <namespace>::<name>`, in ${CMAKE_CURRENT_BINARY_DIR}/<name>.cc (returned in
+# VTA_EMBEDDED_SOURCE); CMake re-configures when the file changes. Data files are found this way
+# at run time, whatever the install or working directory.
+function(vta_embed_json json ns name)
+  file(READ ${json} VTA_EMBEDDED_TEXT)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${json})
+  get_filename_component(root ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.. ABSOLUTE)
+  file(RELATIVE_PATH rel ${root} ${json})
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name}.cc)
+  file(WRITE ${out}.in "// Generated from ${rel} by vta_embed_json (sim/core.cmake); do not edit.\n"
+    "namespace ${ns} { extern const char* const ${name}; "
+    "const char* const ${name} = R\"vtajson(@VTA_EMBEDDED_TEXT@)vtajson\"; }\n")
+  configure_file(${out}.in ${out} @ONLY)
+  set(VTA_EMBEDDED_SOURCE ${out} PARENT_SCOPE)
+endfunction()
 
-add_library(vta_sim_core STATIC ${VTA_SIM_CORE_SOURCES} ${CMAKE_CURRENT_BINARY_DIR}/default_config.cc)
+# The built-in default configuration is configs/pynq.json itself, compiled in (one source).
+vta_embed_json(${VTA_SIM_CONFIG_DIR}/pynq.json vta kDefaultConfigJson)
+set(VTA_SIM_EMBEDDED_SOURCES ${VTA_EMBEDDED_SOURCE})
+# The board table (board_facts.h): every fact about each board, once.
+vta_embed_json(${VTA_SIM_DIR}/board_data/boards.json vta kBoardsJson)
+list(APPEND VTA_SIM_EMBEDDED_SOURCES ${VTA_EMBEDDED_SOURCE})
+
+add_library(vta_sim_core STATIC ${VTA_SIM_CORE_SOURCES} ${VTA_SIM_EMBEDDED_SOURCES})
 target_include_directories(vta_sim_core PUBLIC ${VTA_SIM_DIR}/include)
 target_link_libraries(vta_sim_core PUBLIC nlohmann_json::nlohmann_json fmt::fmt)
 # Where preset names (--config pynq, "base": "pynq", VTA_CONFIG=pynq) are found in a build tree.

@@ -5,8 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "vta/explore/fpga_device.h"
-
+#include "vta/sim/board_facts.h"
 #include "vta/sim/isa.h"
 
 namespace vta::explore {
@@ -19,28 +18,11 @@ constexpr double kMacPj = 0.2 + 0.1;
 constexpr double kAluOpPj = 0.1;
 constexpr double kSram8KiBPjPerByte = 10.0 / 8;
 constexpr double kDdr3PjPerByte = (1300.0 + 2600.0) / 2 / 8;
-// Other standards scale DDR3's figure by the square of their I/O voltage (DDR3 1.5 V, DDR4
-// 1.2 V, LPDDR4 1.1 V): a first-order estimate, stated as such in explore/README.md.
-constexpr double kDdr4PjPerByte = kDdr3PjPerByte * (1.2 * 1.2) / (1.5 * 1.5);
-constexpr double kLpddr4PjPerByte = kDdr3PjPerByte * (1.1 * 1.1) / (1.5 * 1.5);
+// Other standards scale DDR3's figure by the square of their I/O voltage over DDR3's (the board
+// table's "dram" section): a first-order estimate, stated as such in explore/README.md.
+constexpr double kDdr3Volts = 1.5;
 // Static power of the accelerator's share of the device: an assumption, overridable.
 constexpr double kStaticMw = 100.0;
-
-struct DramEnergy {
-  const char* standard;
-  double pj_per_byte;
-};
-const DramEnergy kDramEnergy[] = {
-    {"DDR3", kDdr3PjPerByte}, {"DDR4", kDdr4PjPerByte}, {"LPDDR4", kLpddr4PjPerByte}};
-
-// The DRAM standard of a board: the device table (explore/device_data/devices.json); intelfocl,
-// a PCIe card with no budget in that table, has DDR4; sim / tsim the PYNQ board's DDR3.
-std::string dram_standard(const std::string& target) {
-  if (const FpgaDevice* d = find_device(target)) {
-    return d->dram;
-  }
-  return target == "intelfocl" ? "DDR4" : "DDR3";
-}
 
 // The Horowitz SRAM figures span 8 KiB to 1 MiB arrays; the square-root trend is extrapolated
 // outside that range.
@@ -54,11 +36,11 @@ EnergyParams EnergyParams::for_config(const HwConfig& cfg) {
   p.mac_pj = kMacPj;
   p.alu_op_pj = kAluOpPj;
   p.sram_pj_per_byte_8kib = kSram8KiBPjPerByte;
-  p.dram_type = dram_standard(cfg.target);
-  p.dram_pj_per_byte = kDdr3PjPerByte;
-  for (const auto& d : kDramEnergy) {
-    p.dram_pj_per_byte = p.dram_type == d.standard ? d.pj_per_byte : p.dram_pj_per_byte;
-  }
+  // The board's DRAM (a target that is not a board, e.g. sim: the default board's).
+  const nlohmann::json& dram = board_section(cfg.target, "dram");
+  const double volts = dram.at("io_voltage_v").get<double>();
+  p.dram_type = dram.at("standard").get<std::string>();
+  p.dram_pj_per_byte = kDdr3PjPerByte * (volts * volts) / (kDdr3Volts * kDdr3Volts);
   p.static_mw = kStaticMw;
   // The config's ENERGY_* keys (sim/energy_spec.h) override the table.
   const std::pair<const char*, double EnergyParams::*> keys[] = {

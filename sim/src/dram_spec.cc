@@ -1,83 +1,21 @@
 #include "vta/sim/dram_spec.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/sim/board_facts.h"
 #include "vta/sim/error.h"
+#include "vta/sim/memory_model.h"
 
 namespace vta {
 
 namespace {
 
-// The parameter sets. Values: configs/README.md ("DRAM parameter sets") gives the part and the
-// speed bin of each, and how the nCK values follow from the datasheet's nanoseconds.
-DramSpec ddr3_1066_pynq() {
-  DramSpec d;
-  d.preset = "PYNQ-Z1-DDR3-1066-x16";
-  d.standard = "DDR3";
-  d.channels = 1, d.ranks = 1, d.bank_groups = 1, d.banks = 8, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 16, d.burst_length = 8, d.tck_ps = 1875;
-  d.cl = 7, d.cwl = 6, d.rcd = 7, d.rp = 7, d.ras = 20, d.rc = 27, d.wr = 8, d.rtp = 4;
-  d.wtr = 4, d.rrd = 6, d.faw = 27, d.ccd = 4, d.refi = 4160, d.rfc = 139;
-  d.address_map = "RoRaBaBgCoCh";
-  d.interconnect_ns = 40;
-  return d;
-}
-
-DramSpec ddr3_800_de10nano() {
-  DramSpec d;
-  d.preset = "DE10-Nano-DDR3-800-x32";
-  d.standard = "DDR3";
-  d.channels = 1, d.ranks = 1, d.bank_groups = 1, d.banks = 8, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 32, d.burst_length = 8, d.tck_ps = 2500;
-  d.cl = 6, d.cwl = 5, d.rcd = 6, d.rp = 6, d.ras = 15, d.rc = 21, d.wr = 6, d.rtp = 4;
-  d.wtr = 4, d.rrd = 4, d.faw = 20, d.ccd = 4, d.refi = 3120, d.rfc = 104;
-  d.address_map = "RoRaBaBgCoCh";
-  d.interconnect_ns = 40;
-  return d;
-}
-
-DramSpec ddr4_2400_zcu104() {
-  DramSpec d;
-  d.preset = "ZCU104-DDR4-2400-x64";
-  d.standard = "DDR4";
-  d.channels = 1, d.ranks = 1, d.bank_groups = 2, d.banks = 4, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 64, d.burst_length = 8, d.tck_ps = 833;
-  d.cl = 16, d.cwl = 12, d.rcd = 16, d.rp = 16, d.ras = 39, d.rc = 55, d.wr = 18, d.rtp = 9;
-  d.wtr = 9, d.rrd = 7, d.rrd_l = 8, d.faw = 36, d.ccd = 4, d.ccd_l = 6;
-  d.refi = 9363, d.rfc = 313;
-  d.address_map = "RoRaBaBgCoCh";
-  d.interconnect_ns = 30;
-  return d;
-}
-
-DramSpec lpddr4_2133_ultra96() {
-  DramSpec d;
-  d.preset = "Ultra96-LPDDR4-2133-x32";
-  d.standard = "LPDDR4";
-  d.channels = 2, d.ranks = 2, d.bank_groups = 1, d.banks = 8, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 16, d.burst_length = 16, d.tck_ps = 938;
-  d.cl = 20, d.cwl = 10, d.rcd = 20, d.rp = 20, d.ras = 45, d.rc = 65, d.wr = 20, d.rtp = 8;
-  d.wtr = 11, d.rrd = 11, d.faw = 43, d.ccd = 8, d.refi = 4162, d.rfc = 192;
-  d.address_map = "RoRaBaBgChCo";
-  d.interconnect_ns = 30;
-  return d;
-}
-
-struct PresetEntry {
-  const char* name;
-  const char* target;  // the board config that uses it
-  DramSpec (*make)();
-};
-
-const PresetEntry kPresets[] = {
-    {"PYNQ-Z1-DDR3-1066-x16", "pynq", &ddr3_1066_pynq},
-    {"Ultra96-LPDDR4-2133-x32", "ultra96", &lpddr4_2133_ultra96},
-    {"ZCU104-DDR4-2400-x64", "zcu104", &ddr4_2400_zcu104},
-    {"DE10-Nano-DDR3-800-x32", "de10nano", &ddr3_800_de10nano},
-};
-
-const char* const kModels[] = {"fixed", "dram"};
+// The board table's section holding each board's DRAM parameter set (its name and DRAM_* keys;
+// configs/README.md, "DRAM parameter sets", gives the part and speed bin of each).
+const char* const kParameterSet = "dram_parameter_set";
 
 struct IntField {
   const char* key;
@@ -127,10 +65,10 @@ std::string string_value(const nlohmann::json& v, const char* key, const std::st
 }
 
 // One of `choices` for key `key`; throws naming the choices.
-std::string choice(const nlohmann::json& v, const char* key, std::initializer_list<const char*> ch,
+std::string choice(const nlohmann::json& v, const char* key, const std::vector<std::string>& ch,
                    const std::string& src) {
   const std::string s = string_value(v, key, src);
-  for (const char* c : ch) {
+  for (const std::string& c : ch) {
     if (s == c) {
       return s;
     }
@@ -180,20 +118,48 @@ void check_address_map(const std::string& map, const std::string& src) {
   }
 }
 
+// Sets the fields of the DRAM_* keys `j` holds (a config, or a parameter set of the board
+// table); throws naming `src` and the key for a wrong type or an out-of-range value.
+void apply_dram_keys(const nlohmann::json& j, DramSpec& d, const std::string& src) {
+  for (const IntField& f : kIntFields) {
+    if (!j.contains(f.key)) {
+      continue;
+    }
+    const auto& v = j[f.key];
+    if (!v.is_number_integer()) {
+      throw ConfigError(
+          fmt::format("{}: key '{}' must be an integer, got {}", src, f.key, v.dump()));
+    }
+    const int64_t x = v.get<int64_t>();
+    if (x < f.min || x > f.max) {
+      throw ConfigError(
+          fmt::format("{}: key '{}' = {} is out of range [{}, {}]", src, f.key, x, f.min, f.max));
+    }
+    d.*(f.field) = static_cast<int>(x);
+  }
+  parse_string_fields(j, d, src);
+}
+
 }  // namespace
 
 std::vector<std::string> dram_preset_names() {
   std::vector<std::string> out;
-  for (const PresetEntry& p : kPresets) {
-    out.emplace_back(p.name);
+  for (const nlohmann::json& b : board_entries()) {
+    if (b.contains(kParameterSet)) {
+      out.push_back(b[kParameterSet].at("name").get<std::string>());
+    }
   }
   return out;
 }
 
 DramSpec dram_preset(const std::string& name, const std::string& src) {
-  for (const PresetEntry& p : kPresets) {
-    if (name == p.name) {
-      return p.make();
+  for (const nlohmann::json& b : board_entries()) {
+    if (b.contains(kParameterSet) && b[kParameterSet].at("name") == name) {
+      DramSpec d;
+      d.preset = name;
+      d.standard = b.at("dram").at("standard").get<std::string>();
+      apply_dram_keys(b[kParameterSet].at("keys"), d, "board table (sim/board_data/boards.json)");
+      return d;
     }
   }
   throw ConfigError(fmt::format("{}: key 'DRAM_PRESET' = \"{}\" is not one of {}", src, name,
@@ -201,25 +167,26 @@ DramSpec dram_preset(const std::string& name, const std::string& src) {
 }
 
 std::string default_dram_preset(const std::string& target) {
-  for (const PresetEntry& p : kPresets) {
-    if (target == p.target) {
-      return p.name;
-    }
+  return board_section(target, kParameterSet).at("name").get<std::string>();
+}
+
+std::vector<std::string> dram_spec_keys() {
+  std::vector<std::string> keys = {"DRAM_PRESET", "DRAM_PAGE_POLICY", "DRAM_SCHEDULER",
+                                   "DRAM_ADDRESS_MAP", "DRAM_INTERCONNECT_NS"};
+  for (const IntField& f : kIntFields) {
+    keys.emplace_back(f.key);
   }
-  return kPresets[0].name;
+  return keys;
 }
 
 bool is_memory_key(const std::string& key) {
-  if (key == "MEMORY_MODEL" || key == "DRAM_PRESET" || key == "DRAM_PAGE_POLICY" ||
-      key == "DRAM_SCHEDULER" || key == "DRAM_ADDRESS_MAP" || key == "DRAM_INTERCONNECT_NS") {
-    return true;
-  }
-  for (const IntField& f : kIntFields) {
-    if (key == f.key) {
-      return true;
-    }
-  }
-  return false;
+  const std::vector<std::string> keys = dram_spec_keys();
+  return key == "MEMORY_MODEL" || std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+double dram_stream_efficiency(const DramSpec& d, bool write) {
+  const int stop = write ? d.wr + d.rp + d.rfc + d.rcd + d.cwl : d.rp + d.rfc + d.rcd + d.cl;
+  return std::max(0.0, 1.0 - double(stop) / double(std::max(1, d.refi)));
 }
 
 void check_dram_spec(const DramSpec& d, const std::string& src) {
@@ -265,29 +232,14 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
     m.explicit_keys = m.explicit_keys || is_memory_key(it.key());
   }
   if (j.contains("MEMORY_MODEL")) {
-    m.model = choice(j["MEMORY_MODEL"], "MEMORY_MODEL", {kModels[0], kModels[1]}, src);
+    m.model = choice(j["MEMORY_MODEL"], "MEMORY_MODEL", memory_model_names(), src);
   }
+  m.description = find_memory_model_description(m.model);
   const std::string preset = j.contains("DRAM_PRESET")
                                  ? string_value(j["DRAM_PRESET"], "DRAM_PRESET", src)
                                  : default_dram_preset(target);
   m.dram = dram_preset(preset, src);
-  for (const IntField& f : kIntFields) {
-    if (!j.contains(f.key)) {
-      continue;
-    }
-    const auto& v = j[f.key];
-    if (!v.is_number_integer()) {
-      throw ConfigError(
-          fmt::format("{}: key '{}' must be an integer, got {}", src, f.key, v.dump()));
-    }
-    const int64_t x = v.get<int64_t>();
-    if (x < f.min || x > f.max) {
-      throw ConfigError(
-          fmt::format("{}: key '{}' = {} is out of range [{}, {}]", src, f.key, x, f.min, f.max));
-    }
-    m.dram.*(f.field) = static_cast<int>(x);
-  }
-  parse_string_fields(j, m.dram, src);
+  apply_dram_keys(j, m.dram, src);
   check_dram_spec(m.dram, src);
   return m;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/sim/board_facts.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/energy_spec.h"
 #include "vta/sim/error.h"
@@ -50,8 +51,14 @@ const IntKey kIntKeys[] = {
     {"DEP_QUEUE_DEPTH", &HwConfig::dep_queue_depth, 1, 1 << 16, ""},
 };
 
-const char* const kKnownTargets[] = {"sim",    "tsim",     "pynq",     "ultra96",
-                                     "zcu104", "de10nano", "intelfocl"};
+// The TARGET values: upstream's simulator targets, then the boards of the board table.
+std::vector<std::string> known_targets() {
+  std::vector<std::string> out = {"sim", "tsim"};
+  for (const std::string& b : board_names()) {
+    out.push_back(b);
+  }
+  return out;
+}
 
 bool is_pow2(int v) {
   return v > 0 && (v & (v - 1)) == 0;
@@ -148,15 +155,10 @@ void read_target_version_clock(const nlohmann::json& j, const std::string& src, 
     throw ConfigError(fmt::format("{}: key 'TARGET' must be a string", src));
   }
   c.target = target.get<std::string>();
-  bool known = false;
-  for (const char* t : kKnownTargets) {
-    known = known || c.target == t;
-  }
-  if (!known) {
-    throw ConfigError(fmt::format(
-        "{}: key 'TARGET' = \"{}\" is not one of sim, tsim, pynq, ultra96, zcu104, de10nano, "
-        "intelfocl",
-        src, c.target));
+  const std::vector<std::string> targets = known_targets();
+  if (std::find(targets.begin(), targets.end(), c.target) == targets.end()) {
+    throw ConfigError(fmt::format("{}: key 'TARGET' = \"{}\" is not one of {}", src, c.target,
+                                  fmt::join(targets, ", ")));
   }
   if (!hw_ver.is_string() || hw_ver.get<std::string>() != "0.0.2") {
     throw ConfigError(fmt::format(

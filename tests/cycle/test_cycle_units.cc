@@ -371,6 +371,22 @@ TEST_CASE("cycle units: LOAD UOP goes through the compute unit's uop client", "[
   rig.functional.release_storage();
 }
 
+TEST_CASE("cycle units: every memory model described has a timed implementation, and no other",
+          "[cycle]") {
+  // find_memory_model links every timed registration (vta/sim/memory_models.inc).
+  for (const std::string& name : memory_model_names()) {
+    INFO(name);
+    CHECK(find_memory_model(name).name == name);
+  }
+  const auto& timed = MemoryModelRegistry::instance().entries();
+  CHECK(timed.size() == memory_model_names().size());
+  for (const MemoryModelEntry& e : timed) {
+    INFO(e.name);
+    CHECK(find_memory_model_description(e.name) != nullptr);
+    CHECK(e.make != nullptr);
+  }
+}
+
 TEST_CASE("cycle units: the memory model is chosen by name", "[cycle]") {
   const HwConfig cfg = pynq();
   const std::vector<std::string> names = MemoryModelRegistry::instance().names();

@@ -10,6 +10,7 @@
 #include "vta/sim/dram_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/memory_model.h"
 
 using namespace vta;
 
@@ -179,6 +180,39 @@ TEST_CASE("config rejects invalid JSON and missing files", "[config]") {
                       Catch::Matchers::StartsWith("x.json: invalid JSON:"));
   REQUIRE_THROWS_WITH(HwConfig::from_file("/nonexistent.json"),
                       "cannot open config file '/nonexistent.json'");
+}
+
+TEST_CASE("memory model descriptions: the default, keys the config reads, analytic time",
+          "[config][dram]") {
+  const std::vector<std::string> names = memory_model_names();
+  REQUIRE(names.size() >= 2);
+  REQUIRE(find_memory_model_description(kDefaultMemoryModel) != nullptr);
+  CHECK(find_memory_model_description("no-such-model") == nullptr);
+  const nlohmann::json pynq = pynq_json();
+  for (const std::string& name : names) {
+    const MemoryModelDescription& m = *find_memory_model_description(name);
+    INFO(name);
+    CHECK(!m.description.empty());
+    CHECK(std::string(m.keys_read_by).find(".cc") != std::string::npos);
+    // Every key it names is one the config reader takes.
+    REQUIRE(m.keys != nullptr);
+    for (const std::string& key : m.keys()) {
+      INFO(key);
+      CHECK((pynq.contains(key) || is_memory_key(key)));
+    }
+    // A config naming it gets its entry; more bytes take longer, reads have some latency.
+    nlohmann::json j = pynq;
+    j["MEMORY_MODEL"] = name;
+    const HwConfig c = HwConfig::from_json(j, "test.json");
+    CHECK(&memory_model_description_of(c) == &m);
+    CHECK(m.transfer_cycles(4096, 0, c) > 0);
+    CHECK(m.transfer_cycles(8192, 4096, c) > m.transfer_cycles(4096, 4096, c));
+    CHECK(m.read_latency(c) > 0);
+  }
+  // Without MEMORY_MODEL: the default.
+  nlohmann::json plain = pynq;
+  plain.erase("MEMORY_MODEL");
+  CHECK(HwConfig::from_json(plain, "test.json").memory.model == kDefaultMemoryModel);
 }
 
 TEST_CASE("memory model keys: default, presets, overrides and rejections", "[config][dram]") {

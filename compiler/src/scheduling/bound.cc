@@ -6,50 +6,16 @@
 #include <fmt/format.h>
 
 #include "vta/sim/isa.h"
+#include "vta/sim/memory_model.h"
 
 namespace vta::compiler {
 
-namespace {
-
-// Core cycles per DRAM clock.
-double dram_clocks_per_core_cycle(const HwConfig& cfg) {
-  return 1e6 / (double(cfg.memory.dram.tck_ps) * cfg.clock_mhz);
-}
-
-bool dram_model(const HwConfig& cfg) {
-  return cfg.memory.model == "dram";
-}
-
-}  // namespace
-
-double dram_stream_efficiency(const DramSpec& d, bool write) {
-  const int stop = write ? d.wr + d.rp + d.rfc + d.rcd + d.cwl : d.rp + d.rfc + d.rcd + d.cl;
-  return std::max(0.0, 1.0 - double(stop) / double(std::max(1, d.refi)));
-}
-
 double dram_cycles(double read_bytes, double write_bytes, const HwConfig& cfg) {
-  if (!dram_model(cfg)) {
-    // One bus beat per DRAM_CYCLES_PER_BEAT on each channel; AXI reads and writes overlap.
-    const double bytes_per_cycle =
-        double(cfg.bus_bytes) / double(std::max(1, cfg.dram_cycles_per_beat));
-    return std::max(read_bytes, write_bytes) / bytes_per_cycle;
-  }
-  // The core's channels move one beat per cycle each; the DRAM's one data bus carries both.
-  const DramSpec& d = cfg.memory.dram;
-  const double peak =  // bytes per core cycle
-      2.0 * d.channels * d.bus_bytes() * dram_clocks_per_core_cycle(cfg);
-  const double dram = read_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, false))) +
-                      write_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, true)));
-  return std::max({read_bytes / cfg.bus_bytes, write_bytes / cfg.bus_bytes, dram});
+  return memory_model_description_of(cfg).transfer_cycles(read_bytes, write_bytes, cfg);
 }
 
 double dram_read_latency(const HwConfig& cfg) {
-  if (!dram_model(cfg)) {
-    return double(cfg.dram_read_latency_cycles);
-  }
-  const DramSpec& d = cfg.memory.dram;
-  const double interconnect = 2.0 * d.interconnect_ns * cfg.clock_mhz / 1e3;
-  return interconnect + double(d.rcd + d.cl + d.burst_ck()) / dram_clocks_per_core_cycle(cfg);
+  return memory_model_description_of(cfg).read_latency(cfg);
 }
 
 namespace {

@@ -1,4 +1,5 @@
-// The memory model "dram" (DramMemory, dram_memory.h) and its registration.
+// The timed implementation of the memory model "dram" (DramMemory, dram_memory.h; described in
+// sim/src/dram_memory_model.cc) and its registration.
 #include "vta/sim/cycle/dram_memory.h"
 
 #include <algorithm>
@@ -179,12 +180,6 @@ void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& dela
   serve(p, delay, m_dram, m_cfg.bus_bytes);
 }
 
-void link_dram_memory_model() {}
-
-VTA_REGISTER(MemoryModelEntry, dram_memory,
-             {"dram", 10,
-              "a DRAM device and controller from JEDEC timings (banks, rows, refresh, its own "
-              "clock), behind an interconnect latency: DRAM_PRESET and the DRAM_* keys",
-              &make_dram});
+VTA_REGISTER_TIMED_MEMORY_MODEL(dram, &make_dram);
 
 }  // namespace vta::cycle

@@ -8,6 +8,12 @@
 
 namespace vta::cycle {
 
+// Each model's timed file defines its link function (VTA_REGISTER_TIMED_MEMORY_MODEL); calling
+// them in find_memory_model keeps every registration in a static link that can look one up.
+#define VTA_MEMORY_MODEL(tag) void link_##tag##_timed_memory_model();
+#include "vta/sim/memory_models.inc"
+#undef VTA_MEMORY_MODEL
+
 void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram,
                          int bus_bytes) {
   const uint64_t addr = p.get_address();
@@ -49,12 +55,13 @@ void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, D
 }
 
 const MemoryModelEntry& find_memory_model(const std::string& name) {
-  link_fixed_memory_model();
-  link_dram_memory_model();
+#define VTA_MEMORY_MODEL(tag) link_##tag##_timed_memory_model();
+#include "vta/sim/memory_models.inc"
+#undef VTA_MEMORY_MODEL
   const MemoryModelEntry* e = MemoryModelRegistry::instance().find(name);
   if (e == nullptr) {
     throw Error(fmt::format("cycle backend: no memory model named '{}' (registered: {})", name,
-                            fmt::join(MemoryModelRegistry::instance().names(), ", ")));
+                            fmt::join(memory_model_names(), ", ")));
   }
   return *e;
 }

@@ -1,7 +1,7 @@
 // FpgaDevice: the boards a design is judged against (part, resource budgets, DRAM standard, the
-// memory ports of the processing system, the published VTA clock), read from the one table
-// explore/device_data/devices.json that the area model's fit, the energy model, the sweep rows
-// and the report all use.
+// memory ports of the processing system, the published VTA clock): the boards of the board
+// table (sim/board_data/boards.json, vta/sim/board_facts.h) that have an "fpga" section, which
+// the area model's fit, the sweep rows and the report all use.
 #pragma once
 
 #include <string>
@@ -47,7 +47,7 @@ const FpgaDevice* find_device(const std::string& board_or_part);
 // "pynq, ultra96, ..." for error messages.
 std::string device_names();
 
-// The achievable-clock model's constants (devices.json "clock_model").
+// The achievable-clock model's constants (explore/device_data/clock_model.json).
 struct ClockModelParams {
   double reference_macs = 0;              // GEMM MACs per cycle of the published builds
   double period_growth_per_doubling = 0;  // clock period growth per doubling of the array

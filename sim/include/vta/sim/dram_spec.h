@@ -1,8 +1,9 @@
 // DramSpec: the memory model a configuration asks for (MEMORY_MODEL) and, for the "dram" model,
-// the DRAM device and controller parameters: a named parameter set (DRAM_PRESET, one per board
-// of the presets, configs/README.md cites the datasheets and JEDEC speed bins) whose values each
-// DRAM_* key may override. Timings are in DRAM clock cycles (nCK, the unit of the JEDEC tables)
-// except tCK (ps) and the interconnect latency (ns). sim/DRAM.md gives the formulas.
+// the DRAM device and controller parameters: a named parameter set (DRAM_PRESET; one per board,
+// in the board table sim/board_data/boards.json; configs/README.md cites the datasheets and
+// JEDEC speed bins) whose values each DRAM_* key may override. Timings are in DRAM clock cycles
+// (nCK, the unit of the JEDEC tables) except tCK (ps) and the interconnect latency (ns).
+// sim/DRAM.md gives the formulas.
 #pragma once
 
 #include <cstdint>
@@ -61,21 +62,33 @@ struct DramSpec {
   double peak_bytes_per_ns() const { return 2.0 * channels * bus_bytes() * 1000.0 / tck_ps; }
 };
 
+// The memory model a configuration without MEMORY_MODEL uses (defined next to that model's
+// description; the models: vta/sim/memory_model.h).
+extern const char* const kDefaultMemoryModel;
+
+struct MemoryModelDescription;  // memory_model.h
+
 // The memory model and DRAM parameters of a configuration.
 struct MemorySpec {
-  std::string model = "fixed";  // MEMORY_MODEL
-  DramSpec dram;                // used by "dram" (always filled, from the TARGET's default set)
-  bool explicit_keys = false;   // some memory key was present (to_json writes them back)
+  std::string model = kDefaultMemoryModel;  // MEMORY_MODEL
+  // The registered description of `model`, found once when the config is read (the compiler's
+  // cost model asks it for every candidate schedule).
+  const MemoryModelDescription* description = nullptr;
+  DramSpec dram;               // used by "dram" (always filled, from the TARGET's default set)
+  bool explicit_keys = false;  // some memory key was present (to_json writes them back)
 };
 
 // Names of the parameter sets (DRAM_PRESET values).
 std::vector<std::string> dram_preset_names();
 // The parameter set `name`; throws ConfigError listing the known names.
 DramSpec dram_preset(const std::string& name, const std::string& source);
-// The parameter set of a board (TARGET), the PYNQ-Z1's for targets without one.
+// The parameter set of a board (TARGET); the default board's (the PYNQ-Z1's) for targets
+// without one.
 std::string default_dram_preset(const std::string& target);
 
-// True for the config keys this unit owns (MEMORY_MODEL, DRAM_PRESET and the DRAM_* overrides).
+// The config keys of the DRAM parameters: DRAM_PRESET and the DRAM_* overrides.
+std::vector<std::string> dram_spec_keys();
+// True for the config keys this unit owns (MEMORY_MODEL and dram_spec_keys()).
 bool is_memory_key(const std::string& key);
 // Reads the memory keys of config `j` (others are left to HwConfig); throws ConfigError naming
 // `source` and the key for unknown values or out-of-range numbers.
@@ -83,6 +96,10 @@ MemorySpec parse_memory_spec(const nlohmann::json& j, const std::string& target,
                              const std::string& source);
 // Writes the memory keys back (only when the config had any: configs without them stay as read).
 void memory_spec_to_json(const MemorySpec& m, nlohmann::json& j);
+// Sustained share of the DRAM's peak for a long sequential read (or write) stream: one refresh
+// per tREFI stops the data bus for tRP + tRFC + tRCD + CL (writes: tWR + tRP + tRFC + tRCD +
+// CWL) DRAM cycles (sim/DRAM.md, Sustained bandwidth).
+double dram_stream_efficiency(const DramSpec& d, bool write);
 // Checks a DramSpec's consistency (powers of two, tRC >= tRAS + tRP, ...); throws ConfigError.
 void check_dram_spec(const DramSpec& d, const std::string& source);
 

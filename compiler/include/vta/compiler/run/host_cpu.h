@@ -1,7 +1,8 @@
 // The host CPU beside VTA on each board, as a time model for the layers that run on the host:
 // a layer's time is a fixed per-layer overhead plus the larger of its compute time (its
 // operations over the cores' NEON throughput) and its memory time (the bytes it reads and
-// writes over the DRAM bandwidth). Sources of the numbers: docs/host_cpu.md.
+// writes over the DRAM bandwidth). The boards' CPUs are in the board table
+// (sim/board_data/boards.json, "host_cpu"); the model and its sources: docs/host_cpu.md.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,8 @@ struct HostCpu {
   double layer_overhead_us = 0;    // dispatch and cache warm-up per host layer
 };
 
-// The host of board `target` (a configuration's TARGET: pynq, de10nano, ultra96, zcu104; any
-// other, e.g. "sim", gets pynq's); throws nothing.
+// The host of board `target` (a configuration's TARGET; one without a host CPU in the board
+// table, e.g. "sim", gets the default board's, pynq's).
 HostCpu host_cpu_for(const std::string& target);
 
 // Microseconds of one host layer: `ops` of kind `work`, `bytes` read and written.

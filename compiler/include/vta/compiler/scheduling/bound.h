@@ -21,22 +21,14 @@
 
 namespace vta::compiler {
 
-// Core cycles to move the given bytes at the design's bandwidth. The one place the compiler
-// estimates memory time (bound, verdict and the scheduler's cost model):
-//   MEMORY_MODEL fixed: max(read, write) / (bus bytes / DRAM_CYCLES_PER_BEAT);
-//   MEMORY_MODEL dram:  max(read / bus bytes, write / bus bytes,
-//                           read / (peak x eff_read) + write / (peak x eff_write)),
-// peak = the DRAM's bytes per core cycle (2 x channels x DRAM bus bytes per tCK), eff = the
-// share of a sequential stream's cycles the refreshes leave (dram_stream_efficiency).
+// Core cycles to move the given bytes at the design's bandwidth: the analytic bandwidth of the
+// config's memory model (vta/sim/memory_model.h; the formulas are in each model's file,
+// sim/src/<model>_memory_model.cc). The one place the compiler estimates memory time (bound,
+// verdict and the scheduler's cost model).
 double dram_cycles(double read_bytes, double write_bytes, const HwConfig& cfg);
 
-// Sustained share of the DRAM's peak for a long sequential read (or write) stream: one refresh
-// per tREFI stops the data bus for tRP + tRFC + tRCD + CL (writes: tWR + tRP + tRFC + tRCD +
-// CWL) DRAM cycles (sim/DRAM.md, Sustained bandwidth).
-double dram_stream_efficiency(const DramSpec& d, bool write);
-
-// Core cycles from a read request to its first data beat, for the cost model: the fixed
-// latency, or with the DRAM model the interconnect both ways plus ACT, READ and one burst.
+// Core cycles from a read request to its first data beat, for the cost model: the memory
+// model's analytic read latency.
 double dram_read_latency(const HwConfig& cfg);
 
 // Minimum DRAM traffic of a blocked layer, by the upstream counting rules: the input pixels

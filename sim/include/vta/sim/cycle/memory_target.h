@@ -8,9 +8,11 @@
 // read beat / to the write response, and fills MemTimingExt (else the core assumes
 // back-to-back beats ending at the returned delay).
 //
-// Models register themselves by name in MemoryModelRegistry, each from the file that implements
-// it (VTA_REGISTER, registry.h); CycleBackend creates one by name. "fixed" (fixed_memory.cc) is
-// DramTarget, the memory port of the timing contract (sim/README.md section 2).
+// A model is described once, without SystemC (vta/sim/memory_model.h: name, config keys,
+// analytic bandwidth and latency); its timed implementation registers itself under the same name
+// in MemoryModelRegistry from the file that implements it (VTA_REGISTER_TIMED_MEMORY_MODEL);
+// CycleBackend creates one by name. "fixed" (fixed_memory.cc) is DramTarget, the memory port of
+// the timing contract (sim/README.md section 2).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@
 #include "vta/sim/cycle/dram_timing.h"
 #include "vta/sim/dram.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/memory_model.h"
 #include "vta/sim/registry.h"
 
 namespace vta::cycle {
@@ -105,25 +108,26 @@ class MemoryTarget : public sc_core::sc_module {
   void serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram, int bus_bytes);
 };
 
+// The timed implementation of the memory model `name` (its description: memory_model.h).
 struct MemoryModelEntry {
   std::string name;
-  int order = 0;  // position in listings, lower first
-  std::string description;
+  int order = 0;  // unused: listings follow the descriptions' order (memory_model_names())
   // Creates the model inside the current SystemC kernel, while the core is elaborated.
   std::function<std::unique_ptr<MemoryTarget>(sc_core::sc_module_name, const HwConfig&, Dram&)>
       make;
 };
 using MemoryModelRegistry = Registry<MemoryModelEntry>;
 
-// The model a CycleBackend uses unless it is given another name: "fixed".
-extern const char* const kDefaultMemoryModel;
+// The model a CycleBackend uses unless it is given another name (memory_model.h).
+using ::vta::kDefaultMemoryModel;
 
-// Defined in fixed_memory.cc / dram_memory.cc and called by find_memory_model: links each
-// model's registration into every static link that can look a model up.
-void link_fixed_memory_model();
-void link_dram_memory_model();
-
-// The registered model `name`; throws Error naming the registered models if there is none.
+// The timed implementation of the model `name`; throws Error naming the models if there is none.
 const MemoryModelEntry& find_memory_model(const std::string& name);
 
 }  // namespace vta::cycle
+
+// Registers a model's timed implementation in the file that defines it, under its name (the tag
+// of its line in vta/sim/memory_models.inc); also defines the function that line links it by.
+#define VTA_REGISTER_TIMED_MEMORY_MODEL(name, make) \
+  void link_##name##_timed_memory_model() {}        \
+  VTA_REGISTER(::vta::cycle::MemoryModelEntry, name##_timed_memory_model, {#name, 0, make})
