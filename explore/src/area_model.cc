@@ -112,6 +112,9 @@ std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
   return {
       {"const", 1.0},
       {"macs", lanes * c.block_in},
+      // The GEMM core's weight register (block_out x block_in elements, shared by the batch):
+      // what separates a 2x16 array's flip-flops from a 1x32 one's at the same lane count.
+      {"wgt_bits", c.wgt_elem_bytes * 8.0},
       {"acc_lanes", lanes},
       {"bus_bits", c.bus_bytes * 8.0},
       {"sram_port_bits",
@@ -142,7 +145,7 @@ double linear(const nlohmann::json& coefs, const std::vector<std::pair<std::stri
   return sum;
 }
 
-// "macs 1024 > 256" for every feature outside the fitted designs' range.
+// "macs 1024 > 512" for every feature outside the fitted designs' range.
 std::vector<std::string> outside_calibration(
     const nlohmann::json& k, const std::vector<std::pair<std::string, double>>& features) {
   std::vector<std::string> out;

@@ -43,7 +43,7 @@ def main():
     v = area["verdict"]
     if area["fits"] or v["clock_ok"] or abs(v["clock_estimate_mhz"] - 277.5) > 1e-6:
         fail("--json verdict: %s" % v)
-    if area["extrapolated"] != ["macs 1024 > 256"]:
+    if area["extrapolated"] != ["macs 1024 > 512", "wgt_bits 8192 > 2048"]:
         fail("--json area extrapolation: %s" % area["extrapolated"])
     print("--version, conv2d --quiet, and a design above its clock estimate and outside the "
           "area calibration: as expected")
