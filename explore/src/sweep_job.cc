@@ -192,10 +192,13 @@ std::string job_key(const SweepSpec& spec, const SweepJob& job) {
 std::string settings_id(const SweepSpec& spec, const SweepJob& job) {
   const SweepWorkload& w = spec.workloads[job.workload];
   const bool seeded = w.kind != SweepWorkload::Kind::kNetwork;
-  const nlohmann::json settings = {{"check", spec.check},
-                                   {"seed", seeded ? nlohmann::json(spec.seed) : nullptr},
-                                   {"tune", spec.tune},
-                                   {"content", w.content_id}};
+  nlohmann::json settings = {{"check", spec.check},
+                             {"seed", seeded ? nlohmann::json(spec.seed) : nullptr},
+                             {"tune", spec.tune},
+                             {"content", w.content_id}};
+  if (w.onnx) {  // only then: the ids of other workloads stay those of older databases
+    settings["model"] = {spec.quant.calib, spec.quant.mode, spec.input_id};
+  }
   return short_hash(settings.dump());
 }
 

@@ -1,5 +1,6 @@
 #include "vta/explore/sweep_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -21,9 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kSpecKeys[] = {"name",        "base",      "axes",    "points",
-                                 "sample",      "workloads", "backend", "schedule",
-                                 "constraints", "check",     "seed"};
+const char* const kSpecKeys[] = {"name",      "base",    "axes",     "points",      "sample",
+                                 "workloads", "backend", "schedule", "constraints", "check",
+                                 "seed",      "calib",   "quant",    "input"};
 
 // Integers of axes and points are exact in a double (constraints compute in doubles) and convert
 // to int64 without overflow: |v| <= 2^53. Checked before any conversion.
@@ -220,6 +221,41 @@ void parse_run_keys(SweepSpec& s, const nlohmann::ordered_json& j) {
   }
 }
 
+// calib, quant and input: how network:MODEL.onnx workloads are quantized (read before them).
+void parse_model_keys(SweepSpec& s, const nlohmann::ordered_json& j, const std::string& dir) {
+  if (j.contains("calib")) {
+    if (!j["calib"].is_number_integer() || !is_count(j["calib"], 1) ||
+        j["calib"].get<uint64_t>() > 1000) {
+      throw SpecError(fmt::format("{}: 'calib' = {} must be an integer in 1..1000", s.source,
+                                  j["calib"].dump()));
+    }
+    s.quant.calib = j["calib"].get<int>();
+  }
+  if (j.contains("quant")) {
+    if (!j["quant"].is_string() ||
+        (j["quant"].get<std::string>() != "max" && j["quant"].get<std::string>() != "percentile")) {
+      throw SpecError(fmt::format("{}: 'quant' = {} must be \"max\" or \"percentile\"", s.source,
+                                  j["quant"].dump()));
+    }
+    s.quant.mode = j["quant"].get<std::string>();
+  }
+  if (j.contains("input")) {
+    if (!j["input"].is_string() || j["input"].get<std::string>().empty()) {
+      throw SpecError(fmt::format("{}: 'input' = {} must name a raw float32 file", s.source,
+                                  j["input"].dump()));
+    }
+    const fs::path local = fs::path(dir) / j["input"].get<std::string>();
+    const bool in_dir =
+        !dir.empty() && fs::path(j["input"].get<std::string>()).is_relative() && fs::exists(local);
+    s.input = in_dir ? local.string() : j["input"].get<std::string>();
+    try {
+      s.input_id = short_hash(read_input_file(s.input, "input file", kMaxModelInputBytes));
+    } catch (const Error& e) {
+      throw SpecError(fmt::format("{}: input: {}", s.source, e.what()));
+    }
+  }
+}
+
 void parse_workloads(SweepSpec& s, const nlohmann::ordered_json& j, const std::string& dir) {
   if (!j.is_array() || j.empty()) {
     throw SpecError(s.source +
@@ -235,7 +271,7 @@ void parse_workloads(SweepSpec& s, const nlohmann::ordered_json& j, const std::s
       throw SpecError(s.source + ": workload '" + w.get<std::string>() + "' is listed twice");
     }
     try {
-      s.workloads.push_back(SweepWorkload::parse(w.get<std::string>(), dir));
+      s.workloads.push_back(SweepWorkload::parse(w.get<std::string>(), dir, s.quant, s.input));
     } catch (const Error& e) {
       throw SpecError(s.source + ": " + e.what());
     }
@@ -308,7 +344,14 @@ SweepSpec SweepSpec::from_json(const nlohmann::ordered_json& j, const std::strin
   if (!j.contains("workloads")) {
     throw SpecError(source + ": 'workloads' is missing");
   }
+  parse_model_keys(s, j, dir);
   parse_workloads(s, j["workloads"], dir);
+  if (!s.input.empty() && std::none_of(s.workloads.begin(), s.workloads.end(),
+                                       [](const SweepWorkload& w) { return w.onnx; })) {
+    throw SpecError(source +
+                    ": 'input' applies to network:MODEL.onnx workloads, and the spec "
+                    "has none");
+  }
   parse_run_keys(s, j);
   return s;
 }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
@@ -95,7 +96,22 @@ MatmulParams parse_matmul(const std::string& arg, const std::string& whole) {
 
 }  // namespace
 
-SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& dir) {
+namespace {
+
+// MODEL.onnx imported and quantized once with the sweep's model settings.
+compiler::Network import_model(const std::string& path, compiler::QuantOptions quant,
+                               const std::string& input) {
+  compiler::FloatGraph g = compiler::import_onnx(path);
+  if (!input.empty()) {
+    quant.first_input = compiler::read_float_input(g, input);
+  }
+  return compiler::quantize_graph(g, quant).net;
+}
+
+}  // namespace
+
+SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& dir,
+                                   const compiler::QuantOptions& quant, const std::string& input) {
   SweepWorkload w;
   w.text = text;
   const size_t colon = text.find(':');
@@ -115,9 +131,10 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
       if (std::filesystem::exists(path)) {
         w.content_id = short_hash(read_input_file(path, "network file", kMaxModelInputBytes));
       }
-      // MODEL.onnx: imported and quantized with the defaults of `vtasim network MODEL.onnx`.
-      w.network =
-          is_onnx_model(path) ? import_and_quantize(path, QuantOptions{}).net : Network::load(path);
+      // MODEL.onnx: imported and quantized as `vtasim network MODEL.onnx --calib C --quant Q
+      // [--input F]` does.
+      w.onnx = is_onnx_model(path);
+      w.network = w.onnx ? import_model(path, quant, input) : Network::load(path);
     } else if (kind == "conv2d") {
       w.kind = Kind::kConv2d;
       if (arg.find('=') == std::string::npos) {

@@ -1130,3 +1130,67 @@ def test_errors_view_limits(tmp_path, kind, message):
     model = str(tmp_path / f"{kind}.onnx")
     torch.onnx.export(SequenceLimits(kind).eval(), torch.randn(2, 4, 8), model, opset_version=13)
     assert message in error_of(str(tmp_path), model)
+
+
+def run_sweep(tmp, spec, status=0):
+    """vtasim sweep SPEC --db tmp/s.sqlite; returns (stdout, stderr)."""
+    path = os.path.join(tmp, "spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    p = subprocess.run([VTASIM, "sweep", path, "--db", os.path.join(tmp, "s.sqlite"), "-j", "1"],
+                       capture_output=True, text=True)
+    assert p.returncode == status, f"exit {p.returncode}: {p.stdout}\n{p.stderr}"
+    return p.stdout, p.stderr
+
+
+def test_graphs_sweep_model_settings(tmp_path):
+    """A sweep quantizes its MODEL.onnx workloads with the spec's calib, quant and input, as
+    `vtasim network MODEL.onnx` does with the same options; they are part of the resume key."""
+    import sqlite3
+    r = rng()
+    g, y, shape, _ = op_graph("add_fused", r)
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    r.normal(0, 1, (1, 8, 8, 8)).astype("<f4").tofile(str(tmp_path / "m.in.f32"))
+    rep, _, _ = vtasim(str(tmp_path), model, "--calib", "2", "--quant", "percentile", "--input",
+                       str(tmp_path / "m.in.f32"), backend="cycle")
+    spec = {"name": "m", "base": "pynq", "workloads": ["network:m.onnx"], "backend": "cycle",
+            "calib": 2, "quant": "percentile", "input": "m.in.f32"}
+    out, _ = run_sweep(str(tmp_path), spec)
+    assert "ran 1, 0 already done" in out and "ok 1" in out, out
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    cycles, mismatches = con.execute("SELECT cycles, mismatches FROM results WHERE row_kind = "
+                                     "'summary'").fetchone()
+    assert cycles == rep["cycles"] and mismatches == 0
+    out, _ = run_sweep(str(tmp_path), spec)
+    assert "ran 0, 1 already done" in out, out
+    spec["calib"] = 3  # another quantization: the old row is not this job's
+    out, _ = run_sweep(str(tmp_path), spec)
+    assert "ran 1, 0 already done" in out, out
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("calib", 0, "'calib' = 0 must be an integer in 1..1000"),
+    ("calib", 2.5, "'calib' = 2.5 must be an integer in 1..1000"),
+    ("quant", "min", "'quant' = \"min\" must be \"max\" or \"percentile\""),
+    ("input", "", "'input' = \"\" must name a raw float32 file"),
+    ("input", "nope.f32", "nope.f32"),
+])
+def test_errors_sweep_model_settings(tmp_path, key, value, words):
+    g, y, shape, _ = op_graph("maxpool", rng())
+    g.save(str(tmp_path / "m.onnx"), y, shape)
+    spec = {"base": "pynq", "workloads": ["network:m.onnx"], "backend": "fsim", key: value}
+    _, err = run_sweep(str(tmp_path), spec, status=2)
+    assert "vtasim: error:" in err and words in err, err
+
+
+def test_errors_sweep_input_of_wrong_size_or_workload(tmp_path):
+    g, y, shape, _ = op_graph("maxpool", rng())
+    g.save(str(tmp_path / "m.onnx"), y, shape)
+    np.zeros(7, "<f4").tofile(str(tmp_path / "short.f32"))
+    spec = {"base": "pynq", "workloads": ["network:m.onnx"], "backend": "fsim",
+            "input": "short.f32"}
+    _, err = run_sweep(str(tmp_path), spec, status=2)
+    assert "short.f32: 28 bytes, but the model's input" in err, err
+    spec["workloads"] = ["conv2d:resnet18.C8"]
+    _, err = run_sweep(str(tmp_path), spec, status=2)
+    assert "'input' applies to network:MODEL.onnx workloads, and the spec has none" in err, err

@@ -49,6 +49,12 @@ struct SweepSpec {
   size_t tune = 0;                // N of "tune:N"
   bool check = true;              // compare every layer with the C++ reference
   uint64_t seed = 1;              // data seed of conv2d / matmul workloads
+  // network:MODEL.onnx workloads: "calib" (1..1000, default 4) and "quant" ("max" or
+  // "percentile") of the quantization, and "input" (a raw float32 file of the model's input
+  // shape: the first calibration sample and the input the network runs on), as the options of
+  // `vtasim network MODEL.onnx`; input_id is the short hash of the input file's bytes.
+  compiler::QuantOptions quant;
+  std::string input, input_id;
 
   static SweepSpec from_file(const std::string& path);
   // `dir` resolves relative paths (base config, network files).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vta/compiler/frontend/network.h"
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
@@ -30,10 +31,15 @@ struct SweepWorkload {
   // Short hash of the bytes of a network or model file ("" for built-in workloads): a changed
   // file is a changed workload for resume.
   std::string content_id;
+  bool onnx = false;  // network:MODEL.onnx: imported and quantized with the spec's model settings
 
   // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
-  // relative network files are looked up in `dir` first.
-  static SweepWorkload parse(const std::string& text, const std::string& dir);
+  // relative network files are looked up in `dir` first. A MODEL.onnx is imported and quantized
+  // once, here (the sweep's workers are forked after it), with `quant` and, when `input` is
+  // given, that raw float32 file as its first calibration sample and its input.
+  static SweepWorkload parse(const std::string& text, const std::string& dir,
+                             const compiler::QuantOptions& quant = {},
+                             const std::string& input = "");
 };
 
 // How a workload is run: the schedule ("auto" or tuning with `tune` candidates, conv2d and
