@@ -18,13 +18,15 @@ double dram_clocks_per_core_cycle(const HwConfig& cfg) {
 
 // The core's channels move one beat per cycle each; the DRAM's one data bus carries both, at
 // the share of its peak that refreshes leave (dram_stream_efficiency).
-double dram_transfer_cycles(double read_bytes, double write_bytes, const HwConfig& cfg) {
+MemoryTransferRates dram_transfer_rates(const HwConfig& cfg) {
   const DramSpec& d = cfg.memory.dram;
   const double peak =  // bytes per core cycle
       2.0 * d.channels * d.bus_bytes() * dram_clocks_per_core_cycle(cfg);
-  const double dram = read_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, false))) +
-                      write_bytes / (peak * std::max(1e-9, dram_stream_efficiency(d, true)));
-  return std::max({read_bytes / cfg.bus_bytes, write_bytes / cfg.bus_bytes, dram});
+  MemoryTransferRates r;
+  r.channel_bytes_per_cycle = double(cfg.bus_bytes);
+  r.shared_read_bytes_per_cycle = peak * std::max(1e-9, dram_stream_efficiency(d, false));
+  r.shared_write_bytes_per_cycle = peak * std::max(1e-9, dram_stream_efficiency(d, true));
+  return r;
 }
 
 // The interconnect both ways plus ACT, READ and one burst.
@@ -40,7 +42,7 @@ VTA_REGISTER_MEMORY_MODEL(dram, 10,
                           "a DRAM device and controller from JEDEC timings (banks, rows, "
                           "refresh, its own clock), behind an interconnect latency: DRAM_PRESET "
                           "and the DRAM_* keys",
-                          &dram_spec_keys, "DramSpec (sim/src/dram_spec.cc)", &dram_transfer_cycles,
+                          &dram_spec_keys, "DramSpec (sim/src/dram_spec.cc)", &dram_transfer_rates,
                           &dram_read_latency);
 
 }  // namespace vta

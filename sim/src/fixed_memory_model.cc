@@ -19,10 +19,10 @@ std::vector<std::string> fixed_keys() {
 }
 
 // One bus beat per DRAM_CYCLES_PER_BEAT on each channel; reads and writes overlap.
-double fixed_transfer_cycles(double read_bytes, double write_bytes, const HwConfig& cfg) {
-  const double bytes_per_cycle =
-      double(cfg.bus_bytes) / double(std::max(1, cfg.dram_cycles_per_beat));
-  return std::max(read_bytes, write_bytes) / bytes_per_cycle;
+MemoryTransferRates fixed_transfer_rates(const HwConfig& cfg) {
+  MemoryTransferRates r;
+  r.channel_bytes_per_cycle = double(cfg.bus_bytes) / double(std::max(1, cfg.dram_cycles_per_beat));
+  return r;
 }
 
 double fixed_read_latency(const HwConfig& cfg) {
@@ -34,7 +34,7 @@ double fixed_read_latency(const HwConfig& cfg) {
 VTA_REGISTER_MEMORY_MODEL(fixed, 0,
                           "the timing contract's DRAM: fixed read/write latencies, "
                           "DRAM_CYCLES_PER_BEAT, one read and one write data channel",
-                          &fixed_keys, "HwConfig (sim/src/hw_config.cc)", &fixed_transfer_cycles,
+                          &fixed_keys, "HwConfig (sim/src/hw_config.cc)", &fixed_transfer_rates,
                           &fixed_read_latency);
 
 }  // namespace vta

@@ -2,6 +2,7 @@
 // bit for bit with the plain C++ reference (layer_runner does the comparison).
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include <catch2/catch.hpp>
@@ -140,6 +141,25 @@ void random_convs(const std::string& backend, const char* config, uint32_t seed,
 }
 
 }  // namespace
+
+TEST_CASE("a network layer's random weights are the layer run's, without its input", "[e2e]") {
+  // Input sizes that are and are not multiples of the eight values one draw gives.
+  for (const auto& [c, h, w] : {std::tuple{16, 7, 7}, std::tuple{3, 5, 5}, std::tuple{8, 1, 1}}) {
+    Conv2dParams p;
+    p.n = 1, p.c = c, p.h = h, p.w = w, p.k = 24, p.kh = 3, p.kw = 3;
+    p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
+    Epilogue e;
+    e.bias = true;
+    e.residual = true;
+    INFO("c " << c << " h " << h << " w " << w);
+    const ConvData all = random_conv_data(p, e, 77);
+    const ConvData weights = random_conv_weights(p, e, 77);
+    CHECK(weights.w == all.w);
+    CHECK(weights.bias == all.bias);
+    CHECK(weights.x.empty());
+    CHECK(weights.residual.empty());
+  }
+}
 
 TEST_CASE("random conv2d on fsim with pynq", "[e2e]") {
   random_convs("fsim", "pynq", 101, 25);

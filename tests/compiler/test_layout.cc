@@ -42,12 +42,22 @@ TEST_CASE("activation packing round-trips and places elements in NCHWnc", "[layo
     REQUIRE(packed.size() ==
             size_t(ceil_div(n, batch)) * ceil_div(c, block) * h * w * batch * block);
     REQUIRE(unpack_nchw(packed, n, c, h, w, batch, block) == x);
-    // Element (n-1, c-1, h-1, w-1) by the layout formula [N/B][C/BI][H][W][B][BI].
-    const int in = n - 1, ic = c - 1, y = h - 1, xx = w - 1, cb = ceil_div(c, block);
-    const size_t pos =
-        ((((size_t(in / batch) * cb + ic / block) * h + y) * w + xx) * batch + in % batch) * block +
-        ic % block;
-    REQUIRE(packed[pos] == x.back());
+    // Every element by the layout formula [N/B][C/BI][H][W][B][BI].
+    const int cb = ceil_div(c, block);
+    size_t plain = 0;
+    for (int in = 0; in < n; ++in) {
+      for (int ic = 0; ic < c; ++ic) {
+        for (int y = 0; y < h; ++y) {
+          for (int xx = 0; xx < w; ++xx, ++plain) {
+            const size_t pos =
+                ((((size_t(in / batch) * cb + ic / block) * h + y) * w + xx) * batch + in % batch) *
+                    block +
+                ic % block;
+            REQUIRE(packed[pos] == x[plain]);
+          }
+        }
+      }
+    }
   }
 }
 

@@ -244,10 +244,12 @@ TEST_CASE("Ctrl-C in a worker interrupts the run, results that arrived are kept"
   CHECK_FALSE(finished);
   CHECK(got.count(2) == 0);  // not the job's fault: neither done nor lost
   CHECK(got.count(3) == 0);  // abandoned
-  REQUIRE(got.count(0) == 1);
-  CHECK(got[0].bytes == "0");
+  // Job 2 starts on a worker whose earlier job (0 or 1) was reported first; the other one may
+  // still be running when the pool stops, on a loaded machine.
+  CHECK(got.count(0) + got.count(1) >= 1);
   for (const auto& [id, o] : got) {
     CHECK(o.status == Status::kDone);
+    CHECK(o.bytes == std::to_string(id));
   }
 }
 

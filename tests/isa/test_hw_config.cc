@@ -205,8 +205,8 @@ TEST_CASE("memory model descriptions: the default, keys the config reads, analyt
     j["MEMORY_MODEL"] = name;
     const HwConfig c = HwConfig::from_json(j, "test.json");
     CHECK(&memory_model_description_of(c) == &m);
-    CHECK(m.transfer_cycles(4096, 0, c) > 0);
-    CHECK(m.transfer_cycles(8192, 4096, c) > m.transfer_cycles(4096, 4096, c));
+    CHECK(m.transfer_rates(c).cycles(4096, 0) > 0);
+    CHECK(m.transfer_rates(c).cycles(8192, 4096) > m.transfer_rates(c).cycles(4096, 4096));
     CHECK(m.read_latency(c) > 0);
   }
   // Without MEMORY_MODEL: the default.

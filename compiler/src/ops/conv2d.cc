@@ -78,12 +78,14 @@ std::string conv2d_attributes(const NetworkLayer& l) {
 // The layer's random weights (and bias) or its own, with its actual input and residual.
 ConvData conv_data(const OpContext& ctx, const Conv2dParams& p) {
   const NetworkLayer& l = ctx.layer;
-  ConvData d = random_conv_data(p, l.epilogue, ctx.seed);
-  d.x = ctx.in.data;
+  ConvData d;
   if (l.weights) {
     d.w = *l.weights;  // grouped layers: every group's weights, sliced by the host conv
     d.bias = l.bias ? *l.bias : std::vector<int32_t>();
+  } else {
+    d = random_conv_weights(p, l.epilogue, ctx.seed);
   }
+  d.x = ctx.in.data;
   if (!l.epilogue.residual) {
     return d;
   }

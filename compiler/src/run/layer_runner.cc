@@ -1,7 +1,10 @@
 #include "vta/compiler/run/layer_runner.h"
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <random>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -195,6 +198,46 @@ ConvData random_conv_data(const Conv2dParams& p, const Epilogue& e, uint64_t see
     d.residual = random_int8(size_t(p.n) * p.k * p.out_h() * p.out_w(), rng);
   }
   return d;
+}
+
+namespace {
+
+ConvData draw_conv_weights(const Conv2dParams& p, const Epilogue& e, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  rng.discard((size_t(p.n) * p.c * p.h * p.w + 7) / 8);  // random_int8's draws for the input
+  ConvData d;
+  d.w = random_int8(size_t(p.k) * p.c * p.kh * p.kw, rng);
+  if (e.bias) {
+    d.bias = random_bias(size_t(p.k), rng);
+  }
+  return d;
+}
+
+}  // namespace
+
+// Memoised per process: a sweep worker runs the same network's layers on every design point,
+// and drawing ResNet-18's 11 M weights was a twentieth of a point. Bounded; when full, the
+// cache starts again.
+ConvData random_conv_weights(const Conv2dParams& p, const Epilogue& e, uint64_t seed) {
+  static std::mutex mutex;
+  static std::map<std::string, ConvData> cache;
+  static size_t bytes = 0;
+  constexpr size_t kCapacityBytes = size_t(64) << 20;
+  const std::string key =
+      fmt::format("{} {} {} {} {} {} {} {} {}", p.n, p.c, p.h, p.w, p.k, p.kh, p.kw, e.bias, seed);
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    ConvData d = draw_conv_weights(p, e, seed);
+    const size_t size = d.w.size() + d.bias.size() * sizeof(int32_t);
+    if (bytes + size > kCapacityBytes) {
+      cache.clear();
+      bytes = 0;
+    }
+    bytes += size;
+    it = cache.emplace(key, std::move(d)).first;
+  }
+  return it->second;
 }
 
 MatmulData random_matmul_data(const MatmulParams& p, const Epilogue& e, uint64_t seed) {

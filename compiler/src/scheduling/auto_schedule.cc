@@ -72,21 +72,34 @@ struct StageCosts {
   double store = 0;       // store: the tile's output
 };
 
-StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
+// The memory's side of the cost model under one config, worked out once per search.
+struct MemoryCosts {
+  explicit MemoryCosts(const HwConfig& cfg)
+      : rates(dram_transfer_rates(cfg)),
+        read_latency(dram_read_latency(cfg)),
+        write_latency(double(cfg.dram_write_latency_cycles)) {}
+  double transfer(double read_bytes, double write_bytes) const {
+    return rates.cycles(read_bytes, write_bytes);
+  }
+  MemoryTransferRates rates;
+  double read_latency;
+  double write_latency;
+};
+
+StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg, const MemoryCosts& m) {
   const BlockedConv& g = P.g;
   const Epilogue& e = P.e;
   const double insn = 8;  // fixed cost of issuing one instruction
-  const double rd_lat = dram_read_latency(cfg);
-  const double wr_lat = double(cfg.dram_write_latency_cycles);
+  const double rd_lat = m.read_latency;
+  const double wr_lat = m.write_latency;
   const TileShape t = P.full_shape();
   const double kk = double(g.p.kh) * g.p.kw;
   const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
   const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
   const int vec_ops = (e.bias ? 1 : 0) + (e.residual && !P.residual_init ? 1 : 0);
   StageCosts c;
-  c.inp_load =
-      t.ti * (dram_cycles(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0, cfg) + rd_lat + insn);
-  c.wgt_load = dram_cycles(double(t.to) * t.ti * kk * cfg.wgt_elem_bytes, 0, cfg) + rd_lat + insn;
+  c.inp_load = t.ti * (m.transfer(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0) + rd_lat + insn);
+  c.wgt_load = m.transfer(double(t.to) * t.ti * kk * cfg.wgt_elem_bytes, 0) + rd_lat + insn;
   c.gemm = double(g.gemm_uop_count()) / double(P.steps()) + insn;
   // Micro-op kernels that do not stay resident are reloaded every step.
   const double kernel_uops = double(t.ti) * kk * t.to;
@@ -94,7 +107,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
   const double combos =
       P.ic_chunks == 1 && P.oc_tiles == 1 ? P.s.threads : double(P.s.threads) * P.s.threads;
   if (kernel_uops * combos + 16 > cfg.uop_buff_depth) {
-    c.gemm += dram_cycles(kernel_uops * 4, 0, cfg) + rd_lat;
+    c.gemm += m.transfer(kernel_uops * 4, 0) + rd_lat;
   }
   // Accumulator reset, or the residual as initial value shifted left by the epilogue's shift.
   c.tile_start = !P.residual_init || e.shift ? out_tile + insn : 0;
@@ -102,12 +115,11 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg) {
     c.tile_start += rd_lat + insn;
   }
   if (e.residual) {  // LOAD ACC_8BIT runs on the compute unit
-    c.tile_start += dram_cycles(out_tile * cfg.out_elem_bytes, 0, cfg) + t.to * (rd_lat + insn);
+    c.tile_start += m.transfer(out_tile * cfg.out_elem_bytes, 0) + t.to * (rd_lat + insn);
   }
   c.epilogue = out_tile * (imm_ops + 2 * vec_ops) + insn * (imm_ops + vec_ops);
   // Output tiles at about 1.5 beats each plus the write response per row burst.
-  c.store =
-      dram_cycles(0, out_tile * cfg.out_elem_bytes, cfg) * 1.5 + t.to * (wr_lat + insn + t.th * 2);
+  c.store = m.transfer(0, out_tile * cfg.out_elem_bytes) * 1.5 + t.to * (wr_lat + insn + t.th * 2);
   return c;
 }
 
@@ -153,27 +165,29 @@ double simulate_steps(const TilePlan& P, const StageCosts& c) {
 }
 
 // stage_lower_bound from the plan's stage costs and DRAM traffic, when the caller has them.
-double lower_bound_of(const TilePlan& P, const HwConfig& cfg, const StageCosts& c,
+double lower_bound_of(const TilePlan& P, const MemoryCosts& m, const StageCosts& c,
                       const DramTraffic& d) {
   // Each stage does its own work one item after the other: estimate_cycles is at least the
   // busiest stage's total, and the DRAM time of all bytes.
   const double steps = double(P.steps()), tiles = double(P.tiles());
   const double load = steps * c.inp_load + d.wgt_loads * c.wgt_load;
   const double compute = steps * c.gemm + tiles * (c.tile_start + c.epilogue);
-  return std::max({load, compute, tiles * c.store, dram_cycles(d.read, d.write, cfg)});
+  return std::max({load, compute, tiles * c.store, m.transfer(d.read, d.write)});
 }
 
 }  // namespace
 
 double estimate_cycles(const TilePlan& P, const HwConfig& cfg) {
-  const StageCosts c = stage_costs(P, cfg);
+  const MemoryCosts m(cfg);
+  const StageCosts c = stage_costs(P, cfg, m);
   // Never below the busiest stage's work or the DRAM time of all reads (one read channel,
   // whichever unit issues them), whatever the extrapolation gives.
-  return std::max(simulate_steps(P, c), lower_bound_of(P, cfg, c, estimate_traffic(P, cfg)));
+  return std::max(simulate_steps(P, c), lower_bound_of(P, m, c, estimate_traffic(P, cfg)));
 }
 
 double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
-  return lower_bound_of(P, cfg, stage_costs(P, cfg), estimate_traffic(P, cfg));
+  const MemoryCosts m(cfg);
+  return lower_bound_of(P, m, stage_costs(P, cfg, m), estimate_traffic(P, cfg));
 }
 
 namespace {
@@ -234,9 +248,9 @@ TilePlan estimate_plan(const BlockedConv& g, const Epilogue& e, const ConvSchedu
 
 // Adds every tile_h x tile_w (from hs x ws) whose input window and accumulators fit the slots
 // of `s.threads` threads, with the channel blocks and threads of `s`.
-void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg, ConvSchedule s,
-                       const std::vector<int>& hs, const std::vector<int>& ws,
-                       BestEstimates& best) {
+void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg,
+                       const MemoryCosts& m, ConvSchedule s, const std::vector<int>& hs,
+                       const std::vector<int>& ws, BestEstimates& best) {
   const Conv2dParams& p = g.p;
   const int vt = s.threads, to = s.tile_oc_blocks, ti = s.tile_ic_blocks;
   const uint64_t inp_slot = cfg.inp_buff_depth / vt, acc_slot = cfg.acc_buff_depth / vt;
@@ -259,10 +273,10 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
       s.tile_w = tw;
       const TilePlan plan = estimate_plan(g, e, s);
       const DramTraffic d = estimate_traffic(plan, cfg);
-      const double traffic = kTrafficWeight * dram_cycles(d.read, d.write, cfg);
+      const double traffic = kTrafficWeight * m.transfer(d.read, d.write);
       // estimate_cycles and stage_lower_bound, their shared parts computed once.
-      const StageCosts c = stage_costs(plan, cfg);
-      const double bound = lower_bound_of(plan, cfg, c, d);
+      const StageCosts c = stage_costs(plan, cfg, m);
+      const double bound = lower_bound_of(plan, m, c, d);
       if (bound + traffic > best.cutoff()) {
         continue;  // the step-by-step estimate can only be larger
       }
@@ -278,6 +292,7 @@ void add_blockings(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg,
   const auto hs = size_candidates(g.oh), ws = size_candidates(g.ow);
   const auto os = size_candidates(g.ocb), is = size_candidates(g.icb);
   const uint64_t kk = uint64_t(g.p.kh) * g.p.kw;
+  const MemoryCosts m(cfg);
   for (int vt : {2, 1}) {
     const uint64_t wgt_slot = cfg.wgt_buff_depth / vt;
     for (int to : os) {
@@ -294,7 +309,7 @@ void add_blockings(const BlockedConv& g, const Epilogue& e, const HwConfig& cfg,
         s.tile_ic_blocks = ti;
         s.threads = vt;
         s.fold_rows = fold;
-        add_spatial_tiles(g, e, cfg, s, hs, ws, best);
+        add_spatial_tiles(g, e, cfg, m, s, hs, ws, best);
       }
     }
   }

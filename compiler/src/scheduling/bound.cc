@@ -11,7 +11,11 @@
 namespace vta::compiler {
 
 double dram_cycles(double read_bytes, double write_bytes, const HwConfig& cfg) {
-  return memory_model_description_of(cfg).transfer_cycles(read_bytes, write_bytes, cfg);
+  return dram_transfer_rates(cfg).cycles(read_bytes, write_bytes);
+}
+
+MemoryTransferRates dram_transfer_rates(const HwConfig& cfg) {
+  return memory_model_description_of(cfg).transfer_rates(cfg);
 }
 
 double dram_read_latency(const HwConfig& cfg) {

@@ -7,6 +7,7 @@
 // name. Nothing else compares a model's name.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,25 @@ namespace vta {
 
 struct HwConfig;
 
+// A model's sustained bandwidth as rates, worked out once per config (the schedule search asks
+// for transfer times of every candidate plan): each of the core's two channels (reads, writes)
+// moves at most one bus width per cycle of its own, and where both share one device bus the two
+// directions add up there.
+struct MemoryTransferRates {
+  double channel_bytes_per_cycle = 1;
+  double shared_read_bytes_per_cycle = 0;  // 0: reads and writes do not share a bus
+  double shared_write_bytes_per_cycle = 0;
+  // Core cycles to move `read_bytes` and `write_bytes`.
+  double cycles(double read_bytes, double write_bytes) const {
+    const double channel = std::max(read_bytes, write_bytes) / channel_bytes_per_cycle;
+    if (shared_read_bytes_per_cycle <= 0) {
+      return channel;
+    }
+    return std::max(channel, read_bytes / shared_read_bytes_per_cycle +
+                                 write_bytes / shared_write_bytes_per_cycle);
+  }
+};
+
 struct MemoryModelDescription {
   std::string name;  // MEMORY_MODEL
   int order = 0;     // position in listings, lower first
@@ -24,8 +44,8 @@ struct MemoryModelDescription {
   // The config keys the model's timing reads, and the unit that reads and checks them.
   std::vector<std::string> (*keys)() = nullptr;
   const char* keys_read_by = "";
-  // Core cycles to move `read_bytes` and `write_bytes` at the model's sustained bandwidth.
-  double (*transfer_cycles)(double read_bytes, double write_bytes, const HwConfig& cfg) = nullptr;
+  // The model's sustained bandwidth under `cfg`.
+  MemoryTransferRates (*transfer_rates)(const HwConfig& cfg) = nullptr;
   // Core cycles from a read request to its first data beat.
   double (*read_latency)(const HwConfig& cfg) = nullptr;
 };

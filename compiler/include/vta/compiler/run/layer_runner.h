@@ -25,6 +25,9 @@ struct ConvData {
 };
 // Uniform int8 data in [-128, 127], bias in [-2^14, 2^14), from a seed.
 ConvData random_conv_data(const Conv2dParams& p, const Epilogue& e, uint64_t seed);
+// The same weights and bias without the input and residual, for a caller that brings its own
+// (a network layer): the input's draws are skipped, not stored.
+ConvData random_conv_weights(const Conv2dParams& p, const Epilogue& e, uint64_t seed);
 
 struct MatmulData {
   std::vector<int8_t> a;      // M*K

@@ -17,6 +17,7 @@
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/dram_spec.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/memory_model.h"
 #include "vta/sim/stats.h"
 
 namespace vta::compiler {
@@ -26,6 +27,8 @@ namespace vta::compiler {
 // sim/src/<model>_memory_model.cc). The one place the compiler estimates memory time (bound,
 // verdict and the scheduler's cost model).
 double dram_cycles(double read_bytes, double write_bytes, const HwConfig& cfg);
+// The same bandwidth as rates, for callers that ask many times under one config.
+MemoryTransferRates dram_transfer_rates(const HwConfig& cfg);
 
 // Core cycles from a read request to its first data beat, for the cost model: the memory
 // model's analytic read latency.
