@@ -83,16 +83,6 @@ std::string Conv2dParams::describe() const {
                      pad, k, out_h(), out_w());
 }
 
-std::optional<int> Epilogue::lower_bound() const {
-  if (relu && clip_lo) {
-    return std::max(0, *clip_lo);
-  }
-  if (relu) {
-    return 0;
-  }
-  return clip_lo;
-}
-
 void Epilogue::validate() const {
   if (shift < 0 || shift > 31) {
     throw Error(fmt::format("epilogue: shift {} out of range 0..31", shift));

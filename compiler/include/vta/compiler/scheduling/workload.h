@@ -3,6 +3,7 @@
 // int8 store. Also the ResNet-18 layer table of the upstream benchmark (vta-reference.md 7.2).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,7 +64,13 @@ struct Epilogue {
   bool relu = false;
   std::optional<int> clip_lo, clip_hi;  // must fit the 16-bit ALU immediate
 
-  std::optional<int> lower_bound() const;  // combined relu/clip_lo, if any
+  // Combined relu/clip_lo, if any (inline: the reference applies it to every element).
+  std::optional<int> lower_bound() const {
+    if (relu) {
+      return clip_lo ? std::max(0, *clip_lo) : 0;
+    }
+    return clip_lo;
+  }
   void validate() const;
   std::string describe() const;
   static Epilogue from_json(const nlohmann::json& j, const std::string& source);
