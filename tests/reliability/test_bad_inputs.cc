@@ -427,3 +427,16 @@ TEST_CASE("every input file is read with a limit: devices, FIFOs and oversized f
     std::filesystem::remove(p);
   }
 }
+
+TEST_CASE("a network file declaring a huge input is refused by size before any allocation",
+          "[cli]") {
+  // 40960 x 40960 x 16 int8 values (25 GiB) in a file of 150 bytes.
+  const std::string net = temp_path("huge_input.json");
+  std::ofstream(net) << R"({"name": "h", "input": {"name": "data", "n": 1, "c": 16, "h": 40960,)"
+                     << R"( "w": 40960}, "layers": [{"name": "a", "op": "conv2d", "input": )"
+                     << R"("data", "k": 16, "kernel": 1}]})";
+  const CliResult r = vtasim("network " + net + " --backend fsim");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("network h: input 1x16x40960x40960 is larger than 1024 MiB"));
+  std::filesystem::remove(net);
+}
