@@ -13,9 +13,9 @@ cd "$(dirname "$0")/.."
 # sc_start, so exceptions thrown out of a cycle run are checked like any other. ASan's fake
 # stacks for use-after-return detection cannot follow coroutine switches at all:
 # detect_stack_use_after_return=0 turns off that one check (every other stack, heap and global
-# check stays on). The SystemC kernel and the processes of a cycle backend live until the
-# process exits by design (README.md: what a backend leaves behind is bounded and measured by
-# bench_memory), so leak detection would report them at every exit: detect_leaks=0. UBSan
+# check stays on). The SystemC kernels and processes of the cycle cores live until the process
+# exits by design (SystemC cannot free them; destroyed backends park their cores for reuse,
+# sim/README.md), so leak detection would report them at every exit: detect_leaks=0. UBSan
 # stops at the first report.
 export ASAN_OPTIONS="detect_stack_use_after_return=0:detect_leaks=0:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"

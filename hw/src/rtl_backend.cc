@@ -6,7 +6,10 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -117,10 +120,21 @@ class RtlTop : public sc_core::sc_module {
         socket("socket"),
         memory(cycle::find_memory_model(cfg.memory.model).make("dram", cfg, dram)),
         m_cfg(cfg),
-        m_dram(dram),
-        m_model(model) {
+        m_dram(&dram),
+        m_model(&model) {
     socket.bind(memory->target_socket());
     SC_THREAD(clock_thread);
+  }
+
+  // A parked top serves a new backend (RtlBackend::Impl): its DRAM, its Verilated model, no VCD.
+  void rebind(Dram& dram, RtlModel& model) {
+    m_dram = &dram;
+    m_model = &model;
+    memory->rebind_dram(dram);
+    vcd_path.clear();
+    vcd_limit = 0;
+    vcd_cut = UINT64_MAX;
+    m_vcd_first_total = m_vcd_first_bytes = m_vcd_cut_bytes = 0;
   }
 
   // ---- one run, set by the host before sc_start ----
@@ -182,7 +196,7 @@ class RtlTop : public sc_core::sc_module {
       MemIn in = memory_inputs(abs, wb);
       in.trace_cycle = total_cycles + c;
       trace_window(in.trace_cycle);
-      m_model.cycle(in, out);
+      m_model->cycle(in, out);
       serve_requests(abs, c, in, out, wb);
       watch_progress(c, in, out);
       run_cycles = c + 1;
@@ -204,7 +218,7 @@ class RtlTop : public sc_core::sc_module {
 
   // Adds what the run did since the last call to the process's progress (run_progress.h).
   void publish_progress() {
-    const CoreStatus st = m_model.status();
+    const CoreStatus st = m_model->status();
     const uint64_t insns = uint64_t{st.unit_insns[0]} + st.unit_insns[1] + st.unit_insns[2];
     run_progress().add(run_cycles - std::min(run_cycles, m_shown_cycles),
                        insns - std::min(insns, m_shown_insns));
@@ -231,7 +245,7 @@ class RtlTop : public sc_core::sc_module {
     const uint64_t base = now_abs();
     memory->reset(base);
     memory->reset_counters();
-    m_model.start(insn_phys, insn_count);
+    m_model->start(insn_phys, insn_count);
     return base;
   }
 
@@ -275,7 +289,7 @@ class RtlTop : public sc_core::sc_module {
 
   void trace_window(uint64_t total) {
     if (vcd_on) {
-      m_model.set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
+      m_model->set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
     }
   }
 
@@ -314,7 +328,7 @@ class RtlTop : public sc_core::sc_module {
       last_progress = c;
     }
     if (c % std::min(kWatchdogCheck, watchdog_cycles) == 0) {
-      const uint64_t f = progress_fingerprint(m_model.status());
+      const uint64_t f = progress_fingerprint(m_model->status());
       if (f != m_fingerprint) {
         m_fingerprint = f;
         last_progress = c;
@@ -398,7 +412,7 @@ class RtlTop : public sc_core::sc_module {
     std::memcpy(wb.data.data() + static_cast<size_t>(wb.next) * bus_bytes(), out.wr_data,
                 bus_bytes());
     if (++wb.next == wb.beats) {
-      uint8_t* host = m_dram.checked_ptr(wb.addr, wb.data.size());
+      uint8_t* host = m_dram->checked_ptr(wb.addr, wb.data.size());
       if (host == nullptr) {
         throw ProgramError(
             fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
@@ -456,8 +470,8 @@ class RtlTop : public sc_core::sc_module {
   size_t bus_bytes() const { return static_cast<size_t>(m_cfg.bus_bytes); }
 
   const HwConfig& m_cfg;
-  Dram& m_dram;
-  RtlModel& m_model;
+  Dram* m_dram;
+  RtlModel* m_model;
   uint64_t m_local = 0;                                   // cycles simulated ahead of SystemC time
   uint64_t m_vcd_first_total = 0, m_vcd_first_bytes = 0;  // the VCD's size at its first look
   uint64_t m_vcd_cut_bytes = 0;                           // and when it passed the limit
@@ -594,12 +608,82 @@ std::string config_name(const HwConfig& cfg) {
 
 }  // namespace
 
-struct RtlBackend::Impl {
-  std::string model_name;
-  std::unique_ptr<RtlModel> model;
+// The SystemC side of an rtl backend: its kernel and top module, which SystemC cannot free. A
+// destroyed backend parks it under its hardware (model and config keys) and the next backend of
+// the same hardware takes it with a Verilated model of its own (fresh state), as the cycle
+// backend reuses its cores (sim/src/cycle/cycle_backend.cc): a process keeps at most as many
+// as it ever had rtl backends alive at once.
+struct RtlCore {
+  RtlCore(const HwConfig& c, Dram& dram, RtlModel& model, std::string pool_key)
+      : cfg(c), key(std::move(pool_key)) {
+    const cycle::SimContext::Lock lock = context.activate();
+    top = std::make_unique<RtlTop>("rtl_top", cfg, dram, model);
+  }
+
+  const HwConfig cfg;  // the top's own copy: it outlives the backend that built it
+  std::string key;
   cycle::SimContext context;
   std::unique_ptr<RtlTop> top;
   bool elaborated = false;
+  bool idle = true;  // no run inside the kernel (false while one runs or after it broke off)
+
+  // A parked core for `key` rebound to `dram` and `model`, else a new one.
+  static std::unique_ptr<RtlCore> acquire(const HwConfig& cfg, Dram& dram, RtlModel& model,
+                                          const std::string& key);
+  // Parks the core, or destroys what it can when it cannot be reused.
+  static void release(std::unique_ptr<RtlCore> core);
+};
+
+namespace {
+
+std::map<std::string, std::vector<std::unique_ptr<RtlCore>>>& parked_rtl_cores() {
+  static auto* pool = new std::map<std::string, std::vector<std::unique_ptr<RtlCore>>>;
+  return *pool;
+}
+std::mutex& rtl_pool_lock() {
+  static std::mutex m;
+  return m;
+}
+// As the cycle backend's: a kernel past this many cycles leaves too little SystemC time.
+constexpr uint64_t kMaxReuseCycles = uint64_t{1} << 33;
+
+}  // namespace
+
+std::unique_ptr<RtlCore> RtlCore::acquire(const HwConfig& cfg, Dram& dram, RtlModel& model,
+                                          const std::string& key) {
+  std::unique_ptr<RtlCore> core;
+  {
+    const std::lock_guard<std::mutex> guard(rtl_pool_lock());
+    auto& pool = parked_rtl_cores();
+    const auto it = pool.find(key);
+    if (it != pool.end() && !it->second.empty()) {
+      core = std::move(it->second.back());
+      it->second.pop_back();
+    }
+  }
+  if (!core) {
+    return std::make_unique<RtlCore>(cfg, dram, model, key);
+  }
+  const cycle::SimContext::Lock lock = core->context.activate();
+  core->top->rebind(dram, model);
+  return core;
+}
+
+void RtlCore::release(std::unique_ptr<RtlCore> core) {
+  const cycle::SimContext::Lock lock = core->context.activate();
+  if (!core->idle || cycle::now_cycle() >= kMaxReuseCycles) {
+    core.reset();
+    return;
+  }
+  const std::lock_guard<std::mutex> guard(rtl_pool_lock());
+  std::string key = core->key;
+  parked_rtl_cores()[key].push_back(std::move(core));
+}
+
+struct RtlBackend::Impl {
+  std::string model_name;
+  std::unique_ptr<RtlModel> model;
+  std::unique_ptr<RtlCore> core;
   uint64_t total_cycles = 0;
   uint64_t watchdog_cycles = RtlBackend::kDefaultWatchdogCycles;
   std::string vcd_path;
@@ -610,12 +694,13 @@ struct RtlBackend::Impl {
 };
 
 const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
-  const cycle::SimContext::Lock lock = context.activate();  // one thread at a time in SystemC
-  if (!elaborated) {
+  const cycle::SimContext::Lock lock = core->context.activate();  // one thread at a time
+  core->idle = false;
+  if (!core->elaborated) {
     cycle::SimContext::start(sc_core::SC_ZERO_TIME);
-    elaborated = true;
+    core->elaborated = true;
   }
-  RtlTop& t = *top;
+  RtlTop& t = *core->top;
   t.insn_phys = program.insn_phys;
   t.insn_count = program.count();
   t.wait_cycles = wait_cycles;
@@ -627,6 +712,7 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
   t.error = nullptr;
   t.go.notify(sc_core::SC_ZERO_TIME);
   cycle::SimContext::start();
+  core->idle = true;  // the clock thread waits for the next run again
   if (t.vcd_on) {
     model->set_vcd_active(false);
   }
@@ -672,9 +758,6 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
     }
   }
   m_impl = std::make_unique<Impl>();
-  // The Verilated model and the SystemC modules are built under the process's SystemC lock, as
-  // runs are (backends of several threads take turns).
-  const cycle::SimContext::Lock lock = m_impl->context.activate();
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =
         HwConfig::from_json_text(m.config_json, std::string("configs/") + m.name + ".json");
@@ -695,16 +778,19 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
         config_name(cfg), built.empty() ? "none" : built));
   }
   m_impl->model->reset();
-  m_impl->top = std::make_unique<RtlTop>("rtl_top", m_cfg, m_dram, *m_impl->model);
+  m_impl->core = RtlCore::acquire(m_cfg, m_dram, *m_impl->model,
+                                  m_impl->model_name + "\n" + m_cfg.to_json().dump());
 }
 
 RtlBackend::~RtlBackend() {
   if (!m_impl) {
     return;
   }
-  const cycle::SimContext::Lock lock = m_impl->context.activate();  // as the constructor
   if (m_impl->model) {
     m_impl->model->close_vcd();
+  }
+  if (m_impl->core) {
+    RtlCore::release(std::move(m_impl->core));
   }
   m_impl.reset();
 }
@@ -727,9 +813,9 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
   m_impl->vcd_path = path;
   m_impl->vcd_start = start;
   m_impl->vcd_end = end;
-  m_impl->top->vcd_path = path;
-  m_impl->top->vcd_limit = m_vcd_limit;
-  m_impl->top->vcd_cut = UINT64_MAX;
+  m_impl->core->top->vcd_path = path;
+  m_impl->core->top->vcd_limit = m_vcd_limit;
+  m_impl->core->top->vcd_cut = UINT64_MAX;
 }
 
 // The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range

@@ -8,6 +8,15 @@
 
 namespace vta::py {
 
+bool python_signal_pending() {
+  pyb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) {
+    PyErr_Clear();
+    return true;
+  }
+  return false;
+}
+
 namespace {
 
 template <class Json>

@@ -10,6 +10,8 @@
 #include <pybind11/pybind11.h>
 #include <nlohmann/json.hpp>
 
+#include "vta/sim/run_progress.h"
+
 namespace vta::py {
 
 namespace pyb = pybind11;
@@ -35,6 +37,26 @@ template <class F>
 auto without_gil(F&& f) {
   pyb::gil_scoped_release nogil;
   return f();
+}
+
+// The Python thread's stop check while a simulation holds no GIL (vta/sim/run_progress.h): true
+// when a signal is pending (Ctrl-C). Takes the GIL for the check; the signal's own exception is
+// dropped, and interruptible() raises KeyboardInterrupt in its place.
+bool python_signal_pending();
+
+// without_gil(f) with python_signal_pending as the thread's stop check, which the backends ask
+// inside long instructions and runs (once per 2^20 work units or cycles): Ctrl-C stops the
+// simulation where it is and raises KeyboardInterrupt.
+template <class F>
+auto interruptible(F&& f) {
+  try {
+    pyb::gil_scoped_release nogil;
+    const ScopedStopCheck stop(&python_signal_pending);
+    return f();
+  } catch (const RunInterrupted&) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw pyb::error_already_set();
+  }
 }
 
 }  // namespace vta::py

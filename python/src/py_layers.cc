@@ -123,7 +123,7 @@ pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int
   }
   const ConvSchedule s = schedule_arg(schedule, p, e, t.config);
   t.runtime->set_program_dump(dump_program);  // this call's own runtime
-  LayerRun r = without_gil([&] { return compiler::run_conv2d(t, p, e, s, data, check); });
+  LayerRun r = interruptible([&] { return compiler::run_conv2d(t, p, e, s, data, check); });
   return layer_dict(std::move(r), {p.n, p.k, p.out_h(), p.out_w()}, t.config);
 }
 
@@ -149,7 +149,7 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   }
   const compiler::Conv2dParams as_conv = compiler::matmul_as_conv(p, t.config);
   const ConvSchedule s = schedule_arg(schedule, as_conv, e, t.config);
-  LayerRun r = without_gil([&] { return compiler::run_matmul(t, p, e, s, data, check); });
+  LayerRun r = interruptible([&] { return compiler::run_matmul(t, p, e, s, data, check); });
   return layer_dict(std::move(r), {p.m, p.n}, t.config);
 }
 
@@ -182,7 +182,7 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
       throw Interrupted{};
     }
   };
-  compiler::NetworkRun run = without_gil([&] { return compiler::run_network(t, net, opt); });
+  compiler::NetworkRun run = interruptible([&] { return compiler::run_network(t, net, opt); });
   pyb::dict d;
   d["name"] = net.name;
   pyb::list layers;
@@ -265,7 +265,7 @@ Run a whole network ("resnet18", a network JSON file or MODEL.onnx) layer by lay
 {"layers": [dict per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. An ONNX
 model is imported and quantized first (calib inputs, quant "max" or "percentile", as
 `vtasim network MODEL.onnx`); the result then has "frontend" (the quantization report, as the
-CLI's --json, with "output_matches_reference"). Ctrl-C stops between layers
+CLI's --json, with "output_matches_reference"). Ctrl-C stops it, inside a layer too
 (KeyboardInterrupt).)doc",
         arg("name_or_path") = "resnet18", arg("config") = "pynq", pyb::kw_only(),
         arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true,

@@ -44,17 +44,6 @@ pyb::list disassemble(const ProgramImage& img, const pyb::object& config, size_t
   return out;
 }
 
-// The Python thread's stop check while a run holds no GIL: a pending signal (Ctrl-C) stops it.
-// The signal's own exception is dropped; run() raises KeyboardInterrupt in its place.
-bool python_signal_pending() {
-  pyb::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) {
-    PyErr_Clear();
-    return true;
-  }
-  return false;
-}
-
 struct RunResult {
   RunStatus status = RunStatus::kOk;
   Stats stats;
@@ -71,7 +60,6 @@ RunResult run_once(const ProgramImage& img, const std::string& backend, const Hw
   if (auto* fsim = dynamic_cast<FsimBackend*>(be.get())) {
     fsim->set_work_limit(wait_cycles);
   }
-  const ScopedStopCheck stop(&python_signal_pending);
   RunResult r;
   r.status = be->run(img.insn_phys, img.insn_count, wait_cycles);
   r.stats = be->stats();
@@ -82,14 +70,8 @@ RunResult run_once(const ProgramImage& img, const std::string& backend, const Hw
 pyb::dict run(const ProgramImage& img, const std::string& backend, const pyb::object& config,
               uint64_t wait_cycles) {
   const HwConfig cfg = image_config(img, config);
-  RunResult r;
-  try {
-    pyb::gil_scoped_release nogil;  // its own DRAM and backend: no lock needed
-    r = run_once(img, backend, cfg, wait_cycles);
-  } catch (const RunInterrupted&) {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-    throw pyb::error_already_set();
-  }
+  // Its own DRAM and backend: no lock needed.
+  const RunResult r = interruptible([&] { return run_once(img, backend, cfg, wait_cycles); });
   if (r.status == RunStatus::kTimeout) {
     throw Error(fmt::format("program did not finish within wait_cycles={} ({})", wait_cycles,
                             r.stats.timed ? "cycles"

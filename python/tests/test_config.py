@@ -46,3 +46,11 @@ def test_bad_key_value_and_file_name_the_offender():
         vtasim.Config("nosuchpreset")
     with pytest.raises(vtasim.Error, match="missing.json"):
         vtasim.Config("/nonexistent/missing.json")
+
+
+def test_clock_must_be_a_real_number_of_mhz():
+    """CLOCK_MHZ=nan was accepted by Python while the CLI rejected it (issue 26)."""
+    for bad in (float("nan"), float("inf"), 1e-300, 0.5, 20000):
+        with pytest.raises(vtasim.ConfigError, match=r"CLOCK_MHZ.*must be a number of MHz in \[1, 10000\]"):
+            vtasim.Config("pynq", CLOCK_MHZ=bad)
+    assert vtasim.Config("pynq", CLOCK_MHZ=250.5).to_dict()["CLOCK_MHZ"] == 250.5

@@ -62,6 +62,37 @@ def test_sweep_errors(tmp_path):
     assert not (tmp_path / "t.sqlite").exists()
 
 
+def test_sweep_constraint_limits_keep_the_interpreter(tmp_path):
+    """10,000 nested parentheses or a sum of 40,000 terms overflowed the parser's stack and took
+    the interpreter down (issue 26): now a named error, and the interpreter goes on."""
+    db = str(tmp_path / "c.sqlite")
+    nested = "(" * 10000 + "LOG_BLOCK" + ")" * 10000 + " > 0"
+    flat = "LOG_BLOCK" + "+1" * 40000 + " > 0"
+    deep = "(" * 1000 + "LOG_BLOCK" + ")" * 1000 + " > 0"
+    for expr, words in ((nested, "longer than the limit of 4096"),
+                        (flat, "longer than the limit of 4096"),
+                        (deep, "nesting deeper than 256")):
+        spec = write_spec(tmp_path, "c.json", base="pynq", axes={"LOG_BLOCK": [4]},
+                          constraints=[expr], workloads=["matmul:16x16x16"], backend="fsim")
+        with pytest.raises(vtasim.Error, match=words):
+            vtasim.sweep(spec, db)
+    assert vtasim.Config("pynq").block_in == 16  # still alive
+
+
+def test_resume_reruns_a_changed_schedule_setting(tmp_path):
+    """Resume runs a job again when its schedule setting changes (auto, tune:N): the setting is
+    part of the job's identity, the rows of each setting kept apart."""
+    db = str(tmp_path / "s.sqlite")
+    ran = []
+    for schedule in ("tune:2", "tune:2", "tune:3", "auto", "tune:3"):
+        spec = write_spec(tmp_path, "s.json", base="pynq", backend="fsim", schedule=schedule,
+                          workloads=["conv2d:c=16,hw=4,k=16,kernel=3,pad=1"])
+        ran.append(vtasim.sweep(spec, db)["ran"])
+    assert ran == [1, 0, 1, 1, 0]
+    rows = vtasim.sweep_results(db)
+    assert sorted({r["schedule"] for r in rows}) == ["auto", "tune:2", "tune:3"]
+
+
 def _interrupt_after_first_job(db, fired):
     """Ctrl-C as soon as the database holds a finished job (whatever the machine's speed)."""
     while True:

@@ -19,6 +19,7 @@
 #include "vta/backend_factory.h"
 #include "vta/runtime.h"
 #include "vta/sim/error.h"
+#include "vta/sim/run_progress.h"
 
 namespace vta {
 
@@ -40,11 +41,14 @@ void check_backend_name(const std::string& name, const char* what) {
 }
 
 // Runs `f`; an error leaves with the name of the C call it stands for in front, as the C entry
-// points report it (so C++ callers see the same messages).
+// points report it (so C++ callers see the same messages). A run stopped by the caller's stop
+// check (vta/sim/run_progress.h: Ctrl-C in Python) is no error of the call and passes unchanged.
 template <class F>
 auto named(const char* api, F&& f) -> decltype(f()) {
   try {
     return f();
+  } catch (const RunInterrupted&) {
+    throw;
   } catch (...) {
     handle_c_api_error(api, ErrorMode::kThrow);
   }

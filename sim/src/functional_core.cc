@@ -66,28 +66,37 @@ void alu_loop(const Insn& i, const std::vector<Uop>& uop, ZeroedVector<int32_t>&
 
 FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
     : m_cfg(cfg),
-      m_dram(dram),
-      m_stats(stats),
+      m_dram(&dram),
+      m_stats(&stats),
       m_codec(cfg),
       m_shape{cfg.batch, cfg.block_in, cfg.block_out},
       m_inp_lanes(static_cast<size_t>(cfg.batch) * cfg.block_in),
       m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
-      m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
-      m_uop(cfg.uop_buff_depth),
-      m_acc(cfg.acc_buff_depth * m_acc_lanes),
-      m_out(cfg.out_buff_depth * m_acc_lanes),
-      m_out_stale(cfg.out_buff_depth) {
+      m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out) {
+  allocate_storage();
+}
+
+void FunctionalCore::allocate_storage() {
+  std::vector<Uop>(m_cfg.uop_buff_depth).swap(m_uop);
+  ZeroedVector<int32_t>(m_cfg.acc_buff_depth * m_acc_lanes).swap(m_acc);
+  ZeroedVector<int8_t>(m_cfg.out_buff_depth * m_acc_lanes).swap(m_out);
+  ZeroedVector<uint8_t>(m_cfg.out_buff_depth).swap(m_out_stale);
   // The SRAMs start in the default kernel's layout, so nothing is re-packed.
   m_layout = gemm_kernel_layout(resolve_gemm_kernel(GemmKernelKind::kAuto, m_shape));
   m_inp_tile_bytes = gemm_inp_tile_bytes(m_layout, m_shape);
   m_wgt_tile_bytes = gemm_wgt_tile_bytes(m_layout, m_shape);
-  m_inp.resize(cfg.inp_buff_depth * m_inp_tile_bytes);
-  m_wgt.resize(cfg.wgt_buff_depth * m_wgt_tile_bytes);
+  ZeroedVector<uint8_t>(m_cfg.inp_buff_depth * m_inp_tile_bytes).swap(m_inp);
+  ZeroedVector<uint8_t>(m_cfg.wgt_buff_depth * m_wgt_tile_bytes).swap(m_wgt);
   // Zero bytes are zero values in both layouts except the byte layout's weights (w + 128).
   if (m_layout == GemmLayout::kUint8Quads) {
-    write_wgt_tiles(0, cfg.wgt_buff_depth, nullptr);
+    write_wgt_tiles(0, m_cfg.wgt_buff_depth, nullptr);
   }
   set_gemm_kernel(GemmKernelKind::kAuto);
+}
+
+void FunctionalCore::rebind(Dram& dram, Stats& stats) {
+  m_dram = &dram;
+  m_stats = &stats;
 }
 
 void FunctionalCore::set_gemm_kernel(GemmKernelKind kind) {
@@ -190,16 +199,16 @@ void FunctionalCore::count_load(const Insn& i) {
   const uint64_t n = static_cast<uint64_t>(i.x_size) * i.y_size;
   switch (i.memory_type) {
     case kMemUop:
-      m_stats.uop_load_nbytes += n * m_cfg.uop_elem_bytes;
+      m_stats->uop_load_nbytes += n * m_cfg.uop_elem_bytes;
       break;
     case kMemWgt:
-      m_stats.wgt_load_nbytes += n * m_cfg.wgt_elem_bytes;
+      m_stats->wgt_load_nbytes += n * m_cfg.wgt_elem_bytes;
       break;
     case kMemInp:
-      m_stats.inp_load_nbytes += n * m_cfg.inp_elem_bytes;
+      m_stats->inp_load_nbytes += n * m_cfg.inp_elem_bytes;
       break;
     default:
-      m_stats.acc_load_nbytes += n * m_cfg.acc_elem_bytes;
+      m_stats->acc_load_nbytes += n * m_cfg.acc_elem_bytes;
       break;  // ACC and ACC_8BIT
   }
 }
@@ -285,7 +294,7 @@ void FunctionalCore::write_tile_rows(const Insn& i, RowFn row) {
 }
 
 void FunctionalCore::start_load(uint64_t index, const Insn& i) {
-  check_load_ranges(m_cfg, m_dram, index, i);
+  check_load_ranges(m_cfg, *m_dram, index, i);
   count_load(i);
 }
 
@@ -301,7 +310,7 @@ void FunctionalCore::exec_load(uint64_t index, const Insn& i) {
   start_load(index, i);
   const uint64_t e = dram_elem_bytes(i.memory_type);
   write_tile_rows(i, [&](uint64_t y) -> const uint8_t* {
-    return m_dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+    return m_dram->host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
   });
 }
 
@@ -329,8 +338,8 @@ void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
 }
 
 void FunctionalCore::start_store(uint64_t index, const Insn& i) {
-  check_store_ranges(m_cfg, m_dram, index, i);
-  m_stats.out_store_nbytes +=
+  check_store_ranges(m_cfg, *m_dram, index, i);
+  m_stats->out_store_nbytes +=
       static_cast<uint64_t>(i.x_size) * i.y_size * static_cast<uint64_t>(m_cfg.out_elem_bytes);
 }
 
@@ -346,7 +355,7 @@ void FunctionalCore::exec_store(uint64_t index, const Insn& i) {
   start_store(index, i);
   const uint64_t e = static_cast<uint64_t>(m_cfg.out_elem_bytes);
   read_out_rows(i, [&](uint64_t y) {
-    return m_dram.host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
+    return m_dram->host_ptr((static_cast<uint64_t>(i.dram_base) + y * i.x_stride) * e);
   });
 }
 
@@ -397,7 +406,7 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
   loop.wgt_factor_out = i.wgt_factor_out;
   loop.wgt_factor_in = i.wgt_factor_in;
   m_gemm(m_shape, loop, GemmBuffers{m_inp.data(), m_wgt.data(), m_acc.data(), m_out_stale.data()});
-  m_stats.gemm_counter += n;
+  m_stats->gemm_counter += n;
 }
 
 void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
@@ -433,7 +442,7 @@ void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
     default:
       break;  // rejected by check_insn_static
   }
-  m_stats.alu_counter += static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
+  m_stats->alu_counter += static_cast<uint64_t>(i.iter_out) * i.iter_in * (i.uop_end - i.uop_bgn);
 }
 
 }  // namespace vta

@@ -88,6 +88,7 @@ struct Rig {
   const HwConfig cfg;
   Dram& dram;
   Stats stats;
+  StatsPort stats_port{stats};
   FunctionalCore functional;
   RunControl run;
   TraceRecorder trace;
@@ -103,7 +104,7 @@ struct Rig {
   TokenQueue& q(TokenQueueId id) { return tokens[static_cast<size_t>(id)]; }
 
   PipelinePorts ports(TokenPorts t) {
-    return PipelinePorts{insns, t, functional, run, trace, program, stats, cfg};
+    return PipelinePorts{insns, t, functional, run, trace, program, stats_port, cfg};
   }
 
   // Appends `insn` to the program and dispatches it in cycle `c`: visible from c + 1.

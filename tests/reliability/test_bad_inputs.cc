@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test_paths.h"
@@ -378,4 +379,64 @@ TEST_CASE(
   }
   std::filesystem::remove(json);
   std::filesystem::remove(err);
+}
+
+TEST_CASE("every input file is read with a limit: devices, FIFOs and oversized files are named",
+          "[cli]") {
+  // Nothing is read from a special file (/dev/zero used to be read until memory ran out) and a
+  // file over the 64 MiB limit of JSON inputs is refused by its size (a sparse file: no bytes).
+  const std::string fifo = temp_path("input.fifo");
+  const std::string big = temp_path("input_big.json");
+  const std::string spec = temp_path("network_workload.json");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (uint64_t{64} << 20) + 1);
+  std::ofstream(spec)
+      << R"({"base": "pynq", "workloads": ["network:/dev/zero"], "backend": "fsim"})";
+  struct Surface {
+    const char* kind;  // as the error names it
+    std::string args;  // with {} for the file
+    int status;        // sweep specs are the sweep's usage errors (2), the others 1
+  };
+  const std::vector<Surface> surfaces = {
+      {"config file", "conv2d --backend fsim --config {}", 1},
+      {"schedule file", "conv2d --backend fsim --schedule {}", 1},
+      {"network file", "network {} --backend fsim", 1},
+      {"sweep spec", "sweep {} --db " + temp_path("never.sqlite"), 2}};
+  for (const Surface& s : surfaces) {
+    for (const std::string& file : {std::string("/dev/zero"), fifo}) {
+      const CliResult r = vtasim(fmt::format(fmt::runtime(s.args), file));
+      INFO(s.args << " with " << file << ": " << r.out);
+      CHECK(r.status == s.status);
+      CHECK_THAT(r.out,
+                 Contains(fmt::format("cannot read {} '{}': not a regular file", s.kind, file)));
+    }
+    const CliResult r = vtasim(fmt::format(fmt::runtime(s.args), big));
+    INFO(s.args << " with a 64 MiB + 1 byte file: " << r.out);
+    CHECK(r.status == s.status);
+    CHECK_THAT(r.out,
+               Contains(fmt::format("{} '{}' is larger than the limit of 64 MiB", s.kind, big)));
+  }
+  const CliResult r = vtasim(fmt::format("sweep {} --db {}", spec, temp_path("never2.sqlite")));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.out, Contains("workload 'network:/dev/zero': cannot read network file "
+                             "'/dev/zero': not a regular file"));
+  CHECK_FALSE(std::filesystem::exists(temp_path("never.sqlite")));
+  CHECK_FALSE(std::filesystem::exists(temp_path("never2.sqlite")));
+  for (const std::string& p : {fifo, big, spec}) {
+    std::filesystem::remove(p);
+  }
+}
+
+TEST_CASE("a network file declaring a huge input is refused by size before any allocation",
+          "[cli]") {
+  // 40960 x 40960 x 16 int8 values (25 GiB) in a file of 150 bytes.
+  const std::string net = temp_path("huge_input.json");
+  std::ofstream(net) << R"({"name": "h", "input": {"name": "data", "n": 1, "c": 16, "h": 40960,)"
+                     << R"( "w": 40960}, "layers": [{"name": "a", "op": "conv2d", "input": )"
+                     << R"("data", "k": 16, "kernel": 1}]})";
+  const CliResult r = vtasim("network " + net + " --backend fsim");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("network h: input 1x16x40960x40960 is larger than 1024 MiB"));
+  std::filesystem::remove(net);
 }

@@ -1,6 +1,11 @@
 #include "vta/sim/cycle/cycle_backend.h"
 
+#include <map>
+#include <mutex>
+#include <vector>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "vta/sim/cycle/memory_target.h"
 #include "vta/sim/cycle/sim_context.h"
@@ -10,20 +15,35 @@ namespace vta {
 
 using namespace vta::cycle;
 
+// SystemC can free neither a kernel nor its modules, so a destroyed backend's core is parked in a
+// pool under its hardware (the config's keys and the memory model) and the next backend of the
+// same hardware takes it instead of building one: a process holds at most as many cores per
+// hardware as it ever had backends of it alive at once, however many it creates one after the
+// other. A core taken from the pool is rebound to its new backend's Dram and Stats and gets
+// fresh SRAMs; every run starts from a reset core anyway (sim/README.md section 1), so results
+// and cycles are those of a new core. Cores with a MemoryBinder's model are not pooled.
 struct CycleBackend::Impl {
   // `model` null: `bind` supplies the memory model.
-  Impl(const HwConfig& cfg, Dram& dram, Stats& s, const MemoryModelEntry* model,
-       const MemoryBinder& bind)
-      : stats(s), memory_model(model != nullptr ? model->name : "") {
+  Impl(const HwConfig& c, Dram& dram, Stats& s, const MemoryModelEntry* model,
+       const MemoryBinder& bind, std::string key)
+      : cfg(c), memory_model(model != nullptr ? model->name : ""), pool_key(std::move(key)) {
     const SimContext::Lock lock = ctx.activate();
     core = std::make_unique<VtaCore>("vta", cfg, dram, s, model, bind);
   }
 
-  Stats& stats;
+  const HwConfig cfg;  // the core's own copy: it outlives the backend that built it
   std::string memory_model;
+  std::string pool_key;  // "" = not pooled
   SimContext ctx;
   std::unique_ptr<VtaCore> core;
   uint64_t last_cycles = 0;
+  bool idle = true;  // no run inside the kernel (false while one runs or after it broke off)
+
+  // A parked core of this hardware rebound to `dram` and `s`, else a new one.
+  static std::unique_ptr<Impl> acquire(const HwConfig& cfg, Dram& dram, Stats& s,
+                                       const MemoryModelEntry* model, const MemoryBinder& bind);
+  // Frees what is big and parks the core (or, if it cannot be reused, leaves it to its kernel).
+  static void release(std::unique_ptr<Impl> impl);
 
   RunOutcome run(const LoadedProgram& program, uint64_t wait_cycles);
   uint64_t begin_run(const LoadedProgram& program);
@@ -33,32 +53,98 @@ struct CycleBackend::Impl {
   TimedCounters counters() const;
 };
 
+namespace {
+
+// The parked cores by hardware; never destroyed (destroying a core aborts SystemC).
+template <class Core>
+std::map<std::string, std::vector<std::unique_ptr<Core>>>& parked_cores() {
+  static auto* pool = new std::map<std::string, std::vector<std::unique_ptr<Core>>>;
+  return *pool;
+}
+std::mutex& pool_lock() {
+  static std::mutex m;
+  return m;
+}
+
+// A kernel that has simulated this many cycles is not reused: SystemC time (1 ps resolution,
+// 64 bits) ends after 1.8e10 cycles of 1 ns, and a reused core must leave its next backend
+// most of that.
+constexpr uint64_t kMaxReuseCycles = uint64_t{1} << 33;
+
+}  // namespace
+
+std::unique_ptr<CycleBackend::Impl> CycleBackend::Impl::acquire(const HwConfig& cfg, Dram& dram,
+                                                                Stats& s,
+                                                                const MemoryModelEntry* model,
+                                                                const MemoryBinder& bind) {
+  if (model == nullptr) {
+    return std::make_unique<Impl>(cfg, dram, s, model, bind, "");
+  }
+  std::string key = model->name + "\n" + cfg.to_json().dump();
+  std::unique_ptr<Impl> impl;
+  {
+    const std::lock_guard<std::mutex> guard(pool_lock());
+    auto& pool = parked_cores<Impl>();
+    const auto it = pool.find(key);
+    if (it != pool.end() && !it->second.empty()) {
+      impl = std::move(it->second.back());
+      it->second.pop_back();
+    }
+  }
+  if (!impl) {
+    return std::make_unique<Impl>(cfg, dram, s, model, bind, std::move(key));
+  }
+  const SimContext::Lock lock = impl->ctx.activate();
+  VtaCore& c = *impl->core;
+  c.stats_port.rebind(s);
+  c.functional.rebind(dram, s);
+  c.functional.allocate_storage();
+  c.memory->rebind_dram(dram);
+  impl->last_cycles = 0;
+  return impl;
+}
+
+void CycleBackend::Impl::release(std::unique_ptr<Impl> impl) {
+  const SimContext::Lock lock = impl->ctx.activate();
+  VtaCore& c = *impl->core;
+  c.functional.release_storage();
+  c.fetch.release_storage();
+  c.trace = TraceRecorder();
+  if (c.memory) {
+    c.memory->record_trace_events(false);
+  }
+  if (impl->pool_key.empty() || !impl->idle || now_cycle() >= kMaxReuseCycles) {
+    // The modules are left to the kernel (SystemC cannot destroy a module with processes).
+    (void)impl->core.release();
+    return;
+  }
+  const std::lock_guard<std::mutex> guard(pool_lock());
+  std::string key = impl->pool_key;
+  parked_cores<Impl>()[key].push_back(std::move(impl));
+}
+
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram)
     : CycleBackend(cfg, dram, cfg.memory.model) {}
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const std::string& memory_model)
     : ContractBackend(cfg, dram),
-      m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats, &find_memory_model(memory_model),
-                                    MemoryBinder{})) {
+      m_impl(
+          Impl::acquire(m_cfg, m_dram, m_stats, &find_memory_model(memory_model), MemoryBinder{})) {
   m_stats.timed = true;
 }
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory)
     : ContractBackend(cfg, dram),
-      m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats,
-                                    bind_memory ? nullptr : &find_memory_model(cfg.memory.model),
-                                    bind_memory)) {
+      m_impl(Impl::acquire(m_cfg, m_dram, m_stats,
+                           bind_memory ? nullptr : &find_memory_model(cfg.memory.model),
+                           bind_memory)) {
   m_stats.timed = true;
 }
 
 CycleBackend::~CycleBackend() {
-  const SimContext::Lock lock = m_impl->ctx.activate();
-  // The kernel itself is never deleted (SimContext); the modules are left to it as well, since
-  // SystemC cannot destroy a module with processes (it aborts). Free what is big.
-  m_impl->core->functional.release_storage();
-  m_impl->core->fetch.release_storage();
-  m_impl->core->trace = TraceRecorder();
-  (void)m_impl->core.release();
+  // The kernel itself is never deleted (SimContext), nor its modules, since SystemC cannot
+  // destroy a module with processes (it aborts): the core goes back to the pool.
+  Impl::release(std::move(m_impl));
 }
 
 RunOutcome CycleBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
@@ -154,6 +240,7 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
     }
   }
   core->program.set(nullptr);
+  idle = true;
   const uint64_t now = now_cycle();
   core->trace.end_run(run_cycles);
   core->trace.flush(now);  // last: it throws when the VCD passed its size limit
@@ -161,6 +248,7 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
 
 RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
   const SimContext::Lock lock = ctx.activate();  // one thread at a time in SystemC
+  idle = false;
   const uint64_t base = begin_run(program);
   core->run.set_budget_end(wait_cycles != 0 ? base + wait_cycles : UINT64_MAX);
   const sc_core::sc_time now = sc_core::sc_time_stamp();

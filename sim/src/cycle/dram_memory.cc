@@ -26,10 +26,9 @@ std::unique_ptr<MemoryTarget> make_dram(sc_core::sc_module_name name, const HwCo
 }  // namespace
 
 DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram)
-    : MemoryTarget(name),
+    : MemoryTarget(name, dram),
       socket("socket"),
       m_cfg(cfg),
-      m_dram(dram),
       m_ctrl(cfg.memory.dram),
       m_core_ps(static_cast<int64_t>(std::llround(1.0e6 / cfg.clock_mhz))),
       m_link_ps(static_cast<int64_t>(std::llround(cfg.memory.dram.interconnect_ns * 1000.0))) {
@@ -177,7 +176,7 @@ void DramMemory::add_counters(TimedCounters& out) const {
 }
 
 void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-  serve(p, delay, m_dram, m_cfg.bus_bytes);
+  serve(p, delay, m_cfg.bus_bytes);
 }
 
 VTA_REGISTER_TIMED_MEMORY_MODEL(dram, &make_dram);

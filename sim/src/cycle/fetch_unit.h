@@ -28,7 +28,15 @@ class FetchUnit : public sc_core::sc_module {
   // Index of the next instruction to dispatch (for deadlock reports).
   uint32_t next_index() const { return m_next; }
   // Frees the fetch buffer (the backend is going away).
-  void release_storage() { std::vector<uint8_t>().swap(m_fetched); }
+  // Frees the per-run buffers (each run sizes them again).
+  void release_storage() {
+    std::vector<uint8_t>().swap(m_fetched);
+    std::vector<Burst>().swap(m_bursts);
+    std::vector<uint32_t>().swap(m_insns_through);
+    std::vector<uint64_t>().swap(m_burst_last);
+    std::vector<uint64_t>().swap(m_arrival);
+    std::vector<uint64_t>().swap(m_dispatch);
+  }
 
  private:
   void requester();

@@ -14,11 +14,10 @@ namespace vta::cycle {
 #include "vta/sim/memory_models.inc"
 #undef VTA_MEMORY_MODEL
 
-void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram,
-                         int bus_bytes) {
+void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int bus_bytes) {
   const uint64_t addr = p.get_address();
   const uint32_t len = p.get_data_length();
-  uint8_t* host = dram.checked_ptr(addr, len);
+  uint8_t* host = m_dram->checked_ptr(addr, len);
   if (host == nullptr || len == 0) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;

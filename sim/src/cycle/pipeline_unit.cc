@@ -194,7 +194,7 @@ void PipelineUnit::start(uint32_t index, const Insn& insn, uint64_t s) {
   m_busy = true;
   m_busy_from = s;
   m_mem_stall_from = m_stats.mem_stall_cycles;
-  ++m_ports.stats.insn_count[insn.opcode];
+  ++m_ports.stats.get().insn_count[insn.opcode];
   ++m_stats.insns;
 }
 

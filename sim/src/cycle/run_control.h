@@ -68,11 +68,14 @@ class RunControl {
     check(gen);
   }
   // A unit retired an instruction in absolute cycle `c`: the process's progress display
-  // (vta/sim/run_progress.h) learns of it and of the cycles up to it.
+  // (vta/sim/run_progress.h) learns of it and of the cycles up to it, and the caller's stop
+  // check is asked once per 2^20 cycles (poll_stop throws RunInterrupted: the run fails with it).
   void retired(uint64_t c) {
     const uint64_t done = c + 1 - m_base;
-    run_progress().add(done > m_shown_cycles ? done - m_shown_cycles : 0, 1);
+    const uint64_t step = done > m_shown_cycles ? done - m_shown_cycles : 0;
+    run_progress().add(step, 1);
     m_shown_cycles = std::max(m_shown_cycles, done);
+    poll_stop(step);
   }
   // FINISH completed in absolute cycle `c`: the run ends (threads unwind in this delta).
   void finish(uint64_t c) {

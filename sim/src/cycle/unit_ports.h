@@ -29,6 +29,18 @@ class RunProgram {
   const LoadedProgram* m_program = nullptr;
 };
 
+// The Stats the units count into: those of the backend that owns the core now (a core kept for
+// reuse, cycle_backend.cc, serves one backend after another).
+class StatsPort {
+ public:
+  explicit StatsPort(Stats& stats) : m_stats(&stats) {}
+  void rebind(Stats& stats) { m_stats = &stats; }
+  Stats& get() const { return *m_stats; }
+
+ private:
+  Stats* m_stats;
+};
+
 // The token queues of one stage by role (sim/README.md section 1); null where the stage has
 // none. Load: pop_next g2l, push_next l2g. Compute: pop_prev l2g, pop_next s2g, push_prev g2l,
 // push_next g2s. Store: pop_prev g2s, push_prev s2g.
@@ -47,7 +59,7 @@ struct PipelinePorts {
   RunControl& run;
   TraceRecorder& trace;
   const RunProgram& program;
-  Stats& stats;  // upstream counters: instructions executed per opcode
+  StatsPort& stats;  // upstream counters: instructions executed per opcode
   const HwConfig& cfg;
 };
 

@@ -31,6 +31,7 @@ class VtaCore : public sc_core::sc_module {
   VtaCore(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, Stats& stats,
           const MemoryModelEntry* model, const std::function<void(MemoryPort&)>& bind_memory)
       : sc_core::sc_module(name),
+        stats_port(stats),
         functional(cfg, dram, stats),
         insn_q{nullptr, std::make_unique<InsnQueue>(depth(cfg.insn_queue_depth)),
                std::make_unique<InsnQueue>(depth(cfg.insn_queue_depth)),
@@ -41,11 +42,11 @@ class VtaCore : public sc_core::sc_module {
                TokenQueue(kG2S, depth(cfg.dep_queue_depth))},
         mem("mem"),
         fetch("fetch", fetch_ports(cfg)),
-        load("load", LoadPorts{unit_ports(kStageLoad, cfg, stats), ReadPort(mem, kClientInp),
+        load("load", LoadPorts{unit_ports(kStageLoad, cfg), ReadPort(mem, kClientInp),
                                ReadPort(mem, kClientWgt)}),
-        compute("compute", ComputePorts{unit_ports(kStageCompute, cfg, stats),
-                                        ReadPort(mem, kClientUop), ReadPort(mem, kClientAcc)}),
-        store("store", StorePorts{unit_ports(kStageStore, cfg, stats), WritePort(mem)}) {
+        compute("compute", ComputePorts{unit_ports(kStageCompute, cfg), ReadPort(mem, kClientUop),
+                                        ReadPort(mem, kClientAcc)}),
+        store("store", StorePorts{unit_ports(kStageStore, cfg), WritePort(mem)}) {
     mem.set_trace(&trace);
     mem.set_error_handler([this](std::exception_ptr e) { run.fail(e); });
     if (model != nullptr) {
@@ -58,6 +59,7 @@ class VtaCore : public sc_core::sc_module {
   }
 
   // Shared by the units (each through its ports).
+  StatsPort stats_port;       // the owning backend's Stats
   FunctionalCore functional;  // SRAMs and instruction semantics (shared with fsim)
   RunControl run;
   TraceRecorder trace;
@@ -87,7 +89,7 @@ class VtaCore : public sc_core::sc_module {
   }
 
   // The ports a pipeline stage gets: its instruction queue and its token queues by role.
-  PipelinePorts unit_ports(Stage s, const HwConfig& cfg, Stats& stats) {
+  PipelinePorts unit_ports(Stage s, const HwConfig& cfg) {
     const auto token = [&](int q) { return q < 0 ? nullptr : &tokens[static_cast<size_t>(q)]; };
     return PipelinePorts{*insn_q[s],
                          TokenPorts{token(kPopPrev[s]), token(kPopNext[s]), token(kPushPrev[s]),
@@ -96,7 +98,7 @@ class VtaCore : public sc_core::sc_module {
                          run,
                          trace,
                          program,
-                         stats,
+                         stats_port,
                          cfg};
   }
 };

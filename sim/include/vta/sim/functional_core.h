@@ -25,7 +25,8 @@ namespace vta {
 
 class FunctionalCore {
  public:
-  // Keeps references to all three; the SRAMs start zeroed and persist until destruction.
+  // Keeps references to all three; the SRAMs start zeroed and persist until destruction (or
+  // release_storage()).
   FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats);
 
   // GEMM datapath variant (default kAuto). Throws Error if unavailable.
@@ -61,8 +62,13 @@ class FunctionalCore {
   Uop uop_at(uint32_t index) const;
 
   // Frees the SRAM images (for an owner that cannot destroy this object); nothing may be
-  // executed or read afterwards.
+  // executed or read until allocate_storage().
   void release_storage();
+  // Fresh zeroed SRAMs and the default GEMM kernel: the state of a new FunctionalCore.
+  void allocate_storage();
+  // Works on `dram` and counts into `stats` from now on (a cycle core kept for reuse serves one
+  // backend after another).
+  void rebind(Dram& dram, Stats& stats);
 
  private:
   void count_load(const Insn& i);
@@ -99,8 +105,8 @@ class FunctionalCore {
   }
 
   const HwConfig& m_cfg;
-  Dram& m_dram;
-  Stats& m_stats;
+  Dram* m_dram;
+  Stats* m_stats;
   IsaCodec m_codec;
   GemmShape m_shape;
   GemmKernelFn m_gemm = nullptr;

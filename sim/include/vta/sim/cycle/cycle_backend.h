@@ -11,9 +11,11 @@
 //
 // Units do not tick every cycle: each computes an instruction's timeline from the contract
 // formulas and waits for the whole span, and the memory interface schedules whole bursts.
-// Every backend object owns a private SystemC kernel, so a process may create many, one after
-// the other or side by side, and each serves any number of run() calls. SystemC's current
-// kernel is process-wide state: use cycle backends from one thread at a time.
+// Every backend object has a core in a private SystemC kernel, so a process may create many, one
+// after the other or side by side, and each serves any number of run() calls. A destroyed
+// backend parks its core (SystemC cannot free it) and the next backend of the same hardware
+// reuses it, as new (cycle_backend.cc). SystemC's current kernel is process-wide state: the
+// backends take turns inside SystemC under one lock (sim_context.h).
 #pragma once
 
 #include <cstdint>

@@ -49,7 +49,6 @@ class DramMemory : public MemoryTarget {
   uint64_t command_cycle(const DramCommand& c) const;
 
   const HwConfig& m_cfg;
-  Dram& m_dram;
   DramController m_ctrl;
   std::vector<DramCommand> m_commands;
   int64_t m_core_ps;  // one core cycle, ps (CLOCK_MHZ)

@@ -39,7 +39,6 @@ class DramTarget : public MemoryTarget {
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
 
   const HwConfig& m_cfg;
-  Dram& m_dram;
   DramTiming m_timing;
 };
 

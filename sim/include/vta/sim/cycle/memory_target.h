@@ -79,7 +79,12 @@ struct MemoryTraceEvent {
 // A memory model that can be chosen by name.
 class MemoryTarget : public sc_core::sc_module {
  public:
-  explicit MemoryTarget(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+  MemoryTarget(sc_core::sc_module_name name, Dram& dram)
+      : sc_core::sc_module(name), m_dram(&dram) {}
+
+  // The simulated physical memory the payload bytes move to and from. A core kept for reuse
+  // (cycle_backend.cc) serves one backend after another, each with its own Dram.
+  void rebind_dram(Dram& dram) { m_dram = &dram; }
 
   // The socket the core's memory interface binds to.
   virtual tlm::tlm_target_socket<>& target_socket() = 0;
@@ -104,8 +109,11 @@ class MemoryTarget : public sc_core::sc_module {
 
  protected:
   // The b_transport of every model (the protocol above): moves the payload bytes to or from
-  // `dram`, times the burst with time_read / time_write, fills MemTimingExt and the delay.
-  void serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, Dram& dram, int bus_bytes);
+  // the bound Dram, times the burst with time_read / time_write, fills MemTimingExt and the delay.
+  void serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int bus_bytes);
+
+ private:
+  Dram* m_dram;
 };
 
 // The timed implementation of the memory model `name` (its description: memory_model.h).

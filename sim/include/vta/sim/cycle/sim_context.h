@@ -3,8 +3,9 @@
 // SystemC allows one elaboration per kernel, and the kernel is a process-wide global. To let a
 // process create, run and destroy several timed backends (the runtime allocates devices, tests
 // build many), each backend owns its own sc_simcontext and makes it current before it builds
-// modules or calls sc_start (toolchain.md section 4). Old kernels are never deleted (SystemC
-// does not support tearing one down); each costs a few kilobytes plus its process stacks.
+// modules or calls sc_start (toolchain.md section 4). Kernels are never deleted (SystemC does
+// not support tearing one down); the backends reuse them with their cores instead
+// (cycle_backend.cc, rtl_backend.cc), so a process does not grow with each backend.
 //
 // Threads: the current kernel is a process-wide global and SystemC's coroutines are not
 // thread-safe, so one thread at a time may be inside any kernel of the process. activate()
