@@ -63,7 +63,26 @@ def seeded_model(name, seed, classes):
             module.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
             module.weight.data.copy_(torch.rand(c, generator=gen) + 0.5)
             module.bias.data.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
+    redraw_truncation_bounds(model, gen)
     return model.eval()
+
+
+def redraw_truncation_bounds(model, gen):
+    """Redraws the weights that torch's trunc_normal_(std=0.02) left at its bounds +-2.
+
+    ConvNeXt, Swin, MaxViT and ViT initialise with trunc_normal_(std=0.02, a=-2, b=2): its
+    inverse-CDF sampler maps the float limits of its uniform draw to the bounds themselves, so a
+    few weights of a large tensor are exactly +-2 (100 standard deviations), which no trained
+    model has and which would set the tensor's whole int8 scale. Each is redrawn from the seeded
+    generator as N(0, std of its tensor)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.numel() < 1000:
+                continue
+            bound = p.abs() == 2.0
+            std = float(p[~bound].std())
+            if bound.any() and std < 0.1:
+                p[bound] = torch.randn(int(bound.sum()), generator=gen) * std
 
 
 def fold_adaptive_pool(model, shape):

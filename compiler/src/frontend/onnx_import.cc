@@ -667,6 +667,20 @@ void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
   add_node(im, std::move(g));
 }
 
+// An elementwise node of a channels-last value (its activations all channels-last): its output
+// is channels-last too.
+bool elementwise_channels_last(const Importer& im, const onnx::NodeProto& n) {
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid"};
+  int activations = 0, nhwc = 0;
+  for (const std::string& in : n.input()) {
+    if (!in.empty() && !im.constants.count(in) && !im.int_constants.count(in)) {
+      ++activations;
+      nhwc += int(im.channels_last.count(in));
+    }
+  }
+  return nhwc > 0 && nhwc == activations && ops.count(n.op_type());
+}
+
 void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
@@ -690,6 +704,14 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     return pad_node(im, n);
   }
   check_reads(im, n);
+  if (import_channels_last_node(im, n)) {
+    return;
+  }
+  if (elementwise_channels_last(im, n)) {
+    im.channels_last.insert(n.output(0));
+  } else {
+    check_channels_last_read(im, n);
+  }
   if (import_layout_node(im, n) || ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) ||
       import_sequence_node(im, n)) {
     return;
