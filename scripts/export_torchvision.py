@@ -5,6 +5,7 @@
         [--classes N] [--sample-out PREFIX]
 
 NAME is any torchvision classification model (resnet18, resnet50, mobilenet_v2, vgg11, ...).
+ViT and MaxViT are built for the input's size (their builders' image_size, from --input).
 No pretrained weights are fetched: every parameter is drawn from a seeded generator (by the
 model's own initialisation; inception_v3's by PyTorch's default one, see BUILDER_OPTIONS), and the
 BatchNorm running statistics are set to non-trivial seeded values (mean in [-0.1, 0.1],
@@ -47,13 +48,28 @@ def parse_shape(text):
 BUILDER_OPTIONS = {"inception_v3": {"init_weights": False}}
 
 
-def seeded_model(name, seed, classes):
+# The builders that take the input size (ViT's position embedding and MaxViT's partitions are
+# sized by it): given --input's H when it is not 224 (H must equal W).
+SIZED_BUILDERS = ("vit_", "maxvit_")
+
+
+def builder_options(name, shape):
+    options = dict(BUILDER_OPTIONS.get(name, {}))
+    if name.startswith(SIZED_BUILDERS) and shape[2] != 224:
+        if shape[2] != shape[3]:
+            raise SystemExit(f"export_torchvision: error: {name} needs a square input, not "
+                             f"{shape[2]}x{shape[3]}")
+        options["image_size"] = shape[2]
+    return options
+
+
+def seeded_model(name, seed, classes, shape):
     builders = torchvision.models.list_models() if hasattr(torchvision.models, "list_models") \
         else [n for n in dir(torchvision.models) if n.islower() and not n.startswith("_")]
     if name not in builders or not callable(getattr(torchvision.models, name, None)):
         raise SystemExit(f"export_torchvision: error: unknown torchvision model '{name}'")
     torch.manual_seed(seed)
-    options = BUILDER_OPTIONS.get(name, {})
+    options = builder_options(name, shape)
     model = getattr(torchvision.models, name)(num_classes=classes, **options)
     gen = torch.Generator().manual_seed(seed + 1)
     for module in model.modules():
@@ -116,7 +132,7 @@ def main():
     ap.add_argument("--sample-out", default="")
     args = ap.parse_args()
     shape = parse_shape(args.input)
-    model = seeded_model(args.name, args.seed, args.classes)
+    model = seeded_model(args.name, args.seed, args.classes, shape)
     fold_adaptive_pool(model, shape)
     example = torch.randn(shape, generator=torch.Generator().manual_seed(args.seed + 2))
     torch.onnx.export(model, example, args.out, opset_version=13, do_constant_folding=True,
