@@ -137,14 +137,24 @@ FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
   return out;
 }
 
+// An int64 tensor, or a bool one (a mask) as 1 and 0.
 std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& where) {
-  if (t.data_type() != onnx::TensorProto::INT64) {
+  const bool is_bool = t.data_type() == onnx::TensorProto::BOOL;
+  if (t.data_type() != onnx::TensorProto::INT64 && !is_bool) {
     throw Error(fmt::format("{}: tensor '{}' must be int64", where, t.name()));
   }
   size_t count = 0;
   tensor_dims(t, where, count);
   std::vector<int64_t> v;
-  if (t.has_raw_data()) {
+  if (is_bool && t.has_raw_data()) {
+    for (char c : t.raw_data()) {
+      v.push_back(c != 0);
+    }
+  } else if (is_bool) {
+    for (int32_t b : t.int32_data()) {
+      v.push_back(b != 0);
+    }
+  } else if (t.has_raw_data()) {
     v.resize(t.raw_data().size() / 8);
     std::memcpy(v.data(), t.raw_data().data(), v.size() * 8);
   } else {
@@ -463,7 +473,8 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
     im.fail(n, "only a Constant with a tensor 'value' is supported");
   }
   const std::string where = fmt::format("{}: node '{}'", im.file, n.name());
-  if (a->t().data_type() == onnx::TensorProto::INT64) {
+  if (a->t().data_type() == onnx::TensorProto::INT64 ||
+      a->t().data_type() == onnx::TensorProto::BOOL) {
     im.int_constants[n.output(0)] = int_tensor(a->t(), where);
   } else {
     im.constants[n.output(0)] = float_tensor(a->t(), where);
@@ -850,7 +861,7 @@ void read_constants(Importer& im, const onnx::GraphProto& g) {
         break;
       }
     }
-    if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::BOOL) {
       im.int_constants[t.name()] = int_tensor(t, where);
     } else {
       im.constants[t.name()] = float_tensor(t, where);
