@@ -512,7 +512,8 @@ bool importer_implements(const std::string& op_type) {
                                             "Transpose",
                                             "Slice",
                                             "Split",
-                                            "ReduceMean"};
+                                            "ReduceMean",
+                                            "Gather"};
   return ops.count(op_type) > 0;
 }
 
@@ -723,8 +724,8 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   } else {
     check_channels_last_read(im, n);
   }
-  if (import_layout_node(im, n) || ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) ||
-      import_sequence_node(im, n)) {
+  if (import_sequence_3d_node(im, n) || import_layout_node(im, n) ||
+      ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) || import_sequence_node(im, n)) {
     return;
   }
   if (t == "BatchNormalization") {

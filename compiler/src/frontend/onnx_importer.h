@@ -90,6 +90,9 @@ bool import_layout_node(Importer& im, const onnx::NodeProto& n);
 bool import_channels_last_node(Importer& im, const onnx::NodeProto& n);
 // Fails naming node n when it reads a channels-last value it cannot (not elementwise).
 void check_channels_last_read(const Importer& im, const onnx::NodeProto& n);
+// Transpose, MatMul of two activations, Slice and Gather of 3-D values (sequence_3d_import.cc);
+// true when it imported node n.
+bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n);
 // A decomposition imported as one node, at its output node `out` (sequence_import.cc).
 void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
 // Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).
