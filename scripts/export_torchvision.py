@@ -80,6 +80,7 @@ def seeded_model(name, seed, classes, shape):
             module.weight.data.copy_(torch.rand(c, generator=gen) + 0.5)
             module.bias.data.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
     redraw_truncation_bounds(model, gen)
+    redraw_zero_weights(model, gen)
     return model.eval()
 
 
@@ -99,6 +100,17 @@ def redraw_truncation_bounds(model, gen):
             std = float(p[~bound].std())
             if bound.any() and std < 0.1:
                 p[bound] = torch.randn(int(bound.sum()), generator=gen) * std
+
+
+def redraw_zero_weights(model, gen):
+    """Draws the weight matrices a builder leaves at zero (ViT's classifier head) from the
+    seeded generator, as PyTorch's default Linear initialisation would (uniform in
+    +-1/sqrt(fan_in)): an all-zero output would make every comparison trivial."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                bound = 1.0 / p[0].numel() ** 0.5
+                p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
 
 
 def fold_adaptive_pool(model, shape):

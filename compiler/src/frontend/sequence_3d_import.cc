@@ -7,11 +7,13 @@
 // channels, a Gather of token i a box of the channels of the view A x B x C x 1.
 #ifdef VTA_HAVE_ONNX
 
+#include <map>
 #include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "frontend/constant_folding.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/onnx_index_rules.h"
 
@@ -27,10 +29,12 @@ int rank_of(const Importer& im, const onnx::NodeProto& n, int i) {
 }
 
 // A View of graph tensor `in` as `to` (the model's shape `model` of the result), named
-// `out`; the input itself when its dims are already `to`.
+// `out`; the input itself when its dims and shape are already those.
 std::string add_view(Importer& im, const std::string& name, const std::string& in,
                      const std::string& out, std::vector<int> to, std::vector<int> model) {
-  if (im.dims.count(in) && im.dims.at(in) == to) {
+  // The same dims and model shape: the input itself (an alias keeps the input's shape).
+  if (im.dims.count(in) && im.dims.at(in) == to && im.shape.count(in) &&
+      im.shape.at(in) == model) {
     if (out != in) {
       im.alias[out] = in;
     }
@@ -177,6 +181,89 @@ void gather_token(Importer& im, const onnx::NodeProto& n) {
   add_view(im, base, g.output, n.output(0), {s[0], s[2], 1, 1}, {s[0], s[2]});
 }
 
+// Constant c broadcast to `shape` (ONNX's rules, as an Expand folds it).
+FloatTensor broadcast(const Importer& im, const onnx::NodeProto& n, const FloatTensor& c,
+                      const std::vector<int>& shape) {
+  std::map<std::string, FloatTensor> floats{{"c", c}};
+  std::map<std::string, std::vector<int64_t>> ints{{"shape", {shape.begin(), shape.end()}}};
+  onnx::NodeProto e;
+  e.set_op_type("Expand");
+  e.add_input("c"), e.add_input("shape"), e.add_output("y");
+  if (std::string err = fold_constant_node(e, {}, {floats, ints}); !err.empty()) {
+    im.fail(n, err);
+  }
+  FloatTensor& y = floats.at("y");
+  if (std::vector<int>(y.dims.begin(), y.dims.end()) != shape) {
+    im.fail(n, fmt::format("the constant {} does not broadcast to [{}]", c.shape(),
+                           fmt::join(shape, ", ")));
+  }
+  return std::move(y);
+}
+
+GraphNode constant_node_of(Importer& im, const onnx::NodeProto& n, const std::string& x) {
+  GraphNode g;
+  g.op = GraphOp::kAddConstant;
+  g.name = node_name(n);
+  g.inputs = {im.resolve(x)};
+  g.output = n.output(0);
+  return g;
+}
+
+// x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding.
+bool add_tensor(Importer& im, const onnx::NodeProto& n) {
+  const int ci = im.constants.count(n.input(1)) ? 1 : im.constants.count(n.input(0)) ? 0 : -1;
+  if (n.input_size() != 2 || ci < 0) {
+    return false;
+  }
+  const FloatTensor& c = im.constants.at(n.input(ci));
+  const std::string& x = n.input(1 - ci);
+  const std::vector<int> s = im.shape_of(n, x);
+  auto p = im.producer.find(im.resolve(x));
+  const bool bias = c.size() == size_t(s.back()) && p != im.producer.end() &&
+                    im.graph.nodes[p->second].op == GraphOp::kGemm;
+  if (c.size() <= 1 || bias || c.dims.size() < 2) {
+    return false;  // a scalar or a bias: sequence_import.cc's
+  }
+  GraphNode g = constant_node_of(im, n, x);
+  g.groups = 1;
+  g.bias = broadcast(im, n, c, s);
+  add_node(im, std::move(g), s);
+  return true;
+}
+
+// Concat of constants and one 3-D activation after them along axis 1: rows before each
+// sequence (ViT's class token).
+bool concat_constant(Importer& im, const onnx::NodeProto& n) {
+  const int last = n.input_size() - 1;
+  if (n.input_size() < 2 || rank_of(im, n, last) != 3) {
+    return false;
+  }
+  const std::vector<int> s = im.shape_of(n, n.input(last));
+  int64_t axis = attr_int(im, n, "axis", 1, -3, 2);
+  normalize_axis(axis, 3);
+  GraphNode g = constant_node_of(im, n, n.input(last));
+  g.groups = s[0];
+  for (int i = 0; i < last; ++i) {
+    auto c = im.constants.find(n.input(i));
+    if (c == im.constants.end() || c->second.dims.size() != 3 || axis != 1) {
+      im.fail(n,
+              "a Concat with a sequence: only constants before it along axis 1 (the "
+              "tokens) are supported");
+    }
+    const int rows = c->second.dims[1];
+    FloatTensor rows_of = broadcast(im, n, c->second, {s[0], rows, s[2]});
+    g.prefix_rows += rows;
+    g.weight.data.insert(g.weight.data.end(), rows_of.data.begin(), rows_of.data.end());
+  }
+  if (last > 1) {  // several constants: each sequence's rows in order
+    im.fail(n, "a Concat of more than one constant with a sequence is not supported");
+  }
+  g.weight.dims = {s[0] * g.prefix_rows, s[2]};
+  const std::vector<int> out{s[0], s[1] + g.prefix_rows, s[2]};
+  add_node(im, std::move(g), out);
+  return true;
+}
+
 }  // namespace
 
 bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
@@ -190,6 +277,10 @@ bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
     slice_last_axis(im, n);
   } else if (t == "Gather" && rank == 3) {
     gather_token(im, n);
+  } else if (t == "Concat") {
+    return concat_constant(im, n);
+  } else if (t == "Add" && (rank == 3 || rank_of(im, n, 1) == 3)) {
+    return add_tensor(im, n);
   } else {
     return false;
   }
