@@ -103,12 +103,18 @@ def redraw_truncation_bounds(model, gen):
 
 
 def redraw_zero_weights(model, gen):
-    """Draws the weight matrices a builder leaves at zero (ViT's classifier head) from the
-    seeded generator, as PyTorch's default Linear initialisation would (uniform in
-    +-1/sqrt(fan_in)): an all-zero output would make every comparison trivial."""
+    """Draws the weights a builder leaves at zero from the seeded generator: ViT's classifier
+    head as PyTorch's default Linear initialisation would (uniform in +-1/sqrt(fan_in)), as an
+    all-zero output would make every comparison trivial; ViT's class token N(0, 1), the scale
+    of the patch tokens it joins (a zero token plus the position embedding's 0.02 is below one
+    int8 step of the tokens' shared scale, and the LayerNorm after it would normalise noise)."""
     with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() >= 2 and not p.any():
+        for name, p in model.named_parameters():
+            if p.dim() < 2 or p.any():
+                continue
+            if name.endswith("class_token"):
+                p.copy_(torch.randn(p.shape, generator=gen))
+            else:
                 bound = 1.0 / p[0].numel() ** 0.5
                 p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
 
