@@ -699,13 +699,19 @@ def test_errors_attribute_and_unfusable_activation(tmp_path):
 NET_INPUT = "1x3x32x32"
 # The models that need a larger input: AlexNet's stem and pools need 63x63 (at 64x64 its features
 # are 1x1), inception_v3's 75x75.
-NET_INPUTS = {"alexnet": "1x3x64x64", "inception_v3": "1x3x75x75"}
+NET_INPUTS = {"alexnet": "1x3x64x64", "inception_v3": "1x3x75x75",
+              # ViT-B/16 built for a 16x16 input (its builder's image_size): one patch and the
+              # class token, 2 tokens.
+              "vit_b_16": "1x3x16x16"}
 # The models whose grouped or depthwise convolutions run on the host.
 HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121",
                   "shufflenet_v2_x0_5", "mnasnet0_5", "regnet_x_400mf", "resnext50_32x4d",
                   "efficientnet_v2_s", "convnext_tiny")
 # The CNN floor of the issue; the attention models' own (see the README's model table).
 CNN_COSINE_FLOOR = 0.99
+ATTENTION_COSINE_FLOOR = 0.98
+# The models whose attention (the products of two activations) runs on the host.
+ATTENTION_NETS = ("vit_b_16",)
 
 
 def export(tmp, name):
@@ -725,7 +731,7 @@ def export(tmp, name):
                                   "efficientnet_b0", "densenet121", "shufflenet_v2_x0_5",
                                   "mnasnet0_5", "alexnet", "inception_v3", "vgg11_bn",
                                   "regnet_x_400mf", "resnext50_32x4d", "efficientnet_v2_s",
-                                  "convnext_tiny"])
+                                  "convnext_tiny", "vit_b_16"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
@@ -736,13 +742,18 @@ def test_network(tmp_path, name):
     fe = rep["frontend"]
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     assert len(fe["reference_output"]) == 1000
-    if name in HOST_CONV_NETS:
+    if name in ATTENTION_NETS:
+        assert fe["cosine_similarity"] >= ATTENTION_COSINE_FLOOR, out
+        assert fe["host_macs"] > 0 and any("batch_matmul" in h for h in rep["host_ops"])
+    elif name in HOST_CONV_NETS:
         # depthwise convolutions run on the host, and are reported
         assert fe["host_macs"] > 0 and any("groups on host" in h for h in rep["host_ops"])
     else:
         assert fe["host_macs"] == 0
     if name == "convnext_tiny":
         check_convnext(rep, out)
+    if name == "vit_b_16":
+        check_vit(rep, out)
     if name == "shufflenet_v2_x0_5":  # the channel shuffles and chunks, on the host
         hosted = " ".join(rep["host_ops"])
         assert hosted.count("channel shuffle of 2 groups on host") == 16
@@ -764,6 +775,31 @@ def check_convnext(rep, out):
     assert sum("layer_norm in f32 on host" in h for h in hosted) == 1 + 18 + 3 + 1, hosted
     assert not any("permute" in h for h in hosted), hosted
     assert sum("with" in h and "groups on host" in h for h in hosted) == 18  # depthwise 7x7
+
+
+def check_vit(rep, out):
+    """ViT-B/16 on 2 tokens: every Linear on VTA, attention and the embeddings on the host."""
+    # The patch embedding (a 16x16 stride-16 Conv), per block the fused q/k/v projection, the
+    # output projection and the MLP's two Linears on the 2 token rows, and the head on the
+    # class token.
+    shapes = [l["shape"] for l in rep["layers"]]
+    assert shapes[0] == "1x3x16x16 * 768x16x16 s16 p0 -> 768x1x1", shapes
+    assert shapes[1:] == ["2x768 * 768x2304", "2x768 * 768x768", "2x768 * 768x3072",
+                          "2x3072 * 3072x768"] * 12 + ["1x768 * 768x1000"], shapes
+    hosted = rep["host_ops"]
+    # The class token put before the patch token, the position embedding added.
+    assert "Concat: add_constant (1 rows before each of 1 sequences) in f32 on host" in hosted
+    assert any(h.startswith("encoder: add_constant (0 rows") and "a tensor added" in h
+               for h in hosted), hosted
+    # Q K^T and A V of 12 heads per block: 2x64 by 64x2 and 2x2 by 2x64, int8 on the host.
+    assert sum("batch_matmul 2x64x2 x 12 planes" in h for h in hosted) == 12, hosted
+    assert sum("batch_matmul 2x2x64 x 12 planes" in h for h in hosted) == 12, hosted
+    # q, k, v: thirds of the fused projection's 2304 features.
+    for third in ("c=0:768 ", "c=768:1536 ", "c=1536:2304 "):
+        assert sum(third in h for h in hosted) == 12, (third, hosted)
+    assert sum("layer_norm in f32 on host" in h for h in hosted) == 25  # 2 per block + final
+    # The head reads the class token: row 0 of the 2 tokens.
+    assert any("slice c=0:1 h=0:768 w=0:1" in h for h in hosted), hosted
 
 
 def test_cycle_backend_resnet18(tmp_path):
