@@ -33,8 +33,7 @@ int rank_of(const Importer& im, const onnx::NodeProto& n, int i) {
 std::string add_view(Importer& im, const std::string& name, const std::string& in,
                      const std::string& out, std::vector<int> to, std::vector<int> model) {
   // The same dims and model shape: the input itself (an alias keeps the input's shape).
-  if (im.dims.count(in) && im.dims.at(in) == to && im.shape.count(in) &&
-      im.shape.at(in) == model) {
+  if (im.dims.count(in) && im.dims.at(in) == to && im.shape.count(in) && im.shape.at(in) == model) {
     if (out != in) {
       im.alias[out] = in;
     }
