@@ -1161,6 +1161,36 @@ def test_sequence_transformer_encoder_block(tmp_path):
     assert cos >= COSINE_FLOOR, out
 
 
+class ThreeD(torch.nn.Module):
+    """3-D values as torch's attention moves them: a Transpose (a real permute at batch 2), a
+    MatMul of two activations, a Slice of the last axis, a constant token before the sequence
+    plus a constant added, and the first token gathered."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 12)
+        self.token = torch.nn.Parameter(torch.randn(1, 1, 4))
+        self.pos = torch.nn.Parameter(torch.randn(1, 5, 4))
+
+    def forward(self, x):
+        y = self.fc(x)                                    # [2, 4, 12]
+        a, b = y[:, :, 0:4], y[:, :, 4:8]                 # last-axis slices
+        s = a @ b.transpose(1, 2)                         # [2, 4, 4]
+        t = torch.cat([self.token.expand(2, -1, -1), s], dim=1) + self.pos  # [2, 5, 4]
+        return t[:, 0] + t[:, 2]                          # two tokens: [2, 4]
+
+
+def test_sequence_3d_values(tmp_path):
+    rep, out, cos = sequence_run(tmp_path, "threed", ThreeD(), (2, 4, 8))
+    hosted = rep["host_ops"]
+    assert any("permute 1x2x4x4 to 1x2x4x4" in h for h in hosted), hosted  # b^T per sample
+    assert any("batch_matmul 4x4x4 x 2 planes" in h for h in hosted), hosted
+    assert "Concat: add_constant (1 rows before each of 2 sequences) in f32 on host" in hosted
+    assert sum("add_constant" in h and "a tensor added" in h for h in hosted) == 1, hosted
+    assert sum(": slice c=" in h for h in hosted) == 4, hosted  # 2 features, 2 tokens
+    assert cos >= COSINE_FLOOR, out
+
+
 class SequenceLimits(torch.nn.Module):
     def __init__(self, kind):
         super().__init__()
@@ -1169,16 +1199,18 @@ class SequenceLimits(torch.nn.Module):
 
     def forward(self, x):
         y = self.fc(x)
-        if self.kind == "transpose":
-            return y.transpose(1, 2)
-        if self.kind == "matmul":
-            return y @ x.reshape(2, 8, 4)
+        if self.kind == "slice":
+            return y[:, 1:3]
+        if self.kind == "gather":
+            return y[:, :, 0]
         return torch.softmax(y, 1)
 
 
 @pytest.mark.parametrize("kind,message", [
-    ("transpose", "node '/Transpose' (Transpose): a Transpose of a 3-D tensor is not supported"),
-    ("matmul", "node '/MatMul' (MatMul): a MatMul of two activations needs 4-D operands"),
+    ("slice", "node '/Slice' (Slice): a Slice of a 3-D value: only constant bounds on its last "
+              "axis, step 1, are supported"),
+    ("gather", "node '/Gather' (Gather): only a Gather of one constant index along axis 1 of a "
+               "3-D value (a token) is supported"),
     ("softmax", "node '/Softmax' (Softmax): axis 1 of a 3-D tensor: only the last axis of a "
                 "matrix or a sequence, or any axis of a 4-D tensor, is supported")])
 def test_errors_view_limits(tmp_path, kind, message):
@@ -1188,6 +1220,37 @@ def test_errors_view_limits(tmp_path, kind, message):
     model = str(tmp_path / f"{kind}.onnx")
     torch.onnx.export(SequenceLimits(kind).eval(), torch.randn(2, 4, 8), model, opset_version=13)
     assert message in error_of(str(tmp_path), model)
+
+
+class ChannelsLastLimits(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.scale = torch.nn.Parameter(torch.rand(8) + 0.5)
+
+    def forward(self, x):
+        if self.kind == "scale":  # a per-channel scale with no Conv before it to fold into
+            return (x.permute(0, 2, 3, 1) * self.scale[:3]).permute(0, 3, 1, 2)
+        return torch.softmax(self.conv(x).permute(0, 2, 3, 1), -1)
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("scale", "node '/Mul' (Mul): constant "),
+    ("softmax", "node '/Softmax' (Softmax): reads '/Transpose_output_0', a channels-last (NHWC) "
+                "view of '/conv/Conv_output_0'")])
+def test_errors_channels_last(tmp_path, kind, message):
+    """A channels-last value is its NCHW source under another name: what cannot read it so is a
+    named error."""
+    torch.manual_seed(SEED)
+    print(f"seed {SEED}")
+    model = str(tmp_path / f"{kind}.onnx")
+    torch.onnx.export(ChannelsLastLimits(kind).eval(), torch.randn(1, 3, 8, 8), model,
+                      opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert message in err, err
+    if kind == "scale":
+        assert "values per channel: only one folded into the Conv or Linear before it" in err
 
 
 def run_sweep(tmp, spec, status=0):
