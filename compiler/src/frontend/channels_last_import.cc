@@ -3,7 +3,8 @@
 // per-channel scale) and the Transpose back. No graph node moves the data: the NHWC tensor is
 // its NCHW source under another name (an alias, recorded in Importer::channels_last), the last
 // axis is the view's channel axis, a Linear over it is a 1x1 Conv (on VTA), and a per-channel
-// scale folds into the Conv before it.
+// scale folds into the Conv before it. A node that reads a channels-last value otherwise gets
+// the NHWC values, permuted then.
 #ifdef VTA_HAVE_ONNX
 
 #include <fmt/format.h>
@@ -147,14 +148,22 @@ bool import_channels_last_node(Importer& im, const onnx::NodeProto& n) {
   return per_channel_arithmetic(im, n);
 }
 
-void check_channels_last_read(const Importer& im, const onnx::NodeProto& n) {
+void materialize_channels_last(Importer& im, const onnx::NodeProto& n) {
   for (const std::string& in : n.input()) {
-    if (channels_last(im, in)) {
-      im.fail(n, fmt::format("reads '{}', a channels-last (NHWC) view of '{}': only a Transpose "
-                             "back, LayerNorm, a Linear, GELU, a per-channel scale or bias and "
-                             "elementwise arithmetic over its last axis are supported",
-                             in, im.resolve(in)));
+    if (!channels_last(im, in)) {
+      continue;
     }
+    // Not per-pixel work (attention's fused Transposes of [N, S, heads, d] to [N, heads, d, S]
+    // read as one): the NHWC values themselves, by a permute of the NCHW source.
+    GraphNode g;
+    g.op = GraphOp::kPermute;
+    g.name = node_name(n) + "/nhwc";
+    g.inputs = {im.resolve(in)};
+    g.output = in + "/nhwc";
+    g.perm = {0, 2, 3, 1};
+    add_node(im, g);
+    im.channels_last.erase(in);
+    im.alias[in] = g.output;
   }
 }
 

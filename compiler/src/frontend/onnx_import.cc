@@ -722,7 +722,7 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   if (elementwise_channels_last(im, n)) {
     im.channels_last.insert(n.output(0));
   } else {
-    check_channels_last_read(im, n);
+    materialize_channels_last(im, n);
   }
   if (import_sequence_3d_node(im, n) || import_layout_node(im, n) ||
       ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) || import_sequence_node(im, n)) {

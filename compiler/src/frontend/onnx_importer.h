@@ -88,8 +88,9 @@ bool import_layout_node(Importer& im, const onnx::NodeProto& n);
 // (a 1x1 Conv) and a per-channel constant Add or Mul folded into a Conv
 // (channels_last_import.cc); true when it imported node n.
 bool import_channels_last_node(Importer& im, const onnx::NodeProto& n);
-// Fails naming node n when it reads a channels-last value it cannot (not elementwise).
-void check_channels_last_read(const Importer& im, const onnx::NodeProto& n);
+// The channels-last values node n reads as NHWC values (a permute of their NCHW source), for
+// a node that is not per-pixel work.
+void materialize_channels_last(Importer& im, const onnx::NodeProto& n);
 // Transpose, MatMul of two activations, Slice and Gather of 3-D values (sequence_3d_import.cc);
 // true when it imported node n.
 bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n);

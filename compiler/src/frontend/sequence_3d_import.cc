@@ -155,8 +155,8 @@ void slice_last_axis(Importer& im, const onnx::NodeProto& n) {
 void gather_token(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> s = im.shape_of(n, n.input(0));
   auto index = im.int_constants.find(n.input(1));
-  int64_t axis = attr_int(im, n, "axis", 0, -3, 2);
-  normalize_axis(axis, 3);
+  int64_t axis = attr_int(im, n, "axis", 0, -int64_t(s.size()), int64_t(s.size()) - 1);
+  normalize_axis(axis, s.size());
   if (s.size() != 3 || axis != 1 || index == im.int_constants.end() || index->second.size() != 1) {
     im.fail(n,
             "only a Gather of one constant index along axis 1 of a 3-D value (a token) is "
@@ -274,7 +274,7 @@ bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
     matmul_3d(im, n);
   } else if (t == "Slice" && (rank == 3 || rank == 2)) {
     slice_last_axis(im, n);
-  } else if (t == "Gather" && rank == 3) {
+  } else if (t == "Gather") {  // of an activation (a constant's folds at import)
     gather_token(im, n);
   } else if (t == "Concat") {
     return concat_constant(im, n);
