@@ -62,7 +62,11 @@ GraphNode* sole_conv(Importer& im, const std::string& t) {
 // A constant of one value per channel of x: C values of a channels-last x, C x 1 x 1 of an
 // NCHW one (or 1 x C x 1 x 1); else false.
 bool per_channel(const Importer& im, const onnx::NodeProto& n, const FloatTensor& c, int x) {
-  const std::vector<int>& s = im.shape_of(n, n.input(x));
+  auto known = im.shape.find(im.resolve(n.input(x)));
+  if (known == im.shape.end()) {
+    return false;
+  }
+  const std::vector<int>& s = known->second;
   if (s.size() != 4 || c.size() != size_t(s[1]) || c.size() == 1) {
     return false;
   }

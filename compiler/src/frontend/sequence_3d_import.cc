@@ -119,6 +119,9 @@ void matmul_3d(Importer& im, const onnx::NodeProto& n) {
 void slice_last_axis(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> s = im.shape_of(n, n.input(0));
   const int rank = int(s.size());
+  if (n.input_size() < 3) {
+    im.fail(n, "needs constant starts and ends (opset 10 and later)");
+  }
   auto starts = im.int_constants.find(n.input(1)), ends = im.int_constants.find(n.input(2));
   std::vector<int64_t> axes{0}, steps{1};
   if (n.input_size() > 3 && !n.input(3).empty()) {
@@ -154,6 +157,9 @@ void slice_last_axis(Importer& im, const onnx::NodeProto& n) {
 // Gather of one token (a scalar index) along axis 1 of [N, S, D]: the [N, D] row.
 void gather_token(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> s = im.shape_of(n, n.input(0));
+  if (n.input_size() != 2) {
+    im.fail(n, "needs a data and an indices input");
+  }
   auto index = im.int_constants.find(n.input(1));
   int64_t axis = attr_int(im, n, "axis", 0, -int64_t(s.size()), int64_t(s.size()) - 1);
   normalize_axis(axis, s.size());
@@ -210,8 +216,11 @@ GraphNode constant_node_of(Importer& im, const onnx::NodeProto& n, const std::st
 
 // x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding.
 bool add_tensor(Importer& im, const onnx::NodeProto& n) {
+  if (n.input_size() != 2) {
+    return false;
+  }
   const int ci = im.constants.count(n.input(1)) ? 1 : im.constants.count(n.input(0)) ? 0 : -1;
-  if (n.input_size() != 2 || ci < 0) {
+  if (ci < 0) {
     return false;
   }
   const FloatTensor& c = im.constants.at(n.input(ci));
