@@ -923,6 +923,12 @@ FloatGraph import_onnx(const std::string& path) {
     throw Error(
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
   }
+  if (im.channels_last.count(g.output(0).name())) {  // the model's output is NHWC: its values
+    onnx::NodeProto out;
+    out.set_name("output");
+    out.add_input(g.output(0).name());
+    materialize_channels_last(im, out);
+  }
   im.graph.output = im.resolve(g.output(0).name());
   im.graph.validate(path);
   return std::move(im.graph);
