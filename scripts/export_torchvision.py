@@ -5,6 +5,7 @@
         [--classes N] [--sample-out PREFIX]
 
 NAME is any torchvision classification model (resnet18, resnet50, mobilenet_v2, vgg11, ...).
+ViT and MaxViT are built for the input's size (their builders' image_size, from --input).
 No pretrained weights are fetched: every parameter is drawn from a seeded generator (by the
 model's own initialisation; inception_v3's by PyTorch's default one, see BUILDER_OPTIONS), and the
 BatchNorm running statistics are set to non-trivial seeded values (mean in [-0.1, 0.1],
@@ -47,13 +48,28 @@ def parse_shape(text):
 BUILDER_OPTIONS = {"inception_v3": {"init_weights": False}}
 
 
-def seeded_model(name, seed, classes):
+# The builders that take the input size (ViT's position embedding and MaxViT's partitions are
+# sized by it): given --input's H when it is not 224 (H must equal W).
+SIZED_BUILDERS = ("vit_", "maxvit_")
+
+
+def builder_options(name, shape):
+    options = dict(BUILDER_OPTIONS.get(name, {}))
+    if name.startswith(SIZED_BUILDERS) and shape[2] != 224:
+        if shape[2] != shape[3]:
+            raise SystemExit(f"export_torchvision: error: {name} needs a square input, not "
+                             f"{shape[2]}x{shape[3]}")
+        options["image_size"] = shape[2]
+    return options
+
+
+def seeded_model(name, seed, classes, shape):
     builders = torchvision.models.list_models() if hasattr(torchvision.models, "list_models") \
         else [n for n in dir(torchvision.models) if n.islower() and not n.startswith("_")]
     if name not in builders or not callable(getattr(torchvision.models, name, None)):
         raise SystemExit(f"export_torchvision: error: unknown torchvision model '{name}'")
     torch.manual_seed(seed)
-    options = BUILDER_OPTIONS.get(name, {})
+    options = builder_options(name, shape)
     model = getattr(torchvision.models, name)(num_classes=classes, **options)
     gen = torch.Generator().manual_seed(seed + 1)
     for module in model.modules():
@@ -63,7 +79,44 @@ def seeded_model(name, seed, classes):
             module.running_var.copy_(torch.rand(c, generator=gen) + 0.5)
             module.weight.data.copy_(torch.rand(c, generator=gen) + 0.5)
             module.bias.data.copy_(torch.rand(c, generator=gen) * 0.2 - 0.1)
+    redraw_truncation_bounds(model, gen)
+    redraw_zero_weights(model, gen)
     return model.eval()
+
+
+def redraw_truncation_bounds(model, gen):
+    """Redraws the weights that torch's trunc_normal_(std=0.02) left at its bounds +-2.
+
+    ConvNeXt, Swin, MaxViT and ViT initialise with trunc_normal_(std=0.02, a=-2, b=2): its
+    inverse-CDF sampler maps the float limits of its uniform draw to the bounds themselves, so a
+    few weights of a large tensor are exactly +-2 (100 standard deviations), which no trained
+    model has and which would set the tensor's whole int8 scale. Each is redrawn from the seeded
+    generator as N(0, std of its tensor)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.numel() < 1000:
+                continue
+            bound = p.abs() == 2.0
+            std = float(p[~bound].std())
+            if bound.any() and std < 0.1:
+                p[bound] = torch.randn(int(bound.sum()), generator=gen) * std
+
+
+def redraw_zero_weights(model, gen):
+    """Draws the weights a builder leaves at zero from the seeded generator: ViT's classifier
+    head as PyTorch's default Linear initialisation would (uniform in +-1/sqrt(fan_in)), as an
+    all-zero output would make every comparison trivial; ViT's class token N(0, 1), the scale
+    of the patch tokens it joins (a zero token plus the position embedding's 0.02 is below one
+    int8 step of the tokens' shared scale, and the LayerNorm after it would normalise noise)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() < 2 or p.any():
+                continue
+            if name.endswith("class_token"):
+                p.copy_(torch.randn(p.shape, generator=gen))
+            else:
+                bound = 1.0 / p[0].numel() ** 0.5
+                p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) * bound)
 
 
 def fold_adaptive_pool(model, shape):
@@ -97,7 +150,7 @@ def main():
     ap.add_argument("--sample-out", default="")
     args = ap.parse_args()
     shape = parse_shape(args.input)
-    model = seeded_model(args.name, args.seed, args.classes)
+    model = seeded_model(args.name, args.seed, args.classes, shape)
     fold_adaptive_pool(model, shape)
     example = torch.randn(shape, generator=torch.Generator().manual_seed(args.seed + 2))
     torch.onnx.export(model, example, args.out, opset_version=13, do_constant_folding=True,

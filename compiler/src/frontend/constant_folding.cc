@@ -2,16 +2,22 @@
 
 #include "frontend/constant_folding.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "frontend/onnx_index_rules.h"
 
 namespace vta::compiler {
 
 namespace {
+
+// The most values a fold creates (a class token expanded to its batch, a mask).
+constexpr int64_t kMaxFoldedValues = int64_t{1} << 24;
 
 int64_t int_attr(const onnx::NodeProto& n, const char* name, int64_t def) {
   for (const auto& a : n.attribute()) {
@@ -212,12 +218,162 @@ std::string shape(const Operands& o, const std::vector<int64_t>& input_shape) {
   return {};
 }
 
+// The value attribute of ConstantOfShape (absent: float 0): an int64 / bool or a float value.
+bool fill_value(const onnx::NodeProto& n, int64_t& i, float& f) {
+  i = 0, f = 0;
+  for (const auto& a : n.attribute()) {
+    if (a.name() != "value" || !a.has_t()) {
+      continue;
+    }
+    const onnx::TensorProto& t = a.t();
+    const std::string& raw = t.raw_data();
+    switch (t.data_type()) {
+      case onnx::TensorProto::INT64:
+        if (raw.size() >= 8) {
+          std::memcpy(&i, raw.data(), 8);
+        } else if (t.int64_data_size()) {
+          i = t.int64_data(0);
+        }
+        return true;
+      case onnx::TensorProto::BOOL:
+      case onnx::TensorProto::INT32:
+        i = !raw.empty() ? raw[0] : t.int32_data_size() ? t.int32_data(0) : 0;
+        return true;
+      default:
+        if (raw.size() >= 4) {
+          std::memcpy(&f, raw.data(), 4);
+        } else if (t.float_data_size()) {
+          f = t.float_data(0);
+        }
+        return false;
+    }
+  }
+  return false;
+}
+
+// ConstantOfShape: an integer fill (flat) or a float one (with the shape as its dims).
+std::string constant_of_shape(const Operands& o) {
+  const std::vector<int64_t>* shape = o.ints(0);
+  if (!shape) {
+    return "only a ConstantOfShape of an integer constant shape is computed";
+  }
+  std::vector<int> dims;
+  int64_t count = 1;
+  for (int64_t d : *shape) {
+    if (d < 0 || d > kMaxFoldedValues || (count *= d) > kMaxFoldedValues) {
+      return fmt::format("the shape [{}] is negative or larger than {} values",
+                         fmt::join(*shape, ", "), kMaxFoldedValues);
+    }
+    dims.push_back(int(d));
+  }
+  int64_t i = 0;
+  float f = 0;
+  if (fill_value(o.n, i, f)) {
+    o.set(std::vector<int64_t>(size_t(count), i));
+  } else {
+    o.set(FloatTensor{dims, std::vector<float>(size_t(count), f)});
+  }
+  return {};
+}
+
+// The values of operand k as doubles (integer or float), nullptr-free: false when absent.
+bool values_of(const Operands& o, int k, std::vector<double>& v) {
+  if (const std::vector<int64_t>* i = o.ints(k)) {
+    v.assign(i->begin(), i->end());
+    return true;
+  }
+  if (const FloatTensor* f = o.floats(k)) {
+    v.assign(f->data.begin(), f->data.end());
+    return true;
+  }
+  return false;
+}
+
+// Equal of two constants (integer 1 or 0 per value, as a bool tensor is held); Where of an
+// integer condition and two integer or two float constants. Flat broadcasting: equal sizes, or
+// one value.
+std::string equal_or_where(const Operands& o) {
+  const bool where = o.n.op_type() == "Where";
+  std::vector<double> a, b, c;
+  if (!values_of(o, 0, a) || !values_of(o, 1, b) || (where && !values_of(o, 2, c))) {
+    return fmt::format("only a {} of constants is computed", o.n.op_type());
+  }
+  const size_t size = std::max({a.size(), b.size(), c.size()});
+  for (const auto* v : {&a, &b, &c}) {
+    if (!v->empty() && v->size() != size && v->size() != 1) {
+      return fmt::format("operands of {} values do not broadcast to {}", v->size(), size);
+    }
+  }
+  if (!where) {
+    std::vector<int64_t> out(size);
+    for (size_t i = 0; i < size; ++i) {
+      out[i] = at(a, i) == at(b, i) ? 1 : 0;
+    }
+    o.set(std::move(out));
+    return {};
+  }
+  if (o.ints(1) && o.ints(2)) {
+    std::vector<int64_t> out(size);
+    for (size_t i = 0; i < size; ++i) {
+      out[i] = int64_t(at(a, i) != 0 ? at(b, i) : at(c, i));
+    }
+    o.set(std::move(out));
+    return {};
+  }
+  if (!o.floats(1) || !o.floats(2)) {
+    return "its operands are an integer and a float constant";
+  }
+  FloatTensor out = b.size() >= c.size() ? *o.floats(1) : *o.floats(2);
+  out.data.resize(size);
+  for (size_t i = 0; i < size; ++i) {
+    out.data[i] = float(at(a, i) != 0 ? at(b, i) : at(c, i));
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Expand of a float constant to a shape (ONNX's two-way broadcasting, right-aligned).
+std::string expand(const Operands& o) {
+  const FloatTensor* x = o.floats(0);
+  const std::vector<int64_t>* shape = o.ints(1);
+  if (!x || !shape) {
+    return "only an Expand of a float constant to a constant shape is computed";
+  }
+  const size_t rank = std::max(x->dims.size(), shape->size());
+  std::vector<int> in(rank, 1), out(rank, 1);
+  std::copy(x->dims.begin(), x->dims.end(), in.begin() + long(rank - x->dims.size()));
+  int64_t count = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t s = a + shape->size() >= rank ? (*shape)[a + shape->size() - rank] : 1;
+    if (s != 1 && in[a] != 1 && s != in[a]) {
+      return fmt::format("dims {} do not broadcast to [{}]", x->shape(), fmt::join(*shape, ", "));
+    }
+    out[a] = in[a] == 1 ? int(std::max<int64_t>(s, 1)) : in[a];
+    if ((count *= out[a]) > kMaxFoldedValues) {
+      return fmt::format("the result is larger than {} values", kMaxFoldedValues);
+    }
+  }
+  FloatTensor r{out, std::vector<float>(size_t(count))};
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, src = 0, stride = 1;
+    for (size_t a = rank; a-- > 0;) {
+      const int64_t k = rest % out[a];
+      rest /= out[a];
+      src += (in[a] == 1 ? 0 : k) * stride;
+      stride *= in[a];
+    }
+    r.data[size_t(i)] = x->data[size_t(src)];
+  }
+  o.set(std::move(r));
+  return {};
+}
+
 }  // namespace
 
 bool folds_at_import(const std::string& op_type, bool inputs_constant) {
-  static const std::set<std::string> on_constants = {"Identity", "Dropout", "Gather", "Unsqueeze",
-                                                     "Squeeze",  "Concat",  "Cast",   "Slice",
-                                                     "Add",      "Sub",     "Mul",    "Div"};
+  static const std::set<std::string> on_constants = {
+      "Identity", "Dropout", "Gather", "Unsqueeze", "Squeeze",         "Concat", "Cast",  "Slice",
+      "Add",      "Sub",     "Mul",    "Div",       "ConstantOfShape", "Equal",  "Where", "Expand"};
   return op_type == "Shape" || (inputs_constant && on_constants.count(op_type) > 0);
 }
 
@@ -242,6 +398,15 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
   }
   if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
     return binary(o);
+  }
+  if (t == "ConstantOfShape") {
+    return constant_of_shape(o);
+  }
+  if (t == "Equal" || t == "Where") {
+    return equal_or_where(o);
+  }
+  if (t == "Expand") {
+    return expand(o);
   }
   return same_values(o);
 }

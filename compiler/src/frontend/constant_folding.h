@@ -2,7 +2,9 @@
 // importing them, as torch exports the targets of its reshapes (x.view(x.size(0), -1), the
 // channel shuffle) and the bounds of its chunks: Shape of a tensor (every shape is static),
 // and Identity (torch shares equal initializers through Identity nodes), Gather, Unsqueeze,
-// Squeeze, Concat, Cast, Slice, Add, Sub, Mul and Div of constants. Integer constants (shapes,
+// Squeeze, Concat, Cast, Slice, Add, Sub, Mul and Div of constants, and the class token's
+// expansion to the batch (ConstantOfShape, Equal, Where, Expand of constants); a bool
+// (Equal's result) is held as an integer 1 or 0. Integer constants (shapes,
 // indices, axes) are held flat, as the rank 0 and 1 values of shape arithmetic are; float
 // constants keep their dims.
 #pragma once

@@ -74,6 +74,8 @@ const char* graph_op_name(GraphOp op) {
       return "Slice";
     case GraphOp::kChannelShuffle:
       return "ChannelShuffle";
+    case GraphOp::kAddConstant:
+      return "AddConstant";
   }
   return "?";
 }
@@ -342,6 +344,8 @@ FloatTensor run_sequence_node(const GraphNode& g, const std::vector<const FloatT
       return batch_matmul(*in[0], *in[1]);
     case GraphOp::kView:
       return FloatTensor{g.to_dims, in[0]->data};
+    case GraphOp::kAddConstant:
+      return add_constant(*in[0], g.groups, g.prefix_rows, g.weight.data, g.bias.data);
     default:
       return permute(g, *in[0]);
   }
@@ -420,6 +424,10 @@ std::string sequence_output_dims(const GraphNode& g, const std::vector<std::vect
   if (g.op == GraphOp::kBatchMatMul) {
     return batch_matmul_dims(d, in[1], out);
   }
+  if (g.op == GraphOp::kAddConstant) {
+    return add_constant_dims(d, g.groups, g.prefix_rows, g.weight.data.size(), g.bias.data.size(),
+                             out);
+  }
   if (g.op == GraphOp::kView) {
     out = g.to_dims;
     const int64_t from = int64_t(d[0]) * d[1] * d[2] * d[3];
@@ -449,7 +457,7 @@ std::string sequence_output_dims(const GraphNode& g, const std::vector<std::vect
 bool is_sequence_op(GraphOp op) {
   return op == GraphOp::kLayerNorm || op == GraphOp::kGelu || op == GraphOp::kSoftmax ||
          op == GraphOp::kBatchMatMul || op == GraphOp::kScale || op == GraphOp::kView ||
-         op == GraphOp::kPermute;
+         op == GraphOp::kPermute || op == GraphOp::kAddConstant;
 }
 
 namespace {

@@ -137,14 +137,24 @@ FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
   return out;
 }
 
+// An int64 tensor, or a bool one (a mask) as 1 and 0.
 std::vector<int64_t> int_tensor(const onnx::TensorProto& t, const std::string& where) {
-  if (t.data_type() != onnx::TensorProto::INT64) {
+  const bool is_bool = t.data_type() == onnx::TensorProto::BOOL;
+  if (t.data_type() != onnx::TensorProto::INT64 && !is_bool) {
     throw Error(fmt::format("{}: tensor '{}' must be int64", where, t.name()));
   }
   size_t count = 0;
   tensor_dims(t, where, count);
   std::vector<int64_t> v;
-  if (t.has_raw_data()) {
+  if (is_bool && t.has_raw_data()) {
+    for (char c : t.raw_data()) {
+      v.push_back(c != 0);
+    }
+  } else if (is_bool) {
+    for (int32_t b : t.int32_data()) {
+      v.push_back(b != 0);
+    }
+  } else if (t.has_raw_data()) {
     v.resize(t.raw_data().size() / 8);
     std::memcpy(v.data(), t.raw_data().data(), v.size() * 8);
   } else {
@@ -463,7 +473,8 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
     im.fail(n, "only a Constant with a tensor 'value' is supported");
   }
   const std::string where = fmt::format("{}: node '{}'", im.file, n.name());
-  if (a->t().data_type() == onnx::TensorProto::INT64) {
+  if (a->t().data_type() == onnx::TensorProto::INT64 ||
+      a->t().data_type() == onnx::TensorProto::BOOL) {
     im.int_constants[n.output(0)] = int_tensor(a->t(), where);
   } else {
     im.constants[n.output(0)] = float_tensor(a->t(), where);
@@ -501,7 +512,8 @@ bool importer_implements(const std::string& op_type) {
                                             "Transpose",
                                             "Slice",
                                             "Split",
-                                            "ReduceMean"};
+                                            "ReduceMean",
+                                            "Gather"};
   return ops.count(op_type) > 0;
 }
 
@@ -667,6 +679,20 @@ void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
   add_node(im, std::move(g));
 }
 
+// An elementwise node of a channels-last value (its activations all channels-last): its output
+// is channels-last too.
+bool elementwise_channels_last(const Importer& im, const onnx::NodeProto& n) {
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid"};
+  int activations = 0, nhwc = 0;
+  for (const std::string& in : n.input()) {
+    if (!in.empty() && !im.constants.count(in) && !im.int_constants.count(in)) {
+      ++activations;
+      nhwc += int(im.channels_last.count(in));
+    }
+  }
+  return nhwc > 0 && nhwc == activations && ops.count(n.op_type());
+}
+
 void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
@@ -690,8 +716,16 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
     return pad_node(im, n);
   }
   check_reads(im, n);
-  if (import_layout_node(im, n) || ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) ||
-      import_sequence_node(im, n)) {
+  if (import_channels_last_node(im, n)) {
+    return;
+  }
+  if (elementwise_channels_last(im, n)) {
+    im.channels_last.insert(n.output(0));
+  } else {
+    materialize_channels_last(im, n);
+  }
+  if (import_sequence_3d_node(im, n) || import_layout_node(im, n) ||
+      ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) || import_sequence_node(im, n)) {
     return;
   }
   if (t == "BatchNormalization") {
@@ -828,7 +862,7 @@ void read_constants(Importer& im, const onnx::GraphProto& g) {
         break;
       }
     }
-    if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::BOOL) {
       im.int_constants[t.name()] = int_tensor(t, where);
     } else {
       im.constants[t.name()] = float_tensor(t, where);
@@ -888,6 +922,12 @@ FloatGraph import_onnx(const std::string& path) {
   if (g.output_size() != 1) {
     throw Error(
         fmt::format("{}: the graph has {} outputs; one is supported", path, g.output_size()));
+  }
+  if (im.channels_last.count(g.output(0).name())) {  // the model's output is NHWC: its values
+    onnx::NodeProto out;
+    out.set_name("output");
+    out.add_input(g.output(0).name());
+    materialize_channels_last(im, out);
   }
   im.graph.output = im.resolve(g.output(0).name());
   im.graph.validate(path);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct Importer {
   std::map<std::string, std::vector<int>> dims;   // the view of each value, where it fits
   std::map<std::string, std::vector<int>> shape;  // the model's shape of each value
   std::map<std::string, ChannelView> views;       // by tensor (its shape: 5-D, in `shape`)
+  // The NHWC tensors of the model held as their NCHW source (an alias): channels_last_import.cc.
+  std::set<std::string> channels_last;
   FloatGraph graph;
 
   std::string resolve(const std::string& t) const {
@@ -81,6 +84,16 @@ bool import_sequence_node(Importer& im, const onnx::NodeProto& n);
 // (onnx_layout_import.cc); true when it imported node n (false: another Reshape or Transpose,
 // for sequence_import.cc, or another operator).
 bool import_layout_node(Importer& im, const onnx::NodeProto& n);
+// A Transpose to or from channels-last, a Linear over the channels of a channels-last value
+// (a 1x1 Conv) and a per-channel constant Add or Mul folded into a Conv
+// (channels_last_import.cc); true when it imported node n.
+bool import_channels_last_node(Importer& im, const onnx::NodeProto& n);
+// The channels-last values node n reads as NHWC values (a permute of their NCHW source), for
+// a node that is not per-pixel work.
+void materialize_channels_last(Importer& im, const onnx::NodeProto& n);
+// Transpose, MatMul of two activations, Slice and Gather of 3-D values (sequence_3d_import.cc);
+// true when it imported node n.
+bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n);
 // A decomposition imported as one node, at its output node `out` (sequence_import.cc).
 void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
 // Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).

@@ -353,6 +353,14 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   if (m.op == GraphOp::kScale) {
     l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
   }
+  if (m.op == GraphOp::kAddConstant) {
+    l.attrs["sequences"] = m.groups, l.attrs["rows"] = m.prefix_rows;
+    l.attrs["prefix"] = double(m.weight.data.size());
+    l.attrs["addend"] = double(m.bias.data.size());
+    std::vector<float> p = m.weight.data;
+    p.insert(p.end(), m.bias.data.begin(), m.bias.data.end());
+    l.float_params = std::make_shared<const std::vector<float>>(std::move(p));
+  }
 }
 
 // The exponents of the host operators that carry their scales as attributes: HardSigmoid and

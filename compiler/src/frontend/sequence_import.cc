@@ -214,6 +214,14 @@ void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator&
     im.fail(out, fmt::format("{} of the constant '{}'", graph_op_name(g.op), x));
   }
   g.inputs = {im.resolve(x)};
+  if (im.channels_last.count(x)) {  // over the last axis: the source's channels
+    if (g.op == GraphOp::kLayerNorm && g.axis != -1 && g.axis != 3) {
+      im.fail(out, "only the normalisation over the last axis is supported");
+    }
+    g.axis = 1;
+    im.channels_last.insert(g.output);
+    return add_node(im, std::move(g));
+  }
   if (g.op == GraphOp::kLayerNorm) {
     const int rank = int(im.shape_of(out, x).size());
     if (g.axis != -1 && g.axis != rank - 1) {

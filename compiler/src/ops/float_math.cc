@@ -55,6 +55,48 @@ FloatTensor layer_norm(const FloatTensor& x, int axis, double eps, const std::ve
   return out;
 }
 
+std::string add_constant_dims(const std::vector<int>& x, int sequences, int rows, size_t prefix,
+                              size_t addend, std::vector<int>& out) {
+  out = x;
+  if (rows > 0) {
+    if (sequences < 1 || x[0] % sequences || x[2] != 1 || x[3] != 1) {
+      return fmt::format("{}x{}x{}x{} is not {} sequences of rows (N*S x C x 1 x 1)", x[0], x[1],
+                         x[2], x[3], sequences);
+    }
+    if (prefix != size_t(sequences) * size_t(rows) * size_t(x[1])) {
+      return fmt::format("{} prefix values for {} sequences of {} rows of {}", prefix, sequences,
+                         rows, x[1]);
+    }
+    out[0] += sequences * rows;
+  }
+  const size_t size = size_t(out[0]) * size_t(out[1]) * size_t(out[2]) * size_t(out[3]);
+  if (addend && addend != size) {
+    return fmt::format("{} values to add to {}", addend, size);
+  }
+  return {};
+}
+
+FloatTensor add_constant(const FloatTensor& x, int sequences, int rows,
+                         const std::vector<float>& prefix, const std::vector<float>& addend) {
+  FloatTensor out{x.dims, {}};
+  if (rows > 0) {
+    const size_t c = size_t(x.dims[1]), per = size_t(x.dims[0] / sequences) * c;
+    out.dims[0] += sequences * rows;
+    for (size_t s = 0; s < size_t(sequences); ++s) {
+      const auto p = prefix.begin() + long(s * size_t(rows) * c);
+      out.data.insert(out.data.end(), p, p + long(size_t(rows) * c));
+      const auto v = x.data.begin() + long(s * per);
+      out.data.insert(out.data.end(), v, v + long(per));
+    }
+  } else {
+    out.data = x.data;
+  }
+  for (size_t i = 0; i < addend.size() && i < out.data.size(); ++i) {
+    out.data[i] += addend[i];
+  }
+  return out;
+}
+
 FloatTensor softmax(const FloatTensor& x, int axis) {
   const AxisSplit s = split_at(x.dims, axis);
   FloatTensor out = x;

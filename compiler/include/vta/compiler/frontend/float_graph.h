@@ -48,11 +48,14 @@ enum class GraphOp {
   // A box of C x H x W, step 1 (ONNX Slice, each output of a Split).
   kSlice,
   // The channels viewed as groups x C/groups and transposed (Reshape, Transpose, Reshape).
-  kChannelShuffle
+  kChannelShuffle,
+  // Constants joined to an activation: rows put before each sequence (a Concat with ViT's class
+  // token) and / or a tensor added (its position embedding).
+  kAddConstant
 };
 
 // The operators of MLPs and transformers: LayerNorm, Gelu, Softmax, BatchMatMul, Scale, View,
-// Permute.
+// Permute, AddConstant.
 bool is_sequence_op(GraphOp op);
 
 // The NCHW view of a tensor of the model of rank 1..4 (see above); throws vta::Error naming
@@ -85,6 +88,9 @@ struct GraphNode {
   FloatTensor bias;    // K or units values (zeros when the model has none); LayerNorm's bias
   // Slice: the begins and ends (exclusive) of C, H and W.
   std::vector<int> slice_begin, slice_end;
+  // AddConstant: the constant rows before each of `groups` sequences (their values: weight,
+  // sequences*rows x C; the addend: bias, one value per output element, or none).
+  int prefix_rows = 0;
 };
 
 struct FloatGraph {

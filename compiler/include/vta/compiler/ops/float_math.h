@@ -1,8 +1,8 @@
 // The arithmetic of the operators that compute in float on the host (layer_norm, gelu, softmax)
 // and the shape rules of the data-movement and matrix operators of attention (view, permute,
-// batch_matmul), written once: the float graph's interpreter (run_float) and the operator
-// table's int8 host execution (dequantize, compute, quantize) both call them. Every tensor is
-// the NCHW view of its value (float_graph.h: nchw_view); an axis is an axis of that view.
+// batch_matmul, add_constant), written once: the float graph's interpreter (run_float) and the
+// operator table's int8 host execution (dequantize, compute, quantize) both call them. Every tensor
+// is the NCHW view of its value (float_graph.h: nchw_view); an axis is an axis of that view.
 #pragma once
 
 #include <array>
@@ -31,6 +31,15 @@ FloatTensor batch_matmul(const FloatTensor& a, const FloatTensor& b);
 // Its output dims; an error text when the operands do not fit.
 std::string batch_matmul_dims(const std::vector<int>& a, const std::vector<int>& b,
                               std::vector<int>& out);
+
+// Constants joined to x (add_constant): `rows` constant rows put before each of the
+// `sequences` sequences of x (x the view (N*S) x C x 1 x 1; `prefix` holds sequences x rows x C
+// values, in order), then `addend` added (one value per output element; empty: nothing).
+FloatTensor add_constant(const FloatTensor& x, int sequences, int rows,
+                         const std::vector<float>& prefix, const std::vector<float>& addend);
+// Its output dims; an error text when the sizes do not fit.
+std::string add_constant_dims(const std::vector<int>& x, int sequences, int rows, size_t prefix,
+                              size_t addend, std::vector<int>& out);
 
 // The axis permutation of a 4-D value: out dims[i] = in dims[perm[i]].
 using Permutation = std::array<int, 4>;
