@@ -28,10 +28,14 @@ using namespace vta::compiler;
 
 namespace {
 
-size_t vta_layer_count(const Network& net) {
+// The layers placed on VTA on the design `cfg` (choose_placement, as the runner places them).
+size_t vta_layer_count(const ir::Module& m, const HwConfig& cfg) {
   size_t n = 0;
-  for (const NetworkLayer& l : net.layers) {
-    n += l.on_vta() ? 1 : 0;
+  for (const NetworkLayer& l : m.net->layers) {
+    auto in = m.types.find(l.input);
+    const PlacementChoice p = in != m.types.end() ? choose_placement(l, in->second.shape, &cfg)
+                                                  : PlacementChoice{op_def(l.op).place(l), {}};
+    n += p.place == Placement::kVta ? 1 : 0;
   }
   return n;
 }
@@ -318,15 +322,15 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   Target target = setup_target(c.common, !c.no_check);
   std::optional<QuantizedModel> timed = module.quantized;
   if (timed) {
-    timed->time_host(host_cpu_for(target.config.target));
+    timed->time_host(host_cpu_for(target.config.target), &target.config);
   }
   const std::optional<QuantizedModel>& model = timed;
   NetworkOptions opt;
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                           c.common.progress_flags());
+  ProgressDisplay progress("network " + net.name, "VTA layers",
+                           vta_layer_count(module, target.config), c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;
