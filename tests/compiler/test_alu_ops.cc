@@ -10,7 +10,7 @@
 #include "test_paths.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/ops/op_def.h"
-#include "vta/compiler/run/alu_pool_runner.h"
+#include "vta/compiler/run/alu_runner.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
 
@@ -188,7 +188,9 @@ TEST_CASE("maxpool placement compares VTA's estimate with the host model", "[alu
   CHECK(wide.place == Placement::kHost);
   CHECK_THAT(wide.reason, Catch::Contains("no VTA program: maxpool"));
   // Without a design, the operator's own placement and no reason.
-  CHECK(choose_placement(l, TensorShape{1, 16, 8, 8}, nullptr).reason.empty());
+  const PlacementChoice none = choose_placement(l, TensorShape{1, 16, 8, 8}, nullptr);
+  CHECK(none.place == Placement::kHost);
+  CHECK(none.reason.empty());
 }
 
 // A network whose small pool goes to VTA: the runner places it as the place pass does, runs it
@@ -210,4 +212,87 @@ TEST_CASE("a network runs its maxpool on the ALU when VTA is faster", "[alu][net
   CHECK(r.runs[0].mismatches == 0);
   CHECK(r.host_ops.empty());
   CHECK(r.output == reference_maxpool(k, *x));
+}
+
+namespace {
+
+// The sum the plain way: int arithmetic, then the bounds.
+std::vector<int8_t> reference_add(const std::vector<int8_t>& a, const std::vector<int8_t>& b,
+                                  int lo, int hi) {
+  std::vector<int8_t> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    int v = int(a[i]) + int(b[i]);
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    out[i] = int8_t(v);
+  }
+  return out;
+}
+
+struct AddCase {
+  int n, c, h, w, lo, hi;
+};
+
+void run_add_case(const Target& target, const AddCase& k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-128, 127);
+  const size_t size = size_t(k.n) * k.c * k.h * k.w;
+  std::vector<int8_t> a(size), b(size);
+  for (size_t i = 0; i < size; ++i) {
+    a[i] = int8_t(d(rng)), b[i] = int8_t(d(rng));
+  }
+  a[0] = b[0] = 127;   // saturates high: 254
+  a[1] = b[1] = -128;  // saturates low: -256
+  const std::vector<int8_t> ref = reference_add(a, b, k.lo, k.hi);
+  const AluAddPlan plan = AluAddPlan::make(k.n, k.c, k.h, k.w, k.lo, k.hi, target.config);
+  INFO("seed " << seed << " " << plan.describe() << " on " << target.backend);
+  const LayerRun r = run_alu_add(target, "add", plan, a, b, &ref);
+  CHECK(r.out == ref);
+  CHECK(r.mismatches == 0);
+}
+
+// Channels not a multiple of the block; several tiles in two slots; ReLU, a ReLU6-like clip
+// (0..6 at 2^-4: 96) and a two-sided clip.
+const AddCase kAddCases[] = {
+    {1, 20, 5, 7, -128, 127},
+    {2, 16, 40, 40, 0, 127},
+    {1, 32, 9, 9, 0, 96},
+    {1, 16, 3, 5, -20, 30},
+};
+
+void random_adds(const char* backend, const char* config, uint32_t seed) {
+  const Target target = use(backend, config);
+  for (const AddCase& k : kAddCases) {
+    run_add_case(target, k, seed++);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("add on the ALU equals the reference on fsim", "[alu][fsim]") {
+  random_adds("fsim", "pynq", 601);
+  random_adds("fsim", "batch4", 611);
+}
+
+TEST_CASE("add on the ALU equals the reference on the cycle backend", "[alu][cycle]") {
+  random_adds("cycle", "pynq", 621);
+}
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("add on the ALU equals the reference on the rtl backend", "[alu][rtl]") {
+  run_add_case(use("rtl", "pynq"), AddCase{1, 16, 3, 4, 0, 96}, 631);
+}
+#endif
+
+TEST_CASE("the add cycle estimate is close to the cycle model", "[alu][cycle]") {
+  const Target target = use("cycle", "pynq");
+  for (const AddCase& k : {kAddCases[0], kAddCases[1]}) {
+    const AluAddPlan plan = AluAddPlan::make(k.n, k.c, k.h, k.w, k.lo, k.hi, target.config);
+    const std::vector<int8_t> x(size_t(k.n) * k.c * k.h * k.w, 3);
+    const LayerRun r = run_alu_add(target, "add", plan, x, x, nullptr);
+    const double est = double(alu_add_cycle_estimate(plan, target.config));
+    INFO(plan.describe() << ": estimate " << est << ", cycle model " << r.stats.cycles);
+    CHECK(est >= 0.8 * double(r.stats.cycles));
+    CHECK(est <= 1.25 * double(r.stats.cycles));
+  }
 }

@@ -10,7 +10,7 @@ PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
                                  const HwConfig* cfg) {
   const OpDef& def = op_def(l.op);
   PlacementChoice c{def.place ? def.place(l) : Placement::kHost, {}};
-  if (!cfg || c.place != Placement::kVta || !def.vta.estimate_cycles || !def.host_work) {
+  if (!cfg || !def.vta.estimate_cycles || !def.host_work) {
     return c;
   }
   const HostWorkCount w = def.host_work(l, in);

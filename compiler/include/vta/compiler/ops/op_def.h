@@ -108,8 +108,9 @@ struct OpDef {
   // The output shape; throws vta::Error naming the layer for attributes or inputs that do not
   // fit.
   TensorShape (*infer_shape)(const ShapeContext& ctx) = nullptr;
-  // Where the operator runs without a target to compare on; an operator that has both a VTA
-  // estimate (vta.estimate_cycles) and host_work is placed by choose_placement on a target.
+  // Where the operator runs; for an operator that has both a VTA estimate
+  // (vta.estimate_cycles) and host_work, where it runs without a design to compare on
+  // (choose_placement decides with one).
   Placement (*place)(const NetworkLayer& l) = nullptr;
   HostWorkCount (*host_work)(const NetworkLayer& l, const TensorShape& in) = nullptr;
   // The attributes in the IR's text form: "kernel=3x3 stride=2x2 pad=1,1,1,1".
