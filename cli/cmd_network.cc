@@ -144,6 +144,19 @@ ir::Module compile(const std::string& name, int batch, const ModelOptions& m,
   return module;
 }
 
+// The header of an op's lowered program: a convolution's shape, epilogue and schedule, or an
+// ALU-only op's operator and shapes.
+std::string op_lowered_header(const ir::Module& m, const NetworkLayer& l, const HwConfig& cfg) {
+  const TensorShape in = m.types.at(l.input).shape;
+  const VtaLowering& vta = op_def(l.op).vta;
+  if (!vta.vta_conv || !l.schedule) {
+    return fmt::format("// lowered program of {}: {} {} -> {} on VTA's ALU, config {}\n", l.name,
+                       l.op, in.str(), m.types.at(l.name).shape.str(), cfg.model_name);
+  }
+  const Conv2dParams p = vta.vta_conv(l, in, cfg);
+  return lowered_header(l.name, p.describe(), l.epilogue, *l.schedule, cfg);
+}
+
 // --print-lowered: the lower pass's program of one VTA op or of all of them.
 void print_lowered_ops(const ir::Module& m, const std::string& which, const HwConfig& cfg) {
   std::string names;
@@ -155,10 +168,7 @@ void print_lowered_ops(const ir::Module& m, const std::string& which, const HwCo
     }
     names += (names.empty() ? "" : ", ") + l.name;
     if (which == "all" || which == l.name) {
-      const TensorShape in = m.types.at(l.input).shape;
-      const Conv2dParams p = op_def(l.op).vta.vta_conv(l, in, cfg);
-      std::cout << lowered_header(l.name, p.describe(), l.epilogue, *l.schedule, cfg)
-                << format_lowered(*m.ops[i].lowered) << "\n";
+      std::cout << op_lowered_header(m, l, cfg) << format_lowered(*m.ops[i].lowered) << "\n";
       found = true;
     }
   }

@@ -338,8 +338,9 @@ def test_graphs_operator(tmp_path, kind):
     hosted = " ".join(rep["host_ops"])
     if kind == "add_fused":
         assert "Conv+Add+Relu" in ops and "add" not in hosted
-    if kind == "add_host":
-        assert "add on host" in hosted
+    if kind == "add_host":  # 1x16x8x8: VTA's ALU beats the host's per-layer overhead
+        assert "add on host" not in hosted
+        assert [l["kind"] for l in rep["layers"]].count("add") == 1
     if kind == "depthwise":
         assert "with 16 groups on host" in hosted and fe["host_macs"] == 16 * 9 * 64
     if kind == "concat":
@@ -866,9 +867,10 @@ def test_graphs_json_host_operators(tmp_path):
     path = tmp_path / "hostops.json"
     path.write_text(json.dumps(net))
     rep, out, _ = vtasim(str(tmp_path), str(path))
-    assert [l["name"] for l in rep["layers"]] == ["a"]
+    # The add of 1x16x8x8 is faster on VTA's ALU (placed by the estimates).
+    assert [l["name"] for l in rep["layers"]] == ["a", "sum"]
     hosted = " ".join(rep["host_ops"])
-    for what in ("dw: conv2d 3x3 s1 with 16 groups on host", "sum: add on host",
+    for what in ("dw: conv2d 3x3 s1 with 16 groups on host",
                  "cat: concat of 2 tensors on host", "ap: avgpool 2x2 s2 on host"):
         assert what in hosted
     net["layers"][1]["groups"] = 5

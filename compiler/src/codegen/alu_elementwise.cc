@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -120,12 +121,17 @@ void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, Buf
 
 uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg) {
   const double elem = double(cfg.batch) * double(cfg.block_out);  // ACC_8BIT / OUT bytes
-  uint64_t compute = 0, store = 0, first_compute = 0, last_store = 0;
+  // The program's start (instruction fetch) and one LOAD UOP per distinct kernel.
+  const uint64_t latency = uint64_t(dram_read_latency(cfg));
+  uint64_t compute = 2 * latency, store = 0, first_compute = 0, last_store = 0;
+  std::set<std::string> kernels;
   for (uint32_t i = 0; i < plan.tiles(); ++i) {
     const AddTile t = make_tile(plan, i);
-    uint64_t c = 2 * (uint64_t(dram_read_latency(cfg) + dram_cycles(t.count * elem, 0, cfg)) + 1);
+    uint64_t c = 2 * (latency + uint64_t(dram_cycles(t.count * elem, 0, cfg)) + 1);
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       c += k.use_imm ? k.executions() + 4 : 2 * k.executions() + 3;
+      c += kernels.insert(fmt::format("{} {} {}", k.what, t.a_base, t.count)).second ? latency + 2
+                                                                                     : 0;
     }
     const uint64_t s =
         uint64_t(cfg.dram_write_latency_cycles) + uint64_t(dram_cycles(0, t.count * elem, cfg));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -232,12 +233,16 @@ void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle i
 
 uint64_t alu_maxpool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
   const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);  // ACC_8BIT / OUT bytes
-  uint64_t compute = 0, store = 0, first_compute = 0, last_store = 0;
+  // The program's start (instruction fetch) and one LOAD UOP per distinct kernel.
+  const uint64_t latency = uint64_t(dram_read_latency(cfg));
+  uint64_t compute = 2 * latency, store = 0, first_compute = 0, last_store = 0;
+  std::set<std::string> kernels;
   for_each_tile(plan, [&](const PoolTile& t) {
     const double in_bytes = double(t.iy1 - t.iy0) * plan.p.w * double(elem);
-    uint64_t c = uint64_t(dram_read_latency(cfg) + dram_cycles(in_bytes, 0, cfg)) + 1;
+    uint64_t c = latency + uint64_t(dram_cycles(in_bytes, 0, cfg)) + 1;
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       c += k.use_imm ? k.executions() + 4 : 2 * k.executions() + 3;
+      c += kernels.insert(kernel_key(k)).second ? latency + 2 : 0;
     }
     const double out_bytes = double(t.oy1 - t.oy0) * plan.p.ow * double(elem);
     const uint64_t s =
