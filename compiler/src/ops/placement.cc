@@ -10,7 +10,8 @@ PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
                                  const HwConfig* cfg) {
   const OpDef& def = op_def(l.op);
   PlacementChoice c{def.place ? def.place(l) : Placement::kHost, {}};
-  if (!cfg || !def.vta.estimate_cycles || !def.host_work) {
+  // Compared: an operator the host runs by default that VTA can run too.
+  if (!cfg || c.place != Placement::kHost || !def.vta.estimate_cycles || !def.host_work) {
     return c;
   }
   const HostWorkCount w = def.host_work(l, in);

@@ -108,8 +108,8 @@ struct OpDef {
   // The output shape; throws vta::Error naming the layer for attributes or inputs that do not
   // fit.
   TensorShape (*infer_shape)(const ShapeContext& ctx) = nullptr;
-  // Where the operator runs; for an operator that has both a VTA estimate
-  // (vta.estimate_cycles) and host_work, where it runs without a design to compare on
+  // Where the operator runs; a layer placed on the host whose operator has both a VTA estimate
+  // (vta.estimate_cycles) and host_work runs there only without a design to compare on
   // (choose_placement decides with one).
   Placement (*place)(const NetworkLayer& l) = nullptr;
   HostWorkCount (*host_work)(const NetworkLayer& l, const TensorShape& in) = nullptr;
@@ -124,12 +124,12 @@ struct OpDef {
                                  const std::vector<const FloatTensor*>& in) = nullptr;
 };
 
-// Where layer `l` with input `in` runs on the design `cfg`. An operator that both can run
-// (vta.estimate_cycles and host_work) runs on VTA when VTA's estimated cycles at the design's
-// clock take less time than the host CPU model gives the host (host_cpu_for(cfg->target)), and
-// on the host when they do not or no VTA program fits; `reason` then says why:
-// "vta (est 1234 cy = 12.3 us < host 40.1 us)". Any other operator, and every operator without
-// a design (cfg null), runs where OpDef::place says, with an empty reason.
+// Where layer `l` with input `in` runs on the design `cfg`. A layer OpDef::place puts on the
+// host whose operator VTA can run too (vta.estimate_cycles and host_work) runs on VTA when VTA's
+// estimated cycles at the design's clock take less time than the host CPU model gives the host
+// (host_cpu_for(cfg->target)), and on the host when they do not or no VTA program fits; `reason`
+// then says why: "vta (est 1234 cy = 12.3 us < host 40.1 us)". Any other operator, and every
+// operator without a design (cfg null), runs where OpDef::place says, with an empty reason.
 struct PlacementChoice {
   Placement place = Placement::kUnplaced;
   std::string reason;
