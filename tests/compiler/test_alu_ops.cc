@@ -2,6 +2,7 @@
 // compared bit for bit with a plain reference written here (explicit padding with the most
 // negative int8), the cycle estimate against the cycle model, and the placement rule.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -296,4 +297,72 @@ TEST_CASE("the add cycle estimate is close to the cycle model", "[alu][cycle]") 
     CHECK(est >= 0.8 * double(r.stats.cycles));
     CHECK(est <= 1.25 * double(r.stats.cycles));
   }
+}
+
+namespace {
+
+// ONNX HardSigmoid in int8, the plain way: dequantize, alpha x + beta clamped to [0, 1],
+// quantize (round half away from zero), saturate.
+int8_t plain_hardsigmoid(double alpha, double beta, int in_exp, int out_exp, int q) {
+  const double y = std::min(1.0, std::max(0.0, alpha * q / std::pow(2.0, in_exp) + beta));
+  const double v = std::round(y * std::pow(2.0, out_exp));
+  return int8_t(std::min(127.0, std::max(-128.0, v)));
+}
+
+NetworkLayer hardsigmoid_layer(double alpha, double beta, int in_exp, int out_exp) {
+  NetworkLayer l;
+  l.name = "hs";
+  l.op = "hardsigmoid";
+  l.input = "data";
+  l.attrs = {{"alpha", alpha}, {"beta", beta}, {"in_exp", in_exp}, {"out_exp", out_exp}};
+  return l;
+}
+
+// Every int8 value once (1x16x4x4 = 256), through a one-layer network placed on VTA.
+void hardsigmoid_all_inputs(const char* backend, double alpha, double beta, int ie, int oe) {
+  const Target target = use(backend, "pynq");
+  Network net;
+  net.name = "hs_net";
+  net.n = 1, net.c = 16, net.h = 4, net.w = 4;
+  std::vector<int8_t> x(256), want(256);
+  for (int i = 0; i < 256; ++i) {
+    x[size_t(i)] = int8_t(i - 128);
+    want[size_t(i)] = plain_hardsigmoid(alpha, beta, ie, oe, i - 128);
+  }
+  net.input_data = std::make_shared<const std::vector<int8_t>>(x);
+  net.layers.push_back(hardsigmoid_layer(alpha, beta, ie, oe));
+  INFO(backend << " alpha " << alpha << " beta " << beta << " in_exp " << ie << " out_exp " << oe);
+  const NetworkRun r = run_network(target, net, NetworkOptions{});
+  REQUIRE(r.runs.size() == 1);  // on VTA
+  CHECK(r.runs[0].kind == "elementwise");
+  CHECK(r.runs[0].mismatches == 0);
+  CHECK(r.output == want);
+}
+
+}  // namespace
+
+// ONNX's default (0.2, 0.5) and torch's (1/6, 0.5), at two scale pairs.
+TEST_CASE("hardsigmoid on the ALU equals the reference for every int8 input", "[alu][fsim]") {
+  hardsigmoid_all_inputs("fsim", 0.2, 0.5, 4, 7);
+  hardsigmoid_all_inputs("fsim", 1.0 / 6, 0.5, 5, 6);
+  hardsigmoid_all_inputs("fsim", 0.2, 0.5, 3, 8);  // the output saturates at 127
+}
+
+TEST_CASE("hardsigmoid on the ALU on the cycle backend", "[alu][cycle]") {
+  hardsigmoid_all_inputs("cycle", 1.0 / 6, 0.5, 4, 7);
+}
+
+#ifdef VTA_TEST_HAVE_RTL
+TEST_CASE("hardsigmoid on the ALU on the rtl backend", "[alu][rtl]") {
+  hardsigmoid_all_inputs("rtl", 0.2, 0.5, 4, 7);
+}
+#endif
+
+TEST_CASE("a hardsigmoid without an exact integer form stays on the host", "[alu][place]") {
+  const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
+  // a = 1000 * 2^7: no 16-bit multiplier at any shift.
+  const PlacementChoice p =
+      choose_placement(hardsigmoid_layer(1000, 0.5, 0, 7), TensorShape{1, 16, 4, 4}, &cfg);
+  CHECK(p.place == Placement::kHost);
+  CHECK_THAT(p.reason, Catch::Contains("has no exact integer form on the ALU"));
 }

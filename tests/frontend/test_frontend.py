@@ -350,8 +350,9 @@ def test_graphs_operator(tmp_path, kind):
         assert "Conv(g24)+Relu" in ops
     if kind == "silu":
         assert "sig: sigmoid on host" in hosted and "mul: mul on host" in hosted
-    if kind == "se_hardsigmoid":
-        assert "hs: hardsigmoid on host" in hosted and "scale: mul on host" in hosted
+    if kind == "se_hardsigmoid":  # the 1x16x1x1 hardsigmoid: an exact integer form on the ALU
+        assert "scale: mul on host" in hosted and "hardsigmoid" not in hosted
+        assert [l["kind"] for l in rep["layers"]].count("elementwise") == 1
     if kind in ("gap_flatten_gemm", "reshape_matmul"):
         assert rep["layers"][-1]["kind"] == "matmul"
 

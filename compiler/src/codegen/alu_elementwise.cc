@@ -46,8 +46,16 @@ MicroKernel elementwise(const AddTile& t, uint32_t opcode, bool imm, int32_t val
 }
 
 std::vector<MicroKernel> tile_kernels(const AluAddPlan& plan, const AddTile& t) {
-  return {elementwise(t, kAluAdd, false, 0), elementwise(t, kAluMax, true, plan.lo),
-          elementwise(t, kAluMin, true, plan.hi)};
+  std::vector<MicroKernel> ks;
+  if (plan.binary) {
+    ks.push_back(elementwise(t, kAluAdd, false, 0));
+  }
+  for (const AluImmOp& op : plan.imm_ops) {
+    ks.push_back(elementwise(t, op.opcode, true, op.imm));
+  }
+  ks.push_back(elementwise(t, kAluMax, true, plan.lo));
+  ks.push_back(elementwise(t, kAluMin, true, plan.hi));
+  return ks;
 }
 
 Load2D operand_load(const AddTile& t, BufferHandle src, uint32_t sram) {
@@ -65,7 +73,22 @@ Load2D operand_load(const AddTile& t, BufferHandle src, uint32_t sram) {
 }  // namespace
 
 std::string AluAddPlan::describe() const {
-  return fmt::format("{}x{}x{}x{} + {}x{}x{}x{} clamp {}..{}", n, c, h, w, n, c, h, w, lo, hi);
+  if (binary) {
+    return fmt::format("{}x{}x{}x{} + {}x{}x{}x{} clamp {}..{}", n, c, h, w, n, c, h, w, lo, hi);
+  }
+  std::string ops;
+  for (const AluImmOp& op : imm_ops) {
+    ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", alu_op_name(op.opcode), op.imm);
+  }
+  return fmt::format("{}x{}x{}x{} ({}) clamp {}..{}", n, c, h, w, ops, lo, hi);
+}
+
+AluAddPlan AluAddPlan::make_unary(int n, int c, int h, int w, std::vector<AluImmOp> ops, int lo,
+                                  int hi, const HwConfig& cfg) {
+  AluAddPlan p = make(n, c, h, w, lo, hi, cfg);
+  p.binary = false;
+  p.imm_ops = std::move(ops);
+  return p;
 }
 
 AluAddPlan AluAddPlan::make(int n, int c, int h, int w, int lo, int hi, const HwConfig& cfg) {
@@ -98,7 +121,9 @@ void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, Buf
       sink.dep_pop(kStageStore, kStageCompute);
     }
     sink.load_2d(operand_load(t, a, t.a_base));
-    sink.load_2d(operand_load(t, b, t.b_base));
+    if (plan.binary) {
+      sink.load_2d(operand_load(t, b, t.b_base));
+    }
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       sink.push_kernel(k, cache[fmt::format("{} {} {} {}", k.what, t.a_base, t.count, k.imm)]);
     }
@@ -127,7 +152,8 @@ uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg) {
   std::set<std::string> kernels;
   for (uint32_t i = 0; i < plan.tiles(); ++i) {
     const AddTile t = make_tile(plan, i);
-    uint64_t c = 2 * (latency + uint64_t(dram_cycles(t.count * elem, 0, cfg)) + 1);
+    const uint64_t loads = plan.binary ? 2 : 1;
+    uint64_t c = loads * (latency + uint64_t(dram_cycles(t.count * elem, 0, cfg)) + 1);
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       c += k.use_imm ? k.executions() + 4 : 2 * k.executions() + 3;
       c += kernels.insert(fmt::format("{} {} {}", k.what, t.a_base, t.count)).second ? latency + 2

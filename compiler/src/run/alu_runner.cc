@@ -136,14 +136,14 @@ LayerRun run_alu_add(const Target& target, const std::string& name, const AluAdd
                      const std::vector<int8_t>* reference) {
   const HwConfig& cfg = target.config;
   const size_t size = size_t(plan.n) * plan.c * plan.h * plan.w;
-  if (a.size() != size || b.size() != size) {
+  if (a.size() != size || (plan.binary && b.size() != size)) {
     throw Error(fmt::format("add '{}': the operands have {} and {} values, {} needs {}", name,
                             a.size(), b.size(), plan.describe(), size));
   }
   RuntimeSink sink(target);  // outlives the buffers below
   const size_t bytes = size_t(plan.elems) * size_t(cfg.batch) * size_t(cfg.block_out);
   PoolBuffer da(sink, bytes), db(sink, bytes), dout(sink, bytes);
-  for (auto [buffer, x] : {std::pair{da.handle, &a}, std::pair{db.handle, &b}}) {
+  for (auto [buffer, x] : {std::pair{da.handle, &a}, std::pair{db.handle, plan.binary ? &b : &a}}) {
     const auto packed = pack_nchw(*x, plan.n, plan.c, plan.h, plan.w, cfg.batch, cfg.block_out);
     sink.copy_in(buffer, packed.data(), packed.size());
   }
@@ -152,8 +152,10 @@ LayerRun run_alu_add(const Target& target, const std::string& name, const AluAdd
   emit_alu_add(sink, plan, da.handle, db.handle, dout.handle);
   sink.synchronize();
   const uint64_t e = plan.elems;
-  LayerRun r = describe_alu_run(target, name, "add", plan.describe(),
-                                alu_bound(cfg, 2 * e, e, 4 * e));  // ADD 2, MAX 1, MIN 1
+  const uint64_t loads = plan.binary ? 2 : 1;
+  const uint64_t alu = e * (2 * (loads - 1) + plan.imm_ops.size() + 2);  // ADD 2, immediates 1
+  LayerRun r = describe_alu_run(target, name, plan.binary ? "add" : "elementwise", plan.describe(),
+                                alu_bound(cfg, loads * e, e, alu));
   measure(r, sink, cfg, seconds_since(t0));
   std::vector<int8_t> blocked(bytes);
   sink.copy_out(dout.handle, blocked.data(), blocked.size());

@@ -23,7 +23,8 @@ LayerRun run_alu_maxpool(const Target& target, const std::string& name, const Po
 // The program of the pool, recorded without running (buffers "data" and "res").
 std::unique_ptr<RecordingSink> lower_alu_maxpool(const HwConfig& cfg, const PoolWindow& p);
 
-// `a`, `b`: N*C*H*W int8 each (the plan's shape); with `reference`, as run_alu_maxpool.
+// `a`, `b`: N*C*H*W int8 each (the plan's shape; `b` unused by a unary plan); with
+// `reference`, as run_alu_maxpool.
 LayerRun run_alu_add(const Target& target, const std::string& name, const AluAddPlan& plan,
                      const std::vector<int8_t>& a, const std::vector<int8_t>& b,
                      const std::vector<int8_t>* reference);
