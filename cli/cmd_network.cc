@@ -28,10 +28,14 @@ using namespace vta::compiler;
 
 namespace {
 
-size_t vta_layer_count(const Network& net) {
+// The layers placed on VTA on the design `cfg` (choose_placement, as the runner places them).
+size_t vta_layer_count(const ir::Module& m, const HwConfig& cfg) {
   size_t n = 0;
-  for (const NetworkLayer& l : net.layers) {
-    n += l.on_vta() ? 1 : 0;
+  for (const NetworkLayer& l : m.net->layers) {
+    auto in = m.types.find(l.input);
+    const PlacementChoice p = in != m.types.end() ? choose_placement(l, in->second.shape, &cfg)
+                                                  : PlacementChoice{op_def(l.op).place(l), {}};
+    n += p.place == Placement::kVta ? 1 : 0;
   }
   return n;
 }
@@ -140,6 +144,19 @@ ir::Module compile(const std::string& name, int batch, const ModelOptions& m,
   return module;
 }
 
+// The header of an op's lowered program: a convolution's shape, epilogue and schedule, or an
+// ALU-only op's operator and shapes.
+std::string op_lowered_header(const ir::Module& m, const NetworkLayer& l, const HwConfig& cfg) {
+  const TensorShape in = m.types.at(l.input).shape;
+  const VtaLowering& vta = op_def(l.op).vta;
+  if (!vta.vta_conv || !l.schedule) {
+    return fmt::format("// lowered program of {}: {} {} -> {} on VTA's ALU, config {}\n", l.name,
+                       l.op, in.str(), m.types.at(l.name).shape.str(), cfg.model_name);
+  }
+  const Conv2dParams p = vta.vta_conv(l, in, cfg);
+  return lowered_header(l.name, p.describe(), l.epilogue, *l.schedule, cfg);
+}
+
 // --print-lowered: the lower pass's program of one VTA op or of all of them.
 void print_lowered_ops(const ir::Module& m, const std::string& which, const HwConfig& cfg) {
   std::string names;
@@ -151,10 +168,7 @@ void print_lowered_ops(const ir::Module& m, const std::string& which, const HwCo
     }
     names += (names.empty() ? "" : ", ") + l.name;
     if (which == "all" || which == l.name) {
-      const TensorShape in = m.types.at(l.input).shape;
-      const Conv2dParams p = op_def(l.op).vta.vta_conv(l, in, cfg);
-      std::cout << lowered_header(l.name, p.describe(), l.epilogue, *l.schedule, cfg)
-                << format_lowered(*m.ops[i].lowered) << "\n";
+      std::cout << op_lowered_header(m, l, cfg) << format_lowered(*m.ops[i].lowered) << "\n";
       found = true;
     }
   }
@@ -318,15 +332,15 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   Target target = setup_target(c.common, !c.no_check);
   std::optional<QuantizedModel> timed = module.quantized;
   if (timed) {
-    timed->time_host(host_cpu_for(target.config.target));
+    timed->time_host(host_cpu_for(target.config.target), &target.config);
   }
   const std::optional<QuantizedModel>& model = timed;
   NetworkOptions opt;
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  ProgressDisplay progress("network " + net.name, "VTA layers", vta_layer_count(net),
-                           c.common.progress_flags());
+  ProgressDisplay progress("network " + net.name, "VTA layers",
+                           vta_layer_count(module, target.config), c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;

@@ -338,8 +338,9 @@ def test_graphs_operator(tmp_path, kind):
     hosted = " ".join(rep["host_ops"])
     if kind == "add_fused":
         assert "Conv+Add+Relu" in ops and "add" not in hosted
-    if kind == "add_host":
-        assert "add on host" in hosted
+    if kind == "add_host":  # 1x16x8x8: VTA's ALU beats the host's per-layer overhead
+        assert "add on host" not in hosted
+        assert [l["kind"] for l in rep["layers"]].count("add") == 1
     if kind == "depthwise":
         assert "with 16 groups on host" in hosted and fe["host_macs"] == 16 * 9 * 64
     if kind == "concat":
@@ -349,8 +350,9 @@ def test_graphs_operator(tmp_path, kind):
         assert "Conv(g24)+Relu" in ops
     if kind == "silu":
         assert "sig: sigmoid on host" in hosted and "mul: mul on host" in hosted
-    if kind == "se_hardsigmoid":
-        assert "hs: hardsigmoid on host" in hosted and "scale: mul on host" in hosted
+    if kind == "se_hardsigmoid":  # the 1x16x1x1 hardsigmoid: an exact integer form on the ALU
+        assert "scale: mul on host" in hosted and "hardsigmoid" not in hosted
+        assert [l["kind"] for l in rep["layers"]].count("elementwise") == 1
     if kind in ("gap_flatten_gemm", "reshape_matmul"):
         assert rep["layers"][-1]["kind"] == "matmul"
 
@@ -925,9 +927,10 @@ def test_graphs_json_host_operators(tmp_path):
     path = tmp_path / "hostops.json"
     path.write_text(json.dumps(net))
     rep, out, _ = vtasim(str(tmp_path), str(path))
-    assert [l["name"] for l in rep["layers"]] == ["a"]
+    # The add of 1x16x8x8 is faster on VTA's ALU (placed by the estimates).
+    assert [l["name"] for l in rep["layers"]] == ["a", "sum"]
     hosted = " ".join(rep["host_ops"])
-    for what in ("dw: conv2d 3x3 s1 with 16 groups on host", "sum: add on host",
+    for what in ("dw: conv2d 3x3 s1 with 16 groups on host",
                  "cat: concat of 2 tensors on host", "ap: avgpool 2x2 s2 on host"):
         assert what in hosted
     net["layers"][1]["groups"] = 5
@@ -1148,9 +1151,11 @@ class EncoderBlock(torch.nn.Module):
 
 def test_sequence_transformer_encoder_block(tmp_path):
     rep, out, cos = sequence_run(tmp_path, "encoder", EncoderBlock(), (2, 6, 32))
-    # The six Linears on VTA, 12 token rows each.
-    assert [l["shape"] for l in rep["layers"]] == ["12x32 * 32x32"] * 4 + [
-        "12x32 * 32x64", "12x64 * 64x32"], out
+    # The six Linears on VTA, 12 token rows each; the two residual Adds (12x32: shorter on VTA's
+    # ALU than the host's per-layer overhead) too.
+    assert [l["shape"] for l in rep["layers"] if l["kind"] == "matmul"] == [
+        "12x32 * 32x32"] * 4 + ["12x32 * 32x64", "12x64 * 64x32"], out
+    assert [l["kind"] for l in rep["layers"]].count("add") == 2, out
     hosted = rep["host_ops"]
     # Q K^T and A V: int8 on the host, 2 samples x 4 heads of 6x8 by 8x6 and 6x6 by 6x8.
     assert sum("batch_matmul" in h and "8 planes (int8, int32 accumulation)" in h

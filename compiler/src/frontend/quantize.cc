@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/shape_inference.h"
 #include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/sim/error.h"
@@ -574,15 +575,32 @@ void count_bytes(const Quantizer& q, size_t i, QuantLayerReport& rep) {
 
 }  // namespace
 
-void QuantizedModel::time_host(const HostCpu& cpu) {
+void QuantizedModel::time_host(const HostCpu& cpu, const HwConfig* cfg) {
   host_cpu = cpu.name;
   host_us = 0;
-  for (QuantLayerReport& l : layers) {
-    if (!l.on_vta) {
+  vta_macs = host_macs = 0;
+  const bool layered = layers.size() == net.layers.size();
+  const auto shapes = layered ? infer_network_shapes(net) : std::map<std::string, TensorShape>();
+  for (size_t i = 0; i < layers.size(); ++i) {
+    QuantLayerReport& l = layers[i];
+    const NetworkLayer* nl = layered ? &net.layers[i] : nullptr;
+    const OpDef* def = nl ? &op_def(nl->op) : nullptr;
+    if (nl && cfg) {
+      l.on_vta = choose_placement(*nl, shapes.at(nl->input), cfg).place == Placement::kVta;
+    }
+    (l.on_vta ? vta_macs : host_macs) += l.macs;
+    l.host_us = 0;
+    if (l.on_vta) {
+      continue;
+    }
+    if (def && def->host_work) {
+      const HostWorkCount w = def->host_work(*nl, shapes.at(nl->input));
+      l.host_us = host_layer_us(cpu, w.work, w.ops, w.bytes);
+    } else {
       l.host_us = l.macs ? host_layer_us(cpu, HostWork::kInt8Mac, l.macs, l.bytes)
                          : host_layer_us(cpu, HostWork::kElementwise, l.values, l.bytes);
-      host_us += l.host_us;
     }
+    host_us += l.host_us;
   }
 }
 

@@ -82,6 +82,7 @@ std::string op_line(const Module& m, size_t i) {
   if (i < m.ops.size()) {
     const OpInfo& info = m.ops[i];
     s += fmt::format(" @{}", placement_name(info.place));
+    s += info.place_reason.empty() ? "" : " placed=" + info.place_reason;
     s += info.packed ? fmt::format(" packed=({})", info.packed->str()) : "";
   }
   if (l.schedule) {

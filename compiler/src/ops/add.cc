@@ -1,10 +1,12 @@
 // add: a + b of two int8 tensors of one scale and shape, then the layer's lower bound and
-// clip_hi, saturated to int8; on the host.
+// clip_hi, saturated to int8. On VTA's ALU (codegen/alu_elementwise.h) or the host, whichever
+// the estimates make faster (choose_placement).
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "vta/compiler/run/alu_runner.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler::ops {
@@ -24,8 +26,33 @@ TensorShape add_shape(const ShapeContext& ctx) {
   return ctx.in;
 }
 
+// Without a design to compare on (choose_placement decides with one).
 Placement place_add(const NetworkLayer&) {
   return Placement::kHost;
+}
+
+// The clamp: the lower bound (ReLU, clip_lo) and clip_hi within int8.
+int add_lo(const NetworkLayer& l) {
+  return std::max(-128, l.epilogue.lower_bound().value_or(-128));
+}
+int add_hi(const NetworkLayer& l) {
+  return std::min(127, l.epilogue.clip_hi.value_or(127));
+}
+
+// One operation per value; both operands read and the output written once.
+HostWorkCount add_host_work(const NetworkLayer&, const TensorShape& in) {
+  const uint64_t values = uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w);
+  return {HostWork::kElementwise, values, 3 * values};
+}
+
+NetworkTensor add_reference(const NetworkLayer& l, const NetworkTensor& a,
+                            const std::vector<int8_t>& b) {
+  NetworkTensor out = a;
+  const int lo = add_lo(l), hi = add_hi(l);
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    out.data[i] = int8_t(std::clamp(int(a.data[i]) + int(b[i]), lo, hi));
+  }
+  return out;
 }
 
 std::string add_attributes(const NetworkLayer& l) {
@@ -36,15 +63,46 @@ std::string add_attributes(const NetworkLayer& l) {
 NetworkTensor run_add(const OpContext& ctx, std::string& note) {
   const NetworkLayer& l = ctx.layer;
   note = fmt::format("{}: add on host", l.name);
-  const NetworkTensor& a = ctx.in;
-  const NetworkTensor& b = named_tensor(ctx, l.residual);
-  NetworkTensor out = a;
-  const int lo = std::max(-128, l.epilogue.lower_bound().value_or(-128));
-  const int hi = std::min(127, l.epilogue.clip_hi.value_or(127));
-  for (size_t i = 0; i < out.data.size(); ++i) {
-    out.data[i] = int8_t(std::clamp(int(a.data[i]) + int(b.data[i]), lo, hi));
+  return add_reference(l, ctx.in, named_tensor(ctx, l.residual).data);
+}
+
+AluAddPlan add_plan(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return AluAddPlan::make(in.n, in.c, in.h, in.w, add_lo(l), add_hi(l), cfg);
+}
+
+// The job's input is a, its residual b.
+void make_add_job(const OpContext& ctx, NetworkLayerJob& job) {
+  job.conv.x = ctx.in.data;
+  job.conv.residual = named_tensor(ctx, ctx.layer.residual).data;
+}
+
+NetworkTensor add_job_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
+  NetworkTensor a = job.input_shape;
+  a.data = job.conv.x;
+  return add_reference(l, a, job.conv.residual);
+}
+
+VtaLayerResult run_add_job(const Target& target, const Network&, const NetworkLayer& l,
+                           const NetworkLayerJob& job, const NetworkOptions& opt) {
+  const NetworkTensor& s = job.input_shape;
+  const AluAddPlan plan = add_plan(l, TensorShape{s.n, s.c, s.h, s.w}, target.config);
+  std::vector<int8_t> ref;
+  if (opt.check) {
+    ref = add_job_reference(l, job).data;
   }
-  return out;
+  LayerRun run =
+      run_alu_add(target, l.name, plan, job.conv.x, job.conv.residual, opt.check ? &ref : nullptr);
+  NetworkTensor out{s.n, s.c, s.h, s.w, run.out};
+  return {std::move(run), std::move(out)};
+}
+
+std::shared_ptr<const RecordingSink> lower_add(const NetworkLayer& l, const TensorShape& in,
+                                               const HwConfig& cfg) {
+  return lower_alu_add(add_plan(l, in, cfg));
+}
+
+uint64_t add_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return alu_add_cycle_estimate(add_plan(l, in, cfg), cfg);
 }
 
 }  // namespace
@@ -60,6 +118,12 @@ const OpDef& add_op() {
     d.place = place_add;
     d.attributes = add_attributes;
     d.run_host = run_add;
+    d.host_work = add_host_work;
+    d.vta.make_job = make_add_job;
+    d.vta.reference = add_job_reference;
+    d.vta.run = run_add_job;
+    d.vta.lower = lower_add;
+    d.vta.estimate_cycles = add_cycles;
     return d;
   }();
   return def;

@@ -1,12 +1,15 @@
 // conv2d: a 2D convolution with its fused epilogue (bias, shift, residual add, ReLU / clip). One
-// group runs on VTA; a grouped or depthwise one ("groups" > 1) runs on the host, each group
-// through the C++ reference (same arithmetic and epilogue as a VTA layer).
+// group runs on VTA; a grouped or depthwise one ("groups" > 1) on VTA in sets of groups with
+// block-diagonal weights (run/grouped_conv_runner.h) or on the host, each group through the C++
+// reference (same arithmetic and epilogue as a VTA layer), whichever the estimates make faster
+// (choose_placement).
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
 #include "vta/compiler/codegen/kernel_fold.h"
 #include "vta/compiler/references/fast_reference.h"
 #include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/run/grouped_conv_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
@@ -138,12 +141,26 @@ NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const
   return out;
 }
 
+// A grouped layer's data: its own weights, or random ones of every group ([K][C/groups][KH][KW]).
+ConvData grouped_data(const OpContext& ctx) {
+  const NetworkLayer& l = ctx.layer;
+  Conv2dParams p = conv_params(l, TensorShape{ctx.in.n, ctx.in.c / l.groups, ctx.in.h, ctx.in.w});
+  ConvData d = conv_data(ctx, p);
+  if (!l.weights) {
+    p.k = l.k;  // every group's weights and bias
+    const ConvData r = random_conv_data(p, l.epilogue, ctx.seed);
+    d.w = r.w;
+    d.bias = r.bias;
+  }
+  return d;
+}
+
 NetworkTensor run_grouped_conv2d(const OpContext& ctx, std::string& note) {
   const NetworkLayer& l = ctx.layer;
   const NetworkTensor& in = ctx.in;
   Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
   p.k = l.k / l.groups;
-  NetworkTensor out = grouped_conv(in, l, conv_data(ctx, p));
+  NetworkTensor out = grouped_conv(in, l, grouped_data(ctx));
   note = fmt::format("{}: conv2d {}x{} s{} with {} groups on host ({} MACs)", l.name, l.kh, l.kw,
                      l.stride_h, l.groups, p.macs() * uint64_t(l.groups));
   return out;
@@ -156,10 +173,20 @@ Conv2dParams job_params(const NetworkLayer& l, const NetworkTensor& in) {
 }
 
 void make_conv2d_job(const OpContext& ctx, NetworkLayerJob& job) {
-  job.conv = conv_data(ctx, job_params(ctx.layer, ctx.in));
+  job.conv =
+      ctx.layer.groups > 1 ? grouped_data(ctx) : conv_data(ctx, job_params(ctx.layer, ctx.in));
+}
+
+GroupedConvSplit grouped_split(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return GroupedConvSplit::make(conv_params(l, in), l.groups, cfg);
 }
 
 NetworkTensor conv2d_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
+  if (l.groups > 1) {
+    NetworkTensor in = job.input_shape;
+    in.data = job.conv.x;
+    return grouped_conv(in, l, job.conv);
+  }
   const Conv2dParams p = job_params(l, job.input_shape);
   const ConvData& d = job.conv;
   return NetworkTensor{
@@ -180,8 +207,29 @@ ConvSchedule conv2d_schedule(const Target& target, const NetworkLayer& l, const 
   return auto_schedule(p, l.epilogue, target.config);
 }
 
+// A grouped layer on VTA: its sets with the layer's schedule or the set's automatic one.
+VtaLayerResult run_grouped_job(const Target& target, const NetworkLayer& l,
+                               const NetworkLayerJob& job, const NetworkOptions& opt) {
+  const NetworkTensor& in = job.input_shape;
+  const GroupedConvSplit g = grouped_split(l, TensorShape{in.n, in.c, in.h, in.w}, target.config);
+  const ConvSchedule s = l.schedule ? *l.schedule : auto_schedule(g.set, l.epilogue, target.config);
+  std::vector<int8_t> ref;
+  if (opt.check) {
+    NetworkTensor x = in;
+    x.data = job.conv.x;
+    ref = grouped_conv(x, l, job.conv).data;
+  }
+  LayerRun run =
+      run_conv2d_in_group_sets(target, g, l.epilogue, s, job.conv, opt.check ? &ref : nullptr);
+  NetworkTensor out{in.n, l.k, g.whole.out_h(), g.whole.out_w(), run.out};
+  return {std::move(run), std::move(out)};
+}
+
 VtaLayerResult run_conv2d_job(const Target& target, const Network&, const NetworkLayer& l,
                               const NetworkLayerJob& job, const NetworkOptions& opt) {
+  if (l.groups > 1) {
+    return run_grouped_job(target, l, job, opt);
+  }
   const Conv2dParams p = job_params(l, job.input_shape);
   const ConvSchedule s = conv2d_schedule(target, l, p, job.conv, opt);
   LayerRun run = run_conv2d(target, p, l.epilogue, s, job.conv, opt.check);
@@ -189,9 +237,29 @@ VtaLayerResult run_conv2d_job(const Target& target, const Network&, const Networ
   return {std::move(run), std::move(out)};
 }
 
+// A grouped layer's: that of one set.
 ConvSchedule conv2d_auto_schedule(const NetworkLayer& l, const TensorShape& in,
                                   const HwConfig& cfg) {
+  if (l.groups > 1) {
+    return auto_schedule(grouped_split(l, in, cfg).set, l.epilogue, cfg);
+  }
   return auto_schedule(conv_params(l, in), l.epilogue, cfg);
+}
+
+// A grouped layer's int8 MACs; its input, output and weights read or written once.
+HostWorkCount conv2d_host_work(const NetworkLayer& l, const TensorShape& in) {
+  Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
+  p.k = l.k / l.groups;
+  const uint64_t macs = p.macs() * uint64_t(l.groups);
+  const uint64_t bytes =
+      uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w) +
+      uint64_t(in.n) * uint64_t(l.k) * uint64_t(p.out_h()) * uint64_t(p.out_w()) +
+      uint64_t(l.k) * uint64_t(p.c) * uint64_t(l.kh) * uint64_t(l.kw);
+  return {HostWork::kInt8Mac, macs, bytes};
+}
+
+uint64_t conv2d_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return grouped_conv_cycle_estimate(grouped_split(l, in, cfg), l.epilogue, cfg);
 }
 
 // A kernel fold's layer has C * fold_rows * KW channels (kernel_fold.h).
@@ -200,7 +268,11 @@ int conv2d_input_channels(const NetworkLayer& l, const TensorShape& in) {
   return fold >= 1 ? folded_params(conv_params(l, in), fold).c : in.c;
 }
 
-Conv2dParams conv2d_vta_conv(const NetworkLayer& l, const TensorShape& in, const HwConfig&) {
+// A grouped layer's: one set (the run repeats it for every set).
+Conv2dParams conv2d_vta_conv(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  if (l.groups > 1) {
+    return grouped_split(l, in, cfg).set;
+  }
   Conv2dParams p = conv_params(l, in);
   p.validate();
   return p;
@@ -222,8 +294,10 @@ const OpDef& conv2d_op() {
     d.place = place_conv2d;
     d.attributes = conv2d_attributes;
     d.run_host = run_grouped_conv2d;
+    d.host_work = conv2d_host_work;
     d.vta = {make_conv2d_job,      conv2d_reference,      run_conv2d_job,
              conv2d_auto_schedule, conv2d_input_channels, conv2d_vta_conv};
+    d.vta.estimate_cycles = conv2d_cycles;
     return d;
   }();
   return def;

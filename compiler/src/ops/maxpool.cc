@@ -1,9 +1,11 @@
-// maxpool: the maximum over a window (padding never wins), on the host.
+// maxpool: the maximum over a window (padding never wins). On VTA's ALU (codegen/alu_pool.h)
+// or the host, whichever the estimates make faster (choose_placement).
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "vta/compiler/run/alu_runner.h"
 
 namespace vta::compiler::ops {
 
@@ -17,13 +19,20 @@ TensorShape maxpool_shape(const ShapeContext& ctx) {
   return window_shape(ctx.layer, ctx.in);
 }
 
+// Without a design to compare on (choose_placement decides with one).
 Placement place_maxpool(const NetworkLayer&) {
   return Placement::kHost;
 }
 
-NetworkTensor run_maxpool(const OpContext& ctx, std::string& note) {
-  const NetworkLayer& l = ctx.layer;
-  const NetworkTensor& in = ctx.in;
+// One compare per window element and output, the input read and the output written once.
+HostWorkCount maxpool_host_work(const NetworkLayer& l, const TensorShape& in) {
+  const TensorShape s = window_shape(l, in);
+  const uint64_t outs = uint64_t(s.n) * uint64_t(s.c) * uint64_t(s.h) * uint64_t(s.w);
+  const uint64_t ins = uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w);
+  return {HostWork::kElementwise, outs * uint64_t(l.kh) * uint64_t(l.kw), ins + outs};
+}
+
+NetworkTensor maxpool_reference(const NetworkLayer& l, const NetworkTensor& in) {
   const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});
   NetworkTensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
   for (int nc = 0; nc < in.n * in.c; ++nc) {
@@ -42,8 +51,58 @@ NetworkTensor run_maxpool(const OpContext& ctx, std::string& note) {
       }
     }
   }
-  note = fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h);
   return out;
+}
+
+NetworkTensor run_maxpool(const OpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  note = fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h);
+  return maxpool_reference(l, ctx.in);
+}
+
+PoolWindow pool_window(const NetworkLayer& l, const TensorShape& in) {
+  const TensorShape s = window_shape(l, in);
+  PoolWindow p;
+  p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w;
+  p.kh = l.kh, p.kw = l.kw, p.stride_h = l.stride_h, p.stride_w = l.stride_w;
+  p.pad_top = l.pad_top, p.pad_left = l.pad_left;
+  p.oh = s.h, p.ow = s.w;
+  return p;
+}
+
+TensorShape shape_of(const NetworkTensor& t) {
+  return TensorShape{t.n, t.c, t.h, t.w};
+}
+
+void make_maxpool_job(const OpContext& ctx, NetworkLayerJob& job) {
+  job.conv.x = ctx.in.data;
+}
+
+NetworkTensor maxpool_job_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
+  NetworkTensor in = job.input_shape;
+  in.data = job.conv.x;
+  return maxpool_reference(l, in);
+}
+
+VtaLayerResult run_maxpool_job(const Target& target, const Network&, const NetworkLayer& l,
+                               const NetworkLayerJob& job, const NetworkOptions& opt) {
+  const PoolWindow p = pool_window(l, shape_of(job.input_shape));
+  std::vector<int8_t> ref;
+  if (opt.check) {
+    ref = maxpool_job_reference(l, job).data;
+  }
+  LayerRun run = run_alu_maxpool(target, l.name, p, job.conv.x, opt.check ? &ref : nullptr);
+  NetworkTensor out{p.n, p.c, p.oh, p.ow, run.out};
+  return {std::move(run), std::move(out)};
+}
+
+std::shared_ptr<const RecordingSink> lower_maxpool(const NetworkLayer& l, const TensorShape& in,
+                                                   const HwConfig& cfg) {
+  return lower_alu_maxpool(cfg, pool_window(l, in));
+}
+
+uint64_t maxpool_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return alu_maxpool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
 }
 
 }  // namespace
@@ -59,6 +118,12 @@ const OpDef& maxpool_op() {
     d.place = place_maxpool;
     d.attributes = window_attributes;
     d.run_host = run_maxpool;
+    d.host_work = maxpool_host_work;
+    d.vta.make_job = make_maxpool_job;
+    d.vta.reference = maxpool_job_reference;
+    d.vta.run = run_maxpool_job;
+    d.vta.lower = lower_maxpool;
+    d.vta.estimate_cycles = maxpool_cycles;
     return d;
   }();
   return def;

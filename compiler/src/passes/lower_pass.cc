@@ -22,12 +22,19 @@ class LowerPass : public Pass {
     bool changed = false;
     for (size_t i = 0; i < m.ops.size(); ++i) {
       const NetworkLayer& l = m.net->layers[i];
+      const VtaLowering& vta = op_def(l.op).vta;
       // Ops without a schedule (none fits, or --tune) are lowered by the runner as it runs them.
-      if (m.ops[i].place != Placement::kVta || !l.schedule) {
+      if (m.ops[i].place != Placement::kVta || (!l.schedule && !vta.lower)) {
         continue;
       }
       try {
-        const Conv2dParams p = op_def(l.op).vta.vta_conv(l, m.types.at(l.input).shape, *ctx.config);
+        const TensorShape& in = m.types.at(l.input).shape;
+        if (vta.lower) {
+          m.ops[i].lowered = vta.lower(l, in, *ctx.config);
+          changed = true;
+          continue;
+        }
+        const Conv2dParams p = vta.vta_conv(l, in, *ctx.config);
         m.ops[i].lowered = lower_conv2d(*ctx.config, p, l.epilogue, *l.schedule);
         changed = true;
       } catch (const Error&) {

@@ -29,7 +29,8 @@ class PackLayoutPass : public Pass {
       const NetworkLayer& l = m.net->layers[i];
       const TensorShape& in = m.types.at(l.input).shape;
       const TensorShape& out = m.types.at(l.name).shape;
-      const int c = op_def(l.op).vta.input_channels(l, in);
+      const VtaLowering& vta = op_def(l.op).vta;
+      const int c = vta.input_channels ? vta.input_channels(l, in) : in.c;
       ir::PackedLayout p;
       p.batch = cfg.batch, p.block_in = cfg.block_in, p.block_out = cfg.block_out;
       p.c = c, p.c_padded = round_up(c, cfg.block_in);

@@ -20,7 +20,7 @@ class SchedulePass : public Pass {
     bool changed = false;
     for (size_t i = 0; i < m.ops.size(); ++i) {
       NetworkLayer& l = m.net->layers[i];
-      if (m.ops[i].place != Placement::kVta || l.schedule) {
+      if (m.ops[i].place != Placement::kVta || l.schedule || !op_def(l.op).vta.auto_schedule) {
         continue;
       }
       try {

@@ -164,7 +164,8 @@ std::string format_report(const std::vector<LayerRun>& runs) {
                                 first.config, first.peak_macs_per_cycle);
   out += table_header();
   for (const LayerRun& r : runs) {
-    out += table_row(r, r.shape, r.schedule.describe());
+    // A run without GEMM work (an ALU-only operator) has no tiling schedule.
+    out += table_row(r, r.shape, r.gemm_bound ? r.schedule.describe() : "ALU only");
   }
   const LayerRun t = total_of(runs);
   if (runs.size() > 1) {

@@ -56,8 +56,9 @@ uint64_t layer_seed(const Network& net, size_t index) {
   return net.seed * 1000003u + uint64_t(index + 1);
 }
 
-bool on_host(const OpDef& def, const NetworkLayer& l) {
-  return def.place(l) == Placement::kHost;
+// Where the layer runs on the design `cfg` (null: where its operator's entry says).
+bool on_host(const NetworkLayer& l, const Tensor& in, const HwConfig* cfg) {
+  return choose_placement(l, TensorShape{in.n, in.c, in.h, in.w}, cfg).place == Placement::kHost;
 }
 
 // Runs a host layer and notes it in `host_ops`.
@@ -90,7 +91,7 @@ std::map<std::string, NetworkTensor> reference_network_tensors(const Network& ne
     const NetworkLayer& l = net.layers[i];
     const OpDef& def = op_def(l.op);
     const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
-    if (on_host(def, l)) {
+    if (on_host(l, ctx.in, nullptr)) {
       tensors[l.name] = run_host_layer(def, ctx, host_ops);
       continue;
     }
@@ -101,7 +102,7 @@ std::map<std::string, NetworkTensor> reference_network_tensors(const Network& ne
   return tensors;
 }
 
-NetworkJobs reference_layer_jobs(const Network& net) {
+NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg) {
   net.validate();
   Tensors tensors;
   tensors[net.input_name] = network_input(net);
@@ -111,7 +112,7 @@ NetworkJobs reference_layer_jobs(const Network& net) {
     try {
       const OpDef& def = op_def(l.op);
       const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
-      if (on_host(def, l)) {
+      if (on_host(l, ctx.in, cfg)) {
         tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
         continue;
       }
@@ -148,7 +149,7 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
     const NetworkLayer& l = net.layers[i];
     const OpDef& def = op_def(l.op);
     const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
-    if (on_host(def, l)) {
+    if (on_host(l, ctx.in, &target.config)) {
       tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
       continue;
     }

@@ -13,7 +13,8 @@ namespace vta::compiler {
 
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers) {
-  const NetworkJobs jobs = reference_layer_jobs(net);  // before the fork: workers inherit it
+  const NetworkJobs jobs =
+      reference_layer_jobs(net, &target.config);  // before the fork: workers inherit it
   NetworkOptions quiet = opt;
   quiet.on_layer = nullptr;
   ProcessPoolOptions po;

@@ -148,8 +148,9 @@ struct NetworkJobs {
 std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net);
 
 // Follows the network on the host with the C++ reference in place of VTA (memoised in
-// ReferenceCache::process(), so checking the jobs' runs later costs a lookup).
-NetworkJobs reference_layer_jobs(const Network& net);
+// ReferenceCache::process(), so checking the jobs' runs later costs a lookup). The jobs are the
+// layers placed on VTA on the design `cfg` (choose_placement; without one, OpDef::place).
+NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg = nullptr);
 // Runs one job's layer on the target (a "layers" step, like each VTA layer of run_network).
 LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
                        const NetworkOptions& opt);

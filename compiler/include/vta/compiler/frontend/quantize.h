@@ -65,9 +65,11 @@ struct QuantizedModel {
   std::string host_cpu;  // the CPU time_host modelled ("" before)
   double host_us = 0;    // all host layers, serial
 
-  // Times every host layer on `cpu` (host_cpu.h): int8 MACs for the grouped convolutions, one
-  // operation per output value for the others.
-  void time_host(const HostCpu& cpu);
+  // Times every host layer on `cpu` (host_cpu.h): the operator's own count where its entry has
+  // one (OpDef::host_work), else int8 MACs for the grouped convolutions and one operation per
+  // output value for the others. With the design `cfg`, each layer's placement is chosen on it
+  // first (choose_placement), and vta_macs / host_macs follow.
+  void time_host(const HostCpu& cpu, const HwConfig* cfg = nullptr);
 
   nlohmann::ordered_json to_json() const;
   std::string describe() const;  // the human table

@@ -42,6 +42,8 @@ struct PackedLayout {
 // What the passes record per op (per network layer).
 struct OpInfo {
   Placement place = Placement::kUnplaced;
+  // Why, for an op placed by comparing estimates (choose_placement): "vta (est ... < host ...)".
+  std::string place_reason;
   std::optional<PackedLayout> packed;
   bool auto_scheduled = false;  // the schedule pass chose the layer's schedule
   // The lower pass: the runtime calls the code generator makes for the op (shared: modules are

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,8 +18,11 @@
 
 #include "vta/compiler/frontend/float_graph.h"
 #include "vta/compiler/frontend/network.h"
+#include "vta/compiler/run/host_cpu.h"
 
 namespace vta::compiler {
+
+class RecordingSink;
 
 // Where an operator runs.
 enum class Placement { kUnplaced, kHost, kVta };
@@ -75,6 +79,19 @@ struct VtaLowering {
   // convolution): what the lower pass generates code for.
   Conv2dParams (*vta_conv)(const NetworkLayer& l, const TensorShape& in,
                            const HwConfig& cfg) = nullptr;
+  // An operator with a program of its own (not a convolution; no schedule): the program for
+  // input `in` on `cfg` recorded without running (the lower pass) and its cycles by the timing
+  // contract's formulas (placement). Both throw vta::Error when no program fits `cfg`.
+  std::shared_ptr<const RecordingSink> (*lower)(const NetworkLayer& l, const TensorShape& in,
+                                                const HwConfig& cfg) = nullptr;
+  uint64_t (*estimate_cycles)(const NetworkLayer& l, const TensorShape& in,
+                              const HwConfig& cfg) = nullptr;
+};
+
+// The work of an operator on the host, for the host CPU model (run/host_cpu.h).
+struct HostWorkCount {
+  HostWork work = HostWork::kElementwise;
+  uint64_t ops = 0, bytes = 0;
 };
 
 struct OpDef {
@@ -91,7 +108,11 @@ struct OpDef {
   // The output shape; throws vta::Error naming the layer for attributes or inputs that do not
   // fit.
   TensorShape (*infer_shape)(const ShapeContext& ctx) = nullptr;
+  // Where the operator runs; a layer placed on the host whose operator has both a VTA estimate
+  // (vta.estimate_cycles) and host_work runs there only without a design to compare on
+  // (choose_placement decides with one).
   Placement (*place)(const NetworkLayer& l) = nullptr;
+  HostWorkCount (*host_work)(const NetworkLayer& l, const TensorShape& in) = nullptr;
   // The attributes in the IR's text form: "kernel=3x3 stride=2x2 pad=1,1,1,1".
   std::string (*attributes)(const NetworkLayer& l) = nullptr;
   // A host layer's int8 execution (also its int8 reference); `note` receives the line of
@@ -102,6 +123,18 @@ struct OpDef {
   FloatTensor (*float_reference)(const NetworkLayer& l,
                                  const std::vector<const FloatTensor*>& in) = nullptr;
 };
+
+// Where layer `l` with input `in` runs on the design `cfg`. A layer OpDef::place puts on the
+// host whose operator VTA can run too (vta.estimate_cycles and host_work) runs on VTA when VTA's
+// estimated cycles at the design's clock take less time than the host CPU model gives the host
+// (host_cpu_for(cfg->target)), and on the host when they do not or no VTA program fits; `reason`
+// then says why: "vta (est 1234 cy = 12.3 us < host 40.1 us)". Any other operator, and every
+// operator without a design (cfg null), runs where OpDef::place says, with an empty reason.
+struct PlacementChoice {
+  Placement place = Placement::kUnplaced;
+  std::string reason;
+};
+PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in, const HwConfig* cfg);
 
 // Every registered operator, in registration order.
 const std::vector<const OpDef*>& op_defs();

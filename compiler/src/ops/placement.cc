@@ -1,0 +1,35 @@
+// choose_placement (ops/op_def.h): VTA or the host by the estimated time of each.
+#include <fmt/format.h>
+
+#include "vta/compiler/ops/op_def.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
+                                 const HwConfig* cfg) {
+  const OpDef& def = op_def(l.op);
+  PlacementChoice c{def.place ? def.place(l) : Placement::kHost, {}};
+  // Compared: an operator the host runs by default that VTA can run too.
+  if (!cfg || c.place != Placement::kHost || !def.vta.estimate_cycles || !def.host_work) {
+    return c;
+  }
+  const HostWorkCount w = def.host_work(l, in);
+  const double host_us = host_layer_us(host_cpu_for(cfg->target), w.work, w.ops, w.bytes);
+  uint64_t cycles = 0;
+  try {
+    cycles = def.vta.estimate_cycles(l, in, *cfg);
+  } catch (const Error& ex) {
+    c.place = Placement::kHost;
+    c.reason = fmt::format("host (no VTA program: {}; host {:.1f} us)", ex.what(), host_us);
+    return c;
+  }
+  const double vta_us = double(cycles) / cfg->clock_mhz;
+  const bool vta = vta_us < host_us;
+  c.place = vta ? Placement::kVta : Placement::kHost;
+  c.reason = fmt::format("{} (est {} cy = {:.1f} us {} host {:.1f} us)", vta ? "vta" : "host",
+                         cycles, vta_us, vta ? "<" : ">=", host_us);
+  return c;
+}
+
+}  // namespace vta::compiler

@@ -1,0 +1,180 @@
+#include "vta/compiler/run/alu_runner.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "codegen/runtime_sink.h"
+#include "vta/compiler/codegen/layout.h"
+#include "vta/compiler/scheduling/bound.h"
+#include "vta/sim/error.h"
+
+namespace vta::compiler {
+
+namespace {
+
+// A device buffer of a sink, freed at the end of the run.
+struct PoolBuffer {
+  ProgramSink& sink;
+  BufferHandle handle;
+  PoolBuffer(ProgramSink& s, size_t bytes) : sink(s), handle(s.alloc(bytes)) {}
+  PoolBuffer(const PoolBuffer&) = delete;
+  PoolBuffer& operator=(const PoolBuffer&) = delete;
+  ~PoolBuffer() { sink.free(handle); }
+};
+
+// Bytes of the packed input (ACC_8BIT elements) and output.
+size_t packed_bytes(const AluPoolPlan& plan, int h, int w) {
+  return size_t(plan.nb) * size_t(plan.cb) * size_t(h) * size_t(w) * size_t(plan.batch) *
+         size_t(plan.block);
+}
+
+// The compute unit's ALU issue cycles `alu` and its ACC_8BIT bus cycles, the inputs and the
+// output moved once.
+LayerBound alu_bound(const HwConfig& cfg, uint64_t in_elems, uint64_t out_elems, uint64_t alu) {
+  const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);
+  LayerBound b;
+  b.alu_cycles = alu;
+  b.acc_load_cycles = uint64_t(dram_cycles(double(in_elems * elem), 0, cfg));
+  b.compute_cycles = b.alu_cycles + b.acc_load_cycles;
+  b.bytes.acc_counted = in_elems * uint64_t(cfg.acc_elem_bytes);
+  b.bytes.acc_moved = in_elems * elem;
+  b.bytes.read = b.bytes.acc_counted;
+  b.bytes.write = out_elems * uint64_t(cfg.out_elem_bytes);
+  b.memory_cycles = dram_cycles(double(b.bytes.dram_read()), double(b.bytes.write), cfg);
+  b.cycles = std::max(double(b.compute_cycles), b.memory_cycles);
+  return b;
+}
+
+LayerRun describe_alu_run(const Target& target, const std::string& name, const char* kind,
+                          std::string shape, const LayerBound& bound) {
+  LayerRun r;
+  r.name = name.empty() ? kind : name;
+  r.kind = kind;
+  r.shape = std::move(shape);
+  r.backend = target.backend;
+  r.config = target.config.model_name;
+  r.peak_macs_per_cycle =
+      uint64_t(target.config.batch) * target.config.block_in * target.config.block_out;
+  r.bound = bound;
+  r.min_bytes = r.bound.bytes.total();
+  return r;
+}
+
+// Compares r.out (N x C x H x W) with `ref`.
+void compare(LayerRun& r, int c, int h, int w, const std::vector<int8_t>& ref) {
+  r.checked = true;
+  const size_t plane = size_t(h) * size_t(w);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (ref[i] != r.out[i] && r.mismatches++ == 0) {
+      r.first_mismatch =
+          fmt::format("n {} c {} y {} x {}: got {}, expected {}", i / (plane * size_t(c)),
+                      (i / plane) % size_t(c), (i % plane) / size_t(w), i % size_t(w),
+                      int(r.out[i]), int(ref[i]));
+    }
+  }
+}
+
+// The run's counters, verdict and wall time after the program ran.
+void measure(LayerRun& r, const ProgramSink& sink, const HwConfig& cfg, double seconds) {
+  r.stats = sink.stats();
+  r.verdict = verdict_of(r.bound, r.stats, cfg);
+  r.wall_seconds = seconds;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+LayerRun run_alu_maxpool(const Target& target, const std::string& name, const PoolWindow& p,
+                         const std::vector<int8_t>& x, const std::vector<int8_t>* reference) {
+  const HwConfig& cfg = target.config;
+  const AluPoolPlan plan = AluPoolPlan::make(p, cfg);
+  if (x.size() != size_t(p.n) * p.c * p.h * p.w) {
+    throw Error(fmt::format("maxpool '{}': the input has {} values, {} needs {}", name, x.size(),
+                            p.describe(), size_t(p.n) * p.c * p.h * p.w));
+  }
+  RuntimeSink sink(target);  // outlives the buffers below
+  PoolBuffer in(sink, packed_bytes(plan, p.h, p.w));
+  PoolBuffer out(sink, packed_bytes(plan, p.oh, p.ow));
+  const std::vector<int8_t> packed = pack_nchw(x, p.n, p.c, p.h, p.w, cfg.batch, cfg.block_out);
+  sink.copy_in(in.handle, packed.data(), packed.size());
+  sink.clear_stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  emit_alu_maxpool(sink, plan, in.handle, out.handle);
+  sink.synchronize();
+  const uint64_t out_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.oh) * uint64_t(p.ow);
+  const uint64_t in_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.h) * uint64_t(p.w);
+  const uint64_t alu = out_elems * (2 + 2 * uint64_t(p.kh) * uint64_t(p.kw));  // init + taps
+  LayerRun r = describe_alu_run(target, name, "maxpool", p.describe(),
+                                alu_bound(cfg, in_elems, out_elems, alu));
+  measure(r, sink, cfg, seconds_since(t0));
+  std::vector<int8_t> blocked(packed_bytes(plan, p.oh, p.ow));
+  sink.copy_out(out.handle, blocked.data(), blocked.size());
+  r.out = unpack_nchw(blocked, p.n, p.c, p.oh, p.ow, cfg.batch, cfg.block_out);
+  if (reference) {
+    compare(r, p.c, p.oh, p.ow, *reference);
+  }
+  return r;
+}
+
+std::unique_ptr<RecordingSink> lower_alu_maxpool(const HwConfig& cfg, const PoolWindow& p) {
+  const AluPoolPlan plan = AluPoolPlan::make(p, cfg);
+  auto sink = std::make_unique<RecordingSink>();
+  BufferHandle in = sink->alloc(packed_bytes(plan, p.h, p.w));
+  BufferHandle out = sink->alloc(packed_bytes(plan, p.oh, p.ow));
+  sink->name_buffer(in, "data");
+  sink->name_buffer(out, "res");
+  emit_alu_maxpool(*sink, plan, in, out);
+  return sink;
+}
+
+LayerRun run_alu_add(const Target& target, const std::string& name, const AluAddPlan& plan,
+                     const std::vector<int8_t>& a, const std::vector<int8_t>& b,
+                     const std::vector<int8_t>* reference) {
+  const HwConfig& cfg = target.config;
+  const size_t size = size_t(plan.n) * plan.c * plan.h * plan.w;
+  if (a.size() != size || (plan.binary && b.size() != size)) {
+    throw Error(fmt::format("add '{}': the operands have {} and {} values, {} needs {}", name,
+                            a.size(), b.size(), plan.describe(), size));
+  }
+  RuntimeSink sink(target);  // outlives the buffers below
+  const size_t bytes = size_t(plan.elems) * size_t(cfg.batch) * size_t(cfg.block_out);
+  PoolBuffer da(sink, bytes), db(sink, bytes), dout(sink, bytes);
+  for (auto [buffer, x] : {std::pair{da.handle, &a}, std::pair{db.handle, plan.binary ? &b : &a}}) {
+    const auto packed = pack_nchw(*x, plan.n, plan.c, plan.h, plan.w, cfg.batch, cfg.block_out);
+    sink.copy_in(buffer, packed.data(), packed.size());
+  }
+  sink.clear_stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  emit_alu_add(sink, plan, da.handle, db.handle, dout.handle);
+  sink.synchronize();
+  const uint64_t e = plan.elems;
+  const uint64_t loads = plan.binary ? 2 : 1;
+  const uint64_t alu = e * (2 * (loads - 1) + plan.imm_ops.size() + 2);  // ADD 2, immediates 1
+  LayerRun r = describe_alu_run(target, name, plan.binary ? "add" : "elementwise", plan.describe(),
+                                alu_bound(cfg, loads * e, e, alu));
+  measure(r, sink, cfg, seconds_since(t0));
+  std::vector<int8_t> blocked(bytes);
+  sink.copy_out(dout.handle, blocked.data(), blocked.size());
+  r.out = unpack_nchw(blocked, plan.n, plan.c, plan.h, plan.w, cfg.batch, cfg.block_out);
+  if (reference) {
+    compare(r, plan.c, plan.h, plan.w, *reference);
+  }
+  return r;
+}
+
+std::unique_ptr<RecordingSink> lower_alu_add(const AluAddPlan& plan) {
+  auto sink = std::make_unique<RecordingSink>();
+  const size_t bytes = size_t(plan.elems) * 64;  // any size: a recording copies nothing
+  BufferHandle a = sink->alloc(bytes), b = sink->alloc(bytes), out = sink->alloc(bytes);
+  sink->name_buffer(a, "a");
+  sink->name_buffer(b, "b");
+  sink->name_buffer(out, "res");
+  emit_alu_add(*sink, plan, a, b, out);
+  return sink;
+}
+
+}  // namespace vta::compiler
