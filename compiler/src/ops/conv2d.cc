@@ -148,7 +148,7 @@ ConvData grouped_data(const OpContext& ctx) {
   ConvData d = conv_data(ctx, p);
   if (!l.weights) {
     p.k = l.k;  // every group's weights and bias
-    const ConvData r = random_conv_data(p, l.epilogue, ctx.seed);
+    const ConvData r = random_conv_weights(p, l.epilogue, ctx.seed);
     d.w = r.w;
     d.bias = r.bias;
   }
