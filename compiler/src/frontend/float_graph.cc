@@ -362,28 +362,11 @@ bool run_node_on_library(const GraphNode& g, const std::vector<const FloatTensor
   const Nchw s = nchw(x);
   const int oh = window_out(s.h, g.pad_top, g.pad_bottom, g.kh, g.stride_h);
   const int ow = window_out(s.w, g.pad_left, g.pad_right, g.kw, g.stride_w);
+  // A pool window wholly in the padding is refused by the library.
   const bool pad_in_window =
       g.pad_top < g.kh && g.pad_bottom < g.kh && g.pad_left < g.kw && g.pad_right < g.kw;
-  switch (g.op) {
-    case GraphOp::kConv:
-      out = onednn::conv(g, x, oh, ow);
-      return true;
-    case GraphOp::kMaxPool:
-    case GraphOp::kAvgPool:
-      if (!pad_in_window) {
-        return false;
-      }
-      out = onednn::pool(g, x, g.op == GraphOp::kMaxPool, oh, ow);
-      return true;
-    case GraphOp::kGemm:
-      out = onednn::dense(g, x);
-      return true;
-    case GraphOp::kBatchMatMul:
-      out = onednn::batch_matmul(x, *in[1]);
-      return true;
-    default:
-      return false;
-  }
+  const bool pool = g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool;
+  return (!pool || pad_in_window) && onednn::run_node(g, in, oh, ow, out);
 #else
   (void)g, (void)in, (void)out;
   return false;

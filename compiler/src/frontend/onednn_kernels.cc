@@ -86,8 +86,6 @@ memory::dims nchw_dims(const FloatTensor& x) {
   return {d[0], d[1], d[2], d[3]};
 }
 
-}  // namespace
-
 FloatTensor conv(const GraphNode& g, const FloatTensor& x, int oh, int ow) {
   const ThreadScope threads;
   const memory::dims src = nchw_dims(x);
@@ -158,6 +156,33 @@ FloatTensor batch_matmul(const FloatTensor& a, const FloatTensor& b) {
            {{DNNL_ARG_SRC, wrap(src, a.data.data())}, {DNNL_ARG_WEIGHTS, wrap(wei, b.data.data())}},
            dst, dst, out);
   return out;
+}
+
+}  // namespace
+
+bool run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in, int oh, int ow,
+              FloatTensor& out) {
+  try {
+    switch (g.op) {
+      case GraphOp::kConv:
+        out = conv(g, *in[0], oh, ow);
+        return true;
+      case GraphOp::kMaxPool:
+      case GraphOp::kAvgPool:
+        out = pool(g, *in[0], g.op == GraphOp::kMaxPool, oh, ow);
+        return true;
+      case GraphOp::kGemm:
+        out = dense(g, *in[0]);
+        return true;
+      case GraphOp::kBatchMatMul:
+        out = batch_matmul(*in[0], *in[1]);
+        return true;
+      default:
+        return false;
+    }
+  } catch (const dnnl::error&) {
+    return false;  // a shape the library has no primitive for: the plain loops compute it
+  }
 }
 
 }  // namespace vta::compiler::onednn

@@ -9,20 +9,16 @@
 // the library's order against double in the loops').
 #pragma once
 
+#include <vector>
+
 #include "vta/compiler/frontend/float_graph.h"
 
 namespace vta::compiler::onednn {
 
-// Conv of node g (any groups, strides, padding) on x, out dims N x K x oh x ow.
-FloatTensor conv(const GraphNode& g, const FloatTensor& x, int oh, int ow);
-
-// MaxPool (max over the real pixels) or AveragePool (count_include_pad chooses the divisor).
-FloatTensor pool(const GraphNode& g, const FloatTensor& x, bool is_max, int oh, int ow);
-
-// Gemm of node g: y = x W^T + b, x N x K (flattened per sample), W units x K.
-FloatTensor dense(const GraphNode& g, const FloatTensor& x);
-
-// Per (n, c) plane, a's M x K matrix times b's K x P (float_math.h's batch_matmul).
-FloatTensor batch_matmul(const FloatTensor& a, const FloatTensor& b);
+// Node g (Conv of any groups, strides and padding; MaxPool, AveragePool; Gemm: y = x W^T + b;
+// MatMul of two activations) on `in` into `out` (a window's output oh x ow); false for another
+// operator or a shape the library has no primitive for (the caller's plain loops compute it).
+bool run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in, int oh, int ow,
+              FloatTensor& out);
 
 }  // namespace vta::compiler::onednn
