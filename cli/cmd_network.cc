@@ -125,6 +125,7 @@ ir::Module compile(const std::string& name, int batch, const ModelOptions& m,
   const PassManager pm = network_pipeline();
   PassContext ctx;
   ctx.source = name, ctx.batch = batch, ctx.quant = m.quant, ctx.input_path = m.input;
+  ctx.quant.progress = common.progress_flags();
   ctx.tune_candidates = tune;
   PassInstrument inst = pipeline_instrument(pm, p, print_json ? std::cerr : std::cout);
   if (print_json && inst.stop_after.empty()) {
@@ -235,7 +236,13 @@ void report_host_time(const QuantizedModel& model, const NetworkRun& r, double c
                            100.0 * double(model.host_macs) /
                                double(std::max<uint64_t>(model.host_macs + model.vta_macs, 1)));
   auto& fe = extra["frontend"];
+  auto& summary = extra["summary"];  // joins the report's summary (finish_compiler_command)
+  summary["host_time_us"] = model.host_us;
+  summary["host_mac_share"] =
+      double(model.host_macs) / double(std::max<uint64_t>(model.host_macs + model.vta_macs, 1));
   if (cycles) {
+    summary["vta_time_us"] = vta_us;
+    summary["end_to_end_us"] = total;
     std::cout << fmt::format(
         "  end to end (serial: VTA + host): {:.1f} us = {:.1f} us VTA at {:g} MHz + {:.1f} us "
         "host ({:.1f} % on the host)\n",
@@ -243,6 +250,44 @@ void report_host_time(const QuantizedModel& model, const NetworkRun& r, double c
     fe["vta_time_us"] = vta_us;
     fe["end_to_end_us"] = total;
     fe["host_time_share"] = model.host_us / total;
+  }
+}
+
+// One row per host layer, with its modelled time on the board's CPU when the model was timed
+// (the host layers run in the network's order, as QuantizedModel lists them).
+void print_host_rows(const std::optional<QuantizedModel>& model, const NetworkRun& r) {
+  std::vector<const QuantLayerReport*> host;
+  for (const QuantLayerReport& l : model ? model->layers : std::vector<QuantLayerReport>{}) {
+    if (!l.on_vta) {
+      host.push_back(&l);
+    }
+  }
+  const bool timed = model && !model->host_cpu.empty() && host.size() == r.host_ops.size();
+  for (size_t i = 0; i < r.host_ops.size(); ++i) {
+    std::cout << "  host: " << r.host_ops[i]
+              << (timed ? fmt::format(", {:.1f} us on {}", host[i]->host_us, model->host_cpu)
+                        : std::string())
+              << "\n";
+  }
+}
+
+// The front end's wall times, apart from the simulation's: a line under the summary and the
+// summary's import_seconds / quantize_seconds.
+void report_frontend_time(const QuantizedModel& model, nlohmann::ordered_json& extra) {
+  extra["summary"]["import_seconds"] = model.import_seconds;
+  extra["summary"]["quantize_seconds"] = model.quantize_seconds;
+  extra["summary_lines"].push_back(fmt::format(
+      "front end: import {:.3f} s, quantize {:.3f} s ({} calibration sample(s) in float and as "
+      "the int8 reference), not in the wall time above",
+      model.import_seconds, model.quantize_seconds, model.options.calib));
+  if (!model.host_cpu.empty()) {
+    const auto& summary = extra["summary"];
+    extra["summary_lines"].push_back(fmt::format(
+        "host: {:.1f} us on {} ({:.1f} % of the MACs){}", model.host_us, model.host_cpu,
+        100.0 * summary.value("host_mac_share", 0.0),
+        summary.contains("end_to_end_us") ? fmt::format("; end to end {:.1f} us (VTA + host)",
+                                                        summary["end_to_end_us"].get<double>())
+                                          : std::string()));
   }
 }
 
@@ -357,13 +402,12 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   add_model_report(model, c.name, extra);
   const NetworkRun r =
       run_or_report_failure(c.common, target, net, opt, c.jobs, {progress, done, current}, extra);
-  for (const std::string& h : r.host_ops) {
-    std::cout << "  host: " << h << "\n";
-  }
+  print_host_rows(model, r);
   extra["host_ops"] = r.host_ops;
   const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
   if (model) {
     report_host_time(*model, r, target.config.clock_mhz, extra);
+    report_frontend_time(*model, extra);
   }
   const int status =
       finish_compiler_command(c.common, target, "network", net.name, r.runs, extra, c.plot_path);

@@ -155,6 +155,18 @@ void draw_plot(const CommonOptions& o, const RunReport& rr, const std::string& p
   }
 }
 
+// The command's own summary (an imported model's front end and host time): its lines printed
+// under the table's summary, its keys (extra's "summary") returned to join the report's.
+nlohmann::ordered_json take_command_summary(nlohmann::ordered_json& extra) {
+  for (const auto& line : extra.value("summary_lines", nlohmann::ordered_json::array())) {
+    std::cout << line.get<std::string>() << "\n";
+  }
+  extra.erase("summary_lines");
+  nlohmann::ordered_json own = extra.value("summary", nlohmann::ordered_json::object());
+  extra.erase("summary");
+  return own;
+}
+
 }  // namespace
 
 Target setup_target(const CommonOptions& o, bool verify) {
@@ -186,6 +198,7 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
                             const std::vector<LayerRun>& runs, nlohmann::ordered_json extra,
                             const std::string& plot_path) {
   std::cout << format_report(runs);
+  const nlohmann::ordered_json own_summary = take_command_summary(extra);
   RunReport rr;
   rr.command = command;
   rr.program = program;
@@ -209,6 +222,9 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
   }
   for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
+  }
+  for (auto it = own_summary.begin(); it != own_summary.end(); ++it) {
+    extra["summary"][it.key()] = *it;
   }
   extra["area"] = area_json(target.config);
   extra["energy"] = explore::estimate_energy(target.config, rr.stats).to_json();

@@ -182,6 +182,31 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
   return rows;
 }
 
+// An imported model's columns on its summary row: the front end's times, the accuracy of the
+// quantization, the MACs by place, the host layers' time on this design's board and the serial
+// end-to-end time (time_s + host, timed backends).
+void add_model_columns(nlohmann::ordered_json& r, const QuantizedModel* imported,
+                       const HwConfig& cfg) {
+  if (!imported) {
+    return;
+  }
+  QuantizedModel model = *imported;
+  model.time_host(host_cpu_for(cfg.target));
+  r["import_seconds"] = model.import_seconds;
+  r["quantize_seconds"] = model.quantize_seconds;
+  r["cosine"] = model.cosine;
+  r["cosine_mean"] = model.cosine_mean;
+  r["top1_agreement"] = model.top1_agreement;
+  r["vta_macs"] = model.vta_macs;
+  r["host_macs"] = model.host_macs;
+  r["host_cpu"] = model.host_cpu;
+  r["host_time_us"] = model.host_us;
+  r["end_to_end_s"] =
+      r["time_s"].is_null()
+          ? nlohmann::ordered_json(nullptr)
+          : nlohmann::ordered_json(r["time_s"].get<double>() + model.host_us * 1e-6);
+}
+
 }  // namespace
 
 std::string job_key(const SweepSpec& spec, const SweepJob& job) {
@@ -221,6 +246,10 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   summary["config_hash"] = rc.hash;
   summary["model"] = rc.config.model_name;
   add_area(summary, rc.config);
+  const SweepWorkload& w = spec.workloads[job.workload];
+  if (!w.import_error.empty()) {
+    return finish("failed", "import: " + w.import_error);
+  }
   try {
     Target target(rc.config, spec.backend);
     target.verify_programs = spec.check;
@@ -232,6 +261,7 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
     summary["wall_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
+    add_model_columns(rows.front(), w.model.get(), rc.config);
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
         const std::string why =

@@ -98,14 +98,28 @@ MatmulParams parse_matmul(const std::string& arg, const std::string& whole) {
 
 namespace {
 
-// MODEL.onnx imported and quantized once with the sweep's model settings.
-compiler::Network import_model(const std::string& path, compiler::QuantOptions quant,
-                               const std::string& input) {
-  compiler::FloatGraph g = compiler::import_onnx(path);
+// MODEL.onnx imported and quantized once with the sweep's model settings into w. An input file
+// of the wrong size is the spec's error; a model that does not import or quantize is its
+// workload's (import_error).
+void import_model(const std::string& path, compiler::QuantOptions quant, const std::string& input,
+                  SweepWorkload& w) {
+  compiler::FloatGraph g;
+  try {
+    g = compiler::import_onnx_timed(path);
+  } catch (const Error& e) {
+    w.import_error = e.what();
+    return;
+  }
   if (!input.empty()) {
     quant.first_input = compiler::read_float_input(g, input);
   }
-  return compiler::quantize_graph(g, quant).net;
+  try {
+    auto model = std::make_shared<compiler::QuantizedModel>(compiler::quantize_graph(g, quant));
+    w.network = model->net;
+    w.model = std::move(model);
+  } catch (const Error& e) {
+    w.import_error = e.what();
+  }
 }
 
 }  // namespace
@@ -134,7 +148,14 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
       // MODEL.onnx: imported and quantized as `vtasim network MODEL.onnx --calib C --quant Q
       // [--input F]` does.
       w.onnx = is_onnx_model(path);
-      w.network = w.onnx ? import_model(path, quant, input) : Network::load(path);
+      if (w.onnx && !std::filesystem::exists(path)) {
+        (void)compiler::import_onnx(path);  // the spec's error, naming the missing file
+      }
+      if (w.onnx) {
+        import_model(path, quant, input, w);
+      } else {
+        w.network = Network::load(path);
+      }
     } else if (kind == "conv2d") {
       w.kind = Kind::kConv2d;
       if (arg.find('=') == std::string::npos) {

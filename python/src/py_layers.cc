@@ -14,6 +14,7 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/reports/layer_fields.h"
+#include "vta/compiler/run/host_cpu.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
@@ -202,6 +203,14 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
             : pyb::object(pyb::none());
   d["wall_seconds"] = wall;
   if (model) {
+    // The host layers on this design's board, and the serial end to end (VTA + host).
+    model->time_host(compiler::host_cpu_for(t.config.target));
+    d["host_time_us"] = model->host_us;
+    d["end_to_end_us"] =
+        timed ? pyb::object(pyb::float_(double(cycles) / t.config.clock_mhz + model->host_us))
+              : pyb::object(pyb::none());
+    d["import_seconds"] = model->import_seconds;
+    d["quantize_seconds"] = model->quantize_seconds;
     pyb::dict fe = to_python(model->to_json()).cast<pyb::dict>();
     fe["output_matches_reference"] = run.output == model->reference_output;
     d["frontend"] = fe;
@@ -265,7 +274,9 @@ Run a whole network ("resnet18", a network JSON file or MODEL.onnx) layer by lay
 {"layers": [dict per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. An ONNX
 model is imported and quantized first (calib inputs, quant "max" or "percentile", as
 `vtasim network MODEL.onnx`); the result then has "frontend" (the quantization report, as the
-CLI's --json, with "output_matches_reference"). Ctrl-C stops it, inside a layer too
+CLI's --json, with "output_matches_reference"), "host_time_us" (the host layers on the design's
+board CPU), "end_to_end_us" (VTA + host, timed backends; else None), "import_seconds" and
+"quantize_seconds" (the front end's wall times). Ctrl-C stops it, inside a layer too
 (KeyboardInterrupt).)doc",
         arg("name_or_path") = "resnet18", arg("config") = "pynq", pyb::kw_only(),
         arg("backend") = "", arg("check") = true, arg("tune") = 0, arg("verify") = true,

@@ -13,6 +13,7 @@ report is also validated against compiler/report.schema.json (python3-jsonschema
 import json
 import math
 import os
+import re
 import subprocess
 
 import jsonschema
@@ -1337,3 +1338,60 @@ def test_errors_sweep_input_of_wrong_size_or_workload(tmp_path):
     spec["workloads"] = ["conv2d:resnet18.C8"]
     _, err = run_sweep(str(tmp_path), spec, status=2)
     assert "'input' applies to network:MODEL.onnx workloads, and the spec has none" in err, err
+
+
+def test_graphs_host_and_frontend_time_in_every_surface(tmp_path):
+    """An imported model's host time and front-end wall times reach every surface: the host rows
+    and the summary (text and JSON) of vtasim network, a sweep's row and the Python result, all
+    the same; end to end = the VTA cycles at the clock + the host layers (serial)."""
+    import sqlite3
+    g, y, shape, _ = op_graph("silu", rng())  # Sigmoid on the host
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    rep, out, _ = vtasim(str(tmp_path), model, "--calib", "2", backend="cycle")
+    s, fe = rep["summary"], rep["frontend"]
+    clock = rep["config"]["CLOCK_MHZ"]
+    host = sum(l["host_time_us"] for l in fe["layers"] if not l["on_vta"])
+    assert host > 0 and s["host_time_us"] == pytest.approx(host)
+    assert s["end_to_end_us"] == pytest.approx(rep["cycles"] / clock + host)
+    assert s["import_seconds"] > 0 and s["quantize_seconds"] > 0
+    assert (fe["import_seconds"], fe["quantize_seconds"]) == (s["import_seconds"],
+                                                              s["quantize_seconds"])
+    assert "front end: import" in out and f"host: {host:.1f} us on {fe['host_cpu']}" in out
+    rows = [line for line in out.splitlines()
+            if re.match(r"  host: [^ ]+: .*, [0-9.]+ us on ", line)]  # a row per host layer
+    assert len(rows) == len(rep["host_ops"]) > 0, out
+
+    spec = {"name": "m", "base": "pynq", "workloads": ["network:m.onnx"], "backend": "cycle",
+            "calib": 2}
+    run_sweep(str(tmp_path), spec)
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    row = con.execute("SELECT host_time_us, time_s, end_to_end_s, import_seconds, cosine, "
+                      "host_cpu FROM results WHERE row_kind = 'summary'").fetchone()
+    assert row[0] == pytest.approx(host) and row[5] == fe["host_cpu"]
+    assert row[1] == pytest.approx(rep["cycles"] / (clock * 1e6))
+    assert row[2] == pytest.approx(row[1] + host * 1e-6)
+    assert row[3] > 0 and row[4] == pytest.approx(fe["cosine_similarity"])
+
+    vt = pytest.importorskip("vtasim")
+    r = vt.network(model, "pynq", backend="cycle", calib=2)
+    assert r["host_time_us"] == pytest.approx(host)
+    assert r["end_to_end_us"] == pytest.approx(s["end_to_end_us"])
+    assert r["import_seconds"] > 0 and r["quantize_seconds"] > 0
+
+
+def test_graphs_sweep_model_that_does_not_import(tmp_path):
+    """A model file that does not import fails its own jobs with the import's error; the other
+    workloads of the sweep run."""
+    import sqlite3
+    g, y, shape, _ = op_graph("maxpool", rng())
+    g.save(str(tmp_path / "good.onnx"), y, shape)
+    (tmp_path / "bad.onnx").write_bytes(b"not a model")
+    spec = {"name": "m", "base": "pynq", "workloads": ["network:bad.onnx", "network:good.onnx"],
+            "backend": "fsim"}
+    run_sweep(str(tmp_path), spec, status=3)  # some job failed
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    rows = dict(con.execute("SELECT workload, status || ': ' || coalesce(error, '') FROM results "
+                            "WHERE row_kind = 'summary'").fetchall())
+    assert rows["network:good.onnx"] == "ok: ", rows
+    assert rows["network:bad.onnx"].startswith("failed: import: "), rows
+    assert "bad.onnx" in rows["network:bad.onnx"], rows

@@ -8,6 +8,9 @@
 #include <fmt/ranges.h>
 
 #include "ops/data_movement.h"
+#if VTA_HAVE_ONEDNN
+#include "frontend/onednn_kernels.h"
+#endif
 #include "vta/compiler/ops/float_math.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/sim/error.h"
@@ -211,12 +214,15 @@ FloatTensor global_avgpool(const FloatTensor& x) {
 }
 
 // y = x W^T + b on x flattened per sample (N x K).
+void check_gemm_input(const GraphNode& g, const FloatTensor& x) {
+  if (x.size() != size_t(x.dims[0]) * size_t(g.weight.dims[1])) {
+    throw Error(fmt::format("node '{}': input {} does not have {} values per sample", g.name,
+                            x.shape(), g.weight.dims[1]));
+  }
+}
+
 FloatTensor gemm(const GraphNode& g, const FloatTensor& x) {
   const int n = x.dims[0], units = g.weight.dims[0], k = g.weight.dims[1];
-  if (x.size() != size_t(n) * k) {
-    throw Error(fmt::format("node '{}': input {} does not have {} values per sample", g.name,
-                            x.shape(), k));
-  }
   FloatTensor out{{n, units, 1, 1}, std::vector<float>(size_t(n) * units)};
   for (int i = 0; i < n; ++i) {
     for (int u = 0; u < units; ++u) {
@@ -349,6 +355,26 @@ FloatTensor run_sequence_node(const GraphNode& g, const std::vector<const FloatT
     default:
       return permute(g, *in[0]);
   }
+}
+
+// Conv, the pools, Gemm and MatMul on the library's primitives; false for the other operators
+// (and for a pool window that lies wholly in the padding, which the library refuses).
+bool run_node_on_library(const GraphNode& g, const std::vector<const FloatTensor*>& in,
+                         FloatTensor& out) {
+#if VTA_HAVE_ONEDNN
+  const FloatTensor& x = *in[0];
+  const Nchw s = nchw(x);
+  const int oh = window_out(s.h, g.pad_top, g.pad_bottom, g.kh, g.stride_h);
+  const int ow = window_out(s.w, g.pad_left, g.pad_right, g.kw, g.stride_w);
+  // A pool window wholly in the padding is refused by the library.
+  const bool pad_in_window =
+      g.pad_top < g.kh && g.pad_bottom < g.kh && g.pad_left < g.kw && g.pad_right < g.kw;
+  const bool pool = g.op == GraphOp::kMaxPool || g.op == GraphOp::kAvgPool;
+  return (!pool || pad_in_window) && onednn::run_node(g, in, oh, ow, out);
+#else
+  (void)g, (void)in, (void)out;
+  return false;
+#endif
 }
 
 FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
@@ -598,7 +624,12 @@ std::map<std::string, uint64_t> FloatGraph::node_macs() const {
   return macs;
 }
 
-std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input) {
+bool float_library_available() {
+  return VTA_HAVE_ONEDNN != 0;
+}
+
+std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input,
+                                             FloatKernels kernels) {
   Tensors t;
   t[g.input] = input;
   for (const GraphNode& node : g.nodes) {
@@ -611,7 +642,13 @@ std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTen
       }
       in.push_back(&it->second);
     }
-    t[node.output] = run_node(node, in);
+    if (node.op == GraphOp::kGemm) {
+      check_gemm_input(node, *in[0]);
+    }
+    FloatTensor& out = t[node.output];
+    if (kernels == FloatKernels::kPlain || !run_node_on_library(node, in, out)) {
+      out = run_node(node, in);
+    }
   }
   return t;
 }

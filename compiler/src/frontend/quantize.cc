@@ -457,8 +457,9 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
   return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
 }
 
-// Runs the int8 reference on every calibration input: SNR per layer, output agreement.
-void measure(Quantizer& q, QuantizedModel& m) {
+// Runs the int8 reference on every calibration input: SNR per layer, output agreement; counts
+// each run on `progress` after the float runs.
+void measure(Quantizer& q, QuantizedModel& m, ProgressDisplay& progress) {
   std::vector<double> signal(q.plan.size()), noise(q.plan.size());
   double cos_sum = 0;
   int agree = 0;
@@ -468,6 +469,7 @@ void measure(Quantizer& q, QuantizedModel& m) {
     net.input_data = std::make_shared<const std::vector<int8_t>>(
         quantize_values(q.runs[s].at(q.g.input).data, m.input_exp, 127));
     const auto ints = reference_network_tensors(net);
+    progress.update(q.runs.size() + s + 1, 0);
     for (size_t i = 0; i < q.plan.size(); ++i) {
       const std::vector<float>& f = q.runs[s].at(q.plan[i].out).data;
       const std::vector<int8_t>& v = ints.at(m.layers[i].name).data;
@@ -532,8 +534,23 @@ bool is_onnx_model(const std::string& path) {
   return true;
 }
 
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+FloatGraph import_onnx_timed(const std::string& path) {
+  const auto start = std::chrono::steady_clock::now();
+  FloatGraph g = import_onnx(path);
+  g.import_seconds = seconds_since(start);
+  return g;
+}
+
 QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt) {
-  return quantize_graph(import_onnx(path), opt);
+  return quantize_graph(import_onnx_timed(path), opt);
 }
 
 FloatTensor read_float_input(const FloatGraph& g, const std::string& path) {
@@ -611,6 +628,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.mode != "max" && opt.mode != "percentile") {
     throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
   }
+  const auto start = std::chrono::steady_clock::now();
   Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}};
   std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);
   if (opt.first_input) {
@@ -620,8 +638,13 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
     }
     inputs[0].data = opt.first_input->data;
   }
+  // Each sample runs twice: in float (calibration) and as the int8 reference (measure).
+  const std::unique_ptr<ProgressDisplay> progress =
+      ProgressDisplay::steps(fmt::format("vtasim: quantize {}", g.name), "calibration runs",
+                             2 * inputs.size(), opt.progress);
   for (const FloatTensor& x : inputs) {
     q.runs.push_back(run_float(g, x));
+    progress->update(q.runs.size(), 0);
   }
   choose_exponents(q);
   QuantizedModel m;
@@ -644,7 +667,10 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   m.output_layer = q.net_name.at(g.output);
   m.output_exp = q.groups.at(m.output_layer);
   m.net.validate();
-  measure(q, m);
+  measure(q, m, *progress);
+  progress->finish();
+  m.import_seconds = g.import_seconds;
+  m.quantize_seconds = seconds_since(start);
   m.net.input_data = std::make_shared<const std::vector<int8_t>>(
       quantize_values(q.runs[0].at(g.input).data, m.input_exp, 127));
   return m;
@@ -663,6 +689,8 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
   j["samples"] = samples;
   j["vta_macs"] = vta_macs;
   j["host_macs"] = host_macs;
+  j["import_seconds"] = import_seconds;
+  j["quantize_seconds"] = quantize_seconds;
   if (!host_cpu.empty()) {
     j["host_cpu"] = host_cpu;
     j["host_time_us"] = host_us;

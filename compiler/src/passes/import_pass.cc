@@ -19,7 +19,7 @@ class ImportPass : public Pass {
     if (ctx.source == "resnet18" || ctx.source == "resnet-18") {
       m.net = Network::resnet18(ctx.batch);
     } else if (is_onnx_model(ctx.source)) {
-      m.float_graph = import_onnx(ctx.source);
+      m.float_graph = import_onnx_timed(ctx.source);
     } else {
       m.net = Network::from_file(ctx.source);
     }

@@ -90,6 +90,16 @@ std::unique_ptr<ProgressDisplay> ProgressDisplay::simulations(const std::string&
   return d;
 }
 
+std::unique_ptr<ProgressDisplay> ProgressDisplay::steps(std::string title, std::string unit,
+                                                        size_t total, ProgressFlags flags,
+                                                        std::FILE* out) {
+  std::unique_ptr<ProgressDisplay> d(
+      new ProgressDisplay(std::move(title), std::move(unit), total, out));
+  d->m_on = !flags.quiet && (d->m_tty || flags.forced);
+  d->m_final_line = flags.forced;
+  return d;
+}
+
 ProgressDisplay::~ProgressDisplay() {
   finish();
 }

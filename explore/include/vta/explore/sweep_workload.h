@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct SweepWorkload {
   // file is a changed workload for resume.
   std::string content_id;
   bool onnx = false;  // network:MODEL.onnx: imported and quantized with the spec's model settings
+  // MODEL.onnx: its quantization report (accuracy, MACs by place, host layers, front-end times)
+  // for the rows; or, for a model file that exists but does not import or quantize, the error
+  // that fails its jobs (the other workloads of the sweep run on).
+  std::shared_ptr<const compiler::QuantizedModel> model;
+  std::string import_error;
 
   // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
   // relative network files are looked up in `dir` first. A MODEL.onnx is imported and quantized

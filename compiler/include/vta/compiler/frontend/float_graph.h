@@ -104,6 +104,7 @@ struct FloatGraph {
   // Exponents e (scale 2^-e) fixed by the model itself: QDQ-form graphs (QuantizeLinear /
   // DequantizeLinear pairs on activations, which run_float treats as identity).
   std::map<std::string, int> fixed_exponents;
+  double import_seconds = 0;  // wall time of the import that built it (its caller measures)
 
   // The NCHW dims of every tensor, followed from the input. Throws Error
   // "<source>: node 'N' (Op): ..." for a node whose input is unknown or whose shapes do not fit
@@ -126,7 +127,16 @@ void check_float_tensor_size(const std::vector<int>& dims, const std::string& wh
 std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                              std::vector<int>& out);
 
+// Which code computes run_float's Conv, pools, Gemm and MatMul: the float library of the build
+// (oneDNN when CMake's VTA_ONEDNN is ON; the plain loops otherwise), or the plain loops (double
+// accumulation), the reference the library is checked against.
+enum class FloatKernels { kLibrary, kPlain };
+
+// True when the build has the float library (FloatKernels::kLibrary is not the plain loops).
+bool float_library_available();
+
 // Every tensor of the graph (the input included), computed in float from `input`.
-std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input);
+std::map<std::string, FloatTensor> run_float(const FloatGraph& g, const FloatTensor& input,
+                                             FloatKernels kernels = FloatKernels::kLibrary);
 
 }  // namespace vta::compiler

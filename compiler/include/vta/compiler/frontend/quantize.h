@@ -15,6 +15,7 @@
 // agreement with the float graph over the calibration inputs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "vta/compiler/frontend/float_graph.h"
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/host_cpu.h"
+#include "vta/compiler/run/progress_display.h"
 
 namespace vta::compiler {
 
@@ -36,6 +38,9 @@ struct QuantOptions {
   // A user's input (the graph's input shape): the first calibration sample instead of a seeded
   // one, and the input that net.input_data holds.
   std::optional<FloatTensor> first_input;
+  // The progress of the calibration runs on stderr (progress_display.h): off unless a command
+  // asks (vtasim network gives its --quiet / --progress).
+  ProgressFlags progress{true, false};
 };
 
 struct QuantLayerReport {
@@ -62,6 +67,9 @@ struct QuantizedModel {
   uint64_t vta_macs = 0, host_macs = 0;
   std::vector<int8_t> reference_output;  // the int8 reference's output of net.input_data
   QuantOptions options;
+  // Wall times of the front end, apart from any simulation: the import (FloatGraph's) and the
+  // quantization (calibration runs in float, then the int8 reference of each sample).
+  double import_seconds = 0, quantize_seconds = 0;
   std::string host_cpu;  // the CPU time_host modelled ("" before)
   double host_us = 0;    // all host layers, serial
 
@@ -85,8 +93,11 @@ FloatTensor read_float_input(const FloatGraph& g, const std::string& path);
 // import and quantize instead of reading a network JSON.
 bool is_onnx_model(const std::string& path);
 
-// import_onnx + quantize_graph.
+// import_onnx + quantize_graph (the import timed in import_seconds).
 QuantizedModel import_and_quantize(const std::string& path, const QuantOptions& opt);
+
+// import_onnx(path) with its wall time in import_seconds.
+FloatGraph import_onnx_timed(const std::string& path);
 
 // Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
 // Conv, Gemm or Add before it absorbs).

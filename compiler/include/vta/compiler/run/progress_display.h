@@ -42,6 +42,11 @@ class ProgressDisplay {
   // --progress; its last line, marked "(ended)", only with --progress or after a line was shown.
   static std::unique_ptr<ProgressDisplay> simulations(const std::string& backend,
                                                       ProgressFlags flags, std::FILE* out = stderr);
+  // Steps of a known total inside one command (a model's calibration runs): shown, like the
+  // simulations, on a terminal or with --progress, its last line only with --progress or after
+  // a line was shown (a step that ends within a second prints nothing).
+  static std::unique_ptr<ProgressDisplay> steps(std::string title, std::string unit, size_t total,
+                                                ProgressFlags flags, std::FILE* out = stderr);
   ~ProgressDisplay();  // finish()
   ProgressDisplay(const ProgressDisplay&) = delete;
   ProgressDisplay& operator=(const ProgressDisplay&) = delete;
