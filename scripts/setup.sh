@@ -8,7 +8,9 @@ packages=(g++ make cmake pkgconf zlib1g-dev libsystemc-dev verilator catch2 libb
   libboost-program-options-dev nlohmann-json3-dev libfmt-dev ccache clang-format-16
   pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib python3-pandas
   gtkwave python3-jsonschema libsqlite3-dev chromium libonnx-dev libprotobuf-dev protobuf-compiler
-  libdnnl-dev python3-onnx python3-torch python3-torchvision)
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers python3-onnx python3-torch python3-torchvision)
+# ocl-icd-opencl-dev and opencl-c-headers: libdnnl-dev's CMake package looks for OpenCL (its GPU
+# runtime) even on a CPU-only build; Debian only recommends them.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
