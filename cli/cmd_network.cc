@@ -3,6 +3,7 @@
 // through the runtime, every VTA layer checked against the C++ reference, and print one report
 // row per layer plus the totals.
 #include <climits>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -291,6 +292,30 @@ void report_frontend_time(const QuantizedModel& model, nlohmann::ordered_json& e
   }
 }
 
+// With --trace, every host layer of a timed model becomes a slice on the trace's "host" track:
+// its modelled time at the design's clock, placed after the layer before it, the next VTA layer
+// starting after it (serial, as report_host_time counts end to end).
+void trace_host_layers(const CommonOptions& common, Target& target,
+                       const std::optional<QuantizedModel>& model) {
+  if (common.trace_path.empty() || !model || model->host_cpu.empty()) {
+    return;
+  }
+  Backend& backend = target.runtime->backend();
+  const double mhz = target.config.clock_mhz;
+  target.on_host_layer = [&backend, &model, mhz](const std::string& layer) {
+    for (const QuantLayerReport& l : model->layers) {
+      if (l.name == layer && !l.on_vta) {
+        const auto cycles = static_cast<uint64_t>(std::llround(l.host_us * mhz));
+        backend.add_trace_slice(
+            "host",
+            fmt::format("{} {}: {:.1f} us on {}", l.ops, l.name, l.host_us, model->host_cpu),
+            cycles, {{"macs", l.macs}, {"bytes", l.bytes}, {"values", l.values}});
+        return;
+      }
+    }
+  };
+}
+
 // One line per finished VTA layer (unless --quiet) and the progress display.
 void report_layer(ProgressDisplay& progress, bool quiet, const LayerRun& r,
                   std::vector<LayerRun>& done) {
@@ -397,6 +422,7 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   };
   std::cout << fmt::format("network {}: input {}x{}x{}x{}, {} layers\n", net.name, net.n, net.c,
                            net.h, net.w, net.layers.size());
+  trace_host_layers(c.common, target, model);
   nlohmann::ordered_json extra;
   extra["network"] = net.name;
   add_model_report(model, c.name, extra);

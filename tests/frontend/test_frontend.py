@@ -1379,6 +1379,44 @@ def test_graphs_host_and_frontend_time_in_every_surface(tmp_path):
     assert r["import_seconds"] > 0 and r["quantize_seconds"] > 0
 
 
+def test_graphs_host_track_in_trace(tmp_path):
+    """--trace puts every host layer on a "host" track: one slice per host layer of the report,
+    as long as its host time at the clock, and serial with the VTA layers: in the network's order
+    each layer starts where the one before it ends (end to end = VTA + host)."""
+    g = Graph([1, 8, 8, 8], rng())
+    a = g.node("Relu", [g.conv("x", 8, 16, "c1")], "r1")
+    d = g.node("Relu", [g.conv(a, 16, 16, "dw", group=16)], "r2")  # depthwise: on the host
+    y = g.node("Sigmoid", [g.conv(d, 16, 16, "c2")], "sig")  # Sigmoid: on the host
+    model = g.save(str(tmp_path / "m.onnx"), y, [1, 16, 8, 8])
+    trace = str(tmp_path / "t.json")
+    rep, out, _ = vtasim(str(tmp_path), model, "--calib", "1", "--trace", trace, backend="cycle")
+    fe, clock = rep["frontend"], rep["config"]["CLOCK_MHZ"]
+    events = json.load(open(trace))["traceEvents"]
+    tids = {e["args"]["name"]: e["tid"] for e in events
+            if e["ph"] == "M" and e["name"] == "thread_name"}
+    assert "host" in tids and "layers" in tids, tids
+    host = [e for e in events if e["ph"] == "X" and e["tid"] == tids["host"]]
+    vta = [e for e in events if e["ph"] == "X" and e["tid"] == tids["layers"]]
+    host_layers = [l for l in fe["layers"] if not l["on_vta"]]
+    assert len(host) == len(host_layers) == len(rep["host_ops"]) == 2, out
+    for e, l in zip(host, host_layers):
+        cycles = round(l["host_time_us"] * clock)  # the host time in clock cycles
+        assert e["args"]["cycles"] == cycles, (e, l)
+        assert abs(e["dur"] - l["host_time_us"]) <= 0.5 / clock + 1e-9, (e, l)
+        assert e["name"].startswith(l["ops"] + " " + l["name"] + ":"), e["name"]
+        assert e["args"]["macs"] == l["macs"], (e, l)
+        assert "bytes" in e["args"]
+    # Program order, back to back: c1, dw (host), c2, sig (host).
+    order = sorted(host + vta, key=lambda e: e["args"]["start_cycle"])
+    assert [e["tid"] for e in order] == [tids[t] for t in ("layers", "host", "layers", "host")]
+    assert order[0]["args"]["start_cycle"] == 0
+    for before, after in zip(order, order[1:]):
+        assert after["args"]["start_cycle"] == (before["args"]["start_cycle"]
+                                                + before["args"]["cycles"])
+    end = order[-1]["args"]["start_cycle"] + order[-1]["args"]["cycles"]
+    assert end / clock == pytest.approx(rep["summary"]["end_to_end_us"], abs=2 / clock)
+
+
 def test_graphs_sweep_model_that_does_not_import(tmp_path):
     """A model file that does not import fails its own jobs with the import's error; the other
     workloads of the sweep run."""

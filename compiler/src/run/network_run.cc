@@ -151,6 +151,9 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
     const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
     if (on_host(l, ctx.in, &target.config)) {
       tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
+      if (target.on_host_layer) {
+        target.on_host_layer(l.name);
+      }
       continue;
     }
     TargetStep step(target, "layers", l.name);

@@ -175,6 +175,11 @@ void CycleBackend::end_trace_slice(const std::string& track, const Stats& counte
   m_impl->core->trace.end_slice(track, counters);
 }
 
+void CycleBackend::add_trace_slice(const std::string& track, const std::string& name,
+                                   uint64_t cycles, const std::map<std::string, uint64_t>& args) {
+  m_impl->core->trace.add_slice(track, name, cycles, nlohmann::json(args));
+}
+
 const std::string& CycleBackend::memory_model() const {
   return m_impl->memory_model;
 }

@@ -120,6 +120,10 @@ void TraceRecorder::begin_slice(const std::string& track, const std::string& nam
     throw Error(
         fmt::format("trace slice '{}' on track '{}' is still open", m_open[track].name, track));
   }
+  m_open[track] = OpenSlice{slice_track(track), m_elapsed, name};
+}
+
+int TraceRecorder::slice_track(const std::string& track) {
   auto it = m_slice_tracks.find(track);
   if (it == m_slice_tracks.end()) {
     // Slice tracks sort above the unit tracks, in the order they were opened.
@@ -127,7 +131,20 @@ void TraceRecorder::begin_slice(const std::string& track, const std::string& nam
     it = m_slice_tracks.emplace(track, kFirstSliceTrack + n).first;
     write_track_name(it->second, n - kFirstSliceTrack, track);
   }
-  m_open[track] = OpenSlice{it->second, m_elapsed, name};
+  return it->second;
+}
+
+void TraceRecorder::add_slice(const std::string& track, const std::string& name, uint64_t cycles,
+                              nlohmann::json args) {
+  if (!tracing()) {
+    return;
+  }
+  const int tid = slice_track(track);
+  if (m_elapsed + cycles >= m_window_start && m_elapsed < m_window_end) {
+    m_events.push_back(Event{'X', tid, m_elapsed, cycles, 0, name, std::move(args)});
+  }
+  m_elapsed += cycles;  // the next run starts after it
+  write_trace();
 }
 
 void TraceRecorder::end_slice(const std::string& track, const Stats& counters) {

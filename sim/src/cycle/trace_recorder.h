@@ -5,7 +5,8 @@
 //    memory burst on two memory tracks; the memory model's own events (DRAM commands) on a
 //    seventh. Time stamps are microseconds at CLOCK_MHZ.
 //  * Named slices on top-level tracks (network layers, tuning candidates) opened and closed by
-//    the caller between runs; a slice ends with the counters of what ran inside it.
+//    the caller between runs; a slice ends with the counters of what ran inside it. Slices of a
+//    given length (host layers) added between runs move the later runs by that length.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
 //    indices) for a window of cycles; changes are written sorted by time, one value per signal
 //    and time stamp, and the $timescale is one clock period (10 ns at 100 MHz).
@@ -112,6 +113,10 @@ class TraceRecorder {
   // last run at end_slice; `counters` become its args. Slices on one track do not nest.
   void begin_slice(const std::string& track, const std::string& name);
   void end_slice(const std::string& track, const Stats& counters);
+  // A slice of `cycles` on the top-level track `track` from the end of the last run, with
+  // `args`; later runs and slices start after it (time the device waits, e.g. a host layer).
+  void add_slice(const std::string& track, const std::string& name, uint64_t cycles,
+                 nlohmann::json args);
 
   // Appends what happened since the last flush to both files (if enabled); `now_abs` is the
   // absolute cycle the run ended at. Throws Error if a file cannot be written.
@@ -142,6 +147,7 @@ class TraceRecorder {
   void write_vcd(uint64_t now);
   void write_vcd_header();
   void write_track_name(int tid, int sort_index, const std::string& name);
+  int slice_track(const std::string& track);    // its tid, named in the file on first use
   static constexpr int kFirstSliceTrack = 100;  // tid of the first top-level slice track
 
   std::string m_trace_path, m_vcd_path;

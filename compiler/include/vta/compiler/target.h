@@ -43,6 +43,9 @@ struct Target {
   // it failed); the CLI turns them into named slices of the trace.
   std::function<void(const std::string& track, const std::string& name)> on_step_begin;
   std::function<void(const std::string& track, const Stats& counters)> on_step_end;
+  // Optional: told when a network layer ran on the host (run_network), by its name; the CLI
+  // puts the layer's modelled host time on the trace's "host" track.
+  std::function<void(const std::string& layer)> on_host_layer;
 };
 
 // Marks one step for Target::on_step_begin / on_step_end; a step left by an exception ends

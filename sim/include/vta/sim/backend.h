@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "vta/sim/dram.h"
@@ -55,6 +56,16 @@ class Backend {
   virtual void end_trace_slice(const std::string& track, const Stats& counters) {
     (void)track;
     (void)counters;
+  }
+  // With a trace enabled: a slice of `cycles` on the top-level track `track` at the end of the
+  // trace, with `args` (counts) as its args; later runs start after it. It shows time the
+  // device waits for others (a host layer of a serial network run). Else nothing.
+  virtual void add_trace_slice(const std::string& track, const std::string& name, uint64_t cycles,
+                               const std::map<std::string, uint64_t>& args) {
+    (void)track;
+    (void)name;
+    (void)cycles;
+    (void)args;
   }
   // Timed backends dump the main signals of cycles [start, end) of later runs as VCD to `path`.
   virtual void enable_vcd(const std::string& path, uint64_t start, uint64_t end) {

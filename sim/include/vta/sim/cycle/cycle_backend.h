@@ -51,6 +51,8 @@ class CycleBackend : public ContractBackend {
   void set_trace_window(uint64_t start, uint64_t end) override;
   void begin_trace_slice(const std::string& track, const std::string& name) override;
   void end_trace_slice(const std::string& track, const Stats& counters) override;
+  void add_trace_slice(const std::string& track, const std::string& name, uint64_t cycles,
+                       const std::map<std::string, uint64_t>& args) override;
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
 
   // The name of the memory model ("" when a MemoryBinder supplied it).
