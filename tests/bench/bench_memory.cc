@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_memory.h"
 #include "test_paths.h"
 #include "vta/backend_factory.h"
 #include "vta/driver.h"
@@ -31,25 +32,12 @@ using namespace vta;
 
 namespace {
 
+using vta::testmem::rss_kib;
+
 long minor_faults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_minflt;
-}
-
-// Resident set size in KiB (/proc/self/status VmRSS).
-long rss_kib() {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  long value = 0;
-  while (f >> key) {
-    if (key == "VmRSS:") {
-      f >> value;
-      return value;
-    }
-    f.ignore(1 << 12, '\n');
-  }
-  return -1;
 }
 
 // The tiny program (LOAD UOP, an ALU add, FINISH) whose micro-op lies at DRAM word `uop_word`.

@@ -13,37 +13,17 @@
 #include <catch2/catch.hpp>
 
 #include "isa_programs.h"
+#include "process_memory.h"
 #include "program_builder.h"
 #include "test_paths.h"
 #include "vta/sim/cycle/cycle_backend.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VTA_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VTA_TEST_ASAN 1
-#endif
-#endif
 
 using namespace vta;
 using namespace vta::testprog;
 
 namespace {
 
-// Resident set in KiB (/proc/self/status VmRSS).
-long rss_kib() {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  long value = 0;
-  while (f >> key) {
-    if (key == "VmRSS:") {
-      f >> value;
-      return value;
-    }
-    f.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
+using vta::testmem::rss_kib;
 
 // A small program with every unit busy: LOAD UOP, GEMM-free ALU add on acc 0, STORE to DRAM,
 // FINISH after the store (tokens compute -> store -> compute).

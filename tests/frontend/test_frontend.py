@@ -1302,9 +1302,14 @@ def test_graphs_sweep_model_settings(tmp_path):
     out, _ = run_sweep(str(tmp_path), spec)
     assert "ran 1, 0 already done" in out and "ok 1" in out, out
     con = sqlite3.connect(str(tmp_path / "s.sqlite"))
-    cycles, mismatches = con.execute("SELECT cycles, mismatches FROM results WHERE row_kind = "
-                                     "'summary'").fetchone()
+    cycles, mismatches, cosine = con.execute("SELECT cycles, mismatches, cosine FROM results "
+                                             "WHERE row_kind = 'summary'").fetchone()
     assert cycles == rep["cycles"] and mismatches == 0
+    # The settings took effect: the row's accuracy is that of the CLI run with the same options,
+    # not that of the default quantization (4 seeded inputs, "max").
+    default, _, _ = vtasim(str(tmp_path), model, backend="cycle")
+    assert cosine == pytest.approx(rep["frontend"]["cosine_similarity"], abs=1e-12)
+    assert cosine != pytest.approx(default["frontend"]["cosine_similarity"], abs=1e-6)
     out, _ = run_sweep(str(tmp_path), spec)
     assert "ran 0, 1 already done" in out, out
     spec["calib"] = 3  # another quantization: the old row is not this job's

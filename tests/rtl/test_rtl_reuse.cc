@@ -11,36 +11,16 @@
 #include <vector>
 
 #include "isa_programs.h"
+#include "process_memory.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VTA_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VTA_TEST_ASAN 1
-#endif
-#endif
 
 using namespace vta;
 using namespace vta::testprog;
 
 namespace {
 
-// Resident set in KiB (/proc/self/status VmRSS).
-long rss_kib() {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  long value = 0;
-  while (f >> key) {
-    if (key == "VmRSS:") {
-      f >> value;
-      return value;
-    }
-    f.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
+using vta::testmem::rss_kib;
 
 bool built(const std::string& name) {
   const std::vector<std::string> names = RtlBackend::built_configs();
