@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/codegen/alu_tile_estimate.h"
 #include "vta/compiler/codegen/micro_kernel.h"
 #include "vta/compiler/scheduling/bound.h"
 #include "vta/sim/error.h"
@@ -146,30 +147,17 @@ void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, Buf
 
 uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg) {
   const double elem = double(cfg.batch) * double(cfg.block_out);  // ACC_8BIT / OUT bytes
-  // The program's start (instruction fetch) and one LOAD UOP per distinct kernel.
-  const uint64_t latency = uint64_t(dram_read_latency(cfg));
-  uint64_t compute = 2 * latency, store = 0, first_compute = 0, last_store = 0;
-  std::set<std::string> kernels;
+  AluTileEstimate est(cfg);
   for (uint32_t i = 0; i < plan.tiles(); ++i) {
     const AddTile t = make_tile(plan, i);
     const uint64_t loads = plan.binary ? 2 : 1;
-    uint64_t c = loads * (latency + uint64_t(dram_cycles(t.count * elem, 0, cfg)) + 1);
+    uint64_t c = loads * est.load(t.count * elem);
     for (const MicroKernel& k : tile_kernels(plan, t)) {
-      c += k.use_imm ? k.executions() + 4 : 2 * k.executions() + 3;
-      c += kernels.insert(fmt::format("{} {} {}", k.what, t.a_base, t.count)).second ? latency + 2
-                                                                                     : 0;
+      c += est.kernel(k, fmt::format("{} {} {}", k.what, t.a_base, t.count));
     }
-    const uint64_t s =
-        uint64_t(cfg.dram_write_latency_cycles) + uint64_t(dram_cycles(0, t.count * elem, cfg));
-    first_compute = i == 0 ? c : first_compute;
-    last_store = s;
-    compute += c;
-    store += s;
+    est.add_tile(c, t.count * elem);
   }
-  if (plan.slots == 1) {
-    return compute + store;
-  }
-  return std::max(compute + last_store, first_compute + store);
+  return est.total(plan.slots);
 }
 
 }  // namespace vta::compiler

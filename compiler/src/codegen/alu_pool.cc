@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/codegen/alu_tile_estimate.h"
 #include "vta/compiler/codegen/micro_kernel.h"
 #include "vta/compiler/scheduling/bound.h"
 #include "vta/sim/error.h"
@@ -233,29 +234,15 @@ void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle i
 
 uint64_t alu_maxpool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
   const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);  // ACC_8BIT / OUT bytes
-  // The program's start (instruction fetch) and one LOAD UOP per distinct kernel.
-  const uint64_t latency = uint64_t(dram_read_latency(cfg));
-  uint64_t compute = 2 * latency, store = 0, first_compute = 0, last_store = 0;
-  std::set<std::string> kernels;
+  AluTileEstimate est(cfg);
   for_each_tile(plan, [&](const PoolTile& t) {
-    const double in_bytes = double(t.iy1 - t.iy0) * plan.p.w * double(elem);
-    uint64_t c = latency + uint64_t(dram_cycles(in_bytes, 0, cfg)) + 1;
+    uint64_t c = est.load(double(t.iy1 - t.iy0) * plan.p.w * double(elem));
     for (const MicroKernel& k : tile_kernels(plan, t)) {
-      c += k.use_imm ? k.executions() + 4 : 2 * k.executions() + 3;
-      c += kernels.insert(kernel_key(k)).second ? latency + 2 : 0;
+      c += est.kernel(k, kernel_key(k));
     }
-    const double out_bytes = double(t.oy1 - t.oy0) * plan.p.ow * double(elem);
-    const uint64_t s =
-        uint64_t(cfg.dram_write_latency_cycles) + uint64_t(dram_cycles(0, out_bytes, cfg));
-    first_compute = t.index == 0 ? c : first_compute;
-    last_store = s;
-    compute += c;
-    store += s;
+    est.add_tile(c, double(t.oy1 - t.oy0) * plan.p.ow * double(elem));
   });
-  if (plan.slots == 1) {
-    return compute + store;
-  }
-  return std::max(compute + last_store, first_compute + store);
+  return est.total(plan.slots);
 }
 
 }  // namespace vta::compiler
