@@ -53,13 +53,16 @@ mkdir -p "$out/models"
 : > "$out/export_errors.txt"
 cycle=() fsim=()
 for m in ${models//,/ }; do
-  onnx="$out/models/$m.onnx"
+  # One directory per model: a model above 2 GiB is exported with its weights in files beside
+  # the .onnx, named by tensor, which must not meet another model's.
+  mkdir -p "$out/models/$m"
+  onnx="$out/models/$m/$m.onnx"
   if [[ ! -s "$onnx" ]]; then
     echo "zoo: exporting $m" >&2
-    if ! /usr/bin/python3 scripts/export_torchvision.py "$m" "$onnx" > "$out/models/$m.log" 2>&1
+    if ! /usr/bin/python3 scripts/export_torchvision.py "$m" "$onnx" > "$out/models/$m/export.log" 2>&1
     then
       rm -f "$onnx"
-      printf '%s\t%s\n' "$m" "$(grep -v '^\s*$' "$out/models/$m.log" | tail -1)" \
+      printf '%s\t%s\n' "$m" "$(grep -v '^\s*$' "$out/models/$m/export.log" | tail -1)" \
         >> "$out/export_errors.txt"
       continue
     fi
@@ -78,7 +81,7 @@ pynq = json.load(open("configs/pynq.json"))
 block32 = json.load(open("configs/block32.json"))
 diff = {k: v for k, v in block32.items() if pynq.get(k) != v and k != "base"}
 spec = {"name": name, "base": "pynq", "points": [{}, diff], "backend": backend,
-        "schedule": "auto", "calib": 4, "workloads": [f"network:models/{m}.onnx" for m in models]}
+        "schedule": "auto", "calib": 4, "workloads": [f"network:models/{m}/{m}.onnx" for m in models]}
 json.dump(spec, open(path, "w"), indent=1)
 PY
 }

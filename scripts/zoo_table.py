@@ -11,7 +11,9 @@ failed import shows its error). Models that did not export are listed with the e
 """
 import argparse
 import os
+import platform
 import sqlite3
+import subprocess
 import sys
 
 COLUMNS = ("workload, point, backend, status, error, vta_macs, host_macs, cycles, "
@@ -70,6 +72,10 @@ def main():
           "and top-1: the int8 output against the float model, lowest cosine and agreement over "
           "the 4 seeded calibration inputs. Import: reading the model / quantizing it (wall "
           "seconds of the machine that ran the zoo).\n")
+    here = os.path.dirname(os.path.abspath(__file__))
+    commit = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    print(f"Commit {commit}; machine: {platform.machine()}, {os.cpu_count()} cores.\n")
     for db in a.dbs:
         if not os.path.exists(db):
             print(f"zoo_table: no database {db}", file=sys.stderr)

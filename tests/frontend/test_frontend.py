@@ -656,6 +656,56 @@ def test_errors_bad_and_truncated_file(tmp_path):
     assert "cannot open" in error_of(str(tmp_path), str(tmp_path / "missing.onnx"))
 
 
+def external_copy(model, directory, location="weights.bin"):
+    """The model saved again with every tensor in one external data file beside it."""
+    m = onnx.load(model)
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "ext.onnx")
+    onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=location, size_threshold=0)
+    return path
+
+
+def test_graphs_external_data(tmp_path):
+    # Models above 2 GiB come from torch.onnx.export with their weights in files beside the
+    # .onnx; the same tiny model both ways must give the same int8 network and output.
+    r = rng()
+    g = Graph([1, 3, 8, 8], r)
+    y = g.node("Relu", [g.bn(g.conv("x", 3, 20, "conv"), 20, "bn")], "relu")
+    model = g.save(str(tmp_path / "tiny.onnx"), y, [1, 20, 8, 8])
+    ext = external_copy(model, str(tmp_path / "ext"))
+    assert os.path.getsize(tmp_path / "ext" / "weights.bin") >= 20 * 3 * 9 * 4
+    x = r.normal(0, 1, (1, 3, 8, 8)).astype(np.float32)
+    x.astype("<f4").tofile(str(tmp_path / "tiny.in.f32"))
+    inside, _ = check_run(str(tmp_path), model, x)
+    outside, _, _ = vtasim(str(tmp_path), ext, "--input", str(tmp_path / "tiny.in.f32"),
+                           "--calib", "2")
+    assert outside["frontend"]["reference_output"] == inside["frontend"]["reference_output"]
+    assert outside["frontend"]["layers"] == inside["frontend"]["layers"]
+
+
+def test_errors_external_data(tmp_path):
+    g = Graph([1, 3, 8, 8], rng())
+    model = g.save(str(tmp_path / "m.onnx"), g.conv("x", 3, 8, "c1"), [1, 8, 8, 8])
+    ext = external_copy(model, str(tmp_path / "a"))
+    data = tmp_path / "a" / "weights.bin"
+    size = os.path.getsize(data)
+    data.write_bytes(data.read_bytes()[: size // 2])
+    err = error_of(str(tmp_path), ext)
+    assert "ext.onnx: tensor 'c1." in err and "weights.bin' (" in err and "does not hold" in err
+    data.unlink()
+    assert "weights.bin' is missing or not a regular file" in error_of(str(tmp_path), ext)
+    # A location outside the model's directory is refused before anything is opened.
+    m = onnx.load(ext, load_external_data=False)
+    for t in m.graph.initializer:
+        for kv in t.external_data:
+            if kv.key == "location":
+                kv.value = "../secret.bin"
+    onnx.save_model(m, str(tmp_path / "a" / "escape.onnx"))
+    err = error_of(str(tmp_path), str(tmp_path / "a" / "escape.onnx"))
+    assert "location '../secret.bin' is not a relative path inside the model's directory" in err
+
+
 def test_errors_weight_of_wrong_size(tmp_path):
     g = Graph([1, 8, 8, 8], rng())
     y = g.conv("x", 8, 16, "c1")

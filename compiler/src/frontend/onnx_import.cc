@@ -35,6 +35,7 @@ FloatGraph import_onnx(const std::string& path) {
 
 #include "frontend/constant_folding.h"
 #include "frontend/fused_import.h"
+#include "frontend/onnx_external_data.h"
 #include "frontend/onnx_importer.h"
 #include "frontend/unsupported_ops.h"
 
@@ -98,8 +99,8 @@ FloatTensor integer_tensor(const onnx::TensorProto& t, const std::string& where,
 FloatTensor float_tensor(const onnx::TensorProto& t, const std::string& where) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     throw Error(
-        fmt::format("{}: tensor '{}' keeps its data in an external file (save the model "
-                    "with its weights inside)",
+        fmt::format("{}: tensor '{}' keeps its data in an external file, which is read for "
+                    "initializers only (make it an initializer, or save it inside the model)",
                     where, t.name()));
   }
   FloatTensor out;
@@ -804,6 +805,7 @@ onnx::ModelProto read_model(const std::string& path) {
   if (!model.has_graph() || model.graph().node_size() == 0) {
     throw Error(fmt::format("{}: not a valid ONNX model (no graph nodes)", path));
   }
+  load_external_data(model, path);
   return model;
 }
 
