@@ -11,8 +11,9 @@ namespace vta {
 
 // JSON inputs: configs, schedules, networks, sweep specs, model inputs.
 inline constexpr size_t kMaxJsonInputBytes = size_t{64} << 20;
-// Models (ONNX protobuf) and instruction stream files.
-inline constexpr size_t kMaxModelInputBytes = size_t{1} << 30;
+// Models (ONNX protobuf) and instruction stream files: protobuf's own limit of one message
+// (2 GiB - 1); a larger model keeps its weights as ONNX external data, read apart.
+inline constexpr size_t kMaxModelInputBytes = (size_t{2} << 30) - 1;
 
 // The whole file. Throws vta::Error "<what> '<path>': <reason>" when it cannot be opened, is
 // not a regular file, or is larger than `max_bytes`.
