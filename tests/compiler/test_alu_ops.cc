@@ -85,7 +85,7 @@ void run_case(const Target& target, const PoolCase& k, uint32_t seed, int lo, in
   const std::vector<int8_t> x = random_input(k, rng, lo, hi);
   const std::vector<int8_t> ref = reference_maxpool(k, x);
   INFO("seed " << seed << " " << k.window().describe() << " on " << target.backend);
-  const LayerRun r = run_alu_maxpool(target, "pool", k.window(), x, &ref);
+  const LayerRun r = run_alu_pool(target, "pool", k.window(), x, &ref);
   CHECK(r.out == ref);
   CHECK(r.mismatches == 0);
   CHECK(r.stats.alu_counter > 0);
@@ -136,9 +136,9 @@ TEST_CASE("the maxpool cycle estimate is close to the cycle model", "[alu][cycle
   for (const PoolCase& k : {kCases[0], kCases[4]}) {
     std::mt19937 rng(541);
     const LayerRun r =
-        run_alu_maxpool(target, "pool", k.window(), random_input(k, rng, -9, 9), nullptr);
+        run_alu_pool(target, "pool", k.window(), random_input(k, rng, -9, 9), nullptr);
     const double est = double(
-        alu_maxpool_cycle_estimate(AluPoolPlan::make(k.window(), target.config), target.config));
+        alu_pool_cycle_estimate(AluPoolPlan::make(k.window(), target.config), target.config));
     INFO(k.window().describe() << ": estimate " << est << ", cycle model " << r.stats.cycles);
     CHECK(est >= 0.8 * double(r.stats.cycles));
     CHECK(est <= 1.25 * double(r.stats.cycles));

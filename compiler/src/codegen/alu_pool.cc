@@ -207,8 +207,7 @@ AluPoolPlan AluPoolPlan::make(const PoolWindow& p, const HwConfig& cfg) {
   return plan;
 }
 
-void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in,
-                      BufferHandle out) {
+void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out) {
   std::map<std::string, std::unique_ptr<KernelCacheSlot>> cache;  // one record per kernel
   for_each_tile(plan, [&](const PoolTile& t) {
     if (t.index >= uint64_t(plan.slots)) {
@@ -232,7 +231,7 @@ void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle i
   }
 }
 
-uint64_t alu_maxpool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
+uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
   const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);  // ACC_8BIT / OUT bytes
   AluTileEstimate est(cfg);
   for_each_tile(plan, [&](const PoolTile& t) {

@@ -161,7 +161,7 @@ AluAddPlan hardsigmoid_plan(const NetworkLayer& l, const TensorShape& in, const 
     throw Error(fmt::format("hardsigmoid layer '{}': ({}) has no exact integer form on the ALU",
                             l.name, hardsigmoid_attributes(l)));
   }
-  std::vector<AluImmOp> ops{{kAluAdd, f->b1}, {kAluMul, f->m}, {kAluAdd, f->r}};
+  std::vector<AluStep> ops{{kAluAdd, f->b1}, {kAluMul, f->m}, {kAluAdd, f->r}};
   if (f->s) {
     ops.push_back({kAluShr, f->s});
   }

@@ -91,18 +91,18 @@ VtaLayerResult run_maxpool_job(const Target& target, const Network&, const Netwo
   if (opt.check) {
     ref = maxpool_job_reference(l, job).data;
   }
-  LayerRun run = run_alu_maxpool(target, l.name, p, job.conv.x, opt.check ? &ref : nullptr);
+  LayerRun run = run_alu_pool(target, l.name, p, job.conv.x, opt.check ? &ref : nullptr);
   NetworkTensor out{p.n, p.c, p.oh, p.ow, run.out};
   return {std::move(run), std::move(out)};
 }
 
 std::shared_ptr<const RecordingSink> lower_maxpool(const NetworkLayer& l, const TensorShape& in,
                                                    const HwConfig& cfg) {
-  return lower_alu_maxpool(cfg, pool_window(l, in));
+  return lower_alu_pool(cfg, pool_window(l, in));
 }
 
 uint64_t maxpool_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
-  return alu_maxpool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
+  return alu_pool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
 }
 
 }  // namespace

@@ -50,12 +50,11 @@ struct AluPoolPlan {
 
 // Appends the pool's program: `in` holds the input in NCHWnc with BLOCK_OUT channels per
 // element, `out` receives the output in the same layout. No synchronize.
-void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in,
-                      BufferHandle out);
+void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out);
 
 // The cycles the program takes by the timing contract's formulas (sim/README.md section 4):
 // per tile the compute unit's ACC_8BIT load and ALU instructions in sequence, the stores hidden
 // behind the next tile's compute with two slots (added with one), plus the last store.
-uint64_t alu_maxpool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg);
+uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg);
 
 }  // namespace vta::compiler
