@@ -1,4 +1,4 @@
-// The operators VTA runs on its ALU alone (max pool, clamped add, mul) and grouped /
+// The operators VTA runs on its ALU alone (max and average pools, clamped add, mul) and grouped /
 // depthwise convolutions on the GEMM core in sets of groups: for a few layer shapes and designs,
 // the cycle estimate the placement uses, the cycles of the cycle model (values checked against the
 // host's int8 execution), VTA's time at the design's clock, the host CPU model's time and where
@@ -39,6 +39,10 @@ const Case kCases[] = {
     {"mul 1x96x4x4 (hardswish)", "mul", {1, 96, 4, 4}, 0, 0, 0},
     {"SE mul 1x96x4x4 per channel", "mul", {1, 96, 4, 4}, 0, 0, 0, 1},
     {"SE mul 1x576x2x2 per channel", "mul", {1, 576, 2, 2}, 0, 0, 0, 1},
+    {"avgpool 2x2/2 1x64x56x56", "avgpool", {1, 64, 56, 56}, 2, 2, 0},
+    {"avgpool 2x2/2 1x16x8x8", "avgpool", {1, 16, 8, 8}, 2, 2, 0},
+    {"SE global avgpool 1x96x4x4", "global_avgpool", {1, 96, 4, 4}, 0, 0, 0},
+    {"SE global avgpool 1x16x16x16", "global_avgpool", {1, 16, 16, 16}, 0, 0, 0},
 };
 
 NetworkLayer layer_of(const Case& c) {
@@ -46,7 +50,7 @@ NetworkLayer layer_of(const Case& c) {
   l.name = "x";
   l.op = c.op;
   l.input = "data";
-  l.residual = c.k ? "" : "data";
+  l.residual = c.k || std::string(c.op) == "global_avgpool" ? "" : "data";
   l.k = c.out, l.groups = c.groups ? c.groups : 1;
   l.epilogue.shift = c.groups ? 8 : 0;
   l.kh = l.kw = c.k;
@@ -81,6 +85,12 @@ LayerRun run_case(const Target& t, const Case& c, const NetworkLayer& l) {
     job.conv.x = x;
     job.conv.residual.assign(c.out ? size_t(s.n) * s.c : x.size(), 3);
     return op_def("mul").vta.run(t, Network{}, l, job, NetworkOptions{}).run;
+  }
+  if (std::string(c.op).find("avgpool") != std::string::npos) {
+    NetworkLayerJob job;
+    job.input_shape = NetworkTensor{s.n, s.c, s.h, s.w, {}};
+    job.conv.x = x;
+    return op_def(c.op).vta.run(t, Network{}, l, job, NetworkOptions{}).run;
   }
   if (c.k) {
     PoolWindow p;

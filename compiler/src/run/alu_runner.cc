@@ -93,7 +93,7 @@ LayerRun run_alu_pool(const Target& target, const std::string& name, const PoolW
   const HwConfig& cfg = target.config;
   const AluPoolPlan plan = AluPoolPlan::make(p, cfg);
   if (x.size() != size_t(p.n) * p.c * p.h * p.w) {
-    throw Error(fmt::format("maxpool '{}': the input has {} values, {} needs {}", name, x.size(),
+    throw Error(fmt::format("pool '{}': the input has {} values, {} needs {}", name, x.size(),
                             p.describe(), size_t(p.n) * p.c * p.h * p.w));
   }
   RuntimeSink sink(target);  // outlives the buffers below
@@ -107,8 +107,12 @@ LayerRun run_alu_pool(const Target& target, const std::string& name, const PoolW
   sink.synchronize();
   const uint64_t out_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.oh) * uint64_t(p.ow);
   const uint64_t in_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.h) * uint64_t(p.w);
-  const uint64_t alu = out_elems * (2 + 2 * uint64_t(p.kh) * uint64_t(p.kw));  // init + taps
-  LayerRun r = describe_alu_run(target, name, "maxpool", p.describe(),
+  uint64_t alu = out_elems * (2 + 2 * uint64_t(p.kh) * uint64_t(p.kw));  // init + taps
+  for (const AluStep& step : p.finish) {
+    alu += out_elems * (step.vector ? 2 : 1);
+  }
+  alu += p.average ? 2 * out_elems : 0;  // the clamp
+  LayerRun r = describe_alu_run(target, name, p.average ? "avgpool" : "maxpool", p.describe(),
                                 alu_bound(cfg, in_elems, out_elems, alu));
   measure(r, sink, cfg, seconds_since(t0));
   std::vector<int8_t> blocked(packed_bytes(plan, p.oh, p.ow));
