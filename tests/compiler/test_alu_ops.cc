@@ -348,6 +348,15 @@ TEST_CASE("hardsigmoid on the ALU equals the reference for every int8 input", "[
   hardsigmoid_all_inputs("fsim", 0.2, 0.5, 3, 8);  // the output saturates at 127
 }
 
+// torch's 1/6 as ONNX stores it (float32, a little above 1/6): the ties of q / 12 and q / 48 go
+// away from zero on both sides, which only the rounded form round(q * m / 2^s) + c matches.
+TEST_CASE("hardsigmoid with a float32 alpha on the ALU for every int8 input", "[alu][fsim]") {
+  const double sixth = double(1.0f / 6.0f);
+  hardsigmoid_all_inputs("fsim", sixth, 0.5, 8, 7);
+  hardsigmoid_all_inputs("fsim", sixth, 0.5, 10, 7);
+  hardsigmoid_all_inputs("cycle", sixth, 0.5, 9, 7);
+}
+
 TEST_CASE("hardsigmoid on the ALU on the cycle backend", "[alu][cycle]") {
   hardsigmoid_all_inputs("cycle", 1.0 / 6, 0.5, 4, 7);
 }
@@ -355,6 +364,7 @@ TEST_CASE("hardsigmoid on the ALU on the cycle backend", "[alu][cycle]") {
 #ifdef VTA_TEST_HAVE_RTL
 TEST_CASE("hardsigmoid on the ALU on the rtl backend", "[alu][rtl]") {
   hardsigmoid_all_inputs("rtl", 0.2, 0.5, 4, 7);
+  hardsigmoid_all_inputs("rtl", double(1.0f / 6.0f), 0.5, 8, 7);  // the rounded form
 }
 #endif
 
