@@ -1,7 +1,7 @@
-// The operators VTA runs on its ALU alone (max pool, clamped add) and grouped / depthwise
-// convolutions on the GEMM core in sets of groups: for a few layer shapes and designs, the cycle
-// estimate the placement uses, the cycles of the cycle model (values checked against the host's
-// int8 execution), VTA's time at the design's clock, the host CPU model's time and where
+// The operators VTA runs on its ALU alone (max and average pools, clamped add, mul) and grouped /
+// depthwise convolutions on the GEMM core in sets of groups: for a few layer shapes and designs,
+// the cycle estimate the placement uses, the cycles of the cycle model (values checked against the
+// host's int8 execution), VTA's time at the design's clock, the host CPU model's time and where
 // choose_placement puts the layer. Usage: bench_alu_ops [config...]   (default: pynq ultra96
 // block32)
 #include <cstdio>
@@ -24,7 +24,7 @@ struct Case {
   const char* op;
   TensorShape in;
   int k, s, pad;            // window
-  int out = 0, groups = 0;  // conv2d: output channels, groups
+  int out = 0, groups = 0;  // conv2d: output channels, groups; mul: out 1 = per channel
 };
 const Case kCases[] = {
     {"resnet18 stem pool", "maxpool", {1, 64, 112, 112}, 3, 2, 1},
@@ -35,6 +35,14 @@ const Case kCases[] = {
     {"mobilenet_v2 dw 144x56x56", "conv2d", {1, 144, 56, 56}, 3, 1, 1, 144, 144},
     {"resnext50 3x3 128x56x56 g32", "conv2d", {1, 128, 56, 56}, 3, 1, 1, 128, 32},
     {"regnet_x 3x3 64x28x28 g4", "conv2d", {1, 64, 28, 28}, 3, 1, 1, 64, 4},
+    {"mul 1x16x32x32 (hardswish)", "mul", {1, 16, 32, 32}, 0, 0, 0},
+    {"mul 1x96x4x4 (hardswish)", "mul", {1, 96, 4, 4}, 0, 0, 0},
+    {"SE mul 1x96x4x4 per channel", "mul", {1, 96, 4, 4}, 0, 0, 0, 1},
+    {"SE mul 1x576x2x2 per channel", "mul", {1, 576, 2, 2}, 0, 0, 0, 1},
+    {"avgpool 2x2/2 1x64x56x56", "avgpool", {1, 64, 56, 56}, 2, 2, 0},
+    {"avgpool 2x2/2 1x16x8x8", "avgpool", {1, 16, 8, 8}, 2, 2, 0},
+    {"SE global avgpool 1x96x4x4", "global_avgpool", {1, 96, 4, 4}, 0, 0, 0},
+    {"SE global avgpool 1x16x16x16", "global_avgpool", {1, 16, 16, 16}, 0, 0, 0},
 };
 
 NetworkLayer layer_of(const Case& c) {
@@ -42,13 +50,17 @@ NetworkLayer layer_of(const Case& c) {
   l.name = "x";
   l.op = c.op;
   l.input = "data";
-  l.residual = c.k ? "" : "data";
+  l.residual = c.k || std::string(c.op) == "global_avgpool" ? "" : "data";
   l.k = c.out, l.groups = c.groups ? c.groups : 1;
   l.epilogue.shift = c.groups ? 8 : 0;
   l.kh = l.kw = c.k;
   l.stride_h = l.stride_w = c.s;
   l.pad_top = l.pad_left = l.pad_bottom = l.pad_right = c.pad;
   l.epilogue.relu = true;
+  if (std::string(c.op) == "mul") {  // the importer's scales of a hardswish product
+    l.attrs = {{"a_exp", 4}, {"b_exp", 7}, {"out_exp", 4}, {"per_channel", c.out}};
+    l.k = 0, l.groups = 1;
+  }
   return l;
 }
 
@@ -67,12 +79,25 @@ LayerRun run_case(const Target& t, const Case& c, const NetworkLayer& l) {
     return run_conv2d_in_group_sets(t, g, l.epilogue, auto_schedule(g.set, l.epilogue, t.config), d,
                                     nullptr);
   }
+  if (std::string(c.op) == "mul") {
+    NetworkLayerJob job;
+    job.input_shape = NetworkTensor{s.n, s.c, s.h, s.w, {}};
+    job.conv.x = x;
+    job.conv.residual.assign(c.out ? size_t(s.n) * s.c : x.size(), 3);
+    return op_def("mul").vta.run(t, Network{}, l, job, NetworkOptions{}).run;
+  }
+  if (std::string(c.op).find("avgpool") != std::string::npos) {
+    NetworkLayerJob job;
+    job.input_shape = NetworkTensor{s.n, s.c, s.h, s.w, {}};
+    job.conv.x = x;
+    return op_def(c.op).vta.run(t, Network{}, l, job, NetworkOptions{}).run;
+  }
   if (c.k) {
     PoolWindow p;
     p.n = s.n, p.c = s.c, p.h = s.h, p.w = s.w, p.kh = p.kw = c.k, p.stride_h = p.stride_w = c.s;
     p.pad_top = p.pad_left = c.pad;
     p.oh = (s.h + 2 * c.pad - c.k) / c.s + 1, p.ow = (s.w + 2 * c.pad - c.k) / c.s + 1;
-    return run_alu_maxpool(t, l.name, p, x, nullptr);
+    return run_alu_pool(t, l.name, p, x, nullptr);
   }
   return run_alu_add(t, l.name, AluAddPlan::make(s.n, s.c, s.h, s.w, 0, 127, t.config), x, x,
                      nullptr);

@@ -85,7 +85,7 @@ void run_case(const Target& target, const PoolCase& k, uint32_t seed, int lo, in
   const std::vector<int8_t> x = random_input(k, rng, lo, hi);
   const std::vector<int8_t> ref = reference_maxpool(k, x);
   INFO("seed " << seed << " " << k.window().describe() << " on " << target.backend);
-  const LayerRun r = run_alu_maxpool(target, "pool", k.window(), x, &ref);
+  const LayerRun r = run_alu_pool(target, "pool", k.window(), x, &ref);
   CHECK(r.out == ref);
   CHECK(r.mismatches == 0);
   CHECK(r.stats.alu_counter > 0);
@@ -136,9 +136,9 @@ TEST_CASE("the maxpool cycle estimate is close to the cycle model", "[alu][cycle
   for (const PoolCase& k : {kCases[0], kCases[4]}) {
     std::mt19937 rng(541);
     const LayerRun r =
-        run_alu_maxpool(target, "pool", k.window(), random_input(k, rng, -9, 9), nullptr);
+        run_alu_pool(target, "pool", k.window(), random_input(k, rng, -9, 9), nullptr);
     const double est = double(
-        alu_maxpool_cycle_estimate(AluPoolPlan::make(k.window(), target.config), target.config));
+        alu_pool_cycle_estimate(AluPoolPlan::make(k.window(), target.config), target.config));
     INFO(k.window().describe() << ": estimate " << est << ", cycle model " << r.stats.cycles);
     CHECK(est >= 0.8 * double(r.stats.cycles));
     CHECK(est <= 1.25 * double(r.stats.cycles));
@@ -348,6 +348,15 @@ TEST_CASE("hardsigmoid on the ALU equals the reference for every int8 input", "[
   hardsigmoid_all_inputs("fsim", 0.2, 0.5, 3, 8);  // the output saturates at 127
 }
 
+// torch's 1/6 as ONNX stores it (float32, a little above 1/6): the ties of q / 12 and q / 48 go
+// away from zero on both sides, which only the rounded form round(q * m / 2^s) + c matches.
+TEST_CASE("hardsigmoid with a float32 alpha on the ALU for every int8 input", "[alu][fsim]") {
+  const double sixth = double(1.0f / 6.0f);
+  hardsigmoid_all_inputs("fsim", sixth, 0.5, 8, 7);
+  hardsigmoid_all_inputs("fsim", sixth, 0.5, 10, 7);
+  hardsigmoid_all_inputs("cycle", sixth, 0.5, 9, 7);
+}
+
 TEST_CASE("hardsigmoid on the ALU on the cycle backend", "[alu][cycle]") {
   hardsigmoid_all_inputs("cycle", 1.0 / 6, 0.5, 4, 7);
 }
@@ -355,6 +364,7 @@ TEST_CASE("hardsigmoid on the ALU on the cycle backend", "[alu][cycle]") {
 #ifdef VTA_TEST_HAVE_RTL
 TEST_CASE("hardsigmoid on the ALU on the rtl backend", "[alu][rtl]") {
   hardsigmoid_all_inputs("rtl", 0.2, 0.5, 4, 7);
+  hardsigmoid_all_inputs("rtl", double(1.0f / 6.0f), 0.5, 8, 7);  // the rounded form
 }
 #endif
 

@@ -350,7 +350,7 @@ TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[p
      "out_exp": 3},
     {"name": "g", "op": "global_avgpool", "input": "data"},
     {"name": "z", "op": "mul", "input": "data", "residual": "g", "a_exp": 4, "b_exp": 4,
-     "out_exp": 4}]})"),
+     "out_exp": 4, "per_channel": true}]})"),
                                    "sm.json");
   std::vector<int8_t> in(256);
   for (size_t i = 0; i < in.size(); ++i) {
@@ -377,7 +377,7 @@ TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[p
         "stride": 2}, {"name": "y", "op": "mul", "input": "data", "residual": "p"}]})"),
                          "n.json"),
       "n.json: network n: mul layer 'y': operand 'data' has shape 1x2x4x4, 'p' has 1x2x2x2 (the "
-      "same shape, or one value per sample and channel)");
+      "same shape; one value per sample and channel needs \"per_channel\": true)");
 }
 
 TEST_CASE("attention's host operators: permute, view and batch_matmul int8 against loops",

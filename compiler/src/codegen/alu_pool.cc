@@ -24,10 +24,12 @@ int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Accumulator elements of a slot for tiles of `rows` output rows: their input rows, then them.
+// Accumulator elements of a slot for tiles of `rows` output rows: their input rows, then them
+// (an average pool: then its scratch).
 uint32_t slot_size(const PoolWindow& p, int rows) {
   const int in_rows = std::min(p.h, (rows - 1) * p.stride_h + p.kh);
-  return uint32_t(in_rows) * uint32_t(p.w) + uint32_t(rows) * uint32_t(p.ow);
+  const uint32_t outs = uint32_t(rows) * uint32_t(p.ow) * (p.average ? 2 : 1);
+  return uint32_t(in_rows) * uint32_t(p.w) + outs;
 }
 
 // The largest number of output rows whose slots fit `depth` elements `slots` times (0: none).
@@ -58,7 +60,7 @@ Span tap_span(int o0, int o1, int k, int stride, int pad, int size) {
 struct PoolTile {
   int nb = 0, cb = 0, oy0 = 0, oy1 = 0, iy0 = 0, iy1 = 0;
   uint64_t index = 0;
-  uint32_t in_base = 0, out_base = 0;
+  uint32_t in_base = 0, out_base = 0, scratch_base = 0;
 };
 
 PoolTile make_tile(const AluPoolPlan& plan, int nb, int cb, int rt, uint64_t index) {
@@ -70,7 +72,9 @@ PoolTile make_tile(const AluPoolPlan& plan, int nb, int cb, int rt, uint64_t ind
   t.iy0 = std::max(0, t.oy0 * p.stride_h - p.pad_top);
   t.iy1 = std::min(p.h, (t.oy1 - 1) * p.stride_h - p.pad_top + p.kh);
   t.in_base = uint32_t(index % uint64_t(plan.slots)) * plan.slot_elems;
-  t.out_base = t.in_base + plan.slot_elems - uint32_t(plan.tile_oh) * uint32_t(p.ow);
+  const uint32_t outs = uint32_t(plan.tile_oh) * uint32_t(p.ow);
+  t.out_base = t.in_base + plan.slot_elems - outs * (p.average ? 2 : 1);
+  t.scratch_base = t.out_base + outs;
   return t;
 }
 
@@ -87,17 +91,22 @@ void for_each_tile(const AluPoolPlan& plan, const F& f) {
   }
 }
 
-// out = out op imm over the tile's output rows.
-MicroKernel init_kernel(const AluPoolPlan& plan, const PoolTile& t, uint32_t opcode) {
+// out = out op imm (or, with a vector step, out op scratch; on_b: scratch op= ...) over the
+// tile's output rows.
+MicroKernel output_kernel(const AluPoolPlan& plan, const PoolTile& t, const AluStep& step) {
   const uint32_t rows = uint32_t(t.oy1 - t.oy0), ow = uint32_t(plan.p.ow);
+  const uint32_t dst = step.on_b ? t.scratch_base : t.out_base;
+  const uint32_t src = step.vector ? (step.on_b ? t.out_base : t.scratch_base) : dst;
   MicroKernel k;
   k.gemm = false;
-  k.alu_opcode = opcode;
-  k.use_imm = true;
-  k.imm = kInt8Min;
+  k.alu_opcode = step.opcode;
+  k.use_imm = !step.vector;
+  k.imm = step.vector ? 0 : step.imm;
   k.loops = {UopLoop{rows, ow, ow, 0}, UopLoop{ow, 1, 1, 0}};
-  k.uops = {Uop{t.out_base, t.out_base, 0}};
-  k.what = fmt::format("alu {} imm {}", alu_op_name(opcode), kInt8Min);
+  k.uops = {Uop{dst, src, 0}};
+  k.what = fmt::format("alu {} {}{}", alu_op_name(step.opcode),
+                       step.vector ? "vector" : fmt::format("imm {}", step.imm),
+                       step.on_b ? " on scratch" : "");
   return k;
 }
 
@@ -107,8 +116,8 @@ MicroKernel tap_kernel(const AluPoolPlan& plan, const PoolTile& t, int ky, int k
   const PoolWindow& p = plan.p;
   MicroKernel k;
   k.gemm = false;
-  k.alu_opcode = kAluMax;
-  k.what = fmt::format("alu MAX tap {},{}", ky, kx);
+  k.alu_opcode = p.average ? kAluAdd : kAluMax;
+  k.what = fmt::format("alu {} tap {},{}", alu_op_name(k.alu_opcode), ky, kx);
   const Span ys = tap_span(t.oy0, t.oy1, ky, p.stride_h, p.pad_top, p.h);
   const Span xs = tap_span(0, p.ow, kx, p.stride_w, p.pad_left, p.w);
   if (ys.count() <= 0 || xs.count() <= 0) {
@@ -127,7 +136,9 @@ MicroKernel tap_kernel(const AluPoolPlan& plan, const PoolTile& t, int ky, int k
 
 // The ALU kernels of a tile, in program order.
 std::vector<MicroKernel> tile_kernels(const AluPoolPlan& plan, const PoolTile& t) {
-  std::vector<MicroKernel> ks{init_kernel(plan, t, kAluMin), init_kernel(plan, t, kAluMax)};
+  const int32_t init = plan.p.average ? 0 : kInt8Min;  // the sum's start, or the lowest value
+  std::vector<MicroKernel> ks{output_kernel(plan, t, AluStep{kAluMin, init}),
+                              output_kernel(plan, t, AluStep{kAluMax, init})};
   for (int ky = 0; ky < plan.p.kh; ++ky) {
     for (int kx = 0; kx < plan.p.kw; ++kx) {
       MicroKernel k = tap_kernel(plan, t, ky, kx);
@@ -135,6 +146,13 @@ std::vector<MicroKernel> tile_kernels(const AluPoolPlan& plan, const PoolTile& t
         ks.push_back(std::move(k));
       }
     }
+  }
+  if (plan.p.average) {
+    for (const AluStep& step : plan.p.finish) {
+      ks.push_back(output_kernel(plan, t, step));
+    }
+    ks.push_back(output_kernel(plan, t, AluStep{kAluMax, kInt8Min}));
+    ks.push_back(output_kernel(plan, t, AluStep{kAluMin, 127}));
   }
   return ks;
 }
@@ -176,14 +194,15 @@ std::string kernel_key(const MicroKernel& k) {
 }  // namespace
 
 std::string PoolWindow::describe() const {
-  return fmt::format("{}x{}x{}x{} max {}x{} s{}x{} pad {},{} -> {}x{}", n, c, h, w, kh, kw,
-                     stride_h, stride_w, pad_top, pad_left, oh, ow);
+  return fmt::format("{}x{}x{}x{} {} {}x{} s{}x{} pad {},{} -> {}x{}", n, c, h, w,
+                     average ? "avg" : "max", kh, kw, stride_h, stride_w, pad_top, pad_left, oh,
+                     ow);
 }
 
 AluPoolPlan AluPoolPlan::make(const PoolWindow& p, const HwConfig& cfg) {
   if (uint32_t(p.ow) > kMaxLoopExtent) {
-    throw Error(fmt::format("maxpool {}: {} output columns exceed the ALU's 14-bit loop extent",
-                            p.describe(), p.ow));
+    throw Error(fmt::format("{}pool {}: {} output columns exceed the ALU's 14-bit loop extent",
+                            p.average ? "avg" : "max", p.describe(), p.ow));
   }
   AluPoolPlan plan;
   plan.p = p;
@@ -194,8 +213,8 @@ AluPoolPlan AluPoolPlan::make(const PoolWindow& p, const HwConfig& cfg) {
   plan.tile_oh = rows_fitting(p, depth, 1);
   if (plan.tile_oh == 0) {
     throw Error(
-        fmt::format("maxpool {}: one output row needs {} accumulator elements, the buffer holds {}",
-                    p.describe(), slot_size(p, 1), depth));
+        fmt::format("{}pool {}: one output row needs {} accumulator elements, the buffer holds {}",
+                    p.average ? "avg" : "max", p.describe(), slot_size(p, 1), depth));
   }
   // Two slots (compute beside store) whenever there is more than one tile and a row fits twice.
   const int two = rows_fitting(p, depth, 2);
@@ -207,8 +226,7 @@ AluPoolPlan AluPoolPlan::make(const PoolWindow& p, const HwConfig& cfg) {
   return plan;
 }
 
-void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in,
-                      BufferHandle out) {
+void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out) {
   std::map<std::string, std::unique_ptr<KernelCacheSlot>> cache;  // one record per kernel
   for_each_tile(plan, [&](const PoolTile& t) {
     if (t.index >= uint64_t(plan.slots)) {
@@ -232,7 +250,7 @@ void emit_alu_maxpool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle i
   }
 }
 
-uint64_t alu_maxpool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
+uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
   const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);  // ACC_8BIT / OUT bytes
   AluTileEstimate est(cfg);
   for_each_tile(plan, [&](const PoolTile& t) {

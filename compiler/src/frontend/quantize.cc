@@ -385,6 +385,9 @@ void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
     l.residual = q.net_name.at(m.inputs[swap ? 0 : 1]);
     l.attrs["a_exp"] = q.groups.at(l.input), l.attrs["b_exp"] = q.groups.at(l.residual);
     l.attrs["out_exp"] = e_out;
+    if (q.runs[0].at(m.inputs[0]).size() != q.runs[0].at(m.inputs[1]).size()) {
+      l.attrs["per_channel"] = 1;  // b: one value per sample and channel
+    }
   }
 }
 

@@ -1,7 +1,10 @@
 // avgpool: the mean over a window (of its real pixels, or of the whole window with
-// count_include_pad) times 2^rescale, rounded to nearest, saturated to int8; on the host.
+// count_include_pad) times 2^rescale, rounded to nearest, saturated to int8. On VTA's ALU
+// (ops/average_pool_alu.h) when every window shares one power-of-two divisor and the estimates
+// make it faster than the host (choose_placement), else on the host.
 #include <fmt/format.h>
 
+#include "ops/average_pool_alu.h"
 #include "ops/op_common.h"
 
 namespace vta::compiler::ops {
@@ -20,6 +23,7 @@ TensorShape avgpool_shape(const ShapeContext& ctx) {
   return window_shape(ctx.layer, ctx.in);
 }
 
+// Without a design to compare on (choose_placement decides with one).
 Placement place_avgpool(const NetworkLayer&) {
   return Placement::kHost;
 }
@@ -33,6 +37,11 @@ NetworkTensor run_avgpool(const OpContext& ctx, std::string& note) {
   const NetworkLayer& l = ctx.layer;
   note = fmt::format("{}: avgpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h);
   return average_pool(ctx.in, l);
+}
+
+VtaLayerResult run_avgpool_job(const Target& target, const Network&, const NetworkLayer& l,
+                               const NetworkLayerJob& job, const NetworkOptions& opt) {
+  return run_average_pool_job(target, l, job, opt);
 }
 
 }  // namespace
@@ -49,6 +58,12 @@ const OpDef& avgpool_op() {
     d.place = place_avgpool;
     d.attributes = avgpool_attributes;
     d.run_host = run_avgpool;
+    d.host_work = window_host_work;
+    d.vta.make_job = make_average_pool_job;
+    d.vta.reference = average_pool_job_reference;
+    d.vta.run = run_avgpool_job;
+    d.vta.lower = lower_average_pool;
+    d.vta.estimate_cycles = average_pool_cycles;
     return d;
   }();
   return def;

@@ -1,9 +1,9 @@
 // hardsigmoid: y = max(0, min(1, alpha * x + beta)) (ONNX HardSigmoid; alpha 0.2 and beta 0.5 by
 // default), on the host. In int8 the input has the scale 2^-in_exp and the output 2^-out_exp
 // (default 4 and 7): q_out = round(y * 2^out_exp) (ties away from zero), saturated to int8.
-// On VTA's ALU when an integer form ((q + b1) * m + r) >> s, clamped, gives that exact result
-// for all 256 inputs (checked when the form is chosen) and the estimates make it faster than
-// the host (choose_placement).
+// On VTA's ALU when an integer form ((q + b1) * m + r) >> s or round(q * m / 2^s) + c, clamped,
+// gives that exact result for all 256 inputs (checked when the form is chosen) and the estimates
+// make it faster than the host (choose_placement).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -99,32 +99,77 @@ NetworkTensor run_hardsigmoid(const OpContext& ctx, std::string& note) {
   return out;
 }
 
-// clamp(((q + b1) * m + r) >> s, lo, hi): ALU immediates (16-bit) and an int32 accumulator.
+// ALU steps on the int32 accumulator, then clamp(lo, hi). Two forms with 16-bit immediates:
+// ((q + b1) * m + r) >> s, and round(q * m / 2^s) + c with the rounding half away from zero
+// (round_shift_steps): the latter is how a float alpha such as 1/6 breaks the ties of q / 12
+// (away from zero on both sides) where the offset b1 would hide q's sign.
 struct IntegerForm {
-  int32_t b1 = 0, m = 0, r = 0;
-  int s = 0, lo = 0, hi = 0;
+  std::vector<AluStep> steps;
+  int lo = 0, hi = 0;
 };
 
 bool fits_imm(int64_t v) {
   return v >= -32768 && v <= 32767;
 }
 
-// Whether `f` gives the operator's result for every int8 input.
+// Whether `f` gives the operator's result for every int8 input (the ALU's int32 arithmetic).
 bool exact(const HardSigmoid& p, const IntegerForm& f) {
   for (int q = -128; q <= 127; ++q) {
-    const int64_t acc = (int64_t(q) + f.b1) * f.m + f.r;
-    if (acc < int64_t(INT32_MIN) || acc > int64_t(INT32_MAX)) {
-      return false;
-    }
-    const int64_t v = std::clamp<int64_t>(acc >> f.s, f.lo, f.hi);  // arithmetic, as the ALU
-    if (v != hardsigmoid_q(p, q)) {
+    if (std::clamp(apply_alu_steps(f.steps, q, 0), f.lo, f.hi) != hardsigmoid_q(p, q)) {
       return false;
     }
   }
   return true;
 }
 
-// The first exact form near y * 2^out = a * (q + b1) + (b - a * b1), most precise shift first.
+// The first exact ((q + b1) * m + r) >> s near y * 2^out = a * (q + b1) + (b - a * b1), most
+// precise shift first.
+bool offset_form(double a, double b, const HardSigmoid& p, IntegerForm& f) {
+  for (int s = 15; s >= 0; --s) {
+    const double scale = std::ldexp(1.0, s);
+    for (int64_t b1 = std::llround(b / a) - 1; b1 <= std::llround(b / a) + 1; ++b1) {
+      for (int64_t m = std::llround(a * scale) - 1; m <= std::llround(a * scale) + 1; ++m) {
+        const int64_t r0 = std::llround((b - a * double(b1) + 0.5) * scale);
+        for (int64_t r = r0 - 1; r <= r0 + 1; ++r) {
+          if (!fits_imm(b1) || !fits_imm(m) || !fits_imm(r)) {
+            continue;
+          }
+          f.steps = {{kAluAdd, int32_t(b1)}, {kAluMul, int32_t(m)}, {kAluAdd, int32_t(r)}};
+          if (s) {
+            f.steps.push_back({kAluShr, s});
+          }
+          if (exact(p, f)) {
+            return true;
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// The first exact round(q * m / 2^s) + c (|q * m| < 2^30: two sign shifts).
+bool rounded_form(double a, double b, const HardSigmoid& p, IntegerForm& f) {
+  for (int s = 15; s >= 1; --s) {
+    const int64_t m0 = std::llround(a * std::ldexp(1.0, s)), c0 = std::llround(b);
+    for (int64_t m = m0 - 1; m <= m0 + 1; ++m) {
+      for (int64_t c = c0 - 1; c <= c0 + 1; ++c) {
+        if (!fits_imm(m) || !fits_imm(c)) {
+          continue;
+        }
+        f.steps = {{kAluMul, int32_t(m)}};
+        const std::vector<AluStep> shift = round_shift_steps(s, 2);
+        f.steps.insert(f.steps.end(), shift.begin(), shift.end());
+        f.steps.push_back({kAluAdd, int32_t(c)});
+        if (exact(p, f)) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
 std::optional<IntegerForm> integer_form(const HardSigmoid& p) {
   const double a = p.alpha * std::ldexp(1.0, p.out_exp - p.in_exp);
   const double b = p.beta * std::ldexp(1.0, p.out_exp);
@@ -135,22 +180,8 @@ std::optional<IntegerForm> integer_form(const HardSigmoid& p) {
   // The operator is monotone: its outputs lie between those of the extreme inputs.
   f.lo = std::min<int>(hardsigmoid_q(p, -128), hardsigmoid_q(p, 127));
   f.hi = std::max<int>(hardsigmoid_q(p, -128), hardsigmoid_q(p, 127));
-  for (int s = 15; s >= 0; --s) {
-    const double scale = std::ldexp(1.0, s);
-    for (int64_t b1 = std::llround(b / a) - 1; b1 <= std::llround(b / a) + 1; ++b1) {
-      for (int64_t m = std::llround(a * scale) - 1; m <= std::llround(a * scale) + 1; ++m) {
-        const int64_t r0 = std::llround((b - a * double(b1) + 0.5) * scale);
-        for (int64_t r = r0 - 1; r <= r0 + 1; ++r) {
-          if (!fits_imm(b1) || !fits_imm(m) || !fits_imm(r)) {
-            continue;
-          }
-          f.b1 = int32_t(b1), f.m = int32_t(m), f.r = int32_t(r), f.s = s;
-          if (exact(p, f)) {
-            return f;
-          }
-        }
-      }
-    }
+  if (offset_form(a, b, p, f) || rounded_form(a, b, p, f)) {
+    return f;
   }
   return std::nullopt;
 }
@@ -161,11 +192,7 @@ AluAddPlan hardsigmoid_plan(const NetworkLayer& l, const TensorShape& in, const 
     throw Error(fmt::format("hardsigmoid layer '{}': ({}) has no exact integer form on the ALU",
                             l.name, hardsigmoid_attributes(l)));
   }
-  std::vector<AluImmOp> ops{{kAluAdd, f->b1}, {kAluMul, f->m}, {kAluAdd, f->r}};
-  if (f->s) {
-    ops.push_back({kAluShr, f->s});
-  }
-  return AluAddPlan::make_unary(in.n, in.c, in.h, in.w, ops, f->lo, f->hi, cfg);
+  return AluAddPlan::make_unary(in.n, in.c, in.h, in.w, f->steps, f->lo, f->hi, cfg);
 }
 
 // One operation per value; the input read and the output written once.

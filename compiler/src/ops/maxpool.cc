@@ -24,14 +24,6 @@ Placement place_maxpool(const NetworkLayer&) {
   return Placement::kHost;
 }
 
-// One compare per window element and output, the input read and the output written once.
-HostWorkCount maxpool_host_work(const NetworkLayer& l, const TensorShape& in) {
-  const TensorShape s = window_shape(l, in);
-  const uint64_t outs = uint64_t(s.n) * uint64_t(s.c) * uint64_t(s.h) * uint64_t(s.w);
-  const uint64_t ins = uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w);
-  return {HostWork::kElementwise, outs * uint64_t(l.kh) * uint64_t(l.kw), ins + outs};
-}
-
 NetworkTensor maxpool_reference(const NetworkLayer& l, const NetworkTensor& in) {
   const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});
   NetworkTensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
@@ -60,16 +52,6 @@ NetworkTensor run_maxpool(const OpContext& ctx, std::string& note) {
   return maxpool_reference(l, ctx.in);
 }
 
-PoolWindow pool_window(const NetworkLayer& l, const TensorShape& in) {
-  const TensorShape s = window_shape(l, in);
-  PoolWindow p;
-  p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w;
-  p.kh = l.kh, p.kw = l.kw, p.stride_h = l.stride_h, p.stride_w = l.stride_w;
-  p.pad_top = l.pad_top, p.pad_left = l.pad_left;
-  p.oh = s.h, p.ow = s.w;
-  return p;
-}
-
 TensorShape shape_of(const NetworkTensor& t) {
   return TensorShape{t.n, t.c, t.h, t.w};
 }
@@ -91,18 +73,18 @@ VtaLayerResult run_maxpool_job(const Target& target, const Network&, const Netwo
   if (opt.check) {
     ref = maxpool_job_reference(l, job).data;
   }
-  LayerRun run = run_alu_maxpool(target, l.name, p, job.conv.x, opt.check ? &ref : nullptr);
+  LayerRun run = run_alu_pool(target, l.name, p, job.conv.x, opt.check ? &ref : nullptr);
   NetworkTensor out{p.n, p.c, p.oh, p.ow, run.out};
   return {std::move(run), std::move(out)};
 }
 
 std::shared_ptr<const RecordingSink> lower_maxpool(const NetworkLayer& l, const TensorShape& in,
                                                    const HwConfig& cfg) {
-  return lower_alu_maxpool(cfg, pool_window(l, in));
+  return lower_alu_pool(cfg, pool_window(l, in));
 }
 
 uint64_t maxpool_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
-  return alu_maxpool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
+  return alu_pool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
 }
 
 }  // namespace
@@ -118,7 +100,7 @@ const OpDef& maxpool_op() {
     d.place = place_maxpool;
     d.attributes = window_attributes;
     d.run_host = run_maxpool;
-    d.host_work = maxpool_host_work;
+    d.host_work = window_host_work;
     d.vta.make_job = make_maxpool_job;
     d.vta.reference = maxpool_job_reference;
     d.vta.run = run_maxpool_job;

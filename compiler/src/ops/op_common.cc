@@ -135,9 +135,6 @@ const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name)
   return it->second;
 }
 
-namespace {
-
-// sum / count * 2^rescale, rounded to nearest (ties away from zero), saturated to int8.
 int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
   const int64_t num = std::abs(sum) << std::max(rescale, 0);
   const int64_t den = count << std::max(-rescale, 0);
@@ -145,7 +142,22 @@ int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
   return int8_t(std::clamp<int64_t>(sum < 0 ? -q : q, -128, 127));
 }
 
-}  // namespace
+PoolWindow pool_window(const NetworkLayer& l, const TensorShape& in) {
+  const TensorShape s = window_shape(l, in);
+  PoolWindow p;
+  p.n = in.n, p.c = in.c, p.h = in.h, p.w = in.w;
+  p.kh = l.kh, p.kw = l.kw, p.stride_h = l.stride_h, p.stride_w = l.stride_w;
+  p.pad_top = l.pad_top, p.pad_left = l.pad_left;
+  p.oh = s.h, p.ow = s.w;
+  return p;
+}
+
+HostWorkCount window_host_work(const NetworkLayer& l, const TensorShape& in) {
+  const TensorShape s = window_shape(l, in);
+  const uint64_t outs = uint64_t(s.n) * uint64_t(s.c) * uint64_t(s.h) * uint64_t(s.w);
+  const uint64_t ins = uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w);
+  return {HostWork::kElementwise, outs * uint64_t(l.kh) * uint64_t(l.kw), ins + outs};
+}
 
 NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l) {
   const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vta/compiler/codegen/alu_pool.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/scheduling/workload.h"
 
@@ -41,6 +42,13 @@ const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name)
 // window's real pixels over their count (or the whole window), times 2^rescale, rounded to
 // nearest (ties away from zero), saturated to int8.
 NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l);
+// sum / count * 2^rescale, rounded to nearest (ties away from zero), saturated to int8.
+int8_t scaled_mean(int64_t sum, int64_t count, int rescale);
+
+// The window of pool layer `l` on input `in` for VTA's ALU (codegen/alu_pool.h).
+PoolWindow pool_window(const NetworkLayer& l, const TensorShape& in);
+// One operation per window element and output, the input read and the output written once.
+HostWorkCount window_host_work(const NetworkLayer& l, const TensorShape& in);
 
 // A scalar attribute of an operator (NetworkLayer::attrs): its JSON key, its value when absent,
 // whether it must be an integer and its range.

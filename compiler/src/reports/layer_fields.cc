@@ -83,8 +83,8 @@ std::string verdict_text(const LayerRun& r) {
 std::vector<LayerField> label_fields() {
   return {
       label(stored<&LayerRun::name>("name", "1", "layer name")),
-      label(stored<&LayerRun::kind>("kind", "1",
-                                    "conv2d, matmul, or maxpool / add / elementwise on the ALU")),
+      label(stored<&LayerRun::kind>(
+          "kind", "1", "conv2d, matmul, or maxpool / avgpool / add / elementwise on the ALU")),
       label(stored<&LayerRun::shape>("shape", "1", "NxCxHxW * KxRxS sS pP -> KxOHxOW")),
       label(stored<&LayerRun::backend>("backend", "1", "backend that ran the layer")),
       label(stored<&LayerRun::config>("config", "1", "hardware config (upstream bitstream name)")),

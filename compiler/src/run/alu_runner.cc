@@ -88,12 +88,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-LayerRun run_alu_maxpool(const Target& target, const std::string& name, const PoolWindow& p,
-                         const std::vector<int8_t>& x, const std::vector<int8_t>* reference) {
+LayerRun run_alu_pool(const Target& target, const std::string& name, const PoolWindow& p,
+                      const std::vector<int8_t>& x, const std::vector<int8_t>* reference) {
   const HwConfig& cfg = target.config;
   const AluPoolPlan plan = AluPoolPlan::make(p, cfg);
   if (x.size() != size_t(p.n) * p.c * p.h * p.w) {
-    throw Error(fmt::format("maxpool '{}': the input has {} values, {} needs {}", name, x.size(),
+    throw Error(fmt::format("pool '{}': the input has {} values, {} needs {}", name, x.size(),
                             p.describe(), size_t(p.n) * p.c * p.h * p.w));
   }
   RuntimeSink sink(target);  // outlives the buffers below
@@ -103,12 +103,16 @@ LayerRun run_alu_maxpool(const Target& target, const std::string& name, const Po
   sink.copy_in(in.handle, packed.data(), packed.size());
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
-  emit_alu_maxpool(sink, plan, in.handle, out.handle);
+  emit_alu_pool(sink, plan, in.handle, out.handle);
   sink.synchronize();
   const uint64_t out_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.oh) * uint64_t(p.ow);
   const uint64_t in_elems = uint64_t(plan.nb) * plan.cb * uint64_t(p.h) * uint64_t(p.w);
-  const uint64_t alu = out_elems * (2 + 2 * uint64_t(p.kh) * uint64_t(p.kw));  // init + taps
-  LayerRun r = describe_alu_run(target, name, "maxpool", p.describe(),
+  uint64_t alu = out_elems * (2 + 2 * uint64_t(p.kh) * uint64_t(p.kw));  // init + taps
+  for (const AluStep& step : p.finish) {
+    alu += out_elems * (step.vector ? 2 : 1);
+  }
+  alu += p.average ? 2 * out_elems : 0;  // the clamp
+  LayerRun r = describe_alu_run(target, name, p.average ? "avgpool" : "maxpool", p.describe(),
                                 alu_bound(cfg, in_elems, out_elems, alu));
   measure(r, sink, cfg, seconds_since(t0));
   std::vector<int8_t> blocked(packed_bytes(plan, p.oh, p.ow));
@@ -120,14 +124,14 @@ LayerRun run_alu_maxpool(const Target& target, const std::string& name, const Po
   return r;
 }
 
-std::unique_ptr<RecordingSink> lower_alu_maxpool(const HwConfig& cfg, const PoolWindow& p) {
+std::unique_ptr<RecordingSink> lower_alu_pool(const HwConfig& cfg, const PoolWindow& p) {
   const AluPoolPlan plan = AluPoolPlan::make(p, cfg);
   auto sink = std::make_unique<RecordingSink>();
   BufferHandle in = sink->alloc(packed_bytes(plan, p.h, p.w));
   BufferHandle out = sink->alloc(packed_bytes(plan, p.oh, p.ow));
   sink->name_buffer(in, "data");
   sink->name_buffer(out, "res");
-  emit_alu_maxpool(*sink, plan, in, out);
+  emit_alu_pool(*sink, plan, in, out);
   return sink;
 }
 
@@ -136,26 +140,35 @@ LayerRun run_alu_add(const Target& target, const std::string& name, const AluAdd
                      const std::vector<int8_t>* reference) {
   const HwConfig& cfg = target.config;
   const size_t size = size_t(plan.n) * plan.c * plan.h * plan.w;
-  if (a.size() != size || (plan.binary && b.size() != size)) {
-    throw Error(fmt::format("add '{}': the operands have {} and {} values, {} needs {}", name,
-                            a.size(), b.size(), plan.describe(), size));
+  const size_t b_size = plan.per_channel ? size_t(plan.n) * plan.c : size;
+  if (a.size() != size || (plan.binary && b.size() != b_size)) {
+    throw Error(
+        fmt::format("elementwise '{}': the operands have {} and {} values, {} needs {} and {}",
+                    name, a.size(), b.size(), plan.describe(), size, b_size));
   }
   RuntimeSink sink(target);  // outlives the buffers below
   const size_t bytes = size_t(plan.elems) * size_t(cfg.batch) * size_t(cfg.block_out);
   PoolBuffer da(sink, bytes), db(sink, bytes), dout(sink, bytes);
-  for (auto [buffer, x] : {std::pair{da.handle, &a}, std::pair{db.handle, plan.binary ? &b : &a}}) {
-    const auto packed = pack_nchw(*x, plan.n, plan.c, plan.h, plan.w, cfg.batch, cfg.block_out);
-    sink.copy_in(buffer, packed.data(), packed.size());
+  const auto packed_a = pack_nchw(a, plan.n, plan.c, plan.h, plan.w, cfg.batch, cfg.block_out);
+  sink.copy_in(da.handle, packed_a.data(), packed_a.size());
+  if (plan.binary) {
+    const int bh = plan.per_channel ? 1 : plan.h, bw = plan.per_channel ? 1 : plan.w;
+    const auto packed_b = pack_nchw(b, plan.n, plan.c, bh, bw, cfg.batch, cfg.block_out);
+    sink.copy_in(db.handle, packed_b.data(), packed_b.size());
   }
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
   emit_alu_add(sink, plan, da.handle, db.handle, dout.handle);
   sink.synchronize();
   const uint64_t e = plan.elems;
-  const uint64_t loads = plan.binary ? 2 : 1;
-  const uint64_t alu = e * (2 * (loads - 1) + plan.imm_ops.size() + 2);  // ADD 2, immediates 1
-  LayerRun r = describe_alu_run(target, name, plan.binary ? "add" : "elementwise", plan.describe(),
-                                alu_bound(cfg, loads * e, e, alu));
+  uint64_t alu = 2 * e;  // the clamp
+  for (const AluStep& op : plan.ops) {
+    alu += op.vector ? 2 * e : e;  // a vector operand reads twice
+  }
+  const uint64_t b_elems = plan.binary ? (plan.per_channel ? e / plan.plane : e) : 0;
+  const bool add = plan.binary && plan.ops.size() == 1 && plan.ops[0].opcode == kAluAdd;
+  LayerRun r = describe_alu_run(target, name, add ? "add" : "elementwise", plan.describe(),
+                                alu_bound(cfg, e + b_elems, e, alu));
   measure(r, sink, cfg, seconds_since(t0));
   std::vector<int8_t> blocked(bytes);
   sink.copy_out(dout.handle, blocked.data(), blocked.size());

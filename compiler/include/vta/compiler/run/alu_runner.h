@@ -17,14 +17,14 @@ namespace vta::compiler {
 
 // `x`: N*C*H*W int8. With `reference` (N*C*OH*OW), LayerRun::checked and its mismatches.
 // Throws vta::Error when no plan fits the target's config or x has the wrong size.
-LayerRun run_alu_maxpool(const Target& target, const std::string& name, const PoolWindow& p,
-                         const std::vector<int8_t>& x, const std::vector<int8_t>* reference);
+LayerRun run_alu_pool(const Target& target, const std::string& name, const PoolWindow& p,
+                      const std::vector<int8_t>& x, const std::vector<int8_t>* reference);
 
 // The program of the pool, recorded without running (buffers "data" and "res").
-std::unique_ptr<RecordingSink> lower_alu_maxpool(const HwConfig& cfg, const PoolWindow& p);
+std::unique_ptr<RecordingSink> lower_alu_pool(const HwConfig& cfg, const PoolWindow& p);
 
 // `a`, `b`: N*C*H*W int8 each (the plan's shape; `b` unused by a unary plan); with
-// `reference`, as run_alu_maxpool.
+// `reference`, as run_alu_pool.
 LayerRun run_alu_add(const Target& target, const std::string& name, const AluAddPlan& plan,
                      const std::vector<int8_t>& a, const std::vector<int8_t>& b,
                      const std::vector<int8_t>* reference);
