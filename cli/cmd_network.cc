@@ -44,28 +44,31 @@ size_t vta_layer_count(const ir::Module& m, const HwConfig& cfg) {
 // The options of `vtasim network MODEL.onnx`.
 struct ModelOptions {
   QuantOptions quant;
-  std::string input;  // --input FILE
+  std::string quant_text;  // --quant (QuantOptions::set_quant)
+  std::string input;       // --input FILE
 };
 
 void add_model_options(po::options_description& desc, ModelOptions& m) {
   auto add = desc.add_options();
   add("calib", po::value(&m.quant.calib)->default_value(4),
       "MODEL.onnx: calibration inputs (seeded N(0,1)) of the quantization");
-  add("quant", po::value(&m.quant.mode)->default_value("max"),
-      "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|)");
+  add("quant", po::value(&m.quant_text)->default_value("max"),
+      "MODEL.onnx: calibration mode, max or percentile (99.99th of |x|), and / or weight "
+      "scales, per-tensor or per-channel (one shift per output channel): e.g. max,per-channel");
   add("input", po::value(&m.input),
       "MODEL.onnx: raw float32 NCHW file of the model's input shape to run (also the first "
       "calibration input)");
 }
 
-void check_model_options(const po::variables_map& vm, const std::string& name,
-                         const ModelOptions& m) {
+void check_model_options(const po::variables_map& vm, const std::string& name, ModelOptions& m) {
   check_option_range(vm, "calib", 1, 1000);
   if (!is_onnx_model(name) && !m.input.empty()) {
     throw UsageError("--input needs a MODEL.onnx network");
   }
-  if (m.quant.mode != "max" && m.quant.mode != "percentile") {
-    throw UsageError("--quant must be max or percentile (got '" + m.quant.mode + "')");
+  try {
+    m.quant.set_quant(m.quant_text);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--quant: ") + e.what());
   }
   if (name.empty()) {
     throw UsageError("vtasim network needs a network (resnet18, a JSON file or MODEL.onnx)");

@@ -222,7 +222,8 @@ std::string settings_id(const SweepSpec& spec, const SweepJob& job) {
                              {"tune", spec.tune},
                              {"content", w.content_id}};
   if (w.onnx) {  // only then: the ids of other workloads stay those of older databases
-    settings["model"] = {spec.quant.calib, spec.quant.mode, spec.input_id};
+    // The quantization text ("max", "max,per-channel"): per-tensor ids stay those of before.
+    settings["model"] = {spec.quant.calib, spec.quant.quant(), spec.input_id};
   }
   return short_hash(settings.dump());
 }

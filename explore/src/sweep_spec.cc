@@ -232,12 +232,17 @@ void parse_model_keys(SweepSpec& s, const nlohmann::ordered_json& j, const std::
     s.quant.calib = j["calib"].get<int>();
   }
   if (j.contains("quant")) {
-    if (!j["quant"].is_string() ||
-        (j["quant"].get<std::string>() != "max" && j["quant"].get<std::string>() != "percentile")) {
-      throw SpecError(fmt::format("{}: 'quant' = {} must be \"max\" or \"percentile\"", s.source,
-                                  j["quant"].dump()));
+    if (!j["quant"].is_string()) {
+      throw SpecError(
+          fmt::format("{}: 'quant' = {} must be a string such as \"max\" or "
+                      "\"percentile,per-channel\"",
+                      s.source, j["quant"].dump()));
     }
-    s.quant.mode = j["quant"].get<std::string>();
+    try {
+      s.quant.set_quant(j["quant"].get<std::string>());
+    } catch (const Error& e) {
+      throw SpecError(fmt::format("{}: 'quant': {}", s.source, e.what()));
+    }
   }
   if (j.contains("input")) {
     if (!j["input"].is_string() || j["input"].get<std::string>().empty()) {

@@ -162,7 +162,7 @@ compiler::Network load_network(const std::string& name_or_path, int calib, const
   }
   compiler::QuantOptions q;
   q.calib = calib;
-  q.mode = quant;
+  q.set_quant(quant);
   model = compiler::import_and_quantize(name_or_path, q);
   return model->net;
 }
@@ -272,8 +272,9 @@ epilogue (shift, relu, clip=(lo, hi)); returns a dict like conv2d with "output" 
   m.def("network", &network, R"doc(
 Run a whole network ("resnet18", a network JSON file or MODEL.onnx) layer by layer; returns
 {"layers": [dict per VTA layer], "host_ops": [...], "cycles", "wall_seconds", "output"}. An ONNX
-model is imported and quantized first (calib inputs, quant "max" or "percentile", as
-`vtasim network MODEL.onnx`); the result then has "frontend" (the quantization report, as the
+model is imported and quantized first (calib inputs; quant "max" or "percentile" and / or
+"per-tensor" or "per-channel" weight scales, e.g. "max,per-channel", as `vtasim network
+MODEL.onnx --quant`); the result then has "frontend" (the quantization report, as the
 CLI's --json, with "output_matches_reference"), "host_time_us" (the host layers on the design's
 board CPU), "end_to_end_us" (VTA + host, timed backends; else None), "import_seconds" and
 "quantize_seconds" (the front end's wall times). Ctrl-C stops it, inside a layer too

@@ -928,11 +928,121 @@ def test_graphs_percentile_calibration(tmp_path):
     assert all(by_mode["percentile"][k] >= v for k, v in by_mode["max"].items())
 
 
+# ---- per-channel weight scales (--quant ...,per-channel) ----
+
+def spread_graph(r):
+    """Conv 8->20 + Relu, depthwise 3x3 + Relu, global average pool, Gemm 20->10: each layer's
+    output channels have weights of ranges 2^0 .. 2^-5 apart, so one scale per layer wastes the
+    small channels' int8 range."""
+    g = Graph([1, 8, 8, 8], r)
+
+    def spread(name, w):
+        w = w * (2.0 ** -(np.arange(w.shape[0]) % 6)).reshape([-1] + [1] * (w.ndim - 1))
+        return g.const(name, w)
+    c1 = g.node("Conv", ["x", spread("c1.w", r.normal(0, 0.3, (20, 8, 3, 3))),
+                         g.const("c1.b", r.normal(0, 0.05, 20))], "c1", kernel_shape=[3, 3],
+                pads=[1] * 4)
+    a = g.node("Relu", [c1], "r1")
+    dw = g.node("Conv", [a, spread("dw.w", r.normal(0, 0.3, (20, 1, 3, 3))),
+                         g.const("dw.b", r.normal(0, 0.05, 20))], "dw", kernel_shape=[3, 3],
+                pads=[1] * 4, group=20)
+    b = g.node("Relu", [dw], "r2")
+    f = g.node("Flatten", [g.node("GlobalAveragePool", [b], "gap")], "flat", axis=1)
+    y = g.node("Gemm", [f, spread("fc.w", r.normal(0, 0.3, (10, 20))),
+                        g.const("fc.b", r.normal(0, 0.05, 10))], "fc", transB=1)
+    return g, y, [1, 10]
+
+
+def channel_exponents(w):
+    """floor(log2(127 / max|w|)) of each output channel (the weights' first dimension)."""
+    m = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
+    return np.floor(np.log2(127.0 / m)).astype(int)
+
+
+def test_graphs_per_channel_scales(tmp_path):
+    r = rng()
+    g, y, shape = spread_graph(r)
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    r.normal(0, 1, (1, 8, 8, 8)).astype("<f4").tofile(str(tmp_path / "m.in.f32"))
+    reps = {}
+    for quant in ("max", "per-channel"):
+        rep, out, _ = vtasim(str(tmp_path), model, "--quant", quant, "--input",
+                             str(tmp_path / "m.in.f32"), "--calib", "2")
+        with open(os.path.join(SRC, "compiler/report.schema.json")) as f:
+            jsonschema.Draft202012Validator(json.load(f)).validate(rep)
+        fe = rep["frontend"]
+        assert fe["output_matches_reference"], out
+        assert all(l["mismatches"] == 0 and l["checked"] for l in rep["layers"]), out
+        reps[quant] = (fe, out, rep)
+    pt, pc = reps["max"][0], reps["per-channel"][0]
+    assert pt["weight_scales"] == "per-tensor" and pc["weight_scales"] == "per-channel"
+    # The same activation exponents; each weighted layer's channels get their own exponent
+    # (computed here from the weights), the smallest being the per-tensor one.
+    for lt, lc in zip(pt["layers"], pc["layers"]):
+        assert (lt["input_exponent"], lt["output_exponent"]) == (lc["input_exponent"],
+                                                                 lc["output_exponent"])
+        name = {"c1": "c1.w", "dw": "dw.w", "fc": "fc.w"}.get(lc["name"])
+        if name is None:
+            assert "shift_max" not in lc
+            continue
+        e = channel_exponents(g.params[name])
+        assert lt["weight_exponent"] == lc["weight_exponent"] == e.min()
+        assert lc["weight_exponent_max"] == e.max() >= e.min() + 4  # ranges 2^5 apart
+        assert lc["shift_max"] - lc["shift"] == e.max() - e.min()
+        assert lc["shift"] == lt["shift"]
+        assert lc["snr_db"] > lt["snr_db"]
+        # The table shows the range of the shifts ("3..8").
+        assert f"{lc['shift']}..{lc['shift_max']}" in reps["per-channel"][1]
+    assert pc["cosine_similarity"] > pt["cosine_similarity"]
+    # The VTA layers ran a per-channel SHR (their epilogues carry one shift per channel).
+    shifts = [l["epilogue"]["shift"] for l in reps["per-channel"][2]["layers"]]
+    assert all(isinstance(s, list) and len(s) in (20, 10) for s in shifts), shifts
+    # Layers on two worker processes give the same network.
+    rep2, _, _ = vtasim(str(tmp_path), model, "--quant", "per-channel", "--input",
+                        str(tmp_path / "m.in.f32"), "--calib", "2", "-j", "2")
+    assert rep2["frontend"]["reference_output"] == pc["reference_output"]
+    assert all(l["mismatches"] == 0 for l in rep2["layers"])
+
+
+def test_graphs_per_channel_python_and_sweep(tmp_path):
+    """Python's network(quant=...) and a sweep spec's "quant" give the CLI's quantization."""
+    import sqlite3
+    vt = pytest.importorskip("vtasim")
+    g, y, shape = spread_graph(rng())
+    model = g.save(str(tmp_path / "m.onnx"), y, shape)
+    rep, _, _ = vtasim(str(tmp_path), model, "--quant", "percentile,per-channel", "--calib", "2",
+                       backend="cycle")
+    fe = rep["frontend"]
+    assert fe["mode"] == "percentile" and fe["weight_scales"] == "per-channel"
+    r = vt.network(model, "pynq", backend="fsim", calib=2, quant="percentile,per-channel")
+    assert r["frontend"]["layers"] == fe["layers"]
+    assert [int(v) for v in r["output"]] == fe["reference_output"]
+    with pytest.raises(Exception, match="'per-layer' is unknown"):
+        vt.network(model, "pynq", backend="fsim", calib=2, quant="per-layer")
+    spec = {"name": "m", "base": "pynq", "workloads": ["network:m.onnx"], "backend": "cycle",
+            "calib": 2, "quant": "percentile,per-channel"}
+    out, _ = run_sweep(str(tmp_path), spec)
+    assert "ok 1" in out, out
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    cycles, cosine = con.execute("SELECT cycles, cosine FROM results WHERE row_kind = "
+                                 "'summary'").fetchone()
+    assert cycles == rep["cycles"]
+    assert cosine == pytest.approx(fe["cosine_similarity"], abs=1e-12)
+    spec["quant"] = "percentile"  # per-tensor: another job, not the row above
+    out, _ = run_sweep(str(tmp_path), spec)
+    assert "ran 1, 0 already done" in out, out
+
+
 def test_errors_options(tmp_path):
     g, y, shape, _ = op_graph("maxpool", rng())
     model = g.save(str(tmp_path / "m.onnx"), y, shape)
-    _, _, err = vtasim(str(tmp_path), model, "--quant", "mean", status=2)
-    assert "--quant must be max or percentile (got 'mean')" in err
+    for bad, words in (("mean", "'mean' is unknown"),
+                       ("max,per-kernel", "'per-kernel' is unknown"),
+                       ("per-channel,per-tensor", "'per-tensor' is given twice"),
+                       ("max,percentile", "'percentile' is given twice"),
+                       ("", "'' is unknown")):
+        _, _, err = vtasim(str(tmp_path), model, "--quant", bad, status=2)
+        assert f"--quant: quantization '{bad}': {words}" in err, err
     _, _, err = vtasim(str(tmp_path), model, "--calib", "0", status=2)
     assert "calib" in err
     short = tmp_path / "short.f32"
@@ -1370,7 +1480,9 @@ def test_graphs_sweep_model_settings(tmp_path):
 @pytest.mark.parametrize("key,value,words", [
     ("calib", 0, "'calib' = 0 must be an integer in 1..1000"),
     ("calib", 2.5, "'calib' = 2.5 must be an integer in 1..1000"),
-    ("quant", "min", "'quant' = \"min\" must be \"max\" or \"percentile\""),
+    ("quant", "min", "'quant': quantization 'min': 'min' is unknown"),
+    ("quant", "max,per-layer", "'quant': quantization 'max,per-layer': 'per-layer' is unknown"),
+    ("quant", 3, "'quant' = 3 must be a string"),
     ("input", "", "'input' = \"\" must name a raw float32 file"),
     ("input", "nope.f32", "nope.f32"),
 ])

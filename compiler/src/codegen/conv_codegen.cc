@@ -281,15 +281,22 @@ void ConvCodegen::emit_tile_start(ProgramSink& sink, const ConvBuffers& b, const
     push(sink,
          kernel("reset " + tile.key, [&] { return make_reset_kernel(tile.shape, tile.out_base); }));
   }
-  if (P.e.bias) {
+  // One ACC row per output-channel block of the tile (bias, per-channel shifts).
+  auto load_channel_rows = [&](BufferHandle src, uint32_t offset) {
     Load2D l;
-    l.src = b.bias;
+    l.src = src;
     l.src_elem_offset = uint32_t(tile.ob0);
     l.x_size = l.x_stride = uint32_t(tile.to);
     l.y_size = 1;
-    l.sram_index = tile.acc_base + P.acc_bias_off;
+    l.sram_index = tile.acc_base + offset;
     l.memory_type = kMemAcc;
     sink.load_2d(l);
+  };
+  if (P.e.bias) {
+    load_channel_rows(b.bias, P.acc_bias_off);
+  }
+  if (P.e.per_channel()) {
+    load_channel_rows(b.shifts, P.acc_shift_off);
   }
   if (P.e.residual) {
     emit_residual_loads(sink, b, tile);
@@ -353,10 +360,14 @@ void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
   const uint32_t out = tile.out_base;
   if (e.bias) {
     push(sink, kernel("bias " + tile.key, [&] {
-           return make_bias_kernel(t, out, tile.acc_base + m_plan.acc_bias_off);
+           return make_channel_vector_kernel(t, out, tile.acc_base + m_plan.acc_bias_off, kAluAdd);
          }));
   }
-  if (e.shift) {
+  if (e.per_channel()) {  // SHR with the shift row of each channel block as its operand
+    push(sink, kernel("shr per-channel " + tile.key, [&] {
+           return make_channel_vector_kernel(t, out, tile.acc_base + m_plan.acc_shift_off, kAluShr);
+         }));
+  } else if (e.shift) {
     push(sink, kernel(fmt::format("shr{} {}", e.shift, tile.key),
                       [&] { return make_alu_imm_kernel(t, out, kAluShr, e.shift); }));
   }

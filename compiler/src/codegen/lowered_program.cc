@@ -139,6 +139,9 @@ std::unique_ptr<RecordingSink> lower_conv2d(const HwConfig& cfg, const Conv2dPar
   if (plan.e.residual) {
     b.residual = buffer("residual", out_elems * size_t(cfg.out_elem_bytes));
   }
+  if (plan.e.per_channel()) {
+    b.shifts = buffer("shifts", size_t(g.ocb) * size_t(cfg.acc_elem_bytes));
+  }
   if (codegen.zero_bytes()) {
     b.zeros = buffer("zeros", codegen.zero_bytes());
   }

@@ -277,11 +277,13 @@ MicroKernel make_alu_imm_kernel(const TileShape& t, uint32_t acc_base, uint32_t 
   return k;
 }
 
-MicroKernel make_bias_kernel(const TileShape& t, uint32_t acc_base, uint32_t bias_base) {
-  MicroKernel k = two_loop_elementwise(t, acc_base, bias_base, 1, 0);
+MicroKernel make_channel_vector_kernel(const TileShape& t, uint32_t acc_base, uint32_t vec_base,
+                                       uint32_t alu_opcode) {
+  MicroKernel k = two_loop_elementwise(t, acc_base, vec_base, 1, 0);
   k.gemm = false;
-  k.alu_opcode = kAluAdd;
-  k.what = "alu ADD bias";
+  k.alu_opcode = alu_opcode;
+  k.what = alu_opcode == kAluAdd ? "alu ADD bias"
+                                 : fmt::format("alu {} per channel", alu_op_name(alu_opcode));
   return k;
 }
 

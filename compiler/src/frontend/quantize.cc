@@ -205,7 +205,9 @@ struct Quantizer {
   std::vector<std::map<std::string, FloatTensor>> runs;
   std::map<std::string, std::string> net_name;  // float tensor -> network tensor
   ExpGroups groups;
-  std::vector<int> w_exp;  // per planned layer (Conv, Gemm)
+  std::vector<int> w_exp;  // per planned layer (Conv, Gemm): the whole tensor's
+  // Per planned layer with per-channel scales: each output channel's own (>= w_exp).
+  std::vector<std::vector<int>> channel_w_exp;
 
   const GraphNode& main(size_t i) const { return g.nodes[plan[i].main]; }
   const std::string& in_name(size_t i) const { return net_name.at(main(i).inputs[0]); }
@@ -229,7 +231,24 @@ std::string layer_name(const std::string& node, std::set<std::string>& used) {
   return s;
 }
 
-// Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0.
+// Each output channel's weight exponent (the weights' first dimension): the largest whose int8
+// range holds the channel's weights.
+std::vector<int> channel_exponents(const GraphNode& m) {
+  const size_t units = size_t(m.weight.dims[0]), per = m.weight.data.size() / units;
+  std::vector<int> e(units);
+  for (size_t u = 0; u < units; ++u) {
+    float wmax = 0;
+    for (size_t j = 0; j < per; ++j) {
+      wmax = std::max(wmax, std::fabs(m.weight.data[u * per + j]));
+    }
+    e[u] = exp_for_range(wmax, fmt::format("weights of output channel {} of node '{}'", u, m.name));
+  }
+  return e;
+}
+
+// Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0. The
+// per-tensor weight exponent is the smallest channel's, so per-channel scales change no
+// activation exponent: only the weights' and the shifts.
 void choose_exponents(Quantizer& q) {
   // A QDQ graph's own exponents replace the calibrated ones.
   auto calibrated = [&](const std::string& t) {
@@ -264,6 +283,8 @@ void choose_exponents(Quantizer& q) {
       wmax = std::max(wmax, std::fabs(v));
     }
     q.w_exp.push_back(exp_for_range(wmax, "weights of node '" + m.name + "'"));
+    q.channel_w_exp.push_back(q.opt.per_channel && q.weighted(i) ? channel_exponents(m)
+                                                                 : std::vector<int>());
   }
   // A negative shift would need a left shift: lower the output's exponent instead (fixpoint;
   // exponents only decrease, so it ends).
@@ -289,12 +310,33 @@ void choose_exponents(Quantizer& q) {
   throw Error("quantization: the exponents of the residual chains do not settle");
 }
 
-// The network layer of planned layer i with its quantized weights and epilogue.
+// The int32 bias of output channel u at scale 2^-(e_in + e_w) with the rounding half unit of
+// its shift; throws naming the node when it does not fit.
+int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift) {
+  const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
+  const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
+  if (std::fabs(b) > 2147483647.0) {
+    throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
+                            m.name, m.bias.data[u], e_in + e_w));
+  }
+  return int32_t(b);
+}
+
 // The quantized weights (dense: transposed to B, inputs x units) and int32 bias of weighted
-// layer `m` at input exponent e_in, weight exponent e_w and shift.
-void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkLayer& l) {
-  std::vector<int8_t> w = quantize_values(m.weight.data, e_w, 127);
+// layer `m` at input exponent e_in and per output channel u weight exponent e_w[u] and shift
+// shift[u] (one value each: the same for every channel).
+void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
+                      const std::vector<int>& shift, NetworkLayer& l) {
   const int units = m.weight.dims[0];
+  const size_t per = m.weight.data.size() / size_t(units);
+  auto at = [](const std::vector<int>& v, size_t u) { return v.size() == 1 ? v[0] : v[u]; };
+  std::vector<int8_t> w(m.weight.data.size());
+  for (size_t u = 0; u < size_t(units); ++u) {
+    const double scale = std::ldexp(1.0, at(e_w, u));
+    for (size_t j = u * per; j < (u + 1) * per; ++j) {
+      w[j] = int8_t(std::clamp(std::lround(double(m.weight.data[j]) * scale), -128L, 127L));
+    }
+  }
   if (m.op == GraphOp::kConv) {
     l.k = units, l.groups = m.groups;
   } else {  // dense: B is inputs x units
@@ -309,14 +351,8 @@ void quantize_weights(const GraphNode& m, int e_in, int e_w, int shift, NetworkL
     w.swap(t);
   }
   std::vector<int32_t> bias(static_cast<size_t>(units));
-  const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
   for (size_t u = 0; u < bias.size(); ++u) {
-    const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
-    if (std::fabs(b) > 2147483647.0) {
-      throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
-                              m.name, m.bias.data[u], e_in + e_w));
-    }
-    bias[u] = int32_t(b);
+    bias[u] = quantize_bias(m, u, e_in, at(e_w, u), at(shift, u));
   }
   l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
@@ -406,6 +442,35 @@ void data_movement_attributes(const GraphNode& m, NetworkLayer& l) {
   }
 }
 
+// Weighted layer i's weights, bias and shifts: shift = e_in + e_w - e_out in 0..31 (the weights
+// give way above 31), per tensor or per output channel. A channel's exponent above the
+// tensor's also gives way where its bias would come near the int32 range (2^30).
+void lower_weights(Quantizer& q, size_t i, NetworkLayer& l, QuantLayerReport& rep) {
+  const GraphNode& m = q.main(i);
+  const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
+  int& e_w = q.w_exp[i];
+  e_w = std::min(e_w, 31 - e_in + e_out);
+  rep.w_exp = e_w, rep.shift = e_in + e_w - e_out;
+  if (!q.opt.per_channel) {
+    l.epilogue.shift = rep.shift;
+    return quantize_weights(m, e_in, {e_w}, {rep.shift}, l);
+  }
+  std::vector<int> ce = q.channel_w_exp[i], shifts(ce.size());
+  for (size_t u = 0; u < ce.size(); ++u) {
+    ce[u] = std::max(e_w, std::min(ce[u], 31 - e_in + e_out));
+    while (ce[u] > e_w && std::fabs(double(m.bias.data[u])) * std::ldexp(1.0, e_in + ce[u]) >
+                              std::ldexp(1.0, 30)) {
+      --ce[u];
+    }
+    shifts[u] = e_in + ce[u] - e_out;
+  }
+  rep.per_channel = true;
+  rep.w_exp_max = *std::max_element(ce.begin(), ce.end());
+  rep.shift_max = e_in + rep.w_exp_max - e_out;
+  l.epilogue.shifts = shifts;
+  quantize_weights(m, e_in, ce, shifts, l);
+}
+
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   const PlannedLayer& p = q.plan[i];
   const GraphNode& m = q.main(i);
@@ -436,19 +501,13 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     scale_attributes(q, i, l);
     return l;
   }
-  // Weighted: shift = e_in + e_w - e_out in 0..31 (the weights give way above 31).
-  int& e_w = q.w_exp[i];
-  e_w = std::min(e_w, 31 - e_in + e_out);
-  const int shift = e_in + e_w - e_out;
-  rep.w_exp = e_w, rep.shift = shift;
   l.epilogue.bias = true;
-  l.epilogue.shift = shift;
   activation_bounds(p.act, e_out, l.epilogue);
   if (p.add) {
     l.residual = q.net_name.at(p.residual);
     l.epilogue.residual = true;
   }
-  quantize_weights(m, e_in, e_w, shift, l);
+  lower_weights(q, i, l, rep);
   return l;
 }
 
@@ -507,6 +566,39 @@ void measure(Quantizer& q, QuantizedModel& m, ProgressDisplay& progress) {
 }
 
 }  // namespace
+
+void QuantOptions::set_quant(const std::string& text) {
+  std::string m = "max";
+  bool pc = false, seen_mode = false, seen_scales = false;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    const bool is_mode = part == "max" || part == "percentile";
+    const bool is_scales = part == "per-tensor" || part == "per-channel";
+    if ((!is_mode && !is_scales) || (is_mode && seen_mode) || (is_scales && seen_scales)) {
+      throw Error(fmt::format(
+          "quantization '{}': '{}' is {} (a calibration mode max or percentile and / or weight "
+          "scales per-tensor or per-channel, comma-separated, e.g. max,per-channel)",
+          text, part, is_mode || is_scales ? "given twice" : "unknown"));
+    }
+    if (is_mode) {
+      m = part, seen_mode = true;
+    } else {
+      pc = part == "per-channel", seen_scales = true;
+    }
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  mode = m;
+  per_channel = pc;
+}
+
+std::string QuantOptions::quant() const {
+  return per_channel ? mode + ",per-channel" : mode;
+}
 
 std::vector<FloatTensor> calibration_inputs(const FloatGraph& g, int count, uint64_t seed) {
   std::vector<FloatTensor> out;
@@ -632,7 +724,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
     throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
   }
   const auto start = std::chrono::steady_clock::now();
-  Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}};
+  Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}, {}};
   std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);
   if (opt.first_input) {
     if (opt.first_input->size() != inputs[0].size()) {
@@ -682,6 +774,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
 nlohmann::ordered_json QuantizedModel::to_json() const {
   nlohmann::ordered_json j;
   j["mode"] = options.mode;
+  j["weight_scales"] = options.per_channel ? "per-channel" : "per-tensor";
   j["calibration_inputs"] = options.calib;
   j["seed"] = options.seed;
   j["input_exponent"] = input_exp;
@@ -711,28 +804,40 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
                            {"snr_db", l.snr_db},
                            {"macs", l.macs},
                            {"host_time_us", l.host_us}});
+    if (l.per_channel) {  // weight_exponent and shift are then the smallest of the channels'
+      j["layers"].back()["weight_exponent_max"] = l.w_exp_max;
+      j["layers"].back()["shift_max"] = l.shift_max;
+    }
   }
   return j;
 }
 
 std::string QuantizedModel::describe() const {
   std::string s = fmt::format(
-      "quantization: {} calibration, {} seeded N(0,1) input(s) (seed {}); scales 2^-e, shift = "
-      "e_in + e_w - e_out\n",
+      "quantization: {} calibration, {} seeded N(0,1) input(s) (seed {}); {}scales 2^-e, shift = "
+      "e_in + e_w - e_out{}\n",
       options.mode == "percentile" ? fmt::format("{}th percentile", options.percentile) : "max",
-      options.calib, options.seed);
+      options.calib, options.seed, options.per_channel ? "per-channel weight scales; " : "",
+      options.per_channel ? " (per channel: lowest..highest)" : "");
   size_t ops_width = 16;  // as wide as the longest operator list ("LayerNormalization", ...)
   for (const QuantLayerReport& l : layers) {
     ops_width = std::max(ops_width, l.ops.size());
   }
-  s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7} {:>10}\n", "layer", "ops",
-                   ops_width, "where", "e_in", "e_w", "e_out", "shift", "SNR dB", "MACs");
+  const int w = options.per_channel ? 6 : 4, sw = options.per_channel ? 6 : 5;
+  s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>{}} {:>5} {:>{}} {:>7} {:>10}\n", "layer", "ops",
+                   ops_width, "where", "e_in", "e_w", w, "e_out", "shift", sw, "SNR dB", "MACs");
+  // A per-channel range as "lo..hi" (one value when every channel has it).
+  auto range = [](int lo, int hi) {
+    return lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi);
+  };
   for (const QuantLayerReport& l : layers) {
     const bool weighted = l.ops.rfind("Conv", 0) == 0 || l.ops.rfind("Gemm", 0) == 0;
-    s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>4} {:>5} {:>5} {:>7.1f} {:>10}\n", l.name,
+    const int w_hi = l.per_channel ? l.w_exp_max : l.w_exp;
+    const int s_hi = l.per_channel ? l.shift_max : l.shift;
+    s += fmt::format("  {:<44} {:<{}} {:<5} {:>4} {:>{}} {:>5} {:>{}} {:>7.1f} {:>10}\n", l.name,
                      l.ops, ops_width, l.on_vta ? "vta" : "host", l.in_exp,
-                     weighted ? std::to_string(l.w_exp) : "-", l.out_exp,
-                     weighted || l.shift ? std::to_string(l.shift) : "-", l.snr_db, l.macs);
+                     weighted ? range(l.w_exp, w_hi) : "-", w, l.out_exp,
+                     weighted || l.shift ? range(l.shift, s_hi) : "-", sw, l.snr_db, l.macs);
   }
   const double total = double(std::max<uint64_t>(vta_macs + host_macs, 1));
   s += fmt::format(

@@ -132,7 +132,8 @@ NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const
     if (l.epilogue.bias) {
       bias.assign(d.bias.begin() + g * p.k, d.bias.begin() + (g + 1) * p.k);
     }
-    const std::vector<int8_t> y = conv2d_reference_fast(p, l.epilogue, x, w, bias, {});
+    const Epilogue e = l.epilogue.channels(size_t(g) * size_t(p.k), size_t(p.k));
+    const std::vector<int8_t> y = conv2d_reference_fast(p, e, x, w, bias, {});
     for (int n = 0; n < in.n; ++n) {
       std::copy_n(y.begin() + long(size_t(n) * p.k * out_plane), size_t(p.k) * out_plane,
                   out.data.begin() + long((size_t(n) * l.k + size_t(g) * p.k) * out_plane));

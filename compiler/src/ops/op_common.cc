@@ -94,7 +94,9 @@ nlohmann::ordered_json epilogue_json(const Epilogue& ep) {
   if (ep.bias) {
     e["bias"] = true;
   }
-  if (ep.shift) {
+  if (ep.per_channel()) {
+    e["shift"] = ep.shifts;
+  } else if (ep.shift) {
     e["shift"] = ep.shift;
   }
   if (ep.relu) {
@@ -124,6 +126,7 @@ void check_weight_sizes(const NetworkLayer& l, uint64_t weights, uint64_t output
     throw Error(fmt::format("layer '{}' carries {} bias values but needs {}", l.name,
                             l.bias ? l.bias->size() : 0, outputs));
   }
+  l.epilogue.check_channels(outputs, fmt::format("layer '{}'", l.name));
 }
 
 const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name) {

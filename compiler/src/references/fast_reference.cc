@@ -157,6 +157,7 @@ std::vector<int8_t> conv2d_reference_fast(const Conv2dParams& p, const Epilogue&
                                           const std::vector<int8_t>& w,
                                           const std::vector<int32_t>& bias,
                                           const std::vector<int8_t>& residual) {
+  e.check_channels(size_t(p.k), p.name);
   const size_t pixels = size_t(p.out_h()) * size_t(p.out_w());
   const size_t k_out = size_t(p.k);
   std::vector<int8_t> out(size_t(p.n) * k_out * pixels);
@@ -167,7 +168,7 @@ std::vector<int8_t> conv2d_reference_fast(const Conv2dParams& p, const Epilogue&
       for (size_t j = 0; j < pixels; ++j) {
         const size_t o = base + k * pixels + j;
         out[o] = apply_epilogue(int32_t(acc[k * pixels + j]), e, e.bias ? bias[k] : 0,
-                                e.residual ? residual[o] : int8_t(0));
+                                e.residual ? residual[o] : int8_t(0), k);
       }
     }
   }
@@ -179,6 +180,7 @@ std::vector<int8_t> matmul_reference_fast(const MatmulParams& p, const Epilogue&
                                           const std::vector<int8_t>& b,
                                           const std::vector<int32_t>& bias) {
   // C = A * B with A as the left-hand rows (M x K) and B (K x N) as the paired right-hand side.
+  e.check_channels(size_t(p.n), p.name);
   const size_t m = size_t(p.m), k = size_t(p.k), n = size_t(p.n);
   PairedRows bx(k, n);
   for (size_t r = 0; r < k; ++r) {
@@ -190,7 +192,7 @@ std::vector<int8_t> matmul_reference_fast(const MatmulParams& p, const Epilogue&
   std::vector<int8_t> out(m * n);
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
-      out[i * n + j] = apply_epilogue(int32_t(acc[i * n + j]), e, e.bias ? bias[j] : 0, 0);
+      out[i * n + j] = apply_epilogue(int32_t(acc[i * n + j]), e, e.bias ? bias[j] : 0, 0, j);
     }
   }
   return out;

@@ -4,15 +4,16 @@
 
 namespace vta::compiler {
 
-int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t residual) {
+int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t residual,
+                      size_t channel) {
   // Unsigned arithmetic gives the hardware's modulo-2^32 wrap without undefined behaviour.
   uint32_t v = uint32_t(acc);
   if (e.bias) {
     v += uint32_t(bias);
   }
   int32_t s = int32_t(v);
-  if (e.shift) {
-    s >>= e.shift;
+  if (const int shift = e.shift_of(channel)) {
+    s >>= shift;
   }
   if (e.residual) {
     s = int32_t(uint32_t(s) + uint32_t(int32_t(residual)));
@@ -30,6 +31,7 @@ std::vector<int8_t> conv2d_reference(const Conv2dParams& p, const Epilogue& e,
                                      const std::vector<int8_t>& x, const std::vector<int8_t>& w,
                                      const std::vector<int32_t>& bias,
                                      const std::vector<int8_t>& residual) {
+  e.check_channels(size_t(p.k), p.name);
   const int oh = p.out_h(), ow = p.out_w();
   std::vector<int8_t> out(size_t(p.n) * p.k * oh * ow);
   for (int n = 0; n < p.n; ++n) {
@@ -56,7 +58,7 @@ std::vector<int8_t> conv2d_reference(const Conv2dParams& p, const Epilogue& e,
           }
           size_t o = ((size_t(n) * p.k + k) * oh + y) * ow + xo;
           out[o] = apply_epilogue(int32_t(acc), e, e.bias ? bias[k] : 0,
-                                  e.residual ? residual[o] : int8_t(0));
+                                  e.residual ? residual[o] : int8_t(0), size_t(k));
         }
       }
     }
@@ -67,6 +69,7 @@ std::vector<int8_t> conv2d_reference(const Conv2dParams& p, const Epilogue& e,
 std::vector<int8_t> matmul_reference(const MatmulParams& p, const Epilogue& e,
                                      const std::vector<int8_t>& a, const std::vector<int8_t>& b,
                                      const std::vector<int32_t>& bias) {
+  e.check_channels(size_t(p.n), p.name);
   std::vector<int8_t> out(size_t(p.m) * p.n);
   for (int i = 0; i < p.m; ++i) {
     for (int j = 0; j < p.n; ++j) {
@@ -74,7 +77,8 @@ std::vector<int8_t> matmul_reference(const MatmulParams& p, const Epilogue& e,
       for (int kk = 0; kk < p.k; ++kk) {
         acc += uint32_t(int32_t(a[size_t(i) * p.k + kk]) * int32_t(b[size_t(kk) * p.n + j]));
       }
-      out[size_t(i) * p.n + j] = apply_epilogue(int32_t(acc), e, e.bias ? bias[j] : 0, 0);
+      out[size_t(i) * p.n + j] =
+          apply_epilogue(int32_t(acc), e, e.bias ? bias[j] : 0, 0, size_t(j));
     }
   }
   return out;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "vta/compiler/references/fast_reference.h"
 
@@ -22,8 +23,9 @@ std::vector<uint8_t> tensor_bytes(const std::vector<T>& v) {
 }
 
 std::string epilogue_key(const Epilogue& e) {
-  return fmt::format("bias {} shift {} residual {} relu {} lo {} hi {}", e.bias, e.shift,
-                     e.residual, e.relu, e.clip_lo ? fmt::format("{}", *e.clip_lo) : "-",
+  return fmt::format("bias {} shift {} shifts {} residual {} relu {} lo {} hi {}", e.bias, e.shift,
+                     fmt::join(e.shifts, ","), e.residual, e.relu,
+                     e.clip_lo ? fmt::format("{}", *e.clip_lo) : "-",
                      e.clip_hi ? fmt::format("{}", *e.clip_hi) : "-");
 }
 

@@ -117,7 +117,8 @@ LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& 
   std::vector<int8_t> out(size_t(w.n) * size_t(w.k) * size_t(w.out_h()) * size_t(w.out_w()));
   LayerRun r;
   for (int set = 0; set < g.sets; ++set) {
-    const LayerRun part = run_conv2d(target, g.set, e, s, set_data(g, e, data, set), false);
+    const Epilogue set_e = e.channels(size_t(set) * size_t(g.set.k), size_t(g.set.k));
+    const LayerRun part = run_conv2d(target, g.set, set_e, s, set_data(g, e, data, set), false);
     place_output(g, part.out, set, out);
     if (set == 0) {
       r = part;
@@ -134,6 +135,7 @@ LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& 
   r.name = w.name.empty() ? "conv2d" : w.name;
   r.shape = fmt::format("{} groups {} ({} sets of {})", w.describe(), g.groups, g.sets, g.per_set);
   r.macs = g.true_macs();
+  r.epilogue = e;
   r.out = std::move(out);
   if (reference) {
     r.checked = true;

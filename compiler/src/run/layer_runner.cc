@@ -67,9 +67,10 @@ class DeviceBuffer {
 
 // The device copies of a convolution's tensors, in the blocked layouts.
 struct ConvDeviceTensors {
-  DeviceBuffer inp, wgt, out, bias, residual, zeros;
+  DeviceBuffer inp, wgt, out, bias, residual, zeros, shifts;
   ConvBuffers buffers() const {
-    return ConvBuffers{inp.get(), wgt.get(), out.get(), bias.get(), residual.get(), zeros.get()};
+    return ConvBuffers{inp.get(),      wgt.get(),   out.get(),   bias.get(),
+                       residual.get(), zeros.get(), shifts.get()};
   }
 };
 
@@ -92,6 +93,10 @@ ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig
   if (zero_bytes) {
     t.zeros = DeviceBuffer::from(sink, std::vector<int8_t>(zero_bytes));
   }
+  if (plan.e.per_channel()) {  // laid out like the bias: one ACC element per channel block
+    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
+    t.shifts = DeviceBuffer::from(sink, pack_bias(shifts, p.k, g.batch, g.block_out));
+  }
   return t;
 }
 
@@ -108,6 +113,9 @@ void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& d
   }
   if (e.residual) {
     expect("residual", data.residual.size(), size_t(p.n) * p.k * p.out_h() * p.out_w());
+  }
+  if (e.per_channel()) {
+    expect("per-channel shifts", e.shifts.size(), size_t(p.k));
   }
 }
 

@@ -96,7 +96,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg, const MemoryCosts
   const double kk = double(g.p.kh) * g.p.kw;
   const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
   const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const int vec_ops = (e.bias ? 1 : 0) + (e.residual && !P.residual_init ? 1 : 0);
+  const int vec_ops = int(acc_channel_rows(e)) + (e.residual && !P.residual_init ? 1 : 0);
   StageCosts c;
   c.inp_load = t.ti * (m.transfer(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0) + rd_lat + insn);
   c.wgt_load = m.transfer(double(t.to) * t.ti * kk * cfg.wgt_elem_bytes, 0) + rd_lat + insn;
@@ -111,9 +111,7 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg, const MemoryCosts
   }
   // Accumulator reset, or the residual as initial value shifted left by the epilogue's shift.
   c.tile_start = !P.residual_init || e.shift ? out_tile + insn : 0;
-  if (e.bias) {
-    c.tile_start += rd_lat + insn;
-  }
+  c.tile_start += double(acc_channel_rows(e)) * (rd_lat + insn);  // LOAD ACC bias, shifts
   if (e.residual) {  // LOAD ACC_8BIT runs on the compute unit
     c.tile_start += m.transfer(out_tile * cfg.out_elem_bytes, 0) + t.to * (rd_lat + insn);
   }
@@ -193,43 +191,55 @@ double stage_lower_bound(const TilePlan& P, const HwConfig& cfg) {
 namespace {
 
 // The best `keep` scores seen so far; ties are broken by the order of adding, so the choice
-// is stable.
+// is stable. The ranking moves small keys, not the candidates (whose schedule may carry an
+// epilogue with per-channel shifts).
 class BestEstimates {
  public:
   explicit BestEstimates(size_t keep) : m_keep(keep) {}
   void add(const ScheduleCandidate& c) {
-    m_all.push_back({c, m_added++});
-    if (m_all.size() >= 2 * m_keep) {
-      std::nth_element(m_all.begin(), m_all.begin() + std::ptrdiff_t(m_keep), m_all.end(),
+    m_keys.push_back({c.score, m_added++, m_all.size()});
+    m_all.push_back(c);
+    if (m_keys.size() >= 2 * m_keep) {
+      std::nth_element(m_keys.begin(), m_keys.begin() + std::ptrdiff_t(m_keep), m_keys.end(),
                        by_estimate);
-      m_all.resize(m_keep);
+      m_keys.resize(m_keep);
+      std::vector<ScheduleCandidate> kept;
+      kept.reserve(2 * m_keep);
       m_cutoff = 0;
-      for (const Entry& e : m_all) {
-        m_cutoff = std::max(m_cutoff, e.first.score);
+      for (Key& k : m_keys) {
+        m_cutoff = std::max(m_cutoff, k.score);
+        kept.push_back(m_all[k.index]);
+        k.index = kept.size() - 1;
       }
+      m_all.swap(kept);
     }
   }
   // A score above this can no longer be among the best `keep`.
   double cutoff() const { return m_cutoff; }
   // Best score first.
   std::vector<ScheduleCandidate> sorted() {
-    std::sort(m_all.begin(), m_all.end(), by_estimate);
+    std::sort(m_keys.begin(), m_keys.end(), by_estimate);
     std::vector<ScheduleCandidate> out;
-    for (const auto& entry : m_all) {
-      out.push_back(entry.first);
+    for (const Key& k : m_keys) {
+      out.push_back(m_all[k.index]);
     }
     return out;
   }
 
  private:
-  using Entry = std::pair<ScheduleCandidate, size_t>;  // (candidate, order of adding)
-  static bool by_estimate(const Entry& a, const Entry& b) {
-    return std::make_pair(a.first.score, a.second) < std::make_pair(b.first.score, b.second);
+  struct Key {
+    double score = 0;
+    size_t order = 0;  // of adding
+    size_t index = 0;  // into m_all
+  };
+  static bool by_estimate(const Key& a, const Key& b) {
+    return std::make_pair(a.score, a.order) < std::make_pair(b.score, b.order);
   }
   size_t m_keep;
   size_t m_added = 0;
   double m_cutoff = std::numeric_limits<double>::infinity();
-  std::vector<Entry> m_all;
+  std::vector<Key> m_keys;
+  std::vector<ScheduleCandidate> m_all;
 };
 
 // A light-weight plan of `s`, enough for the estimate (no SRAM checks, no kernel construction).
@@ -263,7 +273,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
         break;  // wider tiles only need more
       }
       const uint64_t out = uint64_t(to) * th * tw;
-      if (out * (e.residual && !res_init ? 2 : 1) + (e.bias ? to : 0) > acc_slot) {
+      if (out * (e.residual && !res_init ? 2 : 1) + acc_channel_rows(e) * to > acc_slot) {
         break;
       }
       if (uint64_t(th) * tw > 16383) {

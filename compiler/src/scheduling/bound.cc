@@ -44,7 +44,9 @@ MinimumBytes minimum_bytes(const BlockedConv& g, const Epilogue& e, const HwConf
   const uint64_t rows = touched(p.h, p.kh, p.stride_h, p.pad_top, g.oh);
   const uint64_t cols = touched(p.w, p.kw, p.stride_w, p.pad_left, g.ow);
   MinimumBytes b;
-  const uint64_t bias = e.bias ? uint64_t(g.ocb) : 0, residual = e.residual ? out_elems : 0;
+  // The bias and the per-channel shifts: one ACC row per output-channel block each.
+  const uint64_t bias = acc_channel_rows(e) * uint64_t(g.ocb);
+  const uint64_t residual = e.residual ? out_elems : 0;
   b.acc_counted = (bias + residual) * uint64_t(cfg.acc_elem_bytes);
   b.acc_moved = bias * uint64_t(cfg.acc_elem_bytes) + residual * uint64_t(cfg.elem_bytes(kMemAcc8));
   b.read = uint64_t(g.nb) * g.icb * rows * cols * uint64_t(cfg.inp_elem_bytes) +
@@ -58,7 +60,7 @@ uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems, bool residua
   const bool res_shift = residual_init && e.shift;
   const uint64_t imm_ops =
       (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) + (res_shift ? 1 : 0);
-  const uint64_t vec_ops = (e.bias ? 1 : 0) + (e.residual && !residual_init ? 1 : 0);
+  const uint64_t vec_ops = acc_channel_rows(e) + (e.residual && !residual_init ? 1 : 0);
   return acc_elems * (imm_ops + 2 * vec_ops);
 }
 

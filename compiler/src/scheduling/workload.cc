@@ -83,9 +83,30 @@ std::string Conv2dParams::describe() const {
                      pad, k, out_h(), out_w());
 }
 
+Epilogue Epilogue::channels(size_t first, size_t count) const {
+  Epilogue e = *this;
+  if (per_channel()) {
+    e.shifts.assign(shifts.begin() + long(first), shifts.begin() + long(first + count));
+  }
+  return e;
+}
+
+void Epilogue::check_channels(size_t k, const std::string& layer) const {
+  if (per_channel() && shifts.size() != k) {
+    throw Error(
+        fmt::format("{}: {} per-channel shifts for {} output channels", layer, shifts.size(), k));
+  }
+}
+
 void Epilogue::validate() const {
   if (shift < 0 || shift > 31) {
     throw Error(fmt::format("epilogue: shift {} out of range 0..31", shift));
+  }
+  for (size_t k = 0; k < shifts.size(); ++k) {
+    if (shifts[k] < 0 || shifts[k] > 31) {
+      throw Error(
+          fmt::format("epilogue: shift {} of output channel {} out of range 0..31", shifts[k], k));
+    }
   }
   auto imm = [](const char* what, std::optional<int> v) {
     if (v && (*v < -32768 || *v > 32767)) {
@@ -106,7 +127,10 @@ std::string Epilogue::describe() const {
   if (bias) {
     add("+bias");
   }
-  if (shift) {
+  if (per_channel()) {
+    const auto [lo, hi] = std::minmax_element(shifts.begin(), shifts.end());
+    add(*lo == *hi ? fmt::format(">>[{}]", *lo) : fmt::format(">>[{}..{}]", *lo, *hi));
+  } else if (shift) {
     add(fmt::format(">>{}", shift));
   }
   if (residual) {
@@ -130,6 +154,13 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
     const std::string what = fmt::format("{}: epilogue key '{}'", source, key);
     if (key == "bias") {
       e.bias = json_bool(v, what);
+    } else if (key == "shift" && v.is_array()) {
+      if (v.empty()) {
+        throw Error(what + ": per-channel shifts need at least one value");
+      }
+      for (const auto& x : v) {
+        e.shifts.push_back(json_int32(x, what));
+      }
     } else if (key == "shift") {
       e.shift = json_int32(v, what);
     } else if (key == "residual") {
@@ -154,7 +185,11 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
 nlohmann::json Epilogue::to_json() const {
   nlohmann::json j;
   j["bias"] = bias;
-  j["shift"] = shift;
+  if (per_channel()) {
+    j["shift"] = shifts;
+  } else {
+    j["shift"] = shift;
+  }
   j["residual"] = residual;
   j["relu"] = relu;
   if (clip_lo) {

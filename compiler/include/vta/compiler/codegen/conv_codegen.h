@@ -8,7 +8,8 @@
 //   load   : [pop g2l if s >= T] LOAD INP (one per channel block) + LOAD WGT   -> push l2g
 //            (each cut to at most TilePlan::max_load_beats: load_split.h; a step's
 //            weights in parts of TilePlan::weight_parts, one l2g push each)
-//   compute: tile start: [pop s2g if j >= T] GEMM reset, LOAD ACC bias, LOAD ACC_8BIT residual
+//   compute: tile start: [pop s2g if j >= T] GEMM reset, LOAD ACC bias (and per-channel
+//            shifts), LOAD ACC_8BIT residual
 //            pop l2g, GEMM (accumulate) of each part
 //            last chunk, residual and T >= 2: the start of tile j + 1            -> push g2l
 //            last chunk: ALU epilogue                                            -> push g2s
@@ -38,6 +39,7 @@ struct ConvBuffers {
   BufferHandle bias = nullptr;      // [K/BO][B][BO] int32 (if the epilogue has a bias)
   BufferHandle residual = nullptr;  // NCHWnc int8 of the output's shape (if it has a residual)
   BufferHandle zeros = nullptr;     // zero_bytes() of zeros (if zero_bytes() > 0)
+  BufferHandle shifts = nullptr;    // [K/BO][B][BO] int32 (if the shifts are per channel)
 };
 
 class ConvCodegen {

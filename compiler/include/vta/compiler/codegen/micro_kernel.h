@@ -56,8 +56,10 @@ MicroKernel make_reset_kernel(const TileShape& t, uint32_t acc_base);
 // acc[tile] = acc[tile] op imm.
 MicroKernel make_alu_imm_kernel(const TileShape& t, uint32_t acc_base, uint32_t alu_opcode,
                                 int32_t imm);
-// acc[o][p] += bias[o] for every position p of the tile.
-MicroKernel make_bias_kernel(const TileShape& t, uint32_t acc_base, uint32_t bias_base);
+// acc[o][p] = acc[o][p] op vec[o] for every position p of the tile: the bias (ADD) or the
+// per-channel shifts (SHR), one ACC row per output-channel block at vec_base.
+MicroKernel make_channel_vector_kernel(const TileShape& t, uint32_t acc_base, uint32_t vec_base,
+                                       uint32_t alu_opcode);
 // acc[o][p] += res[o][p].
 MicroKernel make_residual_kernel(const TileShape& t, uint32_t acc_base, uint32_t res_base);
 

@@ -21,7 +21,8 @@
 //      {"name": "dw", "op": "conv2d", "groups": 32, ...},
 //      {"name": "ap", "op": "avgpool", "kernel": 2, "stride": 2, "count_include_pad": false,
 //       "rescale": 2},
-// "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays.
+// "kernel", "stride" and "pad" also accept [h, w] / [top, left, bottom, right] arrays; an
+// epilogue's "shift" also accepts one value per output channel ([3, 5, ...]: per-channel shifts).
 // Unknown keys (also keys of another op, e.g. "units" on a conv2d) are errors.
 #pragma once
 

@@ -31,8 +31,11 @@
 namespace vta::compiler {
 
 struct QuantOptions {
-  int calib = 4;              // calibration inputs, N(0, 1) per element from `seed`
-  std::string mode = "max";   // "max" or "percentile"
+  int calib = 4;             // calibration inputs, N(0, 1) per element from `seed`
+  std::string mode = "max";  // "max" or "percentile"
+  // One weight exponent per output channel of a Conv / Gemm (each the largest that holds the
+  // channel's weights), hence one shift per channel (Epilogue::shifts); else one per layer.
+  bool per_channel = false;
   double percentile = 99.99;  // of |x|, per tensor over all calibration inputs
   uint64_t seed = 1;
   // A user's input (the graph's input shape): the first calibration sample instead of a seeded
@@ -41,6 +44,13 @@ struct QuantOptions {
   // The progress of the calibration runs on stderr (progress_display.h): off unless a command
   // asks (vtasim network gives its --quiet / --progress).
   ProgressFlags progress{true, false};
+
+  // The --quant text of `vtasim network`, Python's network(quant=...) and a sweep spec's "quant":
+  // a calibration mode (max, percentile) and / or the weight scales (per-tensor, per-channel),
+  // comma-separated: "max", "per-channel", "percentile,per-channel". Throws vta::Error naming
+  // the offending part.
+  void set_quant(const std::string& text);
+  std::string quant() const;  // the canonical text: "max", "max,per-channel", ...
 };
 
 struct QuantLayerReport {
@@ -53,6 +63,9 @@ struct QuantLayerReport {
   uint64_t values = 0;  // output values (a host layer's elementwise operations)
   uint64_t bytes = 0;   // int8 bytes read and written (inputs and output)
   double host_us = 0;   // a host layer's time on the board's CPU (time_host)
+  // Per-channel weight scales: the largest weight exponent and shift (w_exp, shift: smallest).
+  bool per_channel = false;
+  int w_exp_max = 0, shift_max = 0;
 };
 
 struct QuantizedModel {

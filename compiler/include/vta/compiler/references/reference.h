@@ -2,6 +2,7 @@
 // from the definitions (no blocking, no tiling) so that it is independent of the code generator.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -9,9 +10,11 @@
 
 namespace vta::compiler {
 
-// Applies the epilogue to one int32 accumulator value (32-bit wrapping arithmetic) and returns
-// the stored int8 (low 8 bits).
-int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t residual);
+// Applies the epilogue to one int32 accumulator value of output channel `channel` (32-bit
+// wrapping arithmetic) and returns the stored int8 (low 8 bits). The channel picks the shift of
+// a per-channel epilogue (Epilogue::shifts).
+int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t residual,
+                      size_t channel = 0);
 
 // x: N*C*H*W, w: K*C*KH*KW, bias: K (used if e.bias), residual: N*K*OH*OW (used if e.residual).
 // Returns N*K*OH*OW int8.

@@ -63,6 +63,12 @@ struct BlockedConv {
 // The tile then starts with LOAD ACC_8BIT into its outputs and, for s > 0, a shift left by s.
 bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e);
 
+// Accumulator rows per output-channel block that a tile holds besides its outputs and
+// residual: the bias and the per-channel shifts, each loaded once per tile.
+inline uint64_t acc_channel_rows(const Epilogue& e) {
+  return (e.bias ? 1 : 0) + (e.per_channel() ? 1 : 0);
+}
+
 // The longest LOAD INP / LOAD WGT the code generator issues, in bus beats (load_split.h). A
 // LOAD posts all its bursts at once and read data returns in grant order, so a read of the
 // compute unit (micro-ops, bias, residual) waits behind the rest of the load unit's current
@@ -99,6 +105,7 @@ struct TilePlan {
   uint32_t inp_slot = 0, wgt_slot = 0, acc_slot = 0;
   // Element offsets inside an accumulator slot.
   uint32_t acc_out_off = 0, acc_bias_off = 0, acc_res_off = 0;
+  uint32_t acc_shift_off = 0;  // per-channel shifts (Epilogue::shifts): one row per oc block
   bool residual_init = false;  // residual_initialises_acc(g, e): no reset, no residual ADD
   uint32_t max_load_beats = kShortLoadBeats;  // the longest LOAD INP / WGT (kShortLoadBeats)
   int h_tiles = 1, w_tiles = 1, oc_tiles = 1, ic_chunks = 1;

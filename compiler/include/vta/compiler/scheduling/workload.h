@@ -57,9 +57,13 @@ struct Conv2dParams {
 //   + bias[k] (int32), >> shift (arithmetic), + residual (int8 of the output's shape),
 //   max(lo), min(hi); then the store keeps the low 8 bits (truncation, no saturation).
 // relu is max(0); when both relu and clip_lo are given the larger bound wins.
+// With per-channel shifts (`shifts`, one per output channel k, each 0..31) output channel k is
+// shifted by shifts[k] instead: on VTA an ALU SHR whose operand is a vector loaded into the
+// accumulator SRAM like the bias (per-channel weight scales of a quantized model).
 struct Epilogue {
   bool bias = false;
-  int shift = 0;  // 0..31; 0 = no shift instruction
+  int shift = 0;            // 0..31; 0 = no shift instruction (ignored with `shifts`)
+  std::vector<int> shifts;  // empty: one shift for every channel; else one per output channel
   bool residual = false;
   bool relu = false;
   std::optional<int> clip_lo, clip_hi;  // must fit the 16-bit ALU immediate
@@ -71,6 +75,13 @@ struct Epilogue {
     }
     return clip_lo;
   }
+  bool per_channel() const { return !shifts.empty(); }
+  // The shift of output channel k (per-channel or the layer's one).
+  int shift_of(size_t k) const { return shifts.empty() ? shift : shifts[k]; }
+  // The epilogue of output channels [first, first + count) (a group of a grouped convolution).
+  Epilogue channels(size_t first, size_t count) const;
+  // Throws vta::Error unless there is one shift per output channel (or none).
+  void check_channels(size_t k, const std::string& layer) const;
   void validate() const;
   std::string describe() const;
   static Epilogue from_json(const nlohmann::json& j, const std::string& source);
