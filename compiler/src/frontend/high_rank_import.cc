@@ -46,8 +46,8 @@ std::vector<int> transpose_perm(const Importer& im, const onnx::NodeProto& n, si
   std::sort(sorted.begin(), sorted.end());
   for (size_t a = 0; a < rank; ++a) {
     if (sorted.size() != rank || sorted[a] != int(a)) {
-      im.fail(n,
-              fmt::format("perm [{}] is not a permutation of {} axes", fmt::join(perm, ", "), rank));
+      im.fail(
+          n, fmt::format("perm [{}] is not a permutation of {} axes", fmt::join(perm, ", "), rank));
     }
   }
   return perm;
@@ -67,9 +67,12 @@ void transpose_high_rank(Importer& im, const onnx::NodeProto& n) {
     const size_t j = size_t(std::find(order.begin(), order.end(), perm[i]) - order.begin());
     const int block = product(dims, i, j), axis = dims[j];
     if (j != i && block > 1 && axis > 1) {
-      const std::vector<int> view{product(dims, 0, i), block, axis, product(dims, j + 1, dims.size())};
+      const std::vector<int> view{product(dims, 0, i), block, axis,
+                                  product(dims, j + 1, dims.size())};
+      const bool same = im.dims.count(at) && im.dims.at(at) == view;  // no View needed
       at = add_view(im, fmt::format("{}/view{}", base, step), at,
-                    fmt::format("{}/view{}", n.output(0), step), view, view);
+                    fmt::format("{}/view{}", n.output(0), step), view,
+                    same ? im.shape.at(at) : view);
       GraphNode g;
       g.op = GraphOp::kPermute;
       g.name = fmt::format("{}/swap{}", base, step);
@@ -101,8 +104,8 @@ std::string einsum_operand(Importer& im, const onnx::NodeProto& n, int i, int ra
   }
   const std::vector<int> s = im.shape_of(n, n.input(i));
   if (int(s.size()) != rank) {
-    im.fail(n, fmt::format("operand '{}' has {} dims but the equation {}", n.input(i), s.size(),
-                           rank));
+    im.fail(
+        n, fmt::format("operand '{}' has {} dims but the equation {}", n.input(i), s.size(), rank));
   }
   const size_t r = s.size();
   const std::vector<int> four{r > 3 ? product(s, 0, r - 3) : 1, r > 2 ? s[r - 3] : 1, s[r - 2],
@@ -186,8 +189,7 @@ bool import_high_rank_node(Importer& im, const onnx::NodeProto& n) {
     einsum_node(im, n);
   } else if (t == "Transpose" && rank > 4) {
     transpose_high_rank(im, n);
-  } else if (t == "MatMul" && rank >= 4 && n.input_size() == 2 &&
-             im.constants.count(n.input(1))) {
+  } else if (t == "MatMul" && rank >= 4 && n.input_size() == 2 && im.constants.count(n.input(1))) {
     linear_last_axis(im, n);
   } else {
     return false;

@@ -691,8 +691,8 @@ void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
 // An elementwise node of a channels-last value (its activations all channels-last): its output
 // is channels-last too.
 bool elementwise_channels_last(const Importer& im, const onnx::NodeProto& n) {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid",
-                                            "Tanh"};
+  static const std::set<std::string> ops = {"Add",  "Sub",  "Mul",     "Div",
+                                            "Relu", "Clip", "Sigmoid", "Tanh"};
   int activations = 0, nhwc = 0;
   for (const std::string& in : n.input()) {
     if (!in.empty() && !im.constants.count(in) && !im.int_constants.count(in)) {

@@ -365,8 +365,8 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
 }
 
 // The exponents of the host operators that carry their scales as attributes: HardSigmoid,
-// Sigmoid and Tanh (in, out), Mul (both operands, out; the per-channel operand second), and those of
-// sequence models.
+// Sigmoid and Tanh (in, out), Mul (both operands, out; the per-channel operand second), and those
+// of sequence models.
 void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
   const GraphNode& m = q.main(i);
   if (is_sequence_op(m.op)) {

@@ -285,7 +285,8 @@ bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
     gather_token(im, n);
   } else if (t == "Concat") {
     return concat_constant(im, n);
-  } else if (t == "Add" && (rank == 3 || rank > 4 || rank_of(im, n, 1) == 3 || rank_of(im, n, 1) > 4)) {
+  } else if (t == "Add" &&
+             (rank == 3 || rank > 4 || rank_of(im, n, 1) == 3 || rank_of(im, n, 1) > 4)) {
     return add_tensor(im, n);
   } else {
     return false;
