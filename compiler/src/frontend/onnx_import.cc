@@ -464,7 +464,7 @@ bool flatten_alias(Importer& im, const onnx::NodeProto& n) {
     }
   }
   im.alias[n.output(0)] = im.resolve(n.input(0));
-  if (in != im.shape.end() && in->second.size() == 4 && n.op_type() == "Flatten") {
+  if (in != im.shape.end() && in->second.size() == 4) {
     const std::vector<int>& s = in->second;  // [N, C*H*W]: what reads it sees a matrix
     im.shape[n.output(0)] = {s[0], s[1] * s[2] * s[3]};
   }
