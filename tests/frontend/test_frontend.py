@@ -579,8 +579,8 @@ def test_errors_shape_operators(tmp_path):
         c = g.conv("x", 8, 16, "c1")
         model = g.save(str(tmp_path / "m.onnx"), build(g, c), out_shape)
         return error_of(str(tmp_path), model)
-    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 2, 8, 2, 2, 4, 2])],
-                                      "r7"), [1, 2, 8, 2, 2, 4, 2])
+    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 2, 8, 2, 2, 4, 4])],
+                                      "r7"), [1, 2, 8, 2, 2, 4, 4])
     assert ("node 'r7' (Reshape): its output has 7 dims (tensors of 1 to 6 dims are "
             "supported)") in err
     def swap_pixels(g, c):  # a view of the channels, then a transpose of H and W
