@@ -53,9 +53,9 @@ vta::HwConfig pynq() {
 
 TEST_CASE("operator table: every op defined once with what the compiler needs", "[passes]") {
   CHECK(known_op_names() ==
-        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
-        "layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, channel_shuffle, "
-        "add_constant");
+        "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, "
+        "tanh, mul, layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, "
+        "channel_shuffle, add_constant");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -67,7 +67,7 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   }
   CHECK_THROWS_WITH(op_def("conv3d"),
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
-                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, mul, "
+                    "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, tanh, mul, "
                     "layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, "
                     "channel_shuffle, add_constant)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
@@ -339,13 +339,15 @@ TEST_CASE("hardsigmoid: int8 on the host against an integer formula, float refer
       "n.json: network n: hardsigmoid layer 'y': in_exp must be an integer in -24..24 (got 30)");
 }
 
-TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[passes]") {
+TEST_CASE("sigmoid, tanh and mul: int8 on the host against formulas of their own", "[passes]") {
   // Every int8 input once (16 channels x 4 x 4): sigmoid at input 2^-4, output 2^-7, against
-  // 1/2 + tanh(x/2)/2; y = x * x at 2^-4 each, output 2^-3: (q*q + 16) / 32 for q*q >= 0; z = x
-  // times the per-channel mean g (one value per channel broadcast over the pixels).
+  // 1/2 + tanh(x/2)/2; tanh at input 2^-5, output 2^-7, against 1 - 2 / (e^2x + 1); y = x * x at
+  // 2^-4 each, output 2^-3: (q*q + 16) / 32 for q*q >= 0; z = x times the per-channel mean g (one
+  // value per channel broadcast over the pixels).
   Network net = Network::from_json(nlohmann::json::parse(R"({"name": "sm", "input": {"c": 16,
     "h": 4, "w": 4}, "layers": [
     {"name": "s", "op": "sigmoid", "input": "data", "in_exp": 4, "out_exp": 7},
+    {"name": "h", "op": "tanh", "input": "data", "in_exp": 5, "out_exp": 7},
     {"name": "y", "op": "mul", "input": "data", "residual": "data", "a_exp": 4, "b_exp": 4,
      "out_exp": 3},
     {"name": "g", "op": "global_avgpool", "input": "data"},
@@ -366,6 +368,9 @@ TEST_CASE("sigmoid and mul: int8 on the host against formulas of their own", "[p
     INFO(q);
     const double sig = 0.5 + 0.5 * std::tanh(q / 16.0 / 2);
     CHECK(int(s[i]) == std::min(127, int(std::floor(sig * 128 + 0.5))));
+    const double th = 1.0 - 2.0 / (std::exp(2.0 * q / 32.0) + 1.0);  // ties away from zero
+    const int h = int(th >= 0 ? std::floor(th * 128 + 0.5) : -std::floor(-th * 128 + 0.5));
+    CHECK(int(t.at("h").data[i]) == std::clamp(h, -128, 127));
     CHECK(int(y[i]) == std::min(127, (q * q + 16) / 32));
     const int p = q * g[i / 16];  // scale 2^-8 to 2^-4: divide by 16, ties away from zero
     CHECK(int(z[i]) == std::clamp((p >= 0 ? p + 8 : p - 8) / 16, -128, 127));

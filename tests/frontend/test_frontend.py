@@ -552,18 +552,17 @@ class GeluNet(torch.nn.Module):
         return torch.sigmoid(x) * x  # SiLU, spelled out
 
 
-def test_errors_decomposition_named(tmp_path):
-    """torch exports the tanh approximation of GELU as Mul, Add, Tanh, ...: named by what it
-    was, at the module scope that holds it (the node names torch gives); the SiLU after it
-    (Sigmoid, Mul) imports, and so does the exact GELU (Div, Erf, Add, Mul: one operator)."""
+def test_graphs_gelu_decompositions(tmp_path):
+    """torch exports the tanh approximation of GELU as Mul, Add, Tanh, ...: it imports as those
+    parts (Tanh a host activation), bit-exact against the int8 reference, as does the SiLU after
+    it (Sigmoid, Mul); the exact GELU (Div, Erf, Add, Mul) imports as one operator."""
     torch.manual_seed(SEED)
     print(f"seed {SEED}")
     model = str(tmp_path / "gelu.onnx")
     torch.onnx.export(GeluNet("tanh").eval(), torch.randn(1, 8, 6, 6), model, opset_version=13)
-    err = error_of(str(tmp_path), model)
-    assert "1 unsupported operator(s)" in err
-    assert ("Add, Mul, Tanh at /blocks.0/mlp (GELU, tanh approximation): 2 times" in err), err
-    assert "SiLU" not in err and "'Tanh'" not in err
+    rep, out, _ = vtasim(str(tmp_path), model)
+    assert rep["frontend"]["output_matches_reference"], out
+    assert sum(": tanh on host" in h for h in rep["host_ops"]) == 2, rep["host_ops"]
     exact = str(tmp_path / "gelu_exact.onnx")
     torch.onnx.export(GeluNet().eval(), torch.randn(1, 8, 6, 6), exact, opset_version=13)
     rep, out, _ = vtasim(str(tmp_path), exact)
@@ -580,10 +579,10 @@ def test_errors_shape_operators(tmp_path):
         c = g.conv("x", 8, 16, "c1")
         model = g.save(str(tmp_path / "m.onnx"), build(g, c), out_shape)
         return error_of(str(tmp_path), model)
-    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 16, 8, 4, 2])], "r5"),
-                  [1, 16, 8, 4, 2])
-    assert ("node 'r5' (Reshape): a Reshape of 1x16x8x8 to 1x16x8x4x2 has no NCHW meaning "
-            "(supported to 5-D: the channels split into groups x C/groups") in err
+    err = err_for(lambda g, c: g.node("Reshape", [c, int_const(g, "s", [1, 2, 8, 2, 2, 4, 4])],
+                                      "r7"), [1, 2, 8, 2, 2, 4, 4])
+    assert ("node 'r7' (Reshape): its output has 7 dims (tensors of 1 to 6 dims are "
+            "supported)") in err
     def swap_pixels(g, c):  # a view of the channels, then a transpose of H and W
         v = g.node("Reshape", [c, int_const(g, "s", [1, 4, 4, 8, 8])], "v")
         tr = g.node("Transpose", [v], "tr", perm=[0, 1, 2, 4, 3])
@@ -756,7 +755,11 @@ NET_INPUT = "1x3x32x32"
 NET_INPUTS = {"alexnet": "1x3x64x64", "inception_v3": "1x3x75x75",
               # ViT-B/16 built for a 16x16 input (its builder's image_size): one patch and the
               # class token, 2 tokens.
-              "vit_b_16": "1x3x16x16"}
+              "vit_b_16": "1x3x16x16",
+              # MaxViT-T: its stem and four stages halve the input five times and each stage's
+              # map must divide into 7x7 windows and a 7x7 grid, so 224x224 (7x7 at the last
+              # stage) is the smallest input its builder accepts.
+              "maxvit_t": "1x3x224x224"}
 # The models whose grouped or depthwise convolutions run on the host.
 HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121",
                   "shufflenet_v2_x0_5", "mnasnet0_5", "regnet_x_400mf", "resnext50_32x4d",
@@ -764,8 +767,11 @@ HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "dens
 # The CNN floor of the issue; the attention models' own (see the README's model table).
 CNN_COSINE_FLOOR = 0.99
 ATTENTION_COSINE_FLOOR = 0.98
+# MaxViT-T's own (measured 0.975 with --calib 2; see the README's model table): its 22 blocks of
+# random weights at per-tensor power-of-two scales lose more than ViT's 12 on 2 tokens.
+ATTENTION_FLOORS = {"maxvit_t": 0.97}
 # The models whose attention (the products of two activations) runs on the host.
-ATTENTION_NETS = ("vit_b_16",)
+ATTENTION_NETS = ("vit_b_16", "maxvit_t")
 
 
 def export(tmp, name):
@@ -778,14 +784,12 @@ def export(tmp, name):
     return model
 
 
-# wide_resnet50_2 imports and runs too, but is left out: its operators are resnet50's, and its
-# export alone takes ~10 s and writes 275 MB.
-@pytest.mark.parametrize("name", ["resnet18", "resnet50", "mobilenet_v2", "vgg11",
-                                  "squeezenet1_1", "googlenet", "mobilenet_v3_small",
+@pytest.mark.parametrize("name", ["resnet18", "resnet50", "wide_resnet50_2", "mobilenet_v2",
+                                  "vgg11", "squeezenet1_1", "googlenet", "mobilenet_v3_small",
                                   "efficientnet_b0", "densenet121", "shufflenet_v2_x0_5",
                                   "mnasnet0_5", "alexnet", "inception_v3", "vgg11_bn",
                                   "regnet_x_400mf", "resnext50_32x4d", "efficientnet_v2_s",
-                                  "convnext_tiny", "vit_b_16"])
+                                  "convnext_tiny", "vit_b_16", "maxvit_t"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")
@@ -797,7 +801,7 @@ def test_network(tmp_path, name):
     assert fe["cosine_similarity"] >= COSINE_FLOOR, out
     assert len(fe["reference_output"]) == 1000
     if name in ATTENTION_NETS:
-        assert fe["cosine_similarity"] >= ATTENTION_COSINE_FLOOR, out
+        assert fe["cosine_similarity"] >= ATTENTION_FLOORS.get(name, ATTENTION_COSINE_FLOOR), out
         assert fe["host_macs"] > 0 and any("batch_matmul" in h for h in rep["host_ops"])
     elif name in HOST_CONV_NETS:
         # depthwise convolutions run on the host, and are reported
@@ -808,6 +812,8 @@ def test_network(tmp_path, name):
         check_convnext(rep, out)
     if name == "vit_b_16":
         check_vit(rep, out)
+    if name == "maxvit_t":
+        check_maxvit(rep)
     if name == "shufflenet_v2_x0_5":  # the channel shuffles and chunks, on the host
         hosted = " ".join(rep["host_ops"])
         assert hosted.count("channel shuffle of 2 groups on host") == 16
@@ -829,6 +835,24 @@ def check_convnext(rep, out):
     assert sum("layer_norm in f32 on host" in h for h in hosted) == 1 + 18 + 3 + 1, hosted
     assert not any("permute" in h for h in hosted), hosted
     assert sum("with" in h and "groups on host" in h for h in hosted) == 18  # depthwise 7x7
+
+
+def check_maxvit(rep):
+    """MaxViT-T at 224x224: each of its 11 layers' window and grid attention is two Einsums,
+    int8 batch products on the host; the 5-D and 6-D transposes of the partitions are 4-D
+    permutes; the classifier's Tanh runs on the host."""
+    hosted = rep["host_ops"]
+    # Stages of 2, 2, 5, 2 layers on 56, 28, 14, 7 pixels with 64, 128, 256, 512 channels (heads
+    # of 32): 64, 16, 4, 1 windows (and grid cells) of 7x7 = 49 tokens, times 2, 4, 8, 16 heads.
+    for layers, planes in ((2, 128), (2, 64), (5, 32), (2, 16)):
+        scores = sum(f"batch_matmul 49x32x49 x {planes} planes" in h for h in hosted)
+        weighted = sum(f"batch_matmul 49x49x32 x {planes} planes" in h for h in hosted)
+        assert (scores, weighted) == (2 * layers, 2 * layers), (planes, hosted)
+    assert sum(": tanh on host" in h for h in hosted) == 1, hosted
+    assert sum(": sigmoid on host" in h for h in hosted) == 2 * 11, hosted  # squeeze-excitation
+    # The Linears (q/k/v, the merge, the MLP's two) run on VTA on the 49-token rows.
+    shapes = [l["shape"] for l in rep["layers"]]
+    assert shapes.count("3136x64 * 64x192") == 2 * 2, shapes  # stage 1: 64 windows of 49 tokens
 
 
 def check_vit(rep, out):

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -57,6 +58,8 @@ const char* graph_op_name(GraphOp op) {
       return "HardSigmoid";
     case GraphOp::kSigmoid:
       return "Sigmoid";
+    case GraphOp::kTanh:
+      return "Tanh";
     case GraphOp::kMul:
       return "Mul";
     case GraphOp::kLayerNorm:
@@ -93,9 +96,13 @@ std::vector<int> nchw_view(const std::vector<int>& dims, const std::string& what
       return {dims[0] * dims[1], dims[2], 1, 1};
     case 4:
       return dims;
+    case 5:
+    case 6:  // the leading axes merged into N: the last three (heads, rows, columns) kept
+      return {std::accumulate(dims.begin(), dims.end() - 3, 1, std::multiplies<>()),
+              dims[dims.size() - 3], dims[dims.size() - 2], dims[dims.size() - 1]};
     default:
       throw Error(
-          fmt::format("{} has {} dims (tensors of 1 to 4 dims are supported)", what, dims.size()));
+          fmt::format("{} has {} dims (tensors of 1 to 6 dims are supported)", what, dims.size()));
   }
 }
 
@@ -104,8 +111,8 @@ int view_axis(int rank, int axis) {
   if (axis < 0 || axis >= rank) {
     return -1;
   }
-  if (rank == 4) {
-    return axis;
+  if (rank >= 4) {  // 5-D, 6-D: the last three axes are the view's C, H, W
+    return axis >= rank - 3 ? axis - (rank - 4) : rank == 4 ? axis : -1;
   }
   return axis == rank - 1 && rank > 1 ? 1 : -1;  // the features: the view's channels
 }
@@ -288,6 +295,9 @@ FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTen
         break;
       case GraphOp::kSigmoid:
         v = float(1.0 / (1.0 + std::exp(-double(v))));
+        break;
+      case GraphOp::kTanh:
+        v = float(std::tanh(double(v)));
         break;
       default:
         v += b->data[i];

@@ -175,7 +175,8 @@ std::string node_name(const onnx::NodeProto& n) {
 }
 
 const std::vector<int>& Importer::shape_of(const onnx::NodeProto& n, const std::string& t) const {
-  auto it = shape.find(resolve(t));
+  auto it = shape.find(t);  // an alias of its own shape (a Flatten), else its source's
+  it = it == shape.end() ? shape.find(resolve(t)) : it;
   if (it == shape.end()) {
     fail(n, fmt::format("the shape of input '{}' is unknown (an earlier node does not fit)", t));
   }
@@ -464,6 +465,10 @@ bool flatten_alias(Importer& im, const onnx::NodeProto& n) {
     }
   }
   im.alias[n.output(0)] = im.resolve(n.input(0));
+  if (in != im.shape.end() && in->second.size() == 4) {
+    const std::vector<int>& s = in->second;  // [N, C*H*W]: what reads it sees a matrix
+    im.shape[n.output(0)] = {s[0], s[1] * s[2] * s[3]};
+  }
   return true;
 }
 
@@ -514,7 +519,9 @@ bool importer_implements(const std::string& op_type) {
                                             "Slice",
                                             "Split",
                                             "ReduceMean",
-                                            "Gather"};
+                                            "Gather",
+                                            "Einsum",
+                                            "Tanh"};
   return ops.count(op_type) > 0;
 }
 
@@ -564,6 +571,8 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     g.op = GraphOp::kMul;
   } else if (t == "Sigmoid") {
     g.op = GraphOp::kSigmoid;
+  } else if (t == "Tanh") {
+    g.op = GraphOp::kTanh;
   } else if (t == "HardSigmoid") {
     g.op = GraphOp::kHardSigmoid;
     g.alpha = attr_float(n, "alpha", 0.2f);
@@ -683,7 +692,8 @@ void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
 // An elementwise node of a channels-last value (its activations all channels-last): its output
 // is channels-last too.
 bool elementwise_channels_last(const Importer& im, const onnx::NodeProto& n) {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Relu", "Clip", "Sigmoid"};
+  static const std::set<std::string> ops = {"Add",  "Sub",  "Mul",     "Div",
+                                            "Relu", "Clip", "Sigmoid", "Tanh"};
   int activations = 0, nhwc = 0;
   for (const std::string& in : n.input()) {
     if (!in.empty() && !im.constants.count(in) && !im.int_constants.count(in)) {
@@ -725,7 +735,7 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   } else {
     materialize_channels_last(im, n);
   }
-  if (import_sequence_3d_node(im, n) || import_layout_node(im, n) ||
+  if (import_sequence_3d_node(im, n) || import_high_rank_node(im, n) || import_layout_node(im, n) ||
       ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) || import_sequence_node(im, n)) {
     return;
   }

@@ -77,6 +77,15 @@ const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, 
 // FloatGraph::validate reports what does not fit).
 void add_node(Importer& im, GraphNode g, std::optional<std::vector<int>> shape = std::nullopt);
 
+// A View of graph tensor `in` as `to` (the model's shape `model` of the result), named
+// `out`; the input itself (`out` an alias of it) when its dims and shape are already those.
+// Returns the graph tensor holding the result (sequence_3d_import.cc).
+std::string add_view(Importer& im, const std::string& name, const std::string& in,
+                     const std::string& out, std::vector<int> to, std::vector<int> model);
+// Einsum as a batched matrix product, a Transpose of a 5-D or 6-D value and a Linear over the
+// last axis of a 4-D to 6-D value (high_rank_import.cc); true when it imported node n.
+bool import_high_rank_node(Importer& im, const onnx::NodeProto& n);
+
 // The operators of MLPs and transformers (sequence_import.cc). Each returns true when it
 // imported node n (false: not one of its operators).
 bool import_sequence_node(Importer& im, const onnx::NodeProto& n);

@@ -400,16 +400,16 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   }
 }
 
-// The exponents of the host operators that carry their scales as attributes: HardSigmoid and
-// Sigmoid (in, out), Mul (both operands, out; the per-channel operand second), and those of
-// sequence models.
+// The exponents of the host operators that carry their scales as attributes: HardSigmoid,
+// Sigmoid and Tanh (in, out), Mul (both operands, out; the per-channel operand second), and those
+// of sequence models.
 void scale_attributes(Quantizer& q, size_t i, NetworkLayer& l) {
   const GraphNode& m = q.main(i);
   if (is_sequence_op(m.op)) {
     return sequence_attributes(q, m, l);
   }
   const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
-  if (m.op == GraphOp::kHardSigmoid || m.op == GraphOp::kSigmoid) {
+  if (m.op == GraphOp::kHardSigmoid || m.op == GraphOp::kSigmoid || m.op == GraphOp::kTanh) {
     l.attrs["in_exp"] = e_in, l.attrs["out_exp"] = e_out;
     if (m.op == GraphOp::kHardSigmoid) {
       l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;

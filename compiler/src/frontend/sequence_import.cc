@@ -121,10 +121,30 @@ void batch_matmul_node(Importer& im, const onnx::NodeProto& n) {
   add_node(im, std::move(g));
 }
 
+// The node producing x, looking through a View of a Gemm read by that View alone (a Linear over
+// the last axis of a 4-D to 6-D value: high_rank_import.cc).
+auto gemm_producer(const Importer& im, const std::string& x) {
+  auto p = im.producer.find(x);
+  if (p == im.producer.end() || im.graph.nodes[p->second].op != GraphOp::kView) {
+    return p;
+  }
+  const std::string& in = im.graph.nodes[p->second].inputs[0];
+  auto q = im.producer.find(in);
+  const auto readers = std::count_if(im.graph.nodes.begin(), im.graph.nodes.end(), [&](auto& g) {
+    return std::find(g.inputs.begin(), g.inputs.end(), in) != g.inputs.end();
+  });
+  const bool gemm = q != im.producer.end() && im.graph.nodes[q->second].op == GraphOp::kGemm;
+  // the units still the last axis of the viewed value
+  return gemm && readers == 1 && im.shape.count(x) &&
+                 im.shape.at(x).back() == im.graph.nodes[q->second].weight.dims[0]
+             ? q
+             : p;
+}
+
 // A Linear's bias added after its MatMul: folded into the Gemm when the Gemm's output is read
 // by this Add alone.
 bool fold_bias(Importer& im, const onnx::NodeProto& n, const std::string& x, const FloatTensor& c) {
-  auto p = im.producer.find(x);
+  auto p = gemm_producer(im, x);
   if (p == im.producer.end() || im.consumers[x] != 1) {
     return false;
   }
