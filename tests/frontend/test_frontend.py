@@ -706,7 +706,10 @@ NET_INPUT = "1x3x32x32"
 NET_INPUTS = {"alexnet": "1x3x64x64", "inception_v3": "1x3x75x75",
               # ViT-B/16 built for a 16x16 input (its builder's image_size): one patch and the
               # class token, 2 tokens.
-              "vit_b_16": "1x3x16x16"}
+              "vit_b_16": "1x3x16x16",
+              # Swin at its smallest input (8x8 fails in torch's export): 4x4 tokens padded to one
+              # 7x7 window, no shift (the window covers the padded map).
+              "swin_t": "1x3x16x16"}
 # The models whose grouped or depthwise convolutions run on the host.
 HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121",
                   "shufflenet_v2_x0_5", "mnasnet0_5", "regnet_x_400mf", "resnext50_32x4d",
@@ -715,7 +718,7 @@ HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "dens
 CNN_COSINE_FLOOR = 0.99
 ATTENTION_COSINE_FLOOR = 0.98
 # The models whose attention (the products of two activations) runs on the host.
-ATTENTION_NETS = ("vit_b_16",)
+ATTENTION_NETS = ("vit_b_16", "swin_t")
 
 
 def export(tmp, name):
@@ -735,7 +738,7 @@ def export(tmp, name):
                                   "efficientnet_b0", "densenet121", "shufflenet_v2_x0_5",
                                   "mnasnet0_5", "alexnet", "inception_v3", "vgg11_bn",
                                   "regnet_x_400mf", "resnext50_32x4d", "efficientnet_v2_s",
-                                  "convnext_tiny", "vit_b_16"])
+                                  "convnext_tiny", "vit_b_16", "swin_t"])
 def test_network(tmp_path, name):
     model = export(str(tmp_path), name)
     expected = np.fromfile(model[:-5] + ".out.f32", dtype="<f4")

@@ -93,9 +93,13 @@ std::vector<int> nchw_view(const std::vector<int>& dims, const std::string& what
       return {dims[0] * dims[1], dims[2], 1, 1};
     case 4:
       return dims;
+    case 5:
+      return {dims[0] * dims[1], dims[2], dims[3], dims[4]};
+    case 6:
+      return {dims[0] * dims[1] * dims[2], dims[3], dims[4], dims[5]};
     default:
       throw Error(
-          fmt::format("{} has {} dims (tensors of 1 to 4 dims are supported)", what, dims.size()));
+          fmt::format("{} has {} dims (tensors of 1 to 6 dims are supported)", what, dims.size()));
   }
 }
 
@@ -104,8 +108,8 @@ int view_axis(int rank, int axis) {
   if (axis < 0 || axis >= rank) {
     return -1;
   }
-  if (rank == 4) {
-    return axis;
+  if (rank >= 4) {
+    return axis >= rank - 3 ? axis - (rank - 4) : -1;  // the leading axes are merged into N
   }
   return axis == rank - 1 && rank > 1 ? 1 : -1;  // the features: the view's channels
 }
@@ -417,7 +421,7 @@ std::string data_movement_dims(const GraphNode& g, const std::vector<int>& d,
   }
   for (size_t a = 0; a < 3; ++a) {
     const int b = g.slice_begin.at(a), e = g.slice_end.at(a);
-    if (b < 0 || e > d[a + 1] || b >= e) {
+    if (!ops::box_fits(b, e, d[a + 1])) {
       return fmt::format("the box {}..{} of dimension {} is empty or outside its size {}", b, e,
                          a + 1, d[a + 1]);
     }

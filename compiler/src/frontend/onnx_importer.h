@@ -39,6 +39,7 @@ struct Importer {
   std::string file;
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> int_constants;
+  std::map<std::string, std::vector<int64_t>> int_constant_dims;  // rank 2 and more (folds)
   std::map<std::string, std::string> alias;
   std::map<std::string, int> consumers;
   std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
@@ -94,6 +95,14 @@ void materialize_channels_last(Importer& im, const onnx::NodeProto& n);
 // Transpose, MatMul of two activations, Slice and Gather of 3-D values (sequence_3d_import.cc);
 // true when it imported node n.
 bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n);
+// A View of graph tensor `in` as `to` (the model's shape `model` of the result), named `out`;
+// the input itself (an alias) when its dims and shape are already those (sequence_3d_import.cc).
+std::string add_view(Importer& im, const std::string& name, const std::string& in,
+                     const std::string& out, std::vector<int> to, std::vector<int> model);
+// Transpose of a 5-D or 6-D value, Gather of one index along any axis, a Linear over the last
+// axis of a 4-D to 6-D value, Concat along any axis, Slice with steps (high_rank_import.cc);
+// true when it imported node n.
+bool import_high_rank_node(Importer& im, const onnx::NodeProto& n);
 // A decomposition imported as one node, at its output node `out` (sequence_import.cc).
 void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
 // Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).

@@ -83,7 +83,7 @@ void reshape_view(Importer& im, const onnx::NodeProto& n, const ChannelView& vie
 }
 
 // A Reshape of a channel view, or of an NCHW tensor to N x g x C/g x H x W (a channel view);
-// false for any other (sequence_import.cc's).
+// false for any other (sequence_import.cc's view, of up to 6 dims).
 bool reshape_node(Importer& im, const onnx::NodeProto& n) {
   auto v = im.views.find(im.resolve(n.input(0)));
   const std::vector<int64_t>* target = int_input(im, n, 1, "the shape");
@@ -102,9 +102,7 @@ bool reshape_node(Importer& im, const onnx::NodeProto& n) {
   }
   if (in.size() != 4 || in != graph_shape(im, n.input(0)) || out[0] != in[0] ||
       out[1] * out[2] != in[1] || out[3] != in[2] || out[4] != in[3]) {
-    im.fail(n, fmt::format("a Reshape of {} to {} has no NCHW meaning (supported to 5-D: the "
-                           "channels split into groups x C/groups for a channel shuffle)",
-                           shape_text(in), shape_text(out)));
+    return false;  // another 5-D value (Swin's q / k / v): a view
   }
   set_view(im, n.output(0), ChannelView{im.resolve(n.input(0)), int(out[1]), false}, out);
   return true;

@@ -19,17 +19,6 @@
 
 namespace vta::compiler::onnx_in {
 
-namespace {
-
-int rank_of(const Importer& im, const onnx::NodeProto& n, int i) {
-  return n.input_size() > i && !n.input(i).empty() && !im.constants.count(n.input(i)) &&
-                 !im.int_constants.count(n.input(i))
-             ? int(im.shape_of(n, n.input(i)).size())
-             : 0;
-}
-
-// A View of graph tensor `in` as `to` (the model's shape `model` of the result), named
-// `out`; the input itself when its dims and shape are already those.
 std::string add_view(Importer& im, const std::string& name, const std::string& in,
                      const std::string& out, std::vector<int> to, std::vector<int> model) {
   // The same dims and model shape: the input itself (an alias keeps the input's shape).
@@ -47,6 +36,15 @@ std::string add_view(Importer& im, const std::string& name, const std::string& i
   g.to_dims = std::move(to);
   add_node(im, std::move(g), std::move(model));
   return out;
+}
+
+namespace {
+
+int rank_of(const Importer& im, const onnx::NodeProto& n, int i) {
+  return n.input_size() > i && !n.input(i).empty() && !im.constants.count(n.input(i)) &&
+                 !im.int_constants.count(n.input(i))
+             ? int(im.shape_of(n, n.input(i)).size())
+             : 0;
 }
 
 // The 3-D input i of node n as the 4-D graph tensor 1 x A x B x C.
@@ -214,7 +212,8 @@ GraphNode constant_node_of(Importer& im, const onnx::NodeProto& n, const std::st
   return g;
 }
 
-// x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding.
+// x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding,
+// Swin's relative position bias of its attention.
 bool add_tensor(Importer& im, const onnx::NodeProto& n) {
   if (n.input_size() != 2) {
     return false;
@@ -287,7 +286,7 @@ bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
     gather_token(im, n);
   } else if (t == "Concat") {
     return concat_constant(im, n);
-  } else if (t == "Add" && (rank == 3 || rank_of(im, n, 1) == 3)) {
+  } else if (t == "Add" && (rank >= 3 || rank_of(im, n, 1) >= 3)) {
     return add_tensor(im, n);
   } else {
     return false;

@@ -123,10 +123,18 @@ void batch_matmul_node(Importer& im, const onnx::NodeProto& n) {
 
 // A Linear's bias added after its MatMul: folded into the Gemm when the Gemm's output is read
 // by this Add alone.
+// A Linear of rows viewed back (high_rank_import.cc) folds its bias the same way.
 bool fold_bias(Importer& im, const onnx::NodeProto& n, const std::string& x, const FloatTensor& c) {
   auto p = im.producer.find(x);
   if (p == im.producer.end() || im.consumers[x] != 1) {
     return false;
+  }
+  if (const GraphNode& v = im.graph.nodes[p->second]; v.op == GraphOp::kView) {
+    auto q = im.producer.find(v.inputs[0]);
+    if (q == im.producer.end() || im.graph.nodes[q->second].op != GraphOp::kGemm) {
+      return false;
+    }
+    p = q;  // the view's input is its own (no ONNX node reads it)
   }
   GraphNode& gemm = im.graph.nodes[p->second];
   if (gemm.op != GraphOp::kGemm || c.size() != gemm.bias.size() || c.size() == 1) {

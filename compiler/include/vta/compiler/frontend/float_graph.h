@@ -8,7 +8,9 @@
 // same (row-major) order, under 4 dims. A matrix [N, F] is N x F x 1 x 1; a sequence [N, S, D]
 // is N*S rows of D features, (N*S) x D x 1 x 1, so that a Linear over the features is a dense
 // layer of N*S rows on VTA and every per-token operator works along the channels; a 4-D tensor
-// (attention's heads, [N, heads, S, d]) is itself.
+// (attention's heads, [N, heads, S, d]) is itself; a 5-D or 6-D tensor (Swin's window partition
+// [B, H/w, w, W/w, w, C], its q / k / v [B, S, 3, heads, d]) has its leading axes merged into N
+// (the last three kept).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +60,7 @@ enum class GraphOp {
 // Permute, AddConstant.
 bool is_sequence_op(GraphOp op);
 
-// The NCHW view of a tensor of the model of rank 1..4 (see above); throws vta::Error naming
+// The NCHW view of a tensor of the model of rank 1..6 (see above); throws vta::Error naming
 // `what` for another rank.
 std::vector<int> nchw_view(const std::vector<int>& dims, const std::string& what);
 // The axis of the view that holds axis `axis` (negative: from the end) of a tensor of rank
