@@ -152,11 +152,58 @@ float float_mod(float x, float y, bool fmod) {
   return !fmod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
 }
 
+// The dims of the two-way (right-aligned) broadcast of `a` and `b`; false when they do not.
+bool broadcast_dims(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>& out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (size_t k = 0; k < rank; ++k) {
+    const int x = k + a.size() >= rank ? a[k + a.size() - rank] : 1;
+    const int y = k + b.size() >= rank ? b[k + b.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1) {
+      return false;
+    }
+    out[k] = x == 1 ? y : x;
+  }
+  return true;
+}
+
+// For each value of a tensor of dims `out`, the index of the value of `in` (broadcast to it)
+// that it reads.
+std::vector<size_t> broadcast_sources(const std::vector<int>& in, const std::vector<int>& out) {
+  std::vector<int> aligned(out.size(), 1);
+  std::copy(in.begin(), in.end(), aligned.begin() + long(out.size() - in.size()));
+  int64_t count = 1;
+  for (int d : out) {
+    count *= d;
+  }
+  std::vector<size_t> src(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, from = 0, stride = 1;
+    for (size_t a = out.size(); a-- > 0;) {
+      const int64_t k = rest % out[a];
+      rest /= out[a];
+      from += (aligned[a] == 1 ? 0 : k) * stride;
+      stride *= aligned[a];
+    }
+    src[size_t(i)] = size_t(from);
+  }
+  return src;
+}
+
 std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTensor& b) {
   const std::string& op = o.n.op_type();
   FloatTensor out = a.size() >= b.size() ? a : b;
+  std::vector<size_t> ia, ib;  // broadcast sources, when the sizes differ and neither is 1
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
+    if (!broadcast_dims(a.dims, b.dims, out.dims)) {
+      return fmt::format("dims {} and {} do not broadcast", a.shape(), b.shape());
+    }
+    ia = broadcast_sources(a.dims, out.dims), ib = broadcast_sources(b.dims, out.dims);
+    out.data.resize(ia.size());
+  }
   for (size_t i = 0; i < out.data.size(); ++i) {
-    const float x = at(a.data, i), y = at(b.data, i);
+    const float x = ia.empty() ? at(a.data, i) : a.data[ia[i]];
+    const float y = ib.empty() ? at(b.data, i) : b.data[ib[i]];
     out.data[i] = op == "Add"   ? x + y
                   : op == "Sub" ? x - y
                   : op == "Mul" ? x * y
@@ -178,7 +225,7 @@ std::string binary(const Operands& o) {
   const FloatTensor *fa = o.floats(0), *fb = o.floats(1);
   const size_t na = ia ? ia->size() : fa ? fa->size() : 0;
   const size_t nb = ib ? ib->size() : fb ? fb->size() : 0;
-  if (na != nb && na != 1 && nb != 1) {
+  if (na != nb && na != 1 && nb != 1 && !(fa && fb)) {
     return fmt::format("operands of {} and {} values do not broadcast", na, nb);
   }
   if (ia && ib) {
@@ -547,13 +594,148 @@ std::string logical_not(const Operands& o) {
   return {};
 }
 
+// Relu, Sigmoid, Exp and Clip (bounds: constant inputs 1 and 2, absent: none) of a float
+// constant (Swin v2's continuous position bias and logit scale).
+std::string float_unary(const Operands& o) {
+  const FloatTensor* x = o.floats(0);
+  const FloatTensor *lo = o.floats(1), *hi = o.floats(2);
+  const std::string& op = o.n.op_type();
+  if (!x || (lo && lo->size() != 1) || (hi && hi->size() != 1)) {
+    return fmt::format("only a {} of a float constant (scalar bounds) is computed", op);
+  }
+  FloatTensor out = *x;
+  for (float& v : out.data) {
+    const double d = v;
+    v = op == "Relu"      ? float(std::max(d, 0.0))
+        : op == "Sigmoid" ? float(1.0 / (1.0 + std::exp(-d)))
+        : op == "Exp"     ? float(std::exp(d))
+                          : std::min(std::max(v, lo ? lo->data[0] : v), hi ? hi->data[0] : v);
+    if (!std::isfinite(v)) {
+      return fmt::format("{} of {} is not finite", op, d);
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// MatMul of float constants: [..., M, K] by a matrix [K, N] (the position bias MLP's Linears).
+std::string float_matmul(const Operands& o) {
+  const FloatTensor *a = o.floats(0), *b = o.floats(1);
+  if (!a || !b || a->dims.empty() || b->dims.size() != 2 || a->dims.back() != b->dims[0]) {
+    return "only a MatMul of a float constant by a float matrix of matching size is computed";
+  }
+  const size_t k = size_t(b->dims[0]), n = size_t(b->dims[1]), rows = a->size() / k;
+  if (rows * n > size_t(kMaxFoldedValues)) {
+    return fmt::format("the product is larger than {} values", kMaxFoldedValues);
+  }
+  FloatTensor out{a->dims, std::vector<float>(rows * n)};
+  out.dims.back() = int(n);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (size_t i = 0; i < k; ++i) {
+        sum += double(a->data[r * k + i]) * b->data[i * n + j];
+      }
+      out.data[r * n + j] = float(sum);
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Unsqueeze and Squeeze of a float constant (axes: input 1, opset 13): its dims changed.
+std::string float_unsqueeze(const Operands& o) {
+  FloatTensor out = *o.floats(0);
+  const bool un = o.n.op_type() == "Unsqueeze";
+  std::vector<int64_t> axes = o.ints_or(1, {});
+  const size_t rank = out.dims.size() + (un ? axes.size() : 0);
+  for (int64_t& a : axes) {
+    if (!normalize_axis(a, rank)) {
+      return fmt::format("axis {} is outside {} dims", a, rank);
+    }
+  }
+  std::sort(axes.begin(), axes.end());
+  if (un) {
+    for (int64_t a : axes) {
+      out.dims.insert(out.dims.begin() + a, 1);
+    }
+  } else {
+    for (size_t k = axes.size(); k-- > 0;) {
+      if (out.dims[size_t(axes[k])] != 1) {
+        return fmt::format("axis {} of {} is not 1", axes[k], out.shape());
+      }
+      out.dims.erase(out.dims.begin() + axes[k]);
+    }
+    if (axes.empty()) {
+      out.dims.erase(std::remove(out.dims.begin(), out.dims.end(), 1), out.dims.end());
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Gather of a float constant by integer indices along axis 0 (the relative position bias table
+// read at the relative position index): the indexed rows, the index's dims in front.
+std::string float_gather(const Operands& o) {
+  const FloatTensor* data = o.floats(0);
+  const std::vector<int64_t>* index = o.ints(1);
+  if (!data || data->dims.empty() || !index || int_attr(o.n, "axis", 0) != 0) {
+    return "only a Gather of a float constant along axis 0 by integer indices is computed";
+  }
+  const size_t row = data->size() / size_t(data->dims[0]);
+  OnnxShape idims = o.dims(1);
+  FloatTensor out{std::vector<int>(idims.begin(), idims.end()), {}};
+  if (index->size() == 1) {
+    out.dims.clear();  // a scalar index: the row alone
+  }
+  out.dims.insert(out.dims.end(), data->dims.begin() + 1, data->dims.end());
+  for (int64_t i : *index) {
+    if (!normalize_axis(i, size_t(data->dims[0]))) {
+      return fmt::format("index {} is outside the {} rows", i, data->dims[0]);
+    }
+    out.data.insert(out.data.end(), data->data.begin() + long(size_t(i) * row),
+                    data->data.begin() + long(size_t(i + 1) * row));
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// ScatterND of a float constant with indices into its first axis (each index one value of it,
+// a row): the rows replaced by the updates (Swin v2's zeroed key bias).
+std::string scatter_nd(const Operands& o) {
+  const FloatTensor *data = o.floats(0), *updates = o.floats(2);
+  const std::vector<int64_t>* index = o.ints(1);
+  const OnnxShape idims = o.dims(1);
+  if (!data || !updates || !index || data->dims.empty() ||
+      (idims.size() > 1 && idims.back() != 1)) {
+    return "only a ScatterND of a float constant along its first axis is computed";
+  }
+  FloatTensor out = *data;
+  const size_t row = data->size() / size_t(data->dims[0]);
+  if (updates->size() != index->size() * row) {
+    return fmt::format("{} updates for {} indices of rows of {}", updates->size(), index->size(),
+                       row);
+  }
+  for (size_t k = 0; k < index->size(); ++k) {
+    int64_t i = (*index)[k];
+    if (!normalize_axis(i, size_t(data->dims[0]))) {
+      return fmt::format("index {} is outside the {} rows", i, data->dims[0]);
+    }
+    std::copy(updates->data.begin() + long(k * row), updates->data.begin() + long((k + 1) * row),
+              out.data.begin() + long(size_t(i) * row));
+  }
+  o.set(std::move(out));
+  return {};
+}
+
 }  // namespace
 
 bool folds_at_import(const std::string& op_type, bool inputs_constant) {
   static const std::set<std::string> on_constants = {
       "Identity", "Dropout", "Gather", "Unsqueeze", "Squeeze", "Concat",          "Cast",
       "Slice",    "Add",     "Sub",    "Mul",       "Div",     "ConstantOfShape", "Equal",
-      "Where",    "Expand",  "Mod",    "Pow",       "Not",     "Reshape",         "Transpose"};
+      "Where",    "Expand",  "Mod",    "Pow",       "Not",     "Reshape",         "Transpose",
+      "Relu",     "Sigmoid", "Exp",    "Clip",      "MatMul",  "ScatterND"};
   return op_type == "Shape" || (inputs_constant && on_constants.count(op_type) > 0);
 }
 
@@ -565,7 +747,7 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
     return shape(o, input_shape);
   }
   if (t == "Gather") {
-    return gather(o);
+    return o.floats(0) ? float_gather(o) : gather(o);
   }
   if (t == "Slice") {
     return slice(o);
@@ -587,6 +769,18 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
   }
   if (t == "Not") {
     return logical_not(o);
+  }
+  if (t == "Relu" || t == "Sigmoid" || t == "Exp" || t == "Clip") {
+    return float_unary(o);
+  }
+  if (t == "MatMul") {
+    return float_matmul(o);
+  }
+  if (t == "ScatterND") {
+    return scatter_nd(o);
+  }
+  if ((t == "Unsqueeze" || t == "Squeeze") && o.floats(0)) {
+    return float_unsqueeze(o);
   }
   if (t == "ConstantOfShape") {
     return constant_of_shape(o);

@@ -341,13 +341,12 @@ FloatTensor permute(const GraphNode& g, const FloatTensor& x) {
 FloatTensor run_sequence_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
   switch (g.op) {
     case GraphOp::kLayerNorm:
-      return layer_norm(*in[0], g.axis, g.eps, g.weight.data, g.bias.data);
+      return layer_norm(*in[0], g.axis, g.eps, g.weight.data, g.bias.data, g.l2);
     case GraphOp::kGelu:
       return map_values(
           *in[0], [](double v, const GraphNode&) { return gelu(v); }, g);
     case GraphOp::kScale:
-      return map_values(
-          *in[0], [](double v, const GraphNode& n) { return v * n.alpha + n.beta; }, g);
+      return scale(*in[0], g.alpha, g.beta, g.weight.data);
     case GraphOp::kSoftmax:
       return softmax(*in[0], g.axis);
     case GraphOp::kBatchMatMul:

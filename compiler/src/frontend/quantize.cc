@@ -345,6 +345,9 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   }
   if (m.op == GraphOp::kLayerNorm) {
     l.attrs["eps"] = m.eps;
+    if (m.l2) {
+      l.attrs["l2"] = 1;
+    }
     if (!m.weight.data.empty()) {
       std::vector<float> p = m.weight.data;
       p.insert(p.end(), m.bias.data.begin(), m.bias.data.end());
@@ -353,6 +356,9 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   }
   if (m.op == GraphOp::kScale) {
     l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
+    if (!m.weight.data.empty()) {  // alpha per channel
+      l.float_params = std::make_shared<const std::vector<float>>(m.weight.data);
+    }
   }
   if (m.op == GraphOp::kAddConstant) {
     l.attrs["sequences"] = m.groups, l.attrs["rows"] = m.prefix_rows;

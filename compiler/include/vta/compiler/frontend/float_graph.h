@@ -83,6 +83,7 @@ struct GraphNode {
   float alpha = 0.2f, beta = 0.5f;  // HardSigmoid; Scale (multiplier, offset)
   int axis = 1;                     // LayerNorm, Softmax: the axis of the view
   float eps = 1e-5f;                // LayerNorm
+  bool l2 = false;                  // LayerNorm: x / max(||x||_2, eps) instead (F.normalize)
   std::vector<int> to_dims;         // View: the output dims
   std::vector<int> perm;            // Permute: output axis i is input axis perm[i]
   FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b);
