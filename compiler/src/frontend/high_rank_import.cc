@@ -153,8 +153,9 @@ void transpose_high_rank(Importer& im, const onnx::NodeProto& n) {
   add_view(im, name, moved, n.output(0), nchw_view(out, "a Transpose's output"), out);
 }
 
-// Gather of one index (a scalar) along any axis: a box of the channels of the view
-// [before, axis, after, 1], viewed as the output (the axis removed).
+// Gather of one index along any axis: a box of the channels of the view [before, axis, after,
+// 1], viewed as the output (the axis removed for a scalar index, kept of size 1 for one of
+// shape [1]).
 void gather_one(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> s = im.shape_of(n, n.input(0));
   auto index = im.int_constants.find(n.input_size() == 2 ? n.input(1) : "");
@@ -182,7 +183,11 @@ void gather_one(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> box{before, 1, after, 1};
   add_node(im, g, box);
   std::vector<int> out = s;
-  out.erase(out.begin() + axis);
+  if (im.int_scalars.count(n.input(1))) {
+    out.erase(out.begin() + axis);
+  } else {
+    out[size_t(axis)] = 1;
+  }
   add_view(im, name, g.output, n.output(0), nchw_view(out, "a Gather's output"), out);
 }
 
@@ -345,12 +350,16 @@ bool concat_of_activations(Importer& im, const onnx::NodeProto& n, int rank) {
 bool import_high_rank_node(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   const int rank = activation_rank(im, n, 0);
+  if (n.input_size() > 0 && im.views.count(im.resolve(n.input(0)))) {
+    return false;  // a channel view (onnx_layout_import.cc)
+  }
   if (t == "Transpose" && rank >= 5) {
     transpose_high_rank(im, n);
   } else if (t == "Gather" && rank >= 2 && !(rank == 3 && attr_int(im, n, "axis", 0, -3, 2) == 1)) {
     gather_one(im, n);
   } else if (t == "MatMul" && rank >= 4 && n.input_size() == 2 && im.constants.count(n.input(1)) &&
-             im.constants.at(n.input(1)).dims.size() == 2) {
+             im.constants.at(n.input(1)).dims.size() == 2 &&
+             im.constants.at(n.input(1)).dims[0] == im.shape_of(n, n.input(0)).back()) {
     linear_of_rows(im, n);
   } else if (t == "Slice" && rank >= 2) {
     return slice_with_steps(im, n);

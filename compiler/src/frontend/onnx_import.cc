@@ -512,6 +512,9 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
   if (a->t().data_type() == onnx::TensorProto::INT64 ||
       a->t().data_type() == onnx::TensorProto::BOOL) {
     im.int_constants[n.output(0)] = int_tensor(a->t(), where);
+    if (a->t().dims_size() == 0) {
+      im.int_scalars.insert(n.output(0));
+    }
   } else {
     im.constants[n.output(0)] = float_tensor(a->t(), where);
   }
@@ -922,6 +925,9 @@ void read_constants(Importer& im, const onnx::GraphProto& g) {
     }
     if (t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::BOOL) {
       im.int_constants[t.name()] = int_tensor(t, where);
+      if (t.dims_size() == 0) {
+        im.int_scalars.insert(t.name());
+      }
     } else {
       im.constants[t.name()] = float_tensor(t, where);
     }

@@ -40,6 +40,7 @@ struct Importer {
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> int_constants;
   std::map<std::string, std::vector<int64_t>> int_constant_dims;  // rank 2 and more (folds)
+  std::set<std::string> int_scalars;  // the integer constants of rank 0 read from the model
   std::map<std::string, std::string> alias;
   std::map<std::string, int> consumers;
   std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes

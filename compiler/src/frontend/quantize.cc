@@ -216,7 +216,8 @@ struct Quantizer {
 };
 
 // A network layer's name from its first node's: torch's "/layer1/layer1.0/conv1/Conv" becomes
-// "layer1/layer1.0/conv1" (the full name if that is taken).
+// "layer1/layer1.0/conv1" (the full name if that is taken; the full name and "#2", "#3", ... if
+// that is taken too: a shortened name of another node may be it).
 std::string layer_name(const std::string& node, std::set<std::string>& used) {
   std::string s = node.size() > 1 && node[0] == '/' ? node.substr(1) : node;
   if (const size_t slash = s.rfind('/'); slash != std::string::npos && slash > 0) {
@@ -224,6 +225,9 @@ std::string layer_name(const std::string& node, std::set<std::string>& used) {
   }
   if (s.empty() || used.count(s)) {
     s = node;
+  }
+  for (int k = 2; used.count(s); ++k) {
+    s = fmt::format("{}#{}", node, k);
   }
   used.insert(s);
   return s;
