@@ -707,8 +707,9 @@ NET_INPUTS = {"alexnet": "1x3x64x64", "inception_v3": "1x3x75x75",
               # ViT-B/16 built for a 16x16 input (its builder's image_size): one patch and the
               # class token, 2 tokens.
               "vit_b_16": "1x3x16x16",
-              # Swin v1 and v2 at their smallest input (8x8 fails in torch's export): 4x4 tokens
-              # padded to one window (7x7, v2's 8x8), no shift (the window covers the padded map).
+              # Swin v1 at its smallest input (8x8 fails in torch's export), v2 at the same: 4x4
+              # tokens padded to one window (7x7, v2's 8x8), no shift (the window covers the
+              # padded map). v2 runs at 8x8 too, its 2x2 tokens 4 of a window of 64.
               "swin_t": "1x3x16x16", "swin_v2_t": "1x3x16x16"}
 # The models whose grouped or depthwise convolutions run on the host.
 HOST_CONV_NETS = ("mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "densenet121",
