@@ -140,6 +140,16 @@ def fold_adaptive_pool(model, shape):
     model.classifier[at] = folded
 
 
+def zero_symbolic(g, self, *args):
+    """aten::zero (Swin v2's qkv_bias[length:2 * length].zero_() in its forward) as x * 0."""
+    return g.op("Mul", self, g.op("Constant", value_t=torch.tensor(0.0)))
+
+
+def register_zero_export():
+    """Teaches torch's exporter (1.13, opset 13: no symbolic of its own) aten::zero."""
+    torch.onnx.register_custom_op_symbolic("aten::zero", zero_symbolic, 13)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("name")
@@ -153,6 +163,7 @@ def main():
     model = seeded_model(args.name, args.seed, args.classes, shape)
     fold_adaptive_pool(model, shape)
     example = torch.randn(shape, generator=torch.Generator().manual_seed(args.seed + 2))
+    register_zero_export()
     torch.onnx.export(model, example, args.out, opset_version=13, do_constant_folding=True,
                       training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"],
                       output_names=["output"])

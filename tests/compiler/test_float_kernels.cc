@@ -2,6 +2,8 @@
 // Gemm, MatMul) against its plain loops (double accumulation, written from the operators'
 // definitions): one-node graphs on seeded random values, every output within float rounding.
 // In a build without the library both sides are the plain loops and the cases pass trivially.
+// Also the float forms Swin needs (a slice past its input, L2 normalisation, a scale per
+// channel) against values worked out by hand.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -139,4 +141,46 @@ TEST_CASE("float kernels: Gemm and the MatMul of two activations", "[frontend]")
   FloatGraph a;
   a.nodes = {t, mm};
   check_library_against_plain(a, {2, 3, 5, 4}, 301);
+}
+
+namespace {
+
+// Node `n` of graph input x (dims `in`) run by the float interpreter: its output.
+FloatTensor run_one(GraphNode n, const FloatTensor& x) {
+  FloatGraph g;
+  n.name = "n", n.inputs = {"x"}, n.output = "y";
+  g.name = "one", g.input = "x", g.input_dims = x.dims, g.output = "y";
+  g.nodes = {n};
+  return run_float(g, x).at("y");
+}
+
+}  // namespace
+
+TEST_CASE("float interpreter: Swin's padding, L2 normalisation and per-head scale", "[frontend]") {
+  // A slice whose box reaches past the input reads zeros (Pad): [[1, 2], [3, 4]] padded by one
+  // row above and one column right.
+  GraphNode pad;
+  pad.op = GraphOp::kSlice;
+  pad.slice_begin = {0, -1, 0}, pad.slice_end = {1, 2, 3};
+  const FloatTensor p = run_one(pad, FloatTensor{{1, 1, 2, 2}, {1, 2, 3, 4}});
+  CHECK(p.dims == std::vector<int>{1, 1, 3, 3});
+  CHECK(p.data == std::vector<float>{0, 0, 0, 1, 2, 0, 3, 4, 0});
+
+  // F.normalize over the last axis: [3, 4] / 5 and [1, -1] / sqrt 2; a zero row stays zero
+  // (divided by eps).
+  GraphNode l2;
+  l2.op = GraphOp::kLayerNorm, l2.l2 = true, l2.axis = 3, l2.eps = 1e-12f;
+  const FloatTensor n = run_one(l2, FloatTensor{{1, 3, 1, 2}, {3, 4, 1, -1, 0, 0}});
+  CHECK(n.data[0] == Approx(0.6f));
+  CHECK(n.data[1] == Approx(0.8f));
+  CHECK(n.data[2] == Approx(0.70710678f));
+  CHECK(n.data[3] == Approx(-0.70710678f));
+  CHECK(n.data[4] == 0.0f);
+
+  // One factor per channel (head): channel 0 times 2, channel 1 times -1, plus 0.5.
+  GraphNode s;
+  s.op = GraphOp::kScale, s.alpha = 1, s.beta = 0.5f;
+  s.weight = FloatTensor{{2}, {2, -1}};
+  const FloatTensor y = run_one(s, FloatTensor{{1, 2, 1, 2}, {3, 4, 1, -1}});
+  CHECK(y.data == std::vector<float>{6.5f, 8.5f, -0.5f, 1.5f});
 }

@@ -1,6 +1,9 @@
 // The import-time folds of shape arithmetic (frontend/constant_folding.h) that expand ViT's
-// class token: ConstantOfShape, Equal, Where and Expand of constants, each on an ONNX node built
-// here and checked against values worked out by hand.
+// class token (ConstantOfShape, Equal, Where and Expand of constants) and that compute Swin's
+// window padding, attention scale and (v2) position bias (Mod, Pow, Not, Reshape, Slice,
+// Transpose, Relu, Sigmoid, Exp, Clip, MatMul, broadcast arithmetic, Gather of a table,
+// ScatterND, Unsqueeze), each on an ONNX node built here and checked against values worked out
+// by hand.
 #include <map>
 #include <string>
 #include <vector>
@@ -17,11 +20,17 @@ namespace {
 struct Folder {
   std::map<std::string, FloatTensor> floats;
   std::map<std::string, std::vector<int64_t>> ints;
+  std::map<std::string, std::vector<int64_t>> int_dims;
 
   // Folds node `op` of the named inputs into output "y"; its error text ("" when it folded).
   std::string fold(onnx::NodeProto n) {
     n.add_output("y");
-    return fold_constant_node(n, {}, {floats, ints});
+    return fold_constant_node(n, {}, {floats, ints, &int_dims});
+  }
+  // Folds into output `out` instead.
+  std::string fold_to(onnx::NodeProto n, const std::string& out) {
+    n.add_output(out);
+    return fold_constant_node(n, {}, {floats, ints, &int_dims});
   }
 };
 
@@ -32,6 +41,22 @@ onnx::NodeProto node(const std::string& op, const std::vector<std::string>& inpu
     n.add_input(in);
   }
   return n;
+}
+
+void set_int(onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void set_ints(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) {
+    a->add_ints(x);
+  }
 }
 
 // ConstantOfShape's `value` attribute: one int64 or float value.
@@ -128,4 +153,128 @@ TEST_CASE("Expand folds a float constant by two-way broadcasting", "[frontend][f
 
   f.ints["bad"] = {3, 1};
   CHECK(f.fold(node("Expand", {"col", "bad"})).find("do not broadcast") != std::string::npos);
+}
+
+TEST_CASE("Mod, Pow and Not fold Swin's window padding and attention scale", "[frontend][fold]") {
+  REQUIRE(folds_at_import("Mod", true));
+  REQUIRE(folds_at_import("Pow", true));
+  Folder f;
+  // The padding of 4 tokens to windows of 7: (7 - 4 % 7) % 7 = 3; Mod takes the divisor's sign
+  // (Python's %): -7 mod 3 = 2, 7 mod -3 = -2; with fmod = 1 the dividend's (C's %): -1.
+  f.ints["x"] = {4, -7, 7, -7};
+  f.ints["d"] = {7, 3, -3, 3};
+  REQUIRE(f.fold(node("Mod", {"x", "d"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{4, 2, -2, 2});
+  onnx::NodeProto c = node("Mod", {"x", "d"});
+  set_int(c, "fmod", 1);
+  REQUIRE(f.fold(c).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{4, -1, 1, -1});
+  f.ints["zero"] = {0};
+  CHECK(f.fold(node("Mod", {"x", "zero"})).find("no int64 value") != std::string::npos);
+
+  // head_dim ** -0.5 of 32: 0.17677670; 2 ** 10 = 1024 of integers; an int64 overflow refused.
+  f.floats["hd"] = FloatTensor{{}, {32}};
+  f.floats["e"] = FloatTensor{{}, {-0.5f}};
+  REQUIRE(f.fold(node("Pow", {"hd", "e"})).empty());
+  CHECK(f.floats["y"].data[0] == Approx(0.17677670f));
+  f.ints["two"] = {2};
+  f.ints["ten"] = {10};
+  REQUIRE(f.fold(node("Pow", {"two", "ten"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{1024});
+  f.ints["big"] = {64};
+  CHECK(f.fold(node("Pow", {"two", "big"})).find("overflows") != std::string::npos);
+
+  f.ints["mask"] = {1, 0, 0};
+  REQUIRE(f.fold(node("Not", {"mask"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{0, 1, 1});
+}
+
+TEST_CASE("Reshape, Slice and Transpose fold torch's pad list to ONNX order", "[frontend][fold]") {
+  // F.pad's list (last dim first, begin and end per dim) [1..8]: Reshape [-1, 2] gives the rows
+  // (1,2) (3,4) (5,6) (7,8); Slice step -1 reverses them; Transpose and Reshape [-1] read the
+  // begins then the ends: [7, 5, 3, 1, 8, 6, 4, 2].
+  Folder f;
+  f.ints["pads"] = {1, 2, 3, 4, 5, 6, 7, 8};
+  f.ints["rows"] = {-1, 2};
+  REQUIRE(f.fold_to(node("Reshape", {"pads", "rows"}), "r").empty());
+  CHECK(f.int_dims["r"] == std::vector<int64_t>{4, 2});
+  f.ints["start"] = {-1};
+  f.ints["end"] = {INT64_MIN + 1};
+  f.ints["axis"] = {0};
+  f.ints["step"] = {-1};
+  REQUIRE(f.fold_to(node("Slice", {"r", "start", "end", "axis", "step"}), "s").empty());
+  CHECK(f.ints["s"] == std::vector<int64_t>{7, 8, 5, 6, 3, 4, 1, 2});
+  onnx::NodeProto t = node("Transpose", {"s"});
+  set_ints(t, "perm", {1, 0});
+  REQUIRE(f.fold_to(t, "t").empty());
+  CHECK(f.int_dims["t"] == std::vector<int64_t>{2, 4});
+  f.ints["flat"] = {-1};
+  REQUIRE(f.fold(node("Reshape", {"t", "flat"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{7, 5, 3, 1, 8, 6, 4, 2});
+
+  // A float constant [2, 3] sliced with step 2 along axis 1 and transposed.
+  f.floats["m"] = FloatTensor{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  f.ints["zero"] = {0};
+  f.ints["three"] = {3};
+  f.ints["one"] = {1};
+  f.ints["two"] = {2};
+  REQUIRE(f.fold_to(node("Slice", {"m", "zero", "three", "one", "two"}), "ms").empty());
+  CHECK(f.floats["ms"].dims == std::vector<int>{2, 2});
+  CHECK(f.floats["ms"].data == std::vector<float>{1, 3, 4, 6});
+  REQUIRE(f.fold(node("Transpose", {"ms"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{1, 4, 3, 6});
+  onnx::NodeProto bad = node("Transpose", {"ms"});
+  set_ints(bad, "perm", {0, 0});
+  CHECK(f.fold(bad).find("not a permutation") != std::string::npos);
+}
+
+TEST_CASE("Swin v2's position bias MLP and logit scale fold", "[frontend][fold]") {
+  Folder f;
+  // [[1, 2], [3, 4]] times [[1, 0, 2], [0, 1, 3]] = [[1, 2, 8], [3, 4, 18]].
+  f.floats["a"] = FloatTensor{{1, 2, 2}, {1, 2, 3, 4}};
+  f.floats["w"] = FloatTensor{{2, 3}, {1, 0, 2, 0, 1, 3}};
+  REQUIRE(f.fold(node("MatMul", {"a", "w"})).empty());
+  CHECK(f.floats["y"].dims == std::vector<int>{1, 2, 3});
+  CHECK(f.floats["y"].data == std::vector<float>{1, 2, 8, 3, 4, 18});
+  // A bias [10, 20] added to [1, 2, 2] by broadcasting: [[11, 22], [13, 24]]; then Relu.
+  f.floats["b"] = FloatTensor{{2}, {10, -20}};
+  REQUIRE(f.fold_to(node("Add", {"b", "a"}), "ab").empty());
+  CHECK(f.floats["ab"].dims == std::vector<int>{1, 2, 2});
+  CHECK(f.floats["ab"].data == std::vector<float>{11, -18, 13, -16});
+  REQUIRE(f.fold(node("Relu", {"ab"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{11, 0, 13, 0});
+
+  f.floats["z"] = FloatTensor{{2}, {0, 1}};
+  REQUIRE(f.fold(node("Sigmoid", {"z"})).empty());
+  CHECK(f.floats["y"].data[0] == 0.5f);
+  CHECK(f.floats["y"].data[1] == Approx(0.73105858f));
+  REQUIRE(f.fold(node("Exp", {"z"})).empty());
+  CHECK(f.floats["y"].data[0] == 1.0f);
+  CHECK(f.floats["y"].data[1] == Approx(2.7182818f));
+  // The logit scale clipped at log(100) = 4.6051702 (Clip's min absent).
+  f.floats["s"] = FloatTensor{{3, 1, 1}, {5, 1, -2}};
+  f.floats["hi"] = FloatTensor{{}, {4.6051702f}};
+  REQUIRE(f.fold(node("Clip", {"s", "", "hi"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{4.6051702f, 1, -2});
+
+  // The bias table [[1, 2], [3, 4], [5, 6]] read at the index [2, 0, 2]: rows 2, 0, 2.
+  f.floats["table"] = FloatTensor{{3, 2}, {1, 2, 3, 4, 5, 6}};
+  f.ints["index"] = {2, 0, 2};
+  REQUIRE(f.fold(node("Gather", {"table", "index"})).empty());
+  CHECK(f.floats["y"].dims == std::vector<int>{3, 2});
+  CHECK(f.floats["y"].data == std::vector<float>{5, 6, 1, 2, 5, 6});
+  f.ints["far"] = {3};
+  CHECK(f.fold(node("Gather", {"table", "far"})).find("outside") != std::string::npos);
+
+  // The key bias zeroed: values 2 and 3 of [1..6] replaced by the updates [0, 0].
+  f.floats["bias"] = FloatTensor{{6}, {1, 2, 3, 4, 5, 6}};
+  f.ints["at"] = {2, 3};
+  f.int_dims["at"] = {2, 1};
+  f.floats["upd"] = FloatTensor{{2}, {0, 0}};
+  REQUIRE(f.fold(node("ScatterND", {"bias", "at", "upd"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{1, 2, 0, 0, 5, 6});
+
+  f.ints["front"] = {0};
+  REQUIRE(f.fold(node("Unsqueeze", {"bias", "front"})).empty());
+  CHECK(f.floats["y"].dims == std::vector<int>{1, 6});
 }

@@ -116,6 +116,9 @@ bool per_channel_arithmetic(Importer& im, const onnx::NodeProto& n) {
     return false;
   }
   if (!fold_per_channel(im, n, 1 - ci, c)) {
+    if (n.op_type() == "Mul" && !channels_last(im, n.input(1 - ci))) {
+      return false;  // a scale per channel on the host (sequence_import.cc)
+    }
     im.fail(n, fmt::format("constant '{}' of {} values per channel: only one folded into the "
                            "Conv or Linear before it (its only reader) is supported",
                            n.input(ci), c.size()));

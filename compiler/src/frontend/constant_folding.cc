@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
@@ -48,12 +50,68 @@ struct Operands {
   }
   void set(std::vector<int64_t> v) const { c.ints[n.output(0)] = std::move(v); }
   void set(FloatTensor v) const { c.floats[n.output(0)] = std::move(v); }
+  // The dims of operand i: a float's own, an integer's recorded ones, else flat.
+  OnnxShape dims(int i) const {
+    if (const FloatTensor* f = floats(i)) {
+      return OnnxShape(f->dims.begin(), f->dims.end());
+    }
+    if (c.int_dims) {
+      if (auto it = c.int_dims->find(n.input(i)); it != c.int_dims->end()) {
+        return it->second;
+      }
+    }
+    return OnnxShape{int64_t(ints(i) ? ints(i)->size() : 0)};
+  }
+  // Values taken from operand i by flat `index`, as an integer or float constant of `dims`.
+  void set_gathered(int i, const std::vector<size_t>& index, const OnnxShape& dims) const {
+    if (const std::vector<int64_t>* v = ints(i)) {
+      std::vector<int64_t> out;
+      for (size_t k : index) {
+        out.push_back((*v)[k]);
+      }
+      set(std::move(out));
+      if (c.int_dims && dims.size() > 1) {
+        (*c.int_dims)[n.output(0)] = dims;
+      } else if (c.int_dims) {
+        c.int_dims->erase(n.output(0));
+      }
+      return;
+    }
+    FloatTensor out{std::vector<int>(dims.begin(), dims.end()), {}};
+    for (size_t k : index) {
+      out.data.push_back(floats(i)->data[k]);
+    }
+    set(std::move(out));
+  }
 };
 
 // Element i of a flat operand broadcast to `size` values (a single value repeats).
 template <typename T>
 T at(const std::vector<T>& v, size_t i) {
   return v.size() == 1 ? v[0] : v[i];
+}
+
+// ONNX's integer Mod: the remainder takes the divisor's sign (Python's %), or the dividend's
+// with fmod = 1 (C's %).
+int64_t int_mod(int64_t x, int64_t y, bool fmod) {
+  const int64_t r = x % y;
+  return !fmod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
+// x^y of integers (a negative exponent has no integer value but for x = +-1); false on
+// overflow.
+bool int_pow(int64_t x, int64_t y, int64_t& out) {
+  if (y < 0) {
+    out = x == 1 ? 1 : x == -1 ? (y % 2 ? -1 : 1) : 0;
+    return x == 1 || x == -1;
+  }
+  out = 1;
+  for (int64_t k = 0; k < y; ++k) {
+    if (__builtin_mul_overflow(out, x, &out)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
@@ -63,8 +121,8 @@ std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
   std::vector<int64_t> out(size);
   for (size_t i = 0; i < size; ++i) {
     const int64_t x = at(a, i), y = at(b, i);
-    if (op == "Div" && (y == 0 || (x == INT64_MIN && y == -1))) {
-      return fmt::format("{} / {} has no int64 value", x, y);
+    if ((op == "Div" || op == "Mod") && (y == 0 || (x == INT64_MIN && y == -1))) {
+      return fmt::format("{} {} {} has no int64 value", x, op == "Div" ? "/" : "mod", y);
     }
     bool overflow = false;
     if (op == "Add") {
@@ -73,6 +131,10 @@ std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
       overflow = __builtin_sub_overflow(x, y, &out[i]);
     } else if (op == "Mul") {
       overflow = __builtin_mul_overflow(x, y, &out[i]);
+    } else if (op == "Mod") {
+      out[i] = int_mod(x, y, int_attr(o.n, "fmod", 0) != 0);
+    } else if (op == "Pow") {
+      overflow = !int_pow(x, y, out[i]);
     } else {
       out[i] = x / y;  // toward zero, as ONNX's integer Div
     }
@@ -84,12 +146,70 @@ std::string binary_ints(const Operands& o, const std::vector<int64_t>& a,
   return {};
 }
 
+// Float Mod: C's fmod (fmod = 1), else the remainder with the divisor's sign.
+float float_mod(float x, float y, bool fmod) {
+  const float r = std::fmod(x, y);
+  return !fmod && r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
+}
+
+// The dims of the two-way (right-aligned) broadcast of `a` and `b`; false when they do not.
+bool broadcast_dims(const std::vector<int>& a, const std::vector<int>& b, std::vector<int>& out) {
+  const size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (size_t k = 0; k < rank; ++k) {
+    const int x = k + a.size() >= rank ? a[k + a.size() - rank] : 1;
+    const int y = k + b.size() >= rank ? b[k + b.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1) {
+      return false;
+    }
+    out[k] = x == 1 ? y : x;
+  }
+  return true;
+}
+
+// For each value of a tensor of dims `out`, the index of the value of `in` (broadcast to it)
+// that it reads.
+std::vector<size_t> broadcast_sources(const std::vector<int>& in, const std::vector<int>& out) {
+  std::vector<int> aligned(out.size(), 1);
+  std::copy(in.begin(), in.end(), aligned.begin() + long(out.size() - in.size()));
+  int64_t count = 1;
+  for (int d : out) {
+    count *= d;
+  }
+  std::vector<size_t> src(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, from = 0, stride = 1;
+    for (size_t a = out.size(); a-- > 0;) {
+      const int64_t k = rest % out[a];
+      rest /= out[a];
+      from += (aligned[a] == 1 ? 0 : k) * stride;
+      stride *= aligned[a];
+    }
+    src[size_t(i)] = size_t(from);
+  }
+  return src;
+}
+
 std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTensor& b) {
   const std::string& op = o.n.op_type();
   FloatTensor out = a.size() >= b.size() ? a : b;
+  std::vector<size_t> ia, ib;  // broadcast sources, when the sizes differ and neither is 1
+  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
+    if (!broadcast_dims(a.dims, b.dims, out.dims)) {
+      return fmt::format("dims {} and {} do not broadcast", a.shape(), b.shape());
+    }
+    ia = broadcast_sources(a.dims, out.dims), ib = broadcast_sources(b.dims, out.dims);
+    out.data.resize(ia.size());
+  }
   for (size_t i = 0; i < out.data.size(); ++i) {
-    const float x = at(a.data, i), y = at(b.data, i);
-    out.data[i] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    const float x = ia.empty() ? at(a.data, i) : a.data[ia[i]];
+    const float y = ib.empty() ? at(b.data, i) : b.data[ib[i]];
+    out.data[i] = op == "Add"   ? x + y
+                  : op == "Sub" ? x - y
+                  : op == "Mul" ? x * y
+                  : op == "Pow" ? std::pow(x, y)
+                  : op == "Mod" ? float_mod(x, y, int_attr(o.n, "fmod", 0) != 0)
+                                : x / y;
     if (!std::isfinite(out.data[i])) {
       return fmt::format("{} of {} and {} is not finite", op, x, y);
     }
@@ -98,13 +218,14 @@ std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTe
   return {};
 }
 
-// Add, Sub, Mul, Div of two integer or two float constants of one size (or one of one value).
+// Add, Sub, Mul, Div, Mod, Pow of two integer or two float constants of one size (or one of one
+// value); Pow of a float base and an integer exponent is a float (the base's type).
 std::string binary(const Operands& o) {
   const auto *ia = o.ints(0), *ib = o.ints(1);
   const FloatTensor *fa = o.floats(0), *fb = o.floats(1);
   const size_t na = ia ? ia->size() : fa ? fa->size() : 0;
   const size_t nb = ib ? ib->size() : fb ? fb->size() : 0;
-  if (na != nb && na != 1 && nb != 1) {
+  if (na != nb && na != 1 && nb != 1 && !(fa && fb)) {
     return fmt::format("operands of {} and {} values do not broadcast", na, nb);
   }
   if (ia && ib) {
@@ -112,6 +233,10 @@ std::string binary(const Operands& o) {
   }
   if (fa && fb) {
     return binary_floats(o, *fa, *fb);
+  }
+  if (fa && ib && o.n.op_type() == "Pow") {
+    FloatTensor e{{int(ib->size())}, std::vector<float>(ib->begin(), ib->end())};
+    return binary_floats(o, *fa, e);
   }
   return "its operands are an integer and a float constant";
 }
@@ -132,22 +257,109 @@ std::string gather(const Operands& o) {
   return {};
 }
 
-// Slice of a one-dimensional integer constant (a shape).
+// The flat indices of a strided walk: output axis a has out[a] elements, `step[a]` apart in the
+// source, starting from `base` (a Slice's box, a Transpose's reordered strides).
+std::vector<size_t> strided_walk(const OnnxShape& out, int64_t base,
+                                 const std::vector<int64_t>& step) {
+  int64_t count = 1;
+  for (int64_t d : out) {
+    count *= d;
+  }
+  std::vector<size_t> index;
+  index.reserve(size_t(count));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, src = base;
+    for (size_t a = out.size(); a-- > 0;) {
+      src += (rest % out[a]) * step[a];
+      rest /= out[a];
+    }
+    index.push_back(size_t(src));
+  }
+  return index;
+}
+
+// Row-major strides of `dims`.
+std::vector<int64_t> strides_of(const OnnxShape& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t a = dims.size(); a-- > 1;) {
+    s[a - 1] = s[a] * dims[a];
+  }
+  return s;
+}
+
+// Slice of a constant (integer or float, any rank) by constant starts, ends, axes and steps.
 std::string slice(const Operands& o) {
-  const std::vector<int64_t>* data = o.ints(0);
+  const OnnxShape in = o.dims(0);
   const std::vector<int64_t> starts = o.ints_or(1, {}), ends = o.ints_or(2, {});
-  const std::vector<int64_t> axes = o.ints_or(3, {0}), steps = o.ints_or(4, {1});
-  if (!data || starts.size() != 1 || ends.size() != 1 || axes.size() != 1 || steps.size() != 1 ||
-      (axes[0] != 0 && axes[0] != -1) || steps[0] == 0) {
-    return "only a Slice of a one-dimensional integer constant, its bounds constants, is "
-           "computed";
+  std::vector<int64_t> axes(starts.size()), steps = o.ints_or(4, {});
+  std::iota(axes.begin(), axes.end(), 0);
+  axes = o.ints_or(3, axes);
+  steps.resize(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != axes.size()) {
+    return "starts, ends, axes and steps of different lengths";
   }
-  const SliceRange r = slice_range(int64_t(data->size()), starts[0], ends[0], steps[0]);
-  std::vector<int64_t> out;
-  for (int64_t i = 0; i < r.count; ++i) {
-    out.push_back((*data)[size_t(r.start + i * r.step)]);
+  const std::vector<int64_t> stride = strides_of(in);
+  OnnxShape out = in;
+  std::vector<int64_t> step = stride;
+  int64_t base = 0;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t a = axes[k];
+    if (!normalize_axis(a, in.size()) || steps[k] == 0) {
+      return fmt::format("axis {} or step {} does not fit {}", axes[k], steps[k], shape_text(in));
+    }
+    const SliceRange r = slice_range(in[size_t(a)], starts[k], ends[k], steps[k]);
+    out[size_t(a)] = r.count;
+    base += r.start * stride[size_t(a)];
+    step[size_t(a)] = r.step * stride[size_t(a)];
   }
-  o.set(std::move(out));
+  o.set_gathered(0, strided_walk(out, base, step), out);
+  return {};
+}
+
+// Reshape of a constant: the values as they are, under the target's dims.
+std::string reshape(const Operands& o) {
+  const std::vector<int64_t>* target = o.ints(1);
+  OnnxShape out;
+  if (!target) {
+    return "only a Reshape to a constant shape is computed";
+  }
+  if (std::string e = reshape_target(o.dims(0), *target, int_attr(o.n, "allowzero", 0), out);
+      !e.empty()) {
+    return e;
+  }
+  std::vector<size_t> index(
+      size_t(std::accumulate(out.begin(), out.end(), int64_t{1}, std::multiplies<>())));
+  std::iota(index.begin(), index.end(), size_t{0});
+  o.set_gathered(0, index, out);
+  return {};
+}
+
+// Transpose of a constant (perm absent: the axes reversed).
+std::string transpose(const Operands& o) {
+  const OnnxShape in = o.dims(0);
+  std::vector<int64_t> perm(in.size());
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  for (const auto& a : o.n.attribute()) {
+    if (a.name() == "perm") {
+      perm.assign(a.ints().begin(), a.ints().end());
+    }
+  }
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t a = 0; a < sorted.size(); ++a) {
+    if (sorted.size() != in.size() || sorted[a] != int64_t(a)) {
+      return fmt::format("perm [{}] is not a permutation of {} axes", fmt::join(perm, ", "),
+                         in.size());
+    }
+  }
+  const std::vector<int64_t> stride = strides_of(in);
+  OnnxShape out;
+  std::vector<int64_t> step;
+  for (int64_t p : perm) {
+    out.push_back(in[size_t(p)]);
+    step.push_back(stride[size_t(p)]);
+  }
+  o.set_gathered(0, strided_walk(out, 0, step), out);
   return {};
 }
 
@@ -368,12 +580,162 @@ std::string expand(const Operands& o) {
   return {};
 }
 
+// Not of a bool constant (held as integers 1 and 0).
+std::string logical_not(const Operands& o) {
+  const std::vector<int64_t>* v = o.ints(0);
+  if (!v) {
+    return "only a Not of a bool constant is computed";
+  }
+  std::vector<int64_t> out;
+  for (int64_t x : *v) {
+    out.push_back(x == 0 ? 1 : 0);
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Relu, Sigmoid, Exp and Clip (bounds: constant inputs 1 and 2, absent: none) of a float
+// constant (Swin v2's continuous position bias and logit scale).
+std::string float_unary(const Operands& o) {
+  const FloatTensor* x = o.floats(0);
+  const FloatTensor *lo = o.floats(1), *hi = o.floats(2);
+  const std::string& op = o.n.op_type();
+  if (!x || (lo && lo->size() != 1) || (hi && hi->size() != 1)) {
+    return fmt::format("only a {} of a float constant (scalar bounds) is computed", op);
+  }
+  FloatTensor out = *x;
+  for (float& v : out.data) {
+    const double d = v;
+    v = op == "Relu"      ? float(std::max(d, 0.0))
+        : op == "Sigmoid" ? float(1.0 / (1.0 + std::exp(-d)))
+        : op == "Exp"     ? float(std::exp(d))
+                          : std::min(std::max(v, lo ? lo->data[0] : v), hi ? hi->data[0] : v);
+    if (!std::isfinite(v)) {
+      return fmt::format("{} of {} is not finite", op, d);
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// MatMul of float constants: [..., M, K] by a matrix [K, N] (the position bias MLP's Linears).
+std::string float_matmul(const Operands& o) {
+  const FloatTensor *a = o.floats(0), *b = o.floats(1);
+  if (!a || !b || a->dims.empty() || b->dims.size() != 2 || a->dims.back() != b->dims[0]) {
+    return "only a MatMul of a float constant by a float matrix of matching size is computed";
+  }
+  const size_t k = size_t(b->dims[0]), n = size_t(b->dims[1]), rows = a->size() / k;
+  if (rows * n > size_t(kMaxFoldedValues)) {
+    return fmt::format("the product is larger than {} values", kMaxFoldedValues);
+  }
+  FloatTensor out{a->dims, std::vector<float>(rows * n)};
+  out.dims.back() = int(n);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (size_t i = 0; i < k; ++i) {
+        sum += double(a->data[r * k + i]) * b->data[i * n + j];
+      }
+      out.data[r * n + j] = float(sum);
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Unsqueeze and Squeeze of a float constant (axes: input 1, opset 13): its dims changed.
+std::string float_unsqueeze(const Operands& o) {
+  FloatTensor out = *o.floats(0);
+  const bool un = o.n.op_type() == "Unsqueeze";
+  std::vector<int64_t> axes = o.ints_or(1, {});
+  const size_t rank = out.dims.size() + (un ? axes.size() : 0);
+  for (int64_t& a : axes) {
+    if (!normalize_axis(a, rank)) {
+      return fmt::format("axis {} is outside {} dims", a, rank);
+    }
+  }
+  std::sort(axes.begin(), axes.end());
+  if (un) {
+    for (int64_t a : axes) {
+      out.dims.insert(out.dims.begin() + a, 1);
+    }
+  } else {
+    for (size_t k = axes.size(); k-- > 0;) {
+      if (out.dims[size_t(axes[k])] != 1) {
+        return fmt::format("axis {} of {} is not 1", axes[k], out.shape());
+      }
+      out.dims.erase(out.dims.begin() + axes[k]);
+    }
+    if (axes.empty()) {
+      out.dims.erase(std::remove(out.dims.begin(), out.dims.end(), 1), out.dims.end());
+    }
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Gather of a float constant by integer indices along axis 0 (the relative position bias table
+// read at the relative position index): the indexed rows, the index's dims in front.
+std::string float_gather(const Operands& o) {
+  const FloatTensor* data = o.floats(0);
+  const std::vector<int64_t>* index = o.ints(1);
+  if (!data || data->dims.empty() || !index || int_attr(o.n, "axis", 0) != 0) {
+    return "only a Gather of a float constant along axis 0 by integer indices is computed";
+  }
+  const size_t row = data->size() / size_t(data->dims[0]);
+  OnnxShape idims = o.dims(1);
+  FloatTensor out{std::vector<int>(idims.begin(), idims.end()), {}};
+  if (index->size() == 1) {
+    out.dims.clear();  // a scalar index: the row alone
+  }
+  out.dims.insert(out.dims.end(), data->dims.begin() + 1, data->dims.end());
+  for (int64_t i : *index) {
+    if (!normalize_axis(i, size_t(data->dims[0]))) {
+      return fmt::format("index {} is outside the {} rows", i, data->dims[0]);
+    }
+    out.data.insert(out.data.end(), data->data.begin() + long(size_t(i) * row),
+                    data->data.begin() + long(size_t(i + 1) * row));
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// ScatterND of a float constant with indices into its first axis (each index one value of it,
+// a row): the rows replaced by the updates (Swin v2's zeroed key bias).
+std::string scatter_nd(const Operands& o) {
+  const FloatTensor *data = o.floats(0), *updates = o.floats(2);
+  const std::vector<int64_t>* index = o.ints(1);
+  const OnnxShape idims = o.dims(1);
+  if (!data || !updates || !index || data->dims.empty() ||
+      (idims.size() > 1 && idims.back() != 1)) {
+    return "only a ScatterND of a float constant along its first axis is computed";
+  }
+  FloatTensor out = *data;
+  const size_t row = data->size() / size_t(data->dims[0]);
+  if (updates->size() != index->size() * row) {
+    return fmt::format("{} updates for {} indices of rows of {}", updates->size(), index->size(),
+                       row);
+  }
+  for (size_t k = 0; k < index->size(); ++k) {
+    int64_t i = (*index)[k];
+    if (!normalize_axis(i, size_t(data->dims[0]))) {
+      return fmt::format("index {} is outside the {} rows", i, data->dims[0]);
+    }
+    std::copy(updates->data.begin() + long(k * row), updates->data.begin() + long((k + 1) * row),
+              out.data.begin() + long(size_t(i) * row));
+  }
+  o.set(std::move(out));
+  return {};
+}
+
 }  // namespace
 
 bool folds_at_import(const std::string& op_type, bool inputs_constant) {
   static const std::set<std::string> on_constants = {
-      "Identity", "Dropout", "Gather", "Unsqueeze", "Squeeze",         "Concat", "Cast",  "Slice",
-      "Add",      "Sub",     "Mul",    "Div",       "ConstantOfShape", "Equal",  "Where", "Expand"};
+      "Identity", "Dropout", "Gather", "Unsqueeze", "Squeeze", "Concat",          "Cast",
+      "Slice",    "Add",     "Sub",    "Mul",       "Div",     "ConstantOfShape", "Equal",
+      "Where",    "Expand",  "Mod",    "Pow",       "Not",     "Reshape",         "Transpose",
+      "Relu",     "Sigmoid", "Exp",    "Clip",      "MatMul",  "ScatterND"};
   return op_type == "Shape" || (inputs_constant && on_constants.count(op_type) > 0);
 }
 
@@ -385,10 +747,16 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
     return shape(o, input_shape);
   }
   if (t == "Gather") {
-    return gather(o);
+    return o.floats(0) ? float_gather(o) : gather(o);
   }
   if (t == "Slice") {
     return slice(o);
+  }
+  if (t == "Reshape") {
+    return reshape(o);
+  }
+  if (t == "Transpose") {
+    return transpose(o);
   }
   if (t == "Cast") {
     return cast(o);
@@ -396,8 +764,23 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
   if (t == "Concat") {
     return concat(o);
   }
-  if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
+  if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div" || t == "Mod" || t == "Pow") {
     return binary(o);
+  }
+  if (t == "Not") {
+    return logical_not(o);
+  }
+  if (t == "Relu" || t == "Sigmoid" || t == "Exp" || t == "Clip") {
+    return float_unary(o);
+  }
+  if (t == "MatMul") {
+    return float_matmul(o);
+  }
+  if (t == "ScatterND") {
+    return scatter_nd(o);
+  }
+  if ((t == "Unsqueeze" || t == "Squeeze") && o.floats(0)) {
+    return float_unsqueeze(o);
   }
   if (t == "ConstantOfShape") {
     return constant_of_shape(o);

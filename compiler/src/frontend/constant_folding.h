@@ -2,7 +2,8 @@
 // importing them, as torch exports the targets of its reshapes (x.view(x.size(0), -1), the
 // channel shuffle) and the bounds of its chunks: Shape of a tensor (every shape is static),
 // and Identity (torch shares equal initializers through Identity nodes), Gather, Unsqueeze,
-// Squeeze, Concat, Cast, Slice, Add, Sub, Mul and Div of constants, and the class token's
+// Squeeze, Concat, Cast, Slice, Add, Sub, Mul, Div, Mod, Pow and Not of constants (Swin's
+// window padding and attention scale), and the class token's
 // expansion to the batch (ConstantOfShape, Equal, Where, Expand of constants); a bool
 // (Equal's result) is held as an integer 1 or 0. Integer constants (shapes,
 // indices, axes) are held flat, as the rank 0 and 1 values of shape arithmetic are; float
@@ -24,10 +25,13 @@ namespace vta::compiler {
 // input of the node is a constant (Shape needs none: its input's shape is known).
 bool folds_at_import(const std::string& op_type, bool inputs_constant);
 
-// The importer's constants by tensor name.
+// The importer's constants by tensor name. `int_dims` (when given) holds the dims of the integer
+// constants of rank 2 and more that a fold made (a Reshape of torch's pad list); the others are
+// flat.
 struct ImportConstants {
   std::map<std::string, FloatTensor>& floats;
   std::map<std::string, std::vector<int64_t>>& ints;
+  std::map<std::string, std::vector<int64_t>>* int_dims = nullptr;
 };
 
 // Computes the outputs of node `n` (one folds_at_import accepts) into `c`; `input_shape` is

@@ -110,6 +110,18 @@ std::vector<int> match_gated(const Dataflow& d, int gate) {
   return {gate, mul};
 }
 
+// F.normalize: x / Expand(Clip(ReduceL2(x), eps)).
+std::vector<int> match_l2_normalize(const Dataflow& d, int norm) {
+  const int clip = d.output_to(norm, "Clip");
+  const int expand = d.output_to(clip, "Expand");
+  const int div = d.output_to(expand, "Div");
+  if (div < 0 || d.g.node(div).input(0) != d.g.node(norm).input(0) ||
+      d.g.node(div).input(1) != d.g.node(expand).output(0)) {
+    return {};
+  }
+  return {norm, clip, expand, div};
+}
+
 }  // namespace
 
 std::vector<Decomposition> find_decompositions(const Dataflow& d) {
@@ -133,6 +145,8 @@ std::vector<Decomposition> find_decompositions(const Dataflow& d) {
       m = {DecompositionKind::kSilu, "SiLU", match_gated(d, i)};
     } else if (op == "HardSigmoid") {
       m = {DecompositionKind::kHardSwish, "HardSwish", match_gated(d, i)};
+    } else if (op == "ReduceL2") {
+      m = {DecompositionKind::kL2Normalize, "L2 normalization", match_l2_normalize(d, i)};
     }
     if (!m.nodes.empty() && std::all_of(m.nodes.begin(), m.nodes.end(), wellformed)) {
       found.push_back(std::move(m));

@@ -1,7 +1,8 @@
 // The operators torch exports as several ONNX nodes, found in a graph by their dataflow: GELU
 // (Div, Erf, Add, Mul, Mul; its tanh approximation: Add, Mul, Tanh, Add, Mul, Mul),
 // LayerNormalization (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt,
-// Div, Mul, Add), SiLU and HardSwish (a gate and a Mul). The importer turns the ones it
+// Div, Mul, Add), SiLU and HardSwish (a gate and a Mul), L2 normalisation (F.normalize:
+// ReduceL2, Clip, Expand, Div). The importer turns the ones it
 // implements into one node each (onnx_import.cc); the check of unsupported operators names
 // the others by what they were (unsupported_ops.cc).
 #pragma once
@@ -30,11 +31,12 @@ struct Dataflow {
   bool reads(int i, const std::string& tensor) const;
 };
 
-enum class DecompositionKind { kGelu, kGeluTanh, kLayerNorm, kSilu, kHardSwish };
+enum class DecompositionKind { kGelu, kGeluTanh, kLayerNorm, kSilu, kHardSwish, kL2Normalize };
 
 // A matched decomposition: the operator it was and its nodes, in the order of its matcher
 // (GELU: scale, Erf, Add, Mul[, Mul 0.5]; LayerNormalization: ReduceMean, Sub, Pow,
-// ReduceMean, Add eps, Sqrt, Div[, Mul gain[, Add bias]]; gated: gate, Mul).
+// ReduceMean, Add eps, Sqrt, Div[, Mul gain[, Add bias]]; gated: gate, Mul; L2 normalisation:
+// ReduceL2, Clip, Expand, Div).
 struct Decomposition {
   DecompositionKind kind = DecompositionKind::kGelu;
   const char* what = nullptr;  // "GELU", "LayerNormalization", "SiLU", ...

@@ -347,13 +347,12 @@ FloatTensor permute(const GraphNode& g, const FloatTensor& x) {
 FloatTensor run_sequence_node(const GraphNode& g, const std::vector<const FloatTensor*>& in) {
   switch (g.op) {
     case GraphOp::kLayerNorm:
-      return layer_norm(*in[0], g.axis, g.eps, g.weight.data, g.bias.data);
+      return layer_norm(*in[0], g.axis, g.eps, g.weight.data, g.bias.data, g.l2);
     case GraphOp::kGelu:
       return map_values(
           *in[0], [](double v, const GraphNode&) { return gelu(v); }, g);
     case GraphOp::kScale:
-      return map_values(
-          *in[0], [](double v, const GraphNode& n) { return v * n.alpha + n.beta; }, g);
+      return scale(*in[0], g.alpha, g.beta, g.weight.data);
     case GraphOp::kSoftmax:
       return softmax(*in[0], g.axis);
     case GraphOp::kBatchMatMul:
@@ -427,7 +426,7 @@ std::string data_movement_dims(const GraphNode& g, const std::vector<int>& d,
   }
   for (size_t a = 0; a < 3; ++a) {
     const int b = g.slice_begin.at(a), e = g.slice_end.at(a);
-    if (b < 0 || e > d[a + 1] || b >= e) {
+    if (!ops::box_fits(b, e, d[a + 1])) {
       return fmt::format("the box {}..{} of dimension {} is empty or outside its size {}", b, e,
                          a + 1, d[a + 1]);
     }

@@ -113,6 +113,29 @@ bool layer_norm_operator(const Dataflow& d, const std::map<std::string, FloatTen
   return n.size() == 7 || n.size() == 9;
 }
 
+// L2 normalisation over one axis (keepdims), the Clip's lower bound its eps, no upper bound: a
+// LayerNorm in its L2 form.
+bool l2_normalize_operator(const Dataflow& d, const std::map<std::string, FloatTensor>& c,
+                           const std::vector<int>& n, GraphNode& g) {
+  const onnx::NodeProto& norm = d.g.node(n[0]);
+  const onnx::NodeProto& clip = d.g.node(n[1]);
+  bool keepdims = true;
+  for (const auto& a : norm.attribute()) {
+    keepdims = a.name() == "keepdims" ? a.i() != 0 : keepdims;
+  }
+  auto lo = c.find(clip.input_size() > 1 ? clip.input(1) : "");
+  if (!keepdims || lo == c.end() || lo->second.size() != 1 || !(lo->second.data[0] >= 0) ||
+      (clip.input_size() > 2 && !clip.input(2).empty()) || reduced_axis(norm) == 0) {
+    return false;
+  }
+  g.op = GraphOp::kLayerNorm;
+  g.l2 = true;
+  g.inputs = {norm.input(0)};
+  g.axis = reduced_axis(norm);
+  g.eps = lo->second.data[0];
+  return true;
+}
+
 }  // namespace
 
 std::vector<FusedOperator> fused_operators(const onnx::GraphProto& g,
@@ -124,6 +147,8 @@ std::vector<FusedOperator> fused_operators(const onnx::GraphProto& g,
     f.output_node = m.nodes.back();
     const bool ok = m.kind == DecompositionKind::kGelu
                         ? gelu_operator(d, constants, m.nodes, f.node)
+                    : m.kind == DecompositionKind::kL2Normalize
+                        ? l2_normalize_operator(d, constants, m.nodes, f.node)
                         : m.kind == DecompositionKind::kLayerNorm &&
                               layer_norm_operator(d, constants, m.nodes, f.node);
     if (!ok || !self_contained(d, m.nodes, f.output_node)) {

@@ -1,6 +1,7 @@
 // The decompositions (decompositions.h) the importer implements, each as one float-graph node:
-// GELU (its constants checked: x / sqrt 2, + 1, * x, * 0.5) and LayerNormalization (the mean
-// and variance over one axis, eps a constant, the gain and bias constants or absent). A match
+// GELU (its constants checked: x / sqrt 2, + 1, * x, * 0.5), LayerNormalization (the mean
+// and variance over one axis, eps a constant, the gain and bias constants or absent) and L2
+// normalisation (a LayerNorm node in its L2 form, eps the Clip's lower bound). A match
 // whose constants differ, or whose inner values are read outside it, is left as its nodes
 // (and reported by the check of unsupported operators by what it was).
 #pragma once

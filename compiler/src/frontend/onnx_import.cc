@@ -31,6 +31,7 @@ FloatGraph import_onnx(const std::string& path) {
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/onnx_pb.h>
 
 #include "frontend/constant_folding.h"
@@ -323,8 +324,39 @@ void fold_pad(const Importer& im, const onnx::NodeProto& n, GraphNode& g) {
   g.count_include_pad = true;
 }
 
-// Pad (constant mode, value 0, on H and W only): its output is its input, the padding taken
-// over by the Conv or AveragePool that reads it.
+// A Pad of a 4-D value that no Conv takes over: a slice whose box reaches past the input, read
+// as zeros (Swin's padding of its channels-last tokens to whole windows). The pads of a
+// channels-last value (NHWC) are those of its NCHW source's H, W and C.
+void pad_as_slice(Importer& im, const onnx::NodeProto& n, const std::vector<int64_t>& p) {
+  const std::string& in = n.input(0);
+  const bool nhwc = im.channels_last.count(in) > 0;
+  const std::vector<int>& s = im.shape_of(n, in);
+  if (s.size() != 4 || p[0] || p[4]) {
+    im.fail(n, fmt::format("pads [{}] of a {}-D value: only 4-D values, N not padded, are "
+                           "supported",
+                           fmt::join(p, ", "), s.size()));
+  }
+  // NCHW axis a + 1 of the source is axis src[a] of the model's value.
+  const int src[3] = {nhwc ? 3 : 1, nhwc ? 1 : 2, nhwc ? 2 : 3};
+  GraphNode g;
+  g.op = GraphOp::kSlice;
+  g.name = node_name(n);
+  g.inputs = {im.resolve(in)};
+  g.output = n.output(0);
+  const std::vector<int>& d = im.shape_of(n, g.inputs[0]);
+  for (int a = 0; a < 3; ++a) {
+    g.slice_begin.push_back(int(-p[size_t(src[a])]));
+    g.slice_end.push_back(d[size_t(a) + 1] + int(p[size_t(src[a]) + 4]));
+  }
+  add_node(im, std::move(g));
+  if (nhwc) {
+    im.channels_last.insert(n.output(0));
+  }
+}
+
+// Pad (constant mode, value 0): zero padding of H and W of an NCHW value is taken over by the
+// Conv or AveragePool that reads it (its output is its input); other pads of a 4-D value are a
+// slice reading zeros (pad_as_slice).
 void pad_node(Importer& im, const onnx::NodeProto& n) {
   if (const auto* a = find_attr(n, "mode"); a && a->s() != "constant") {
     im.fail(n, fmt::format("mode '{}' is not supported (constant zeros only)", a->s()));
@@ -340,9 +372,13 @@ void pad_node(Importer& im, const onnx::NodeProto& n) {
     }
   }
   const std::vector<int64_t>& p = it->second;
-  if (p[0] || p[1] || p[4] || p[5] || *std::min_element(p.begin(), p.end()) < 0 ||
+  if (*std::min_element(p.begin(), p.end()) < -kMaxDim ||
       *std::max_element(p.begin(), p.end()) > kMaxDim) {
-    im.fail(n, "only non-negative padding of H and W is supported");
+    im.fail(n, fmt::format("pads [{}] are beyond {}", fmt::join(p, ", "), kMaxDim));
+  }
+  if (p[0] || p[1] || p[4] || p[5] || *std::min_element(p.begin(), p.end()) < 0 ||
+      im.channels_last.count(n.input(0))) {
+    return pad_as_slice(im, n, p);
   }
   if (p[2] || p[3] || p[6] || p[7]) {
     im.pending_pads[n.output(0)] = {int(p[2]), int(p[3]), int(p[6]), int(p[7])};
@@ -482,6 +518,9 @@ void constant_node(Importer& im, const onnx::NodeProto& n) {
   if (a->t().data_type() == onnx::TensorProto::INT64 ||
       a->t().data_type() == onnx::TensorProto::BOOL) {
     im.int_constants[n.output(0)] = int_tensor(a->t(), where);
+    if (a->t().dims_size() == 0) {
+      im.int_scalars.insert(n.output(0));
+    }
   } else {
     im.constants[n.output(0)] = float_tensor(a->t(), where);
   }
@@ -540,6 +579,20 @@ bool inputs_constant(const Importer& im, const onnx::NodeProto& n) {
   });
 }
 
+// The dims of constant `t` (an integer one flat unless a fold recorded its dims); empty for an
+// activation.
+std::vector<int64_t> constant_shape(const Importer& im, const std::string& t) {
+  if (auto f = im.constants.find(t); f != im.constants.end()) {
+    return std::vector<int64_t>(f->second.dims.begin(), f->second.dims.end());
+  }
+  if (auto d = im.int_constant_dims.find(t); d != im.int_constant_dims.end()) {
+    return d->second;
+  }
+  auto i = im.int_constants.find(t);
+  return i == im.int_constants.end() ? std::vector<int64_t>{}
+                                     : std::vector<int64_t>{int64_t(i->second.size())};
+}
+
 // Constant, or shape arithmetic: the node's outputs computed now, as constants.
 void fold_node(Importer& im, const onnx::NodeProto& n) {
   if (n.op_type() == "Constant") {
@@ -547,10 +600,18 @@ void fold_node(Importer& im, const onnx::NodeProto& n) {
   }
   std::vector<int64_t> shape;
   if (n.op_type() == "Shape") {
-    const std::vector<int>& s = im.shape_of(n, n.input(0));
-    shape.assign(s.begin(), s.end());
+    shape = constant_shape(im, n.input(0));
+    if (shape.empty()) {
+      const std::vector<int>& s = im.shape_of(n, n.input(0));
+      shape.assign(s.begin(), s.end());
+      if (im.channels_last.count(n.input(0)) && s.size() == 4) {  // held as its NCHW source
+        shape = {s[0], s[2], s[3], s[1]};
+      }
+    }
   }
-  if (std::string e = fold_constant_node(n, shape, {im.constants, im.int_constants}); !e.empty()) {
+  if (std::string e =
+          fold_constant_node(n, shape, {im.constants, im.int_constants, &im.int_constant_dims});
+      !e.empty()) {
     im.fail(n, e);
   }
 }
@@ -735,7 +796,7 @@ void import_node(Importer& im, const onnx::NodeProto& n) {
   } else {
     materialize_channels_last(im, n);
   }
-  if (import_sequence_3d_node(im, n) || import_high_rank_node(im, n) || import_layout_node(im, n) ||
+  if (import_high_rank_node(im, n) || import_sequence_3d_node(im, n) || import_layout_node(im, n) ||
       ((t == "Flatten" || t == "Reshape") && flatten_alias(im, n)) || import_sequence_node(im, n)) {
     return;
   }
@@ -876,6 +937,9 @@ void read_constants(Importer& im, const onnx::GraphProto& g) {
     }
     if (t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::BOOL) {
       im.int_constants[t.name()] = int_tensor(t, where);
+      if (t.dims_size() == 0) {
+        im.int_scalars.insert(t.name());
+      }
     } else {
       im.constants[t.name()] = float_tensor(t, where);
     }

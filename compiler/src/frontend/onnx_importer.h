@@ -39,6 +39,8 @@ struct Importer {
   std::string file;
   std::map<std::string, FloatTensor> constants;
   std::map<std::string, std::vector<int64_t>> int_constants;
+  std::map<std::string, std::vector<int64_t>> int_constant_dims;  // rank 2 and more (folds)
+  std::set<std::string> int_scalars;  // the integer constants of rank 0 read from the model
   std::map<std::string, std::string> alias;
   std::map<std::string, int> consumers;
   std::map<std::string, size_t> producer;  // tensor -> index into graph.nodes
@@ -77,14 +79,6 @@ const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, 
 // FloatGraph::validate reports what does not fit).
 void add_node(Importer& im, GraphNode g, std::optional<std::vector<int>> shape = std::nullopt);
 
-// A View of graph tensor `in` as `to` (the model's shape `model` of the result), named
-// `out`; the input itself (`out` an alias of it) when its dims and shape are already those.
-// Returns the graph tensor holding the result (sequence_3d_import.cc).
-std::string add_view(Importer& im, const std::string& name, const std::string& in,
-                     const std::string& out, std::vector<int> to, std::vector<int> model);
-// Einsum as a batched matrix product, a Transpose of a 5-D or 6-D value and a Linear over the
-// last axis of a 4-D to 6-D value (high_rank_import.cc); true when it imported node n.
-bool import_high_rank_node(Importer& im, const onnx::NodeProto& n);
 
 // The operators of MLPs and transformers (sequence_import.cc). Each returns true when it
 // imported node n (false: not one of its operators).
@@ -103,6 +97,15 @@ void materialize_channels_last(Importer& im, const onnx::NodeProto& n);
 // Transpose, MatMul of two activations, Slice and Gather of 3-D values (sequence_3d_import.cc);
 // true when it imported node n.
 bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n);
+// A View of graph tensor `in` as `to` (the model's shape `model` of the result), named `out`;
+// the input itself (an alias) when its dims and shape are already those; returns the graph
+// tensor holding the result (sequence_3d_import.cc).
+std::string add_view(Importer& im, const std::string& name, const std::string& in,
+                     const std::string& out, std::vector<int> to, std::vector<int> model);
+// Einsum as a batched matrix product, Transpose of a 5-D or 6-D value, Gather of one index
+// along any axis, a Linear over the last axis of a 4-D to 6-D value, Concat along any axis,
+// Slice with steps (high_rank_import.cc); true when it imported node n.
+bool import_high_rank_node(Importer& im, const onnx::NodeProto& n);
 // A decomposition imported as one node, at its output node `out` (sequence_import.cc).
 void import_fused(Importer& im, const onnx::NodeProto& out, const FusedOperator& f);
 // Gemm / MatMul with a constant right operand as a Gemm node (onnx_import.cc).

@@ -83,7 +83,7 @@ void reshape_view(Importer& im, const onnx::NodeProto& n, const ChannelView& vie
 }
 
 // A Reshape of a channel view, or of an NCHW tensor to N x g x C/g x H x W (a channel view);
-// false for any other (sequence_import.cc's view, 5-D ones included).
+// false for any other (sequence_import.cc's view, of up to 6 dims).
 bool reshape_node(Importer& im, const onnx::NodeProto& n) {
   auto v = im.views.find(im.resolve(n.input(0)));
   const std::vector<int64_t>* target = int_input(im, n, 1, "the shape");

@@ -218,7 +218,8 @@ struct Quantizer {
 };
 
 // A network layer's name from its first node's: torch's "/layer1/layer1.0/conv1/Conv" becomes
-// "layer1/layer1.0/conv1" (the full name if that is taken).
+// "layer1/layer1.0/conv1" (the full name if that is taken; the full name and "#2", "#3", ... if
+// that is taken too: a shortened name of another node may be it).
 std::string layer_name(const std::string& node, std::set<std::string>& used) {
   std::string s = node.size() > 1 && node[0] == '/' ? node.substr(1) : node;
   if (const size_t slash = s.rfind('/'); slash != std::string::npos && slash > 0) {
@@ -226,6 +227,9 @@ std::string layer_name(const std::string& node, std::set<std::string>& used) {
   }
   if (s.empty() || used.count(s)) {
     s = node;
+  }
+  for (int k = 2; used.count(s); ++k) {
+    s = fmt::format("{}#{}", node, k);
   }
   used.insert(s);
   return s;
@@ -381,6 +385,9 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   }
   if (m.op == GraphOp::kLayerNorm) {
     l.attrs["eps"] = m.eps;
+    if (m.l2) {
+      l.attrs["l2"] = 1;
+    }
     if (!m.weight.data.empty()) {
       std::vector<float> p = m.weight.data;
       p.insert(p.end(), m.bias.data.begin(), m.bias.data.end());
@@ -389,6 +396,9 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
   }
   if (m.op == GraphOp::kScale) {
     l.attrs["alpha"] = m.alpha, l.attrs["beta"] = m.beta;
+    if (!m.weight.data.empty()) {  // alpha per channel
+      l.float_params = std::make_shared<const std::vector<float>>(m.weight.data);
+    }
   }
   if (m.op == GraphOp::kAddConstant) {
     l.attrs["sequences"] = m.groups, l.attrs["rows"] = m.prefix_rows;

@@ -212,7 +212,8 @@ GraphNode constant_node_of(Importer& im, const onnx::NodeProto& n, const std::st
   return g;
 }
 
-// x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding.
+// x + c of a constant tensor c (not a scalar, not a Linear's bias): ViT's position embedding,
+// Swin's relative position bias of its attention.
 bool add_tensor(Importer& im, const onnx::NodeProto& n) {
   if (n.input_size() != 2) {
     return false;
@@ -285,8 +286,7 @@ bool import_sequence_3d_node(Importer& im, const onnx::NodeProto& n) {
     gather_token(im, n);
   } else if (t == "Concat") {
     return concat_constant(im, n);
-  } else if (t == "Add" &&
-             (rank == 3 || rank > 4 || rank_of(im, n, 1) == 3 || rank_of(im, n, 1) > 4)) {
+  } else if (t == "Add" && (rank >= 3 || rank_of(im, n, 1) >= 3)) {
     return add_tensor(im, n);
   } else {
     return false;

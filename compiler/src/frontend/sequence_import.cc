@@ -143,10 +143,18 @@ auto gemm_producer(const Importer& im, const std::string& x) {
 
 // A Linear's bias added after its MatMul: folded into the Gemm when the Gemm's output is read
 // by this Add alone.
+// A Linear of rows viewed back (high_rank_import.cc) folds its bias the same way.
 bool fold_bias(Importer& im, const onnx::NodeProto& n, const std::string& x, const FloatTensor& c) {
   auto p = gemm_producer(im, x);
   if (p == im.producer.end() || im.consumers[x] != 1) {
     return false;
+  }
+  if (const GraphNode& v = im.graph.nodes[p->second]; v.op == GraphOp::kView) {
+    auto q = im.producer.find(v.inputs[0]);
+    if (q == im.producer.end() || im.graph.nodes[q->second].op != GraphOp::kGemm) {
+      return false;
+    }
+    p = q;  // the view's input is its own (no ONNX node reads it)
   }
   GraphNode& gemm = im.graph.nodes[p->second];
   if (gemm.op != GraphOp::kGemm || c.size() != gemm.bias.size() || c.size() == 1) {
@@ -159,7 +167,26 @@ bool fold_bias(Importer& im, const onnx::NodeProto& n, const std::string& x, con
   return true;
 }
 
-// x op c (or c op x) with a constant c: a folded bias, or x * alpha + beta for a scalar c.
+// The values of constant c when, broadcast to the shape `s` of a value of 4 dims or more, it
+// varies along the view's channel axis alone (Swin v2's logit scale [heads, 1, 1] of the
+// attention [B, heads, S, S]): one value per channel; else empty.
+std::vector<float> channel_values(const std::vector<int>& s, const FloatTensor& c) {
+  if (s.size() < 4 || c.dims.size() > s.size()) {
+    return {};
+  }
+  const size_t axis = s.size() - 3;  // the view's channels (float_graph.h: nchw_view)
+  std::vector<int> aligned(s.size(), 1);
+  std::copy(c.dims.begin(), c.dims.end(), aligned.begin() + long(s.size() - c.dims.size()));
+  for (size_t a = 0; a < s.size(); ++a) {
+    if (aligned[a] != 1 && (a != axis || aligned[a] != s[a])) {
+      return {};
+    }
+  }
+  return aligned[axis] == s[axis] ? c.data : std::vector<float>{};
+}
+
+// x op c (or c op x) with a constant c: a folded bias, or x * alpha + beta for a scalar c, or x
+// times (divided by) one constant per channel of the view.
 bool constant_arithmetic(Importer& im, const onnx::NodeProto& n) {
   const std::string& t = n.op_type();
   if (n.input_size() != 2) {
@@ -178,9 +205,19 @@ bool constant_arithmetic(Importer& im, const onnx::NodeProto& n) {
   if (t == "Add" && fold_bias(im, n, g.inputs[0], c)) {
     return true;
   }
+  if (std::vector<float> per = channel_values(im.shape_of(n, n.input(1 - ci)), c);
+      c.size() > 1 && !per.empty() && (t == "Mul" || (t == "Div" && ci == 1))) {
+    for (float& v : per) {
+      v = t == "Mul" ? v : 1.0f / v;
+    }
+    g.alpha = 1, g.beta = 0;
+    g.weight = FloatTensor{{int(per.size())}, std::move(per)};
+    add_node(im, std::move(g));
+    return true;
+  }
   if (c.size() != 1) {
-    im.fail(n, fmt::format("constant '{}' of {} values: only a scalar, or a Linear's bias after "
-                           "its MatMul, is supported",
+    im.fail(n, fmt::format("constant '{}' of {} values: only a scalar, a Linear's bias after "
+                           "its MatMul, or a factor per channel, is supported",
                            n.input(ci), c.size()));
   }
   const float v = c.data[0];

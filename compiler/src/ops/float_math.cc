@@ -26,12 +26,24 @@ AxisSplit split_at(const std::vector<int>& dims, int axis) {
 
 }  // namespace
 
+FloatTensor scale(const FloatTensor& x, double alpha, double beta,
+                  const std::vector<float>& channel_alpha) {
+  FloatTensor out = x;
+  const size_t c = x.dims.size() > 1 ? size_t(x.dims[1]) : 1;
+  const size_t plane = channel_alpha.empty() ? 1 : x.size() / (size_t(x.dims[0]) * c);
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    const double a = channel_alpha.empty() ? alpha : double(channel_alpha[(i / plane) % c]);
+    out.data[i] = float(double(x.data[i]) * a + beta);
+  }
+  return out;
+}
+
 double gelu(double x) {
   return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
 }
 
 FloatTensor layer_norm(const FloatTensor& x, int axis, double eps, const std::vector<float>& gain,
-                       const std::vector<float>& bias) {
+                       const std::vector<float>& bias, bool l2) {
   const AxisSplit s = split_at(x.dims, axis);
   FloatTensor out = x;
   for (size_t o = 0; o < s.outer; ++o) {
@@ -41,11 +53,13 @@ FloatTensor layer_norm(const FloatTensor& x, int axis, double eps, const std::ve
       for (size_t i = 0; i < s.len; ++i) {
         mean += x.data[at(i)];
       }
-      mean /= double(s.len);
+      mean = l2 ? 0.0 : mean / double(s.len);
       for (size_t i = 0; i < s.len; ++i) {
         var += (x.data[at(i)] - mean) * (x.data[at(i)] - mean);
       }
-      const double inv = 1.0 / std::sqrt(var / double(s.len) + eps);
+      // L2: x / max(||x||, eps) (torch's F.normalize); else (x - mean) / sqrt(var + eps).
+      const double inv =
+          l2 ? 1.0 / std::max(std::sqrt(var), eps) : 1.0 / std::sqrt(var / double(s.len) + eps);
       for (size_t i = 0; i < s.len; ++i) {
         const double g = gain.empty() ? 1.0 : gain[i], b = bias.empty() ? 0.0 : bias[i];
         out.data[at(i)] = float((x.data[at(i)] - mean) * inv * g + b);

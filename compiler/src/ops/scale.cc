@@ -1,9 +1,13 @@
 // scale: y = alpha x + beta with scalar constants (an activation's Mul, Div, Add or Sub by a
-// constant: attention's 1 / sqrt(d)), on the host in float: the int8 input dequantized at
-// 2^-in_exp, the result quantized at 2^-out_exp (op_common.h: run_in_float).
+// constant: attention's 1 / sqrt(d)), or alpha one value per channel of the NCHW view, the
+// layer's float parameters (Swin v2's logit scale per head), on the host in float: the int8
+// input dequantized at 2^-in_exp, the result quantized at 2^-out_exp (op_common.h:
+// run_in_float).
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "vta/compiler/ops/float_math.h"
+#include "vta/sim/error.h"
 
 namespace vta::compiler::ops {
 
@@ -31,6 +35,10 @@ void write_scale(const NetworkLayer& l, nlohmann::ordered_json& j) {
 
 TensorShape scale_shape(const ShapeContext& ctx) {
   check_attrs(ctx.layer, scale_attrs());
+  if (ctx.layer.float_params && ctx.layer.float_params->size() != size_t(ctx.in.c)) {
+    throw Error(fmt::format("scale layer '{}': {} alpha values for {} channels", ctx.layer.name,
+                            ctx.layer.float_params->size(), ctx.in.c));
+  }
   return ctx.in;
 }
 
@@ -39,16 +47,15 @@ Placement place_scale(const NetworkLayer&) {
 }
 
 std::string scale_attributes(const NetworkLayer& l) {
-  return fmt::format("alpha={:g} beta={:g} {}", attr(l, 0), attr(l, 1),
-                     float_conversions_text(int(attr(l, 2)), int(attr(l, 3))));
+  return fmt::format("alpha={} beta={:g} {}",
+                     l.float_params ? fmt::format("f32[{}]", l.float_params->size())
+                                    : fmt::format("{:g}", attr(l, 0)),
+                     attr(l, 1), float_conversions_text(int(attr(l, 2)), int(attr(l, 3))));
 }
 
 FloatTensor scale_float(const NetworkLayer& l, const std::vector<const FloatTensor*>& in) {
-  FloatTensor out = *in[0];
-  for (float& v : out.data) {
-    v = float(double(v) * attr(l, 0) + attr(l, 1));
-  }
-  return out;
+  return scale(*in[0], attr(l, 0), attr(l, 1),
+               l.float_params ? *l.float_params : std::vector<float>{});
 }
 
 NetworkTensor run_scale(const OpContext& ctx, std::string& note) {

@@ -1,6 +1,7 @@
 // slice: a box of an NCHW tensor, its begins and ends (end exclusive, step 1) of C, H and W
 // (ONNX Slice, and each output of a Split; ShuffleNet's chunk of the channels in two), on the
-// host. The int8 values are moved, not changed: the output keeps the input's scale.
+// host; a box reaching past the input reads zeros there (ONNX Pad with zeros: Swin's padding to
+// whole windows). The int8 values are moved, not changed: the output keeps the input's scale.
 #include <fmt/format.h>
 
 #include "ops/data_movement.h"
@@ -35,7 +36,7 @@ void read_slice(const nlohmann::json& j, const std::string& source, NetworkLayer
       throw Error(where + " must be an array of 3 integers (C, H, W)");
     }
     for (size_t a = 0; a < 3; ++a) {
-      l.attrs[key(a, end)] = json_int32(j[end][a], fmt::format("{}[{}]", where, a), 0);
+      l.attrs[key(a, end)] = json_int32(j[end][a], fmt::format("{}[{}]", where, a), -kMaxBoxPad);
     }
   }
 }
@@ -50,7 +51,7 @@ TensorShape slice_shape(const ShapeContext& ctx) {
   const int size[3] = {ctx.in.c, ctx.in.h, ctx.in.w};
   int out[3] = {};
   for (size_t a = 0; a < 3; ++a) {
-    if (box.begin[a] < 0 || box.begin[a] >= box.end[a] || box.end[a] > size[a]) {
+    if (!box_fits(box.begin[a], box.end[a], size[a])) {
       throw Error(fmt::format("slice layer '{}': {}={}:{} is empty or outside the input {}",
                               ctx.layer.name, kAxes[a], box.begin[a], box.end[a], ctx.in.str()));
     }

@@ -8,8 +8,9 @@
 // same (row-major) order, under 4 dims. A matrix [N, F] is N x F x 1 x 1; a sequence [N, S, D]
 // is N*S rows of D features, (N*S) x D x 1 x 1, so that a Linear over the features is a dense
 // layer of N*S rows on VTA and every per-token operator works along the channels; a 4-D tensor
-// (attention's heads, [N, heads, S, d]) is itself; a 5-D or 6-D tensor (MaxViT's windows of
-// heads, its partitions) keeps its last three axes and merges the leading ones into N.
+// (attention's heads, [N, heads, S, d]) is itself; a 5-D or 6-D tensor (Swin's window partition
+// [B, H/w, w, W/w, w, C] and its q / k / v [B, S, 3, heads, d], MaxViT's windows of heads and its
+// partitions) has its leading axes merged into N (the last three kept).
 #pragma once
 
 #include <cstdint>
@@ -83,6 +84,7 @@ struct GraphNode {
   float alpha = 0.2f, beta = 0.5f;  // HardSigmoid; Scale (multiplier, offset)
   int axis = 1;                     // LayerNorm, Softmax: the axis of the view
   float eps = 1e-5f;                // LayerNorm
+  bool l2 = false;                  // LayerNorm: x / max(||x||_2, eps) instead (F.normalize)
   std::vector<int> to_dims;         // View: the output dims
   std::vector<int> perm;            // Permute: output axis i is input axis perm[i]
   FloatTensor weight;  // Conv: K x C/groups x KH x KW; Gemm: units x inputs (y = x W^T + b);

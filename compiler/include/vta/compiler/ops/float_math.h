@@ -18,9 +18,15 @@ namespace vta::compiler {
 double gelu(double x);
 
 // Normalises x over `axis` (1 or 3): (x - mean) / sqrt(var + eps) * gain + bias, gain and bias
-// one value per position along the axis (empty: 1 and 0).
+// one value per position along the axis (empty: 1 and 0); `l2`: x / max(||x||_2, eps) * gain +
+// bias instead (torch's F.normalize: Swin v2's cosine attention).
 FloatTensor layer_norm(const FloatTensor& x, int axis, double eps, const std::vector<float>& gain,
-                       const std::vector<float>& bias);
+                       const std::vector<float>& bias, bool l2 = false);
+
+// x * alpha + beta, alpha per channel (axis 1 of the NCHW view: Swin v2's logit scale of each
+// attention head) when `channel_alpha` holds one value per channel, else the scalar `alpha`.
+FloatTensor scale(const FloatTensor& x, double alpha, double beta,
+                  const std::vector<float>& channel_alpha);
 
 // exp(x - max) / sum over `axis` (1..3).
 FloatTensor softmax(const FloatTensor& x, int axis);
