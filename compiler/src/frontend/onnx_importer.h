@@ -79,7 +79,6 @@ const FloatTensor& constant_input(const Importer& im, const onnx::NodeProto& n, 
 // FloatGraph::validate reports what does not fit).
 void add_node(Importer& im, GraphNode g, std::optional<std::vector<int>> shape = std::nullopt);
 
-
 // The operators of MLPs and transformers (sequence_import.cc). Each returns true when it
 // imported node n (false: not one of its operators).
 bool import_sequence_node(Importer& im, const onnx::NodeProto& n);
