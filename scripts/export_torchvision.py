@@ -21,6 +21,11 @@ a feature map that does not divide their output (torch's exporter); when the fea
 each pixel into the first Linear of the classifier (the sum of its 49 (36) weight columns),
 which computes exactly the same function.
 
+Swin v2's forward zeroes the key third of its qkv bias in place (qkv_bias[length:2 * length]
+.zero_()), and torch 1.13 has no export of aten::zero at opset 13: the script registers one that
+computes x * 0 (the same values; torch's constant folding and the importer's fold it with the
+rest of the bias, a constant).
+
 --sample-out PREFIX writes PREFIX.in.f32 (a seeded N(0,1) input, raw float32 NCHW) and
 PREFIX.out.f32 (torch's output for it, raw float32): the independent reference of the C++ float
 interpreter.
