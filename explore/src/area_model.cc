@@ -107,6 +107,23 @@ std::vector<MemoryShape> core_memories(const HwConfig& c) {
   };
 }
 
+namespace {
+
+// The read-data bits of the memories Yosys maps to LUT-RAM: vta_sram.v registers its read data,
+// which a block RAM holds in its own output register but a LUT-RAM (read asynchronously) needs
+// fabric flip-flops for (a 1x64 array's weight buffer, 64 deep and 32,768 bits wide, is LUT-RAM).
+double lutram_read_bits(const HwConfig& c) {
+  double bits = 0;
+  for (const auto& m : core_memories(c)) {
+    if (map_memory(m.depth, m.width_bits).lutram > 0) {
+      bits += static_cast<double>(m.width_bits) * m.copies;
+    }
+  }
+  return bits;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
   const double lanes = static_cast<double>(c.batch) * c.block_out;
   return {
@@ -119,6 +136,7 @@ std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
       {"bus_bits", c.bus_bytes * 8.0},
       {"sram_port_bits",
        8.0 * (c.inp_elem_bytes + c.wgt_elem_bytes + c.acc_elem_bytes + c.out_elem_bytes)},
+      {"lutram_read_bits", lutram_read_bits(c)},
   };
 }
 

@@ -174,8 +174,9 @@ int main(int argc, char** argv) {
     }
     out["lut"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
                      [&](const Sample& s) { return res(s, "lut"); });
-    out["ff"] = fit(samples, {"const", "macs", "wgt_bits", "acc_lanes", "bus_bits"},
-                    [&](const Sample& s) { return res(s, "ff"); });
+    out["ff"] =
+        fit(samples, {"const", "macs", "wgt_bits", "acc_lanes", "bus_bits", "lutram_read_bits"},
+            [&](const Sample& s) { return res(s, "ff"); });
     out["calibrated_range"] = calibrated_range(samples);
     std::ofstream(argv[1]) << out.dump(1) << "\n";
     print_comparison(samples, nlohmann::json::parse(out.dump()));

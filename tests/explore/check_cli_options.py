@@ -43,10 +43,9 @@ def main():
     v = area["verdict"]
     if area["fits"] or v["clock_ok"] or abs(v["clock_estimate_mhz"] - 277.5) > 1e-6:
         fail("--json verdict: %s" % v)
-    if area["extrapolated"] != ["macs 1024 > 512", "wgt_bits 8192 > 2048"]:
+    if area["extrapolated"] != []:  # 1x32x32 is inside the calibration (1x8 to 1x64)
         fail("--json area extrapolation: %s" % area["extrapolated"])
-    print("--version, conv2d --quiet, and a design above its clock estimate and outside the "
-          "area calibration: as expected")
+    print("--version, conv2d --quiet, and a design above its clock estimate: as expected")
     check_every_command(vtasim)
 
 

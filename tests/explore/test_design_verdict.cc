@@ -84,16 +84,19 @@ TEST_CASE("verdict: the clock estimate and a design above it", "[explore][device
 }
 
 TEST_CASE("area: estimates outside the calibrated designs are flagged", "[explore][area]") {
-  // Calibrated on 1x8x8 .. 1x16x16 / 4x8x8 / 2x16x16: 64-512 MACs, weight registers of 8x8 to
-  // 16x16 int8 (512-2048 bits), 8-32 lanes, 64-128 bus bits.
+  // Calibrated on 1x8x8 .. 1x64x64 / 4x8x8 / 2x16x16: 64-4096 MACs, weight registers of 8x8 to
+  // 64x64 int8 (512-32768 bits), 8-64 lanes, 64-128 bus bits.
   CHECK(estimate_area(vta::HwConfig::default_config()).extrapolated.empty());
   auto j = vta::HwConfig::default_config().to_json();
-  j["LOG_BLOCK"] = 5;  // 1x32x32: 1024 MACs
+  j["LOG_BLOCK"] = 5;  // 1x32x32: inside
+  CHECK(estimate_area(vta::HwConfig::from_json(j, "1x32 test config")).extrapolated.empty());
+  j["LOG_BLOCK"] = 6;  // 4x64x64: 16384 MACs, 256 lanes
+  j["LOG_BATCH"] = 2;
   j["LOG_BUS_WIDTH"] = 8;
-  const auto big = estimate_area(vta::HwConfig::from_json(j, "1x32 test config"));
-  REQUIRE(big.extrapolated.size() == 3);
-  CHECK(big.extrapolated[0] == "macs 1024 > 512");
-  CHECK(big.extrapolated[1] == "wgt_bits 8192 > 2048");  // 32x32 int8 weights
+  const auto big = estimate_area(vta::HwConfig::from_json(j, "4x64 test config"));
+  REQUIRE(big.extrapolated.size() >= 3);
+  CHECK(big.extrapolated[0] == "macs 16384 > 4096");
+  CHECK(big.extrapolated[1] == "acc_lanes 256 > 64");  // the 64x64 weights are inside
   CHECK(big.extrapolated[2] == "bus_bits 256 > 128");
 }
 

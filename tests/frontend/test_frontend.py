@@ -570,6 +570,35 @@ def test_graphs_gelu_decompositions(tmp_path):
     assert sum("gelu in f32 on host" in h for h in rep["host_ops"]) == 2, rep["host_ops"]
 
 
+class HalfScaleErfMlp(torch.nn.Module):
+    """A GELU's dataflow with the wrong scale (x / 2, not x / sqrt(2)): not GELU, so its Erf has
+    no implementation, and the listing names the pattern it came from."""
+    def __init__(self):
+        super().__init__()
+        self.mlp = torch.nn.Identity()
+
+    def forward(self, x):
+        return x * 0.5 * (1.0 + torch.erf(self.mlp(x) / 2.0))
+
+
+class HalfScaleErfNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([HalfScaleErfMlp()])
+
+    def forward(self, x):
+        return self.blocks[0](x)
+
+
+def test_errors_decomposition_named(tmp_path):
+    model = str(tmp_path / "erf.onnx")
+    torch.onnx.export(HalfScaleErfNet().eval(), torch.randn(1, 8, 6, 6), model, opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "1 unsupported operator(s), every one listed (a decomposition by what it was)" in err
+    assert re.search(r"'Div, Erf, Add, Mul \(GELU\)': 1 node, first at Div, Erf, Add, Mul at "
+                     r"/blocks\.0( \(GELU\)|/)", err), err
+
+
 def test_errors_shape_operators(tmp_path):
     """Shape operators without an NCHW meaning are refused naming the node and the shapes; a
     Gather of an activation (not shape arithmetic) is listed as unsupported with the other
