@@ -595,8 +595,8 @@ def test_errors_decomposition_named(tmp_path):
     torch.onnx.export(HalfScaleErfNet().eval(), torch.randn(1, 8, 6, 6), model, opset_version=13)
     err = error_of(str(tmp_path), model)
     assert "1 unsupported operator(s), every one listed (a decomposition by what it was)" in err
-    assert re.search(r"'Div, Erf, Add, Mul \(GELU\)': 1 node, first at Div, Erf, Add, Mul at "
-                     r"/blocks\.0( \(GELU\)|/)", err), err
+    # the pattern's operators in graph order, at the common scope of its nodes
+    assert "\n  Div, Erf, Add, Mul at /blocks.0 (GELU)\n" in err, err
 
 
 def test_errors_shape_operators(tmp_path):
