@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "test_paths.h"
+#include "test_target.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/alu_runner.h"
@@ -19,11 +20,6 @@ using namespace vta::compiler;
 using vta::HwConfig;
 
 namespace {
-
-Target use(const std::string& backend, const char* config) {
-  vta::set_error_mode(vta::ErrorMode::kThrow);
-  return Target(HwConfig::from_file(config_path(config)), backend);
-}
 
 // A pool case: input n x c x h x w, kernel, stride, pads (top, left, bottom, right). Ceil mode
 // is the extra bottom / right padding that makes the last partial window count.

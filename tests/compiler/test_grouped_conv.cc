@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "test_paths.h"
+#include "test_target.h"
 #include "vta/backend_factory.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/grouped_conv_runner.h"
@@ -17,11 +18,6 @@ using namespace vta::compiler;
 using vta::HwConfig;
 
 namespace {
-
-Target use(const std::string& backend, const char* config) {
-  vta::set_error_mode(vta::ErrorMode::kThrow);
-  return Target(HwConfig::from_file(config_path(config)), backend);
-}
 
 struct GroupCase {
   int n, c, h, w, k, groups, kernel, stride, pad;
