@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/binary_alu_job.h"
 #include "ops/op_common.h"
 #include "vta/compiler/run/alu_runner.h"
 #include "vta/sim/error.h"
@@ -71,29 +72,13 @@ AluAddPlan add_plan(const NetworkLayer& l, const TensorShape& in, const HwConfig
 }
 
 // The job's input is a, its residual b.
-void make_add_job(const OpContext& ctx, NetworkLayerJob& job) {
-  job.conv.x = ctx.in.data;
-  job.conv.residual = named_tensor(ctx, ctx.layer.residual).data;
-}
-
 NetworkTensor add_job_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
-  NetworkTensor a = job.input_shape;
-  a.data = job.conv.x;
-  return add_reference(l, a, job.conv.residual);
+  return binary_alu_job_reference(l, job, add_reference);
 }
 
 VtaLayerResult run_add_job(const Target& target, const Network&, const NetworkLayer& l,
                            const NetworkLayerJob& job, const NetworkOptions& opt) {
-  const NetworkTensor& s = job.input_shape;
-  const AluAddPlan plan = add_plan(l, TensorShape{s.n, s.c, s.h, s.w}, target.config);
-  std::vector<int8_t> ref;
-  if (opt.check) {
-    ref = add_job_reference(l, job).data;
-  }
-  LayerRun run =
-      run_alu_add(target, l.name, plan, job.conv.x, job.conv.residual, opt.check ? &ref : nullptr);
-  NetworkTensor out{s.n, s.c, s.h, s.w, run.out};
-  return {std::move(run), std::move(out)};
+  return run_binary_alu_job(target, l, job, opt, add_plan, add_reference);
 }
 
 std::shared_ptr<const RecordingSink> lower_add(const NetworkLayer& l, const TensorShape& in,
@@ -119,7 +104,7 @@ const OpDef& add_op() {
     d.attributes = add_attributes;
     d.run_host = run_add;
     d.host_work = add_host_work;
-    d.vta.make_job = make_add_job;
+    d.vta.make_job = make_binary_alu_job;
     d.vta.reference = add_job_reference;
     d.vta.run = run_add_job;
     d.vta.lower = lower_add;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/binary_alu_job.h"
 #include "ops/op_common.h"
 #include "vta/compiler/run/alu_runner.h"
 #include "vta/sim/error.h"
@@ -168,29 +169,13 @@ HostWorkCount mul_host_work(const NetworkLayer& l, const TensorShape& in) {
 }
 
 // The job's input is a, its residual b.
-void make_mul_job(const OpContext& ctx, NetworkLayerJob& job) {
-  job.conv.x = ctx.in.data;
-  job.conv.residual = named_tensor(ctx, ctx.layer.residual).data;
-}
-
 NetworkTensor mul_job_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
-  NetworkTensor a = job.input_shape;
-  a.data = job.conv.x;
-  return mul_reference(l, a, job.conv.residual);
+  return binary_alu_job_reference(l, job, mul_reference);
 }
 
 VtaLayerResult run_mul_job(const Target& target, const Network&, const NetworkLayer& l,
                            const NetworkLayerJob& job, const NetworkOptions& opt) {
-  const NetworkTensor& s = job.input_shape;
-  const AluAddPlan plan = mul_plan(l, TensorShape{s.n, s.c, s.h, s.w}, target.config);
-  std::vector<int8_t> ref;
-  if (opt.check) {
-    ref = mul_job_reference(l, job).data;
-  }
-  LayerRun run =
-      run_alu_add(target, l.name, plan, job.conv.x, job.conv.residual, opt.check ? &ref : nullptr);
-  NetworkTensor out{s.n, s.c, s.h, s.w, run.out};
-  return {std::move(run), std::move(out)};
+  return run_binary_alu_job(target, l, job, opt, mul_plan, mul_reference);
 }
 
 std::shared_ptr<const RecordingSink> lower_mul(const NetworkLayer& l, const TensorShape& in,
@@ -217,7 +202,7 @@ const OpDef& mul_op() {
     d.attributes = mul_attributes;
     d.run_host = run_mul;
     d.host_work = mul_host_work;
-    d.vta.make_job = make_mul_job;
+    d.vta.make_job = make_binary_alu_job;
     d.vta.reference = mul_job_reference;
     d.vta.run = run_mul_job;
     d.vta.lower = lower_mul;
