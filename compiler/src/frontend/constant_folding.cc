@@ -616,6 +616,24 @@ std::string range(const Operands& o) {
   return {};
 }
 
+// Equal's and Where's flat broadcasting: operands whose dims are known (floats, integers of
+// recorded dims) and differ, of more than one value, would broadcast to other values: refused.
+std::string same_dims_or_one(const Operands& o) {
+  std::vector<OnnxShape> known;
+  for (int k = 0; k < o.n.input_size(); ++k) {
+    if ((o.floats(k) && o.floats(k)->size() > 1) || (o.has_dims(k) && o.ints(k)->size() > 1)) {
+      known.push_back(o.dims(k));
+    }
+  }
+  for (const OnnxShape& d : known) {
+    if (d != known[0]) {
+      return fmt::format("operands of dims {} and {}: only equal dims or one value are computed",
+                         shape_text(known[0]), shape_text(d));
+    }
+  }
+  return {};
+}
+
 // Equal of two constants (integer 1 or 0 per value, as a bool tensor is held); Where of an
 // integer condition and two integer or two float constants. Flat broadcasting: equal sizes, or
 // one value.
@@ -624,6 +642,9 @@ std::string equal_or_where(const Operands& o) {
   std::vector<double> a, b, c;
   if (!values_of(o, 0, a) || !values_of(o, 1, b) || (where && !values_of(o, 2, c))) {
     return fmt::format("only a {} of constants is computed", o.n.op_type());
+  }
+  if (std::string e = same_dims_or_one(o); !e.empty()) {
+    return e;
   }
   const size_t size = std::max({a.size(), b.size(), c.size()});
   for (const auto* v : {&a, &b, &c}) {
