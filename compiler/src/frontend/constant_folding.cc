@@ -473,7 +473,7 @@ std::string concat_grids(const Operands& o) {
                          shape_text(o.dims(i)), axis);
     }
     out[size_t(axis)] += along;
-    inner[size_t(i)] = int64_t(o.ints(i)->size()) / outer;
+    inner[size_t(i)] = outer > 0 ? int64_t(o.ints(i)->size()) / outer : 0;
   }
   std::vector<int64_t> values;
   for (int64_t k = 0; k < outer; ++k) {
