@@ -11,14 +11,19 @@ logit: without the mask the float output moves by 5.5e-3 of it at seed 1), the i
 quantized graph (every layer and the output bit for bit on fsim), and the block structure worked
 out from torchvision's rule (a block shifts when its padded map is larger than a window).
 
+At 224x224 the q / k / v Gather has more values behind its axis than a view's dim holds: a
+graph built here with onnx.helper checks that case against numpy.
+
 Environment: as test_frontend.py (VTASIM, FLOAT_CHECK, VTA_SOURCE_DIR).
 """
 import os
 import subprocess
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 
-from test_frontend import ATTENTION_COSINE_FLOOR, SEED, SRC, check_run, float_check
+from test_frontend import ATTENTION_COSINE_FLOOR, SEED, SRC, check_run, float_check, rng
 
 SIZE = 32
 WINDOW = 7
@@ -64,3 +69,26 @@ def test_swin_t_shifted_windows(tmp_path):
     assert roll[:4] == ["slice c=3:14 h=0:14 w=0:96 on host", "slice c=0:3 h=0:14 w=0:96 on host",
                         "slice c=11:14 h=0:14 w=0:96 on host",
                         "slice c=0:11 h=0:14 w=0:96 on host"], roll
+
+
+def test_swin_qkv_gather_beyond_a_view_dim(tmp_path):
+    """Swin's q / k / v at 224x224: a Gather along axis 0 of [3, windows, heads, tokens, dim] with
+    64 x 3 x 49 x 32 = 301056 values behind it, more than a view's 65535 in one dim. Here
+    [3, 2, 17, 2000, 2] (136000 behind axis 0, and 2 x 17 x 2000 = 68000 still too many): the
+    view splits them as [34, 4000]. Checked against numpy's x[1] (float) and bit for bit (int8)."""
+    x = rng().normal(0, 1, (3, 2, 34000, 2)).astype(np.float32)
+    inits = [numpy_helper.from_array(np.array([3, 2, 17, 2000, 2], np.int64), "five_d"),
+             numpy_helper.from_array(np.array(1, np.int64), "k_index"),
+             numpy_helper.from_array(np.array([1, 2, 34000, 2], np.int64), "four_d")]
+    nodes = [helper.make_node("Reshape", ["x", "five_d"], ["qkv"], name="qkv"),
+             helper.make_node("Gather", ["qkv", "k_index"], ["k"], name="k", axis=0),
+             helper.make_node("Reshape", ["k", "four_d"], ["y"], name="y")]
+    graph = helper.make_graph(
+        nodes, "qkv_gather", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 34000, 2])], inits)
+    model = str(tmp_path / "qkv_gather.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), model)
+    float_check(model, x, x[1].ravel(), tol=0)
+    rep, out = check_run(str(tmp_path), model, x)
+    hosted = " ".join(rep["host_ops"])
+    assert "k/index: slice c=1:2 h=0:34 w=0:4000" in hosted, hosted
