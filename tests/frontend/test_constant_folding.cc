@@ -2,8 +2,9 @@
 // class token (ConstantOfShape, Equal, Where and Expand of constants) and that compute Swin's
 // window padding, attention scale and (v2) position bias (Mod, Pow, Not, Reshape, Slice,
 // Transpose, Relu, Sigmoid, Exp, Clip, MatMul, broadcast arithmetic, Gather of a table,
-// ScatterND, Unsqueeze), each on an ONNX node built here and checked against values worked out
-// by hand.
+// ScatterND, Unsqueeze) and Swin's shifted-window mask (Range, integer index grids, ScatterND of
+// index tuples, Sub, Equal and Where of the regions), each on an ONNX node built here and checked
+// against values worked out by hand.
 #include <map>
 #include <string>
 #include <vector>
@@ -277,4 +278,117 @@ TEST_CASE("Swin v2's position bias MLP and logit scale fold", "[frontend][fold]"
   f.ints["front"] = {0};
   REQUIRE(f.fold(node("Unsqueeze", {"bias", "front"})).empty());
   CHECK(f.floats["y"].dims == std::vector<int>{1, 6});
+}
+
+TEST_CASE("Range folds integer and float sequences", "[frontend][fold]") {
+  REQUIRE(folds_at_import("Range", true));
+  REQUIRE_FALSE(folds_at_import("Range", false));
+  Folder f;
+  // range(0, 14, 1): a padded axis of 14 tokens; range(10, 1, -3) = 10, 7, 4; range(5, 5, 1) is
+  // empty.
+  f.ints["zero"] = {0}, f.ints["fourteen"] = {14}, f.ints["one"] = {1};
+  REQUIRE(f.fold(node("Range", {"zero", "fourteen", "one"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
+  f.ints["ten"] = {10}, f.ints["minus3"] = {-3};
+  REQUIRE(f.fold(node("Range", {"ten", "one", "minus3"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{10, 7, 4});
+  f.ints["five"] = {5};
+  REQUIRE(f.fold(node("Range", {"five", "five", "one"})).empty());
+  CHECK(f.ints["y"].empty());
+  // Floats: 0.5, 1.25, 2 (ceil((2.5 - 0.5) / 0.75) = 3 values).
+  f.floats["a"] = FloatTensor{{}, {0.5f}}, f.floats["b"] = FloatTensor{{}, {2.5f}};
+  f.floats["d"] = FloatTensor{{}, {0.75f}};
+  REQUIRE(f.fold(node("Range", {"a", "b", "d"})).empty());
+  CHECK(f.floats["y"].dims == std::vector<int>{3});
+  CHECK(f.floats["y"].data == std::vector<float>{0.5f, 1.25f, 2.0f});
+
+  f.ints["nil"] = {0};
+  CHECK(f.fold(node("Range", {"zero", "ten", "nil"})) == "its delta is 0");
+  f.ints["pair"] = {1, 2};
+  CHECK(f.fold(node("Range", {"zero", "pair", "one"})).find("three scalar") != std::string::npos);
+}
+
+TEST_CASE("Integer index grids broadcast, expand, unsqueeze and concatenate with their dims",
+          "[frontend][fold]") {
+  // torch's advanced indexing of mask[0:3, 1:3]: the row indices [0, 1, 2] as a column [3, 1]
+  // plus the column indices [1, 2] give the grid [3, 2]; each index expanded to it, unsqueezed
+  // to [3, 2, 1] and concatenated along the last axis into the (row, col) tuples [3, 2, 2].
+  Folder f;
+  f.ints["rows"] = {0, 1, 2};
+  f.ints["col"] = {-1, 1};
+  REQUIRE(f.fold_to(node("Reshape", {"rows", "col"}), "r").empty());
+  f.ints["cols"] = {1, 2};
+  REQUIRE(f.fold_to(node("Add", {"r", "cols"}), "sum").empty());
+  CHECK(f.int_dims["sum"] == std::vector<int64_t>{3, 2});
+  CHECK(f.ints["sum"] == std::vector<int64_t>{1, 2, 2, 3, 3, 4});
+  f.ints["grid"] = {3, 2};
+  REQUIRE(f.fold_to(node("Expand", {"r", "grid"}), "er").empty());
+  CHECK(f.int_dims["er"] == std::vector<int64_t>{3, 2});
+  CHECK(f.ints["er"] == std::vector<int64_t>{0, 0, 1, 1, 2, 2});
+  REQUIRE(f.fold_to(node("Expand", {"cols", "grid"}), "ec").empty());
+  CHECK(f.ints["ec"] == std::vector<int64_t>{1, 2, 1, 2, 1, 2});
+  f.ints["last"] = {-1};
+  REQUIRE(f.fold_to(node("Unsqueeze", {"er", "last"}), "ur").empty());
+  CHECK(f.int_dims["ur"] == std::vector<int64_t>{3, 2, 1});
+  REQUIRE(f.fold_to(node("Unsqueeze", {"ec", "last"}), "uc").empty());
+  onnx::NodeProto cat = node("Concat", {"ur", "uc"});
+  set_int(cat, "axis", -1);
+  REQUIRE(f.fold(cat).empty());
+  CHECK(f.int_dims["y"] == std::vector<int64_t>{3, 2, 2});
+  CHECK(f.ints["y"] == std::vector<int64_t>{0, 1, 0, 2, 1, 1, 1, 2, 2, 1, 2, 2});
+
+  // Grids of equal size but other dims broadcast too: [2, 1] * [1, 2] is [2, 2].
+  f.ints["c2"] = {2, 3};
+  f.int_dims["c2"] = {2, 1};
+  f.ints["r2"] = {5, 7};
+  f.int_dims["r2"] = {1, 2};
+  REQUIRE(f.fold(node("Mul", {"c2", "r2"})).empty());
+  CHECK(f.ints["y"] == std::vector<int64_t>{10, 14, 15, 21});
+  // Grids that do not broadcast, or concatenate along an axis of other sizes, are refused.
+  CHECK(f.fold(node("Add", {"sum", "c2"})).find("do not broadcast") != std::string::npos);
+  onnx::NodeProto mixed = node("Concat", {"ur", "c2"});
+  set_int(mixed, "axis", -1);
+  CHECK(f.fold(mixed).find("input 1") != std::string::npos);
+}
+
+TEST_CASE("ScatterND folds index tuples into a mask and its broadcast arithmetic",
+          "[frontend][fold]") {
+  // A 3x4 zero mask; the tuples (0, 1) (0, 2) (2, 3) take 1, 2, 3.
+  Folder f;
+  f.floats["mask"] = FloatTensor{{3, 4}, std::vector<float>(12, 0)};
+  f.ints["at"] = {0, 1, 0, 2, 2, 3};
+  f.int_dims["at"] = {3, 2};
+  f.floats["upd"] = FloatTensor{{3}, {1, 2, 3}};
+  REQUIRE(f.fold_to(node("ScatterND", {"mask", "at", "upd"}), "m").empty());
+  CHECK(f.floats["m"].dims == std::vector<int>{3, 4});
+  CHECK(f.floats["m"].data == std::vector<float>{0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3});
+  // Tuples of one index replace whole rows: row 1 of [3, 4] takes [4, 5, 6, 7].
+  f.ints["row"] = {1};
+  f.int_dims["row"] = {1, 1};
+  f.floats["r"] = FloatTensor{{1, 4}, {4, 5, 6, 7}};
+  REQUIRE(f.fold(node("ScatterND", {"m", "row", "r"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{0, 1, 2, 0, 4, 5, 6, 7, 0, 0, 0, 3});
+  f.ints["far"] = {0, 4};
+  f.int_dims["far"] = {1, 2};
+  f.floats["one"] = FloatTensor{{1}, {9}};
+  CHECK(f.fold(node("ScatterND", {"mask", "far", "one"})).find("outside axis 1") !=
+        std::string::npos);
+  CHECK(f.fold(node("ScatterND", {"mask", "at", "one"})).find("1 updates for 3 indices") !=
+        std::string::npos);
+
+  // The window mask's region ids a = [[0, 1]] (1 window of 2 tokens): a.unsqueeze(1) -
+  // a.unsqueeze(2) is [1, 2, 2] = [[0, 1], [-1, 0]] (equal sizes, other dims: broadcast), and
+  // Where(Equal(d, 0), 0, -100) the additive mask [[0, -100], [-100, 0]].
+  f.floats["a1"] = FloatTensor{{1, 1, 2}, {0, 1}};
+  f.floats["a2"] = FloatTensor{{1, 2, 1}, {0, 1}};
+  REQUIRE(f.fold_to(node("Sub", {"a1", "a2"}), "d").empty());
+  CHECK(f.floats["d"].dims == std::vector<int>{1, 2, 2});
+  CHECK(f.floats["d"].data == std::vector<float>{0, 1, -1, 0});
+  f.floats["zero"] = FloatTensor{{}, {0}};
+  f.floats["minus100"] = FloatTensor{{}, {-100}};
+  REQUIRE(f.fold_to(node("Equal", {"d", "zero"}), "same").empty());
+  REQUIRE(f.fold(node("Where", {"same", "zero", "minus100"})).empty());
+  CHECK(f.floats["y"].data == std::vector<float>{0, -100, -100, 0});
+  // Equal of equal sizes but other dims would broadcast to more values: refused.
+  CHECK(f.fold(node("Equal", {"a1", "a2"})).find("only equal dims") != std::string::npos);
 }

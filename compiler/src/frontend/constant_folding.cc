@@ -50,6 +50,18 @@ struct Operands {
   }
   void set(std::vector<int64_t> v) const { c.ints[n.output(0)] = std::move(v); }
   void set(FloatTensor v) const { c.floats[n.output(0)] = std::move(v); }
+  // Whether operand i is an integer constant whose dims (rank 2 and more) a fold recorded.
+  bool has_dims(int i) const {
+    return ints(i) && c.int_dims && i < n.input_size() && c.int_dims->count(n.input(i)) > 0;
+  }
+  // Records the dims of the integer output (rank 2 and more; a flat one has none).
+  void set_int_dims(const OnnxShape& dims) const {
+    if (c.int_dims && dims.size() > 1) {
+      (*c.int_dims)[n.output(0)] = dims;
+    } else if (c.int_dims) {
+      c.int_dims->erase(n.output(0));
+    }
+  }
   // The dims of operand i: a float's own, an integer's recorded ones, else flat.
   OnnxShape dims(int i) const {
     if (const FloatTensor* f = floats(i)) {
@@ -70,11 +82,7 @@ struct Operands {
         out.push_back((*v)[k]);
       }
       set(std::move(out));
-      if (c.int_dims && dims.size() > 1) {
-        (*c.int_dims)[n.output(0)] = dims;
-      } else if (c.int_dims) {
-        c.int_dims->erase(n.output(0));
-      }
+      set_int_dims(dims);
       return;
     }
     FloatTensor out{std::vector<int>(dims.begin(), dims.end()), {}};
@@ -193,8 +201,8 @@ std::vector<size_t> broadcast_sources(const std::vector<int>& in, const std::vec
 std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTensor& b) {
   const std::string& op = o.n.op_type();
   FloatTensor out = a.size() >= b.size() ? a : b;
-  std::vector<size_t> ia, ib;  // broadcast sources, when the sizes differ and neither is 1
-  if (a.size() != b.size() && a.size() != 1 && b.size() != 1) {
+  std::vector<size_t> ia, ib;  // broadcast sources, when the dims differ and neither is 1 value
+  if (a.dims != b.dims && a.size() != 1 && b.size() != 1) {
     if (!broadcast_dims(a.dims, b.dims, out.dims)) {
       return fmt::format("dims {} and {} do not broadcast", a.shape(), b.shape());
     }
@@ -218,13 +226,46 @@ std::string binary_floats(const Operands& o, const FloatTensor& a, const FloatTe
   return {};
 }
 
+// A binary operator of integer constants of different dims (Swin's index grids: a column
+// [n, 1] plus a row [m] is the grid [n, m]), each broadcast to their common dims first.
+std::string binary_int_grids(const Operands& o, const OnnxShape& da, const OnnxShape& db) {
+  const std::vector<int> a(da.begin(), da.end()), b(db.begin(), db.end());
+  std::vector<int> out;
+  if (!broadcast_dims(a, b, out)) {
+    return fmt::format("dims {} and {} do not broadcast", shape_text(da), shape_text(db));
+  }
+  if (std::accumulate(out.begin(), out.end(), int64_t{1}, std::multiplies<>()) > kMaxFoldedValues) {
+    return fmt::format("the result is larger than {} values", kMaxFoldedValues);
+  }
+  std::vector<int64_t> x, y;
+  for (size_t k : broadcast_sources(a, out)) {
+    x.push_back((*o.ints(0))[k]);
+  }
+  for (size_t k : broadcast_sources(b, out)) {
+    y.push_back((*o.ints(1))[k]);
+  }
+  std::string e = binary_ints(o, x, y);
+  o.set_int_dims(OnnxShape(out.begin(), out.end()));
+  return e;
+}
+
 // Add, Sub, Mul, Div, Mod, Pow of two integer or two float constants of one size (or one of one
-// value); Pow of a float base and an integer exponent is a float (the base's type).
+// value, or integer ones of recorded dims that broadcast); Pow of a float base and an integer
+// exponent is a float (the base's type).
 std::string binary(const Operands& o) {
   const auto *ia = o.ints(0), *ib = o.ints(1);
   const FloatTensor *fa = o.floats(0), *fb = o.floats(1);
   const size_t na = ia ? ia->size() : fa ? fa->size() : 0;
   const size_t nb = ib ? ib->size() : fb ? fb->size() : 0;
+  if (ia && ib && (o.has_dims(0) || o.has_dims(1))) {
+    const OnnxShape da = o.dims(0), db = o.dims(1);
+    if (na != 1 && nb != 1 && da != db) {
+      return binary_int_grids(o, da, db);
+    }
+    std::string e = binary_ints(o, *ia, *ib);
+    o.set_int_dims(na >= nb ? da : db);
+    return e;
+  }
   if (na != nb && na != 1 && nb != 1 && !(fa && fb)) {
     return fmt::format("operands of {} and {} values do not broadcast", na, nb);
   }
@@ -408,7 +449,50 @@ std::string same_values(const Operands& o) {
   return {};
 }
 
+// Concat along `axis` of integer constants of recorded dims (Swin's index grids stacked into
+// the index tuples of a ScatterND): every input the same dims but on the axis.
+std::string concat_grids(const Operands& o) {
+  OnnxShape out = o.dims(0);
+  int64_t axis = int_attr(o.n, "axis", 0);
+  if (!normalize_axis(axis, out.size())) {
+    return fmt::format("axis {} is outside {} dims", axis, out.size());
+  }
+  const int64_t outer =
+      std::accumulate(out.begin(), out.begin() + axis, int64_t{1}, std::multiplies<>());
+  out[size_t(axis)] = 0;
+  std::vector<int64_t> inner(size_t(o.n.input_size()));  // the values per outer index
+  for (int i = 0; i < o.n.input_size(); ++i) {
+    OnnxShape d = o.dims(i);
+    if (!o.ints(i) || d.size() != out.size()) {
+      return fmt::format("input {} is not an integer constant of {} dims", i, out.size());
+    }
+    const int64_t along = d[size_t(axis)];
+    d[size_t(axis)] = out[size_t(axis)];
+    if (d != out) {
+      return fmt::format("input {} has dims {}, unlike input 0's but on axis {}", i,
+                         shape_text(o.dims(i)), axis);
+    }
+    out[size_t(axis)] += along;
+    inner[size_t(i)] = outer > 0 ? int64_t(o.ints(i)->size()) / outer : 0;
+  }
+  std::vector<int64_t> values;
+  for (int64_t k = 0; k < outer; ++k) {
+    for (int i = 0; i < o.n.input_size(); ++i) {
+      const auto first = o.ints(i)->begin() + k * inner[size_t(i)];
+      values.insert(values.end(), first, first + inner[size_t(i)]);
+    }
+  }
+  o.set(std::move(values));
+  o.set_int_dims(out);
+  return {};
+}
+
 std::string concat(const Operands& o) {
+  for (int i = 0; i < o.n.input_size(); ++i) {
+    if (o.has_dims(i)) {
+      return concat_grids(o);
+    }
+  }
   std::vector<int64_t> out;
   for (int i = 0; i < o.n.input_size(); ++i) {
     const std::vector<int64_t>* v = o.ints(i);
@@ -501,6 +585,55 @@ bool values_of(const Operands& o, int k, std::vector<double>& v) {
   return false;
 }
 
+// Range of three scalar constants (the index grids of Swin's shifted-window mask): start,
+// start + delta, ... before limit; integers, or floats when any operand is one.
+std::string range(const Operands& o) {
+  std::vector<double> start, limit, delta;
+  if (!values_of(o, 0, start) || !values_of(o, 1, limit) || !values_of(o, 2, delta) ||
+      start.size() != 1 || limit.size() != 1 || delta.size() != 1) {
+    return "only a Range of three scalar constants is computed";
+  }
+  if (delta[0] == 0) {
+    return "its delta is 0";
+  }
+  const double count = std::max(std::ceil((limit[0] - start[0]) / delta[0]), 0.0);
+  if (count > double(kMaxFoldedValues)) {
+    return fmt::format("{} values are more than {}", count, kMaxFoldedValues);
+  }
+  if (o.ints(0) && o.ints(1) && o.ints(2)) {
+    std::vector<int64_t> out(static_cast<size_t>(count));
+    for (size_t k = 0; k < out.size(); ++k) {
+      out[k] = (*o.ints(0))[0] + int64_t(k) * (*o.ints(2))[0];
+    }
+    o.set(std::move(out));
+    return {};
+  }
+  FloatTensor out{{int(count)}, std::vector<float>(size_t(count))};
+  for (size_t k = 0; k < out.data.size(); ++k) {
+    out.data[k] = float(start[0] + double(k) * delta[0]);
+  }
+  o.set(std::move(out));
+  return {};
+}
+
+// Equal's and Where's flat broadcasting: operands whose dims are known (floats, integers of
+// recorded dims) and differ, of more than one value, would broadcast to other values: refused.
+std::string same_dims_or_one(const Operands& o) {
+  std::vector<OnnxShape> known;
+  for (int k = 0; k < o.n.input_size(); ++k) {
+    if ((o.floats(k) && o.floats(k)->size() > 1) || (o.has_dims(k) && o.ints(k)->size() > 1)) {
+      known.push_back(o.dims(k));
+    }
+  }
+  for (const OnnxShape& d : known) {
+    if (d != known[0]) {
+      return fmt::format("operands of dims {} and {}: only equal dims or one value are computed",
+                         shape_text(known[0]), shape_text(d));
+    }
+  }
+  return {};
+}
+
 // Equal of two constants (integer 1 or 0 per value, as a bool tensor is held); Where of an
 // integer condition and two integer or two float constants. Flat broadcasting: equal sizes, or
 // one value.
@@ -509,6 +642,9 @@ std::string equal_or_where(const Operands& o) {
   std::vector<double> a, b, c;
   if (!values_of(o, 0, a) || !values_of(o, 1, b) || (where && !values_of(o, 2, c))) {
     return fmt::format("only a {} of constants is computed", o.n.op_type());
+  }
+  if (std::string e = same_dims_or_one(o); !e.empty()) {
+    return e;
   }
   const size_t size = std::max({a.size(), b.size(), c.size()});
   for (const auto* v : {&a, &b, &c}) {
@@ -544,39 +680,30 @@ std::string equal_or_where(const Operands& o) {
   return {};
 }
 
-// Expand of a float constant to a shape (ONNX's two-way broadcasting, right-aligned).
+// Expand of a constant (float, or integer: Swin's index grids) to a shape (ONNX's two-way
+// broadcasting, right-aligned).
 std::string expand(const Operands& o) {
-  const FloatTensor* x = o.floats(0);
   const std::vector<int64_t>* shape = o.ints(1);
-  if (!x || !shape) {
-    return "only an Expand of a float constant to a constant shape is computed";
+  if ((!o.floats(0) && !o.ints(0)) || !shape) {
+    return "only an Expand of a constant to a constant shape is computed";
   }
-  const size_t rank = std::max(x->dims.size(), shape->size());
+  const OnnxShape dims = o.dims(0);
+  const size_t rank = std::max(dims.size(), shape->size());
   std::vector<int> in(rank, 1), out(rank, 1);
-  std::copy(x->dims.begin(), x->dims.end(), in.begin() + long(rank - x->dims.size()));
+  std::copy(dims.begin(), dims.end(), in.begin() + long(rank - dims.size()));
   int64_t count = 1;
   for (size_t a = 0; a < rank; ++a) {
     const int64_t s = a + shape->size() >= rank ? (*shape)[a + shape->size() - rank] : 1;
     if (s != 1 && in[a] != 1 && s != in[a]) {
-      return fmt::format("dims {} do not broadcast to [{}]", x->shape(), fmt::join(*shape, ", "));
+      return fmt::format("dims {} do not broadcast to [{}]", shape_text(dims),
+                         fmt::join(*shape, ", "));
     }
     out[a] = in[a] == 1 ? int(std::max<int64_t>(s, 1)) : in[a];
     if ((count *= out[a]) > kMaxFoldedValues) {
       return fmt::format("the result is larger than {} values", kMaxFoldedValues);
     }
   }
-  FloatTensor r{out, std::vector<float>(size_t(count))};
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t rest = i, src = 0, stride = 1;
-    for (size_t a = rank; a-- > 0;) {
-      const int64_t k = rest % out[a];
-      rest /= out[a];
-      src += (in[a] == 1 ? 0 : k) * stride;
-      stride *= in[a];
-    }
-    r.data[size_t(i)] = x->data[size_t(src)];
-  }
-  o.set(std::move(r));
+  o.set_gathered(0, broadcast_sources(in, out), OnnxShape(out.begin(), out.end()));
   return {};
 }
 
@@ -643,12 +770,13 @@ std::string float_matmul(const Operands& o) {
   return {};
 }
 
-// Unsqueeze and Squeeze of a float constant (axes: input 1, opset 13): its dims changed.
-std::string float_unsqueeze(const Operands& o) {
-  FloatTensor out = *o.floats(0);
+// Unsqueeze and Squeeze (axes: input 1, opset 13) of a float constant or of an integer one of
+// recorded dims (Swin's index grids): the values as they are, under the changed dims.
+std::string unsqueeze_with_dims(const Operands& o) {
+  OnnxShape dims = o.dims(0);
   const bool un = o.n.op_type() == "Unsqueeze";
   std::vector<int64_t> axes = o.ints_or(1, {});
-  const size_t rank = out.dims.size() + (un ? axes.size() : 0);
+  const size_t rank = dims.size() + (un ? axes.size() : 0);
   for (int64_t& a : axes) {
     if (!normalize_axis(a, rank)) {
       return fmt::format("axis {} is outside {} dims", a, rank);
@@ -657,20 +785,22 @@ std::string float_unsqueeze(const Operands& o) {
   std::sort(axes.begin(), axes.end());
   if (un) {
     for (int64_t a : axes) {
-      out.dims.insert(out.dims.begin() + a, 1);
+      dims.insert(dims.begin() + a, 1);
     }
   } else {
     for (size_t k = axes.size(); k-- > 0;) {
-      if (out.dims[size_t(axes[k])] != 1) {
-        return fmt::format("axis {} of {} is not 1", axes[k], out.shape());
+      if (dims[size_t(axes[k])] != 1) {
+        return fmt::format("axis {} of {} is not 1", axes[k], shape_text(o.dims(0)));
       }
-      out.dims.erase(out.dims.begin() + axes[k]);
+      dims.erase(dims.begin() + axes[k]);
     }
     if (axes.empty()) {
-      out.dims.erase(std::remove(out.dims.begin(), out.dims.end(), 1), out.dims.end());
+      dims.erase(std::remove(dims.begin(), dims.end(), 1), dims.end());
     }
   }
-  o.set(std::move(out));
+  std::vector<size_t> index(o.ints(0) ? o.ints(0)->size() : o.floats(0)->size());
+  std::iota(index.begin(), index.end(), size_t{0});
+  o.set_gathered(0, index, dims);
   return {};
 }
 
@@ -700,29 +830,52 @@ std::string float_gather(const Operands& o) {
   return {};
 }
 
-// ScatterND of a float constant with indices into its first axis (each index one value of it,
-// a row): the rows replaced by the updates (Swin v2's zeroed key bias).
+// The flat offset into `dims` of the index tuple `idx` (k values, the first k axes), and the
+// values it addresses (the rest of the axes); an error text for an index outside its axis.
+std::string tuple_offset(const OnnxShape& dims, const int64_t* idx, size_t k, size_t& offset) {
+  const std::vector<int64_t> stride = strides_of(dims);
+  offset = 0;
+  for (size_t j = 0; j < k; ++j) {
+    int64_t i = idx[j];
+    if (!normalize_axis(i, size_t(dims[j]))) {
+      return fmt::format("index {} is outside axis {} of {}", idx[j], j, shape_text(dims));
+    }
+    offset += size_t(i * stride[j]);
+  }
+  return {};
+}
+
+// ScatterND of float constants: each index tuple (the indices' last axis, k values) addresses
+// the values of the data's first k axes it names, which take the next updates (Swin's
+// shifted-window mask: its regions numbered through index grids; Swin v2's zeroed key bias). A
+// flat index (an initializer's, whose dims are not held) addresses rows, one value each.
 std::string scatter_nd(const Operands& o) {
   const FloatTensor *data = o.floats(0), *updates = o.floats(2);
   const std::vector<int64_t>* index = o.ints(1);
   const OnnxShape idims = o.dims(1);
-  if (!data || !updates || !index || data->dims.empty() ||
-      (idims.size() > 1 && idims.back() != 1)) {
-    return "only a ScatterND of a float constant along its first axis is computed";
+  if (!data || !updates || !index || data->dims.empty()) {
+    return "only a ScatterND of float constants by integer indices is computed";
+  }
+  const OnnxShape dims(data->dims.begin(), data->dims.end());
+  const size_t k = idims.size() > 1 ? size_t(idims.back()) : 1;
+  if (k == 0 || k > dims.size()) {
+    return fmt::format("index tuples of {} values do not fit {}", k, shape_text(dims));
+  }
+  const size_t tuples = index->size() / k;
+  const size_t each =
+      size_t(std::accumulate(dims.begin() + long(k), dims.end(), int64_t{1}, std::multiplies<>()));
+  if (updates->size() != tuples * each) {
+    return fmt::format("{} updates for {} indices of {} values each", updates->size(), tuples,
+                       each);
   }
   FloatTensor out = *data;
-  const size_t row = data->size() / size_t(data->dims[0]);
-  if (updates->size() != index->size() * row) {
-    return fmt::format("{} updates for {} indices of rows of {}", updates->size(), index->size(),
-                       row);
-  }
-  for (size_t k = 0; k < index->size(); ++k) {
-    int64_t i = (*index)[k];
-    if (!normalize_axis(i, size_t(data->dims[0]))) {
-      return fmt::format("index {} is outside the {} rows", i, data->dims[0]);
+  for (size_t t = 0; t < tuples; ++t) {
+    size_t offset = 0;
+    if (std::string e = tuple_offset(dims, index->data() + t * k, k, offset); !e.empty()) {
+      return e;
     }
-    std::copy(updates->data.begin() + long(k * row), updates->data.begin() + long((k + 1) * row),
-              out.data.begin() + long(size_t(i) * row));
+    std::copy(updates->data.begin() + long(t * each), updates->data.begin() + long((t + 1) * each),
+              out.data.begin() + long(offset));
   }
   o.set(std::move(out));
   return {};
@@ -735,7 +888,7 @@ bool folds_at_import(const std::string& op_type, bool inputs_constant) {
       "Identity", "Dropout", "Gather", "Unsqueeze", "Squeeze", "Concat",          "Cast",
       "Slice",    "Add",     "Sub",    "Mul",       "Div",     "ConstantOfShape", "Equal",
       "Where",    "Expand",  "Mod",    "Pow",       "Not",     "Reshape",         "Transpose",
-      "Relu",     "Sigmoid", "Exp",    "Clip",      "MatMul",  "ScatterND"};
+      "Relu",     "Sigmoid", "Exp",    "Clip",      "MatMul",  "ScatterND",       "Range"};
   return op_type == "Shape" || (inputs_constant && on_constants.count(op_type) > 0);
 }
 
@@ -779,8 +932,11 @@ std::string fold_constant_node(const onnx::NodeProto& n, const std::vector<int64
   if (t == "ScatterND") {
     return scatter_nd(o);
   }
-  if ((t == "Unsqueeze" || t == "Squeeze") && o.floats(0)) {
-    return float_unsqueeze(o);
+  if (t == "Range") {
+    return range(o);
+  }
+  if ((t == "Unsqueeze" || t == "Squeeze") && (o.floats(0) || o.has_dims(0))) {
+    return unsqueeze_with_dims(o);
   }
   if (t == "ConstantOfShape") {
     return constant_of_shape(o);

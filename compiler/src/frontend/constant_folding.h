@@ -4,10 +4,12 @@
 // and Identity (torch shares equal initializers through Identity nodes), Gather, Unsqueeze,
 // Squeeze, Concat, Cast, Slice, Add, Sub, Mul, Div, Mod, Pow and Not of constants (Swin's
 // window padding and attention scale), and the class token's
-// expansion to the batch (ConstantOfShape, Equal, Where, Expand of constants); a bool
-// (Equal's result) is held as an integer 1 or 0. Integer constants (shapes,
-// indices, axes) are held flat, as the rank 0 and 1 values of shape arithmetic are; float
-// constants keep their dims.
+// expansion to the batch (ConstantOfShape, Equal, Where, Expand of constants), and Swin's
+// shifted-window attention mask (Range, index grids broadcast and stacked into the tuples of a
+// ScatterND, the regions' differences turned into 0 / -100 by Equal, Not and Where); a bool
+// (Equal's result) is held as an integer 1 or 0. Integer constants (shapes, indices, axes) are
+// held flat, as the rank 0 and 1 values of shape arithmetic are, with their dims recorded when a
+// fold made them of rank 2 or more (an index grid); float constants keep their dims.
 #pragma once
 
 #include <cstdint>

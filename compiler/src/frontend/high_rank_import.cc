@@ -156,9 +156,22 @@ void transpose_high_rank(Importer& im, const onnx::NodeProto& n) {
   add_view(im, name, moved, n.output(0), nchw_view(out, "a Transpose's output"), out);
 }
 
-// Gather of one index along any axis: a box of the channels of the view [before, axis, after,
-// 1], viewed as the output (the axis removed for a scalar index, kept of size 1 for one of
-// shape [1]).
+// Where the axes after `axis` of `s` split into the H and W of a view, each at most a view's
+// 65535: all of them in H when they fit (W 1), else the first split that fits (Swin's q / k / v
+// at 224x224: 64 windows x 3 heads x 49 tokens x 32 values, [9408, 32]); s.size() when none.
+size_t after_split(const std::vector<int>& s, size_t axis) {
+  constexpr int64_t kMaxViewDim = 65535;
+  for (size_t k = s.size() + 1; k-- > axis + 1;) {
+    if (product(s, axis + 1, k) <= kMaxViewDim && product(s, k, s.size()) <= kMaxViewDim) {
+      return k;
+    }
+  }
+  return s.size();
+}
+
+// Gather of one index along any axis: a box of the channels of the view [before, axis, H, W]
+// (the axes after it: after_split), viewed as the output (the axis removed for a scalar index,
+// kept of size 1 for one of shape [1]).
 void gather_one(Importer& im, const onnx::NodeProto& n) {
   const std::vector<int> s = im.shape_of(n, n.input(0));
   auto index = im.int_constants.find(n.input_size() == 2 ? n.input(1) : "");
@@ -174,16 +187,17 @@ void gather_one(Importer& im, const onnx::NodeProto& n) {
   }
   const std::string name = node_name(n);
   const int before = int(product(s, 0, size_t(axis)));
-  const int after = int(product(s, size_t(axis) + 1, s.size()));
-  const std::vector<int> rows{before, s[size_t(axis)], after, 1};
+  const size_t split = after_split(s, size_t(axis));
+  const int h = int(product(s, size_t(axis) + 1, split)), w = int(product(s, split, s.size()));
+  const std::vector<int> rows{before, s[size_t(axis)], h, w};
   GraphNode g;
   g.op = GraphOp::kSlice;
   g.name = name + "/index";
   g.inputs = {
       add_view(im, name + "/rows", im.resolve(n.input(0)), n.output(0) + "/rows", rows, rows)};
   g.output = n.output(0) + "/index";
-  g.slice_begin = {int(i), 0, 0}, g.slice_end = {int(i) + 1, after, 1};
-  const std::vector<int> box{before, 1, after, 1};
+  g.slice_begin = {int(i), 0, 0}, g.slice_end = {int(i) + 1, h, w};
+  const std::vector<int> box{before, 1, h, w};
   add_node(im, g, box);
   std::vector<int> out = s;
   if (im.int_scalars.count(n.input(1))) {
