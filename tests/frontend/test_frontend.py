@@ -1727,6 +1727,39 @@ def test_graphs_host_track_in_trace(tmp_path):
     assert end / clock == pytest.approx(rep["summary"]["end_to_end_us"], abs=2 / clock)
 
 
+def test_graphs_sweep_imports_each_model_once(tmp_path):
+    """Models are imported just before their jobs and freed after them, still once per sweep:
+    every row of a model (both points, both workers, and a second workload naming the same
+    file) has that one import's wall times, and each model's rows are those of the CLI."""
+    import sqlite3
+    r = rng()
+    for name, kind in (("a", "add_fused"), ("b", "maxpool")):
+        g, y, shape, _ = op_graph(kind, r)
+        g.save(str(tmp_path / f"{name}.onnx"), y, shape)
+    spec = {"name": "m", "base": "pynq", "points": [{}, {"LOG_BLOCK": 5}], "backend": "fsim",
+            "calib": 2, "workloads": ["network:a.onnx", "conv2d:resnet18.C8", "network:b.onnx",
+                                      "network:./a.onnx"]}
+    path = str(tmp_path / "spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    p = subprocess.run([VTASIM, "sweep", path, "--db", str(tmp_path / "s.sqlite"), "-j", "2",
+                        "-q"], capture_output=True, text=True)
+    assert p.returncode == 0 and "ok 8, invalid 0, failed 0" in p.stdout, p.stdout + p.stderr
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    rows = con.execute("SELECT workload, import_seconds, quantize_seconds, cosine FROM results "
+                       "WHERE row_kind = 'summary'").fetchall()
+    imports = {}
+    for workload, imp, quant, cos in rows:
+        if workload.startswith("network:"):
+            imports.setdefault(workload.replace("./", ""), set()).add((imp, quant, cos))
+    assert sorted(imports) == ["network:a.onnx", "network:b.onnx"], rows
+    for workload, times in imports.items():
+        assert len(times) == 1, (workload, times)  # one import, whatever worker ran the job
+        rep, _, _ = vtasim(str(tmp_path), str(tmp_path / workload[8:]), "--calib", "2")
+        assert next(iter(times))[2] == pytest.approx(rep["frontend"]["cosine_similarity"],
+                                                     abs=1e-12)
+
+
 def test_graphs_sweep_model_that_does_not_import(tmp_path):
     """A model file that does not import fails its own jobs with the import's error; the other
     workloads of the sweep run."""
