@@ -159,10 +159,13 @@ std::string model_of(const SweepWorkload& w) {
 std::vector<JobBatch> batch_jobs(const SweepSpec& spec,
                                  const std::vector<std::pair<size_t, size_t>>& todo,
                                  size_t workers) {
-  std::vector<std::string> order;
+  std::vector<std::string> model(spec.workloads.size()), order;
+  for (size_t w = 0; w < model.size(); ++w) {
+    model[w] = model_of(spec.workloads[w]);
+  }
   std::map<std::string, JobBatch> groups;
   for (size_t i = 0; i < todo.size(); ++i) {
-    const std::string m = model_of(spec.workloads[todo[i].second]);
+    const std::string& m = model[todo[i].second];
     auto [it, fresh] = groups.try_emplace(m);
     if (fresh) {
       order.push_back(m);
