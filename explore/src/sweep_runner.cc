@@ -1,10 +1,13 @@
 #include "vta/explore/sweep_runner.h"
 
+#include <malloc.h>
 #include <sched.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
@@ -134,6 +137,84 @@ std::vector<nlohmann::ordered_json> job_result_rows(const SweepSpec& spec, const
                        outcome.bytes, outcome.seconds);
 }
 
+// The jobs of `todo` (indices into it) that run in one process pool, and the MODEL.onnx
+// workloads they need loaded (the workers, forked after the load, share them).
+struct JobBatch {
+  std::vector<size_t> jobs;
+  std::vector<size_t> models;  // workload indices; one per model file
+};
+
+// What a job needs imported: its MODEL.onnx file (however the spec spells its path) and bytes
+// ("" for the other workloads).
+std::string model_of(const SweepWorkload& w) {
+  std::error_code ec;
+  const std::filesystem::path file = std::filesystem::weakly_canonical(w.model_path, ec);
+  return w.onnx ? (ec ? w.model_path : file.string()) + "|" + w.content_id : std::string();
+}
+
+// The jobs grouped by model (a model's jobs together, in the order of its first job), packed
+// into batches: a batch takes whole groups until it has `workers` jobs, so at most `workers`
+// models are alive at once (one when every model has as many jobs as there are workers) and
+// each is imported once. The jobs that need no model are one group.
+std::vector<JobBatch> batch_jobs(const SweepSpec& spec,
+                                 const std::vector<std::pair<size_t, size_t>>& todo,
+                                 size_t workers) {
+  std::vector<std::string> model(spec.workloads.size()), order;
+  for (size_t w = 0; w < model.size(); ++w) {
+    model[w] = model_of(spec.workloads[w]);
+  }
+  std::map<std::string, JobBatch> groups;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const std::string& m = model[todo[i].second];
+    auto [it, fresh] = groups.try_emplace(m);
+    if (fresh) {
+      order.push_back(m);
+      if (!m.empty()) {
+        it->second.models.push_back(todo[i].second);
+      }
+    }
+    it->second.jobs.push_back(i);
+  }
+  std::vector<JobBatch> batches;
+  for (const std::string& m : order) {
+    if (batches.empty() || batches.back().jobs.size() >= workers) {
+      batches.emplace_back();
+    }
+    JobBatch& g = groups[m];
+    JobBatch& b = batches.back();
+    b.jobs.insert(b.jobs.end(), g.jobs.begin(), g.jobs.end());
+    b.models.insert(b.models.end(), g.models.begin(), g.models.end());
+  }
+  return batches;
+}
+
+// Imports the batch's models into `live` (each once: workloads of the same file share it).
+void load_models(SweepSpec& live, const JobBatch& b) {
+  for (size_t w : b.models) {
+    live.workloads[w].load_model(live.quant, live.input);
+  }
+  for (SweepWorkload& w : live.workloads) {
+    for (size_t m : b.models) {
+      if (w.onnx && &w != &live.workloads[m] && model_of(w) == model_of(live.workloads[m])) {
+        w.network = live.workloads[m].network;
+        w.model = live.workloads[m].model;
+        w.import_error = live.workloads[m].import_error;
+      }
+    }
+  }
+}
+
+// Frees every loaded model and gives the memory back to the system (glibc keeps freed heap
+// otherwise, and the next batch's workers would inherit it).
+void unload_models(SweepSpec& live) {
+  for (SweepWorkload& w : live.workloads) {
+    if (w.onnx) {
+      w.unload_model();
+    }
+  }
+  ::malloc_trim(0);
+}
+
 }  // namespace
 
 void check_sweep_options(const SweepOptions& opt) {
@@ -156,6 +237,45 @@ void check_sweep_options(const SweepOptions& opt) {
   }
 }
 
+namespace {
+
+using Record = std::function<void(const std::vector<nlohmann::ordered_json>&)>;
+
+// Runs one batch's jobs in a process pool whose workers see `live` with the batch's models
+// loaded; false when interrupted.
+bool run_batch(const SweepSpec& live, const DesignSpace& space,
+               const std::vector<std::pair<size_t, size_t>>& todo, const JobBatch& b,
+               const SweepOptions& opt, const Record& record) {
+  const auto job_rows = [&](size_t k, const auto& make) {
+    const std::pair<size_t, size_t>& t = todo[b.jobs[k]];
+    const DesignPoint p = space.point(t.first);
+    return make(SweepJob{&p, t.second});
+  };
+  compiler::ProcessPool pool(
+      pool_options(opt),
+      [&](size_t k) {
+        return job_rows(k, [&](const SweepJob& job) {
+          return nlohmann::ordered_json(run_job(live, job)).dump();
+        });
+      },
+      [&](size_t k) {
+        return job_rows(k, [&](const SweepJob& job) {
+          return fmt::format("design point {} x workload '{}'", job.point->id,
+                             live.workloads[job.workload].text);
+        });
+      });
+  return pool.run(
+      b.jobs.size(),
+      [&](size_t k, compiler::JobOutcome& outcome) {
+        record(
+            job_rows(k, [&](const SweepJob& job) { return job_result_rows(live, job, outcome); }));
+        return true;
+      },
+      opt.interrupted);
+}
+
+}  // namespace
+
 SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   check_sweep_options(opt);
   const auto start = std::chrono::steady_clock::now();
@@ -163,42 +283,32 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   SweepSummary sum;
   ResultsDb db(opt.db_path);
   const std::vector<std::pair<size_t, size_t>> todo = jobs_to_run(spec, opt, space, db, sum);
-  const auto job_rows = [&](size_t i, const auto& make) {
-    const DesignPoint p = space.point(todo[i].first);
-    return make(SweepJob{&p, todo[i].second});
-  };
   ::setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);  // no SystemC banner from every worker
   compiler::ProgressDisplay progress("sweep " + spec.name, "jobs", todo.size(),
                                      {!opt.progress, false});
   size_t failures = 0;
-  const auto record = [&](const std::vector<nlohmann::ordered_json>& rows) {
+  const Record record = [&](const std::vector<nlohmann::ordered_json>& rows) {
     db.write_job(rows);
     const std::string st = rows.front().at("status").get<std::string>();
     count_status(sum, st);
     failures += st == "failed" || st == "timeout" ? 1 : 0;
     progress.update(++sum.ran, failures);
   };
-  compiler::ProcessPool pool(
-      pool_options(opt),
-      [&](size_t i) {
-        return job_rows(i, [&](const SweepJob& job) {
-          return nlohmann::ordered_json(run_job(spec, job)).dump();
-        });
-      },
-      [&](size_t i) {
-        return job_rows(i, [&](const SweepJob& job) {
-          return fmt::format("design point {} x workload '{}'", job.point->id,
-                             spec.workloads[job.workload].text);
-        });
-      });
-  sum.interrupted = !pool.run(
-      todo.size(),
-      [&](size_t i, compiler::JobOutcome& outcome) {
-        record(
-            job_rows(i, [&](const SweepJob& job) { return job_result_rows(spec, job, outcome); }));
-        return true;
-      },
-      opt.interrupted);
+  // Models are imported per batch, just before its jobs, and freed after them: a sweep over
+  // many large models holds a few at a time, not all of them.
+  SweepSpec live = spec;
+  for (const JobBatch& b : batch_jobs(spec, todo, pool_options(opt).workers)) {
+    bool done = !(opt.interrupted && opt.interrupted());  // a Ctrl-C during the last import
+    if (done) {
+      load_models(live, b);
+      done = run_batch(live, space, todo, b, opt, record);
+      unload_models(live);
+    }
+    if (!done) {
+      sum.interrupted = true;
+      break;
+    }
+  }
   progress.finish();
   sum.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -276,7 +276,7 @@ void parse_workloads(SweepSpec& s, const nlohmann::ordered_json& j, const std::s
       throw SpecError(s.source + ": workload '" + w.get<std::string>() + "' is listed twice");
     }
     try {
-      s.workloads.push_back(SweepWorkload::parse(w.get<std::string>(), dir, s.quant, s.input));
+      s.workloads.push_back(SweepWorkload::parse(w.get<std::string>(), dir, s.input));
     } catch (const Error& e) {
       throw SpecError(s.source + ": " + e.what());
     }

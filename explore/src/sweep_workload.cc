@@ -98,34 +98,45 @@ MatmulParams parse_matmul(const std::string& arg, const std::string& whole) {
 
 namespace {
 
-// MODEL.onnx imported and quantized once with the sweep's model settings into w. An input file
-// of the wrong size is the spec's error; a model that does not import or quantize is its
-// workload's (import_error).
-void import_model(const std::string& path, compiler::QuantOptions quant, const std::string& input,
-                  SweepWorkload& w) {
+// Whether the raw float32 file `input` fits the input of MODEL.onnx at `path` (an input of the
+// wrong size is the spec's error, found when the spec is read); a model that does not import is
+// left to load_model, which makes its error the workload's.
+void check_model_input(const std::string& path, const std::string& input) {
   compiler::FloatGraph g;
   try {
-    g = compiler::import_onnx_timed(path);
-  } catch (const Error& e) {
-    w.import_error = e.what();
+    g = compiler::import_onnx(path);
+  } catch (const Error&) {
     return;
   }
-  if (!input.empty()) {
-    quant.first_input = compiler::read_float_input(g, input);
-  }
-  try {
-    auto model = std::make_shared<compiler::QuantizedModel>(compiler::quantize_graph(g, quant));
-    w.network = model->net;
-    w.model = std::move(model);
-  } catch (const Error& e) {
-    w.import_error = e.what();
-  }
+  (void)compiler::read_float_input(g, input);
 }
 
 }  // namespace
 
+void SweepWorkload::load_model(compiler::QuantOptions quant, const std::string& input) {
+  unload_model();
+  compiler::FloatGraph g;
+  try {
+    g = compiler::import_onnx_timed(model_path);
+    if (!input.empty()) {
+      quant.first_input = compiler::read_float_input(g, input);
+    }
+    auto m = std::make_shared<compiler::QuantizedModel>(compiler::quantize_graph(g, quant));
+    network = m->net;
+    model = std::move(m);
+  } catch (const Error& e) {
+    import_error = e.what();
+  }
+}
+
+void SweepWorkload::unload_model() {
+  network = compiler::Network();
+  model.reset();
+  import_error.clear();
+}
+
 SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& dir,
-                                   const compiler::QuantOptions& quant, const std::string& input) {
+                                   const std::string& input) {
   SweepWorkload w;
   w.text = text;
   const size_t colon = text.find(':');
@@ -152,7 +163,10 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
         (void)compiler::import_onnx(path);  // the spec's error, naming the missing file
       }
       if (w.onnx) {
-        import_model(path, quant, input, w);
+        w.model_path = path;  // imported when its jobs run (load_model)
+        if (!input.empty()) {
+          check_model_input(path, input);
+        }
       } else {
         w.network = Network::load(path);
       }

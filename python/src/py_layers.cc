@@ -37,10 +37,23 @@ Target make_target(const pyb::handle& config, const std::string& backend, bool v
   return t;
 }
 
-Epilogue make_epilogue(bool bias, int shift, bool relu, const pyb::object& clip) {
+// `shift`: one right shift for every output channel, or a sequence of one per output channel
+// (what per-channel weight scales give a quantized layer: Epilogue::shifts).
+Epilogue make_epilogue(bool bias, const pyb::object& shift, bool relu, const pyb::object& clip) {
   Epilogue e;
   e.bias = bias;
-  e.shift = shift;
+  try {
+    if (pyb::isinstance<pyb::sequence>(shift) && !pyb::isinstance<pyb::str>(shift)) {
+      e.shifts = shift.cast<std::vector<int>>();
+      if (e.shifts.empty()) {
+        throw Error("shift: a per-channel list needs one value per output channel (got none)");
+      }
+    } else {
+      e.shift = shift.cast<int>();
+    }
+  } catch (const pyb::cast_error&) {
+    throw Error("shift: expected an int or a list of ints, one per output channel");
+  }
   e.relu = relu;
   if (!clip.is_none()) {
     const auto [lo, hi] = clip.cast<std::pair<int, int>>();
@@ -104,14 +117,15 @@ compiler::Conv2dParams conv_params(const pyb::object& layer, int n, int c, int h
 }
 
 pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int c, int h, int w,
-                 int k, int kernel, int stride, const pyb::object& pad, bool bias, int shift,
-                 bool relu, const pyb::object& clip, const pyb::object& x,
+                 int k, int kernel, int stride, const pyb::object& pad, bool bias,
+                 const pyb::object& shift, bool relu, const pyb::object& clip, const pyb::object& x,
                  const pyb::object& weights, const pyb::object& bias_values,
                  const pyb::object& schedule, const std::string& backend, uint64_t seed, bool check,
                  bool verify, const std::string& dump_program) {
   const Target t = make_target(config, backend, verify);
   Epilogue e = make_epilogue(bias || !bias_values.is_none(), shift, relu, clip);
   const compiler::Conv2dParams p = conv_params(layer, n, c, h, w, k, kernel, stride, pad, e);
+  e.check_channels(static_cast<size_t>(p.k), "conv2d");
   compiler::ConvData data = compiler::random_conv_data(p, e, seed);
   if (!x.is_none()) {
     data.x = int8_elements(x, data.x.size(), "x");
@@ -129,8 +143,9 @@ pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int
 }
 
 pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::object& b,
-                 const pyb::object& bias_values, int shift, bool relu, const pyb::object& clip,
-                 const pyb::object& schedule, const std::string& backend, bool check, bool verify) {
+                 const pyb::object& bias_values, const pyb::object& shift, bool relu,
+                 const pyb::object& clip, const pyb::object& schedule, const std::string& backend,
+                 bool check, bool verify) {
   const Target t = make_target(config, backend, verify);
   const pyb::array aa = pyb::array::ensure(a), bb = pyb::array::ensure(b);
   if (!aa || !bb || aa.ndim() != 2 || bb.ndim() != 2 || aa.shape(1) != bb.shape(0)) {
@@ -142,6 +157,7 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   p.n = static_cast<int>(bb.shape(1));
   p.validate();
   const Epilogue e = make_epilogue(!bias_values.is_none(), shift, relu, clip);
+  e.check_channels(static_cast<size_t>(p.n), "matmul");
   compiler::MatmulData data;
   data.a = int8_elements(a, size_t(p.m) * p.k, "a");
   data.b = int8_elements(b, size_t(p.k) * p.n, "b");
@@ -223,6 +239,7 @@ pyb::list schedules(const pyb::object& config, const pyb::object& layer, int n, 
                     int k, int kernel, int stride, const pyb::object& pad, size_t count) {
   Epilogue e;
   const compiler::Conv2dParams p = conv_params(layer, n, c, h, w, k, kernel, stride, pad, e);
+  e.check_channels(static_cast<size_t>(p.k), "conv2d");
   pyb::list out;
   for (const auto& cand : compiler::rank_schedules(p, e, config_arg(config), count)) {
     pyb::dict d = to_python(cand.schedule.to_json()).cast<pyb::dict>();
@@ -255,7 +272,8 @@ backends), the schedule, bytes moved and their minimum, and "output" (int8 numpy
 Give a ResNet-18 layer (layer="resnet18.C8") or a shape (n, c, h, w, k, kernel, stride, pad;
 the defaults of `vtasim conv2d`: 1x16x14x14, k 16, 3x3, stride 1, pad 1). x (N x C x H x W) and weights (K x C x KH x KW) are int8 numpy
 arrays; omitted ones are seeded random data. bias_values (int32, K) implies a bias. The result
-is checked against the plain C++ reference unless check=False ("mismatches").)doc",
+is checked against the plain C++ reference unless check=False ("mismatches"). shift is one right
+shift for every output channel or a list of one per output channel (K).)doc",
         arg("config") = "pynq", pyb::kw_only(), arg("layer") = pyb::none(), arg("n") = D::n,
         arg("c") = D::c, arg("h") = D::h, arg("w") = D::w, arg("k") = D::k,
         arg("kernel") = D::kernel, arg("stride") = D::stride, arg("pad") = D::pad,
@@ -265,7 +283,8 @@ is checked against the plain C++ reference unless check=False ("mismatches").)do
         arg("verify") = true, arg("dump_program") = "");
   m.def("matmul", &matmul, R"doc(
 C = A x B on VTA (int8 a: M x K, b: K x N; optional int32 bias_values of N), with the fused
-epilogue (shift, relu, clip=(lo, hi)); returns a dict like conv2d with "output" M x N.)doc",
+epilogue (shift: one, or a list of one per output column N; relu, clip=(lo, hi)); returns a dict
+like conv2d with "output" M x N.)doc",
         arg("config"), arg("a"), arg("b"), pyb::kw_only(), arg("bias_values") = pyb::none(),
         arg("shift") = 0, arg("relu") = false, arg("clip") = pyb::none(), arg("schedule") = "auto",
         arg("backend") = "", arg("check") = true, arg("verify") = true);

@@ -1,5 +1,6 @@
 import _thread
 import os
+import re
 import threading
 import time
 
@@ -26,6 +27,42 @@ def test_conv2d_with_numpy_inputs_matches_a_numpy_reference(rng, backend):
         assert r["cycles"] > 0
     else:
         assert r["cycles"] is None
+
+
+@pytest.mark.parametrize("backend", ["fsim", "cycle"])
+def test_conv2d_per_channel_shifts_match_a_numpy_reference(rng, backend):
+    """shift as a list: one right shift per output channel (per-channel weight scales)."""
+    x = rng.integers(-128, 128, size=(1, 16, 6, 6), dtype=np.int8)
+    w = rng.integers(-128, 128, size=(24, 16, 3, 3), dtype=np.int8)
+    b = rng.integers(-2000, 2000, size=24, dtype=np.int32)
+    shifts = [4 + k % 9 for k in range(24)]  # 4..12
+    r = vtasim.conv2d("pynq", c=16, h=6, w=6, k=24, kernel=3, pad=1, x=x, weights=w,
+                      bias_values=b, shift=shifts, relu=True, backend=backend)
+    expected = ref_conv2d(x, w, stride=1, pad=1, bias=b,
+                          shift=np.array(shifts)[None, :, None, None], lo=0, hi=None)
+    assert np.array_equal(r["output"], expected)
+    assert r["mismatches"] == 0 and r["checked"]
+    assert r["epilogue"]["shift"] == shifts
+
+
+def test_matmul_per_channel_shifts_match_numpy(rng):
+    a = rng.integers(-128, 128, size=(20, 40), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(40, 24), dtype=np.int8)
+    shifts = np.arange(24) % 5 + 5  # 5..9, a numpy array
+    r = vtasim.matmul("pynq", a, b, shift=shifts, backend="fsim")
+    acc = (a.astype(np.int64) @ b.astype(np.int64)) >> shifts[None, :]
+    assert np.array_equal(r["output"], (acc & 0xFF).astype(np.uint8).view(np.int8))
+
+
+@pytest.mark.parametrize("shift,words", [
+    ([7] * 23, "conv2d: 23 per-channel shifts for 24 output channels"),
+    ([], "shift: a per-channel list needs one value per output channel (got none)"),
+    ([7] * 23 + [32], "epilogue: shift 32 of output channel 23 out of range 0..31"),
+    ("7", "shift: expected an int or a list of ints, one per output channel"),
+])
+def test_conv2d_bad_per_channel_shifts_are_named(shift, words):
+    with pytest.raises(Exception, match=re.escape(words)):
+        vtasim.conv2d("pynq", c=16, h=6, w=6, k=24, shift=shift, backend="fsim")
 
 
 def test_conv2d_counters_follow_the_upstream_rules():

@@ -1263,11 +1263,59 @@ def test_errors_values_out_of_reach(tmp_path):
     assert "node 'c1' (Conv): tensor 'c1.w' holds the non-finite value nan" in err
     g = Graph([1, 8, 8, 8], rng())
     y = g.conv("x", 8, 16, "c1")
-    g.inits[0] = numpy_helper.from_array(numpy_helper.to_array(g.inits[0]) * np.float32(1e8),
+    g.inits[0] = numpy_helper.from_array(numpy_helper.to_array(g.inits[0]) * np.float32(1e10),
                                          "c1.w")
     err = error_of(str(tmp_path), g.save(str(tmp_path / "big.onnx"), y, [1, 16, 8, 8]))
     assert "quantization: values of tensor 'c1' reach" in err
-    assert "beyond the largest int8 range supported (127 x 2^16)" in err
+    assert "beyond the largest int8 range supported (127 x 2^24)" in err
+
+
+class LargeValueNet(torch.nn.Module):
+    """Conv+Relu, Conv+Add+Relu (the residual chain), GlobalAveragePool and Linear, the first
+    convolution's weights scaled so that the activations reach about `reach`."""
+    def __init__(self, reach):
+        super().__init__()
+        torch.manual_seed(SEED)
+        self.c1 = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(16, 16, 3, padding=1)
+        self.fc = torch.nn.Linear(16, 10)
+        with torch.no_grad():  # |c1(x)| is about 1 for x ~ N(0, 1)
+            self.c1.weight.mul_(reach)
+            self.c1.bias.mul_(reach)
+
+    def forward(self, x):
+        a = F.relu(self.c1(x))
+        b = F.relu(self.c2(a) + a)
+        return self.fc(F.adaptive_avg_pool2d(b, 1).flatten(1))
+
+
+def test_graphs_values_beyond_127_x_2_16(tmp_path):
+    """Activations of about 2^26 (beyond 127 x 2^16, within 127 x 2^24): exponents down to about
+    -20 on VTA's layers and the pool's and dense layer's; every layer bit for bit on fsim and the
+    output close to torch's."""
+    net = LargeValueNet(2.0 ** 26).eval()
+    model = str(tmp_path / "large.onnx")
+    x = rng().normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    torch.onnx.export(net, torch.from_numpy(x), model, opset_version=13)
+    x.tofile(model[:-5] + ".in.f32")
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    # 127 x 2^-e holds the largest value: e <= -17 is past the former limit of -16.
+    assert min(l["output_exponent"] for l in fe["layers"]) <= -17, out
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    got = np.asarray(fe["reference_output"], np.float64) * 2.0 ** -fe["output_exponent"]
+    assert cosine(got, want) >= COSINE_FLOOR, out
+
+
+def test_errors_values_beyond_127_x_2_24(tmp_path):
+    """Activations of about 2^33 are past what int8 at 2^24 per step holds: a named error."""
+    model = str(tmp_path / "huge.onnx")
+    torch.onnx.export(LargeValueNet(2.0 ** 33).eval(), torch.randn(1, 8, 8, 8), model,
+                      opset_version=13)
+    err = error_of(str(tmp_path), model)
+    assert "quantization: values of tensor '" in err, err
+    assert "beyond the largest int8 range supported (127 x 2^24)" in err, err
 
 
 # ---- MLPs and transformers: 2-D and 3-D inputs, float operators on the host ----
@@ -1677,6 +1725,39 @@ def test_graphs_host_track_in_trace(tmp_path):
                                                 + before["args"]["cycles"])
     end = order[-1]["args"]["start_cycle"] + order[-1]["args"]["cycles"]
     assert end / clock == pytest.approx(rep["summary"]["end_to_end_us"], abs=2 / clock)
+
+
+def test_graphs_sweep_imports_each_model_once(tmp_path):
+    """Models are imported just before their jobs and freed after them, still once per sweep:
+    every row of a model (both points, both workers, and a second workload naming the same
+    file) has that one import's wall times, and each model's rows are those of the CLI."""
+    import sqlite3
+    r = rng()
+    for name, kind in (("a", "add_fused"), ("b", "maxpool")):
+        g, y, shape, _ = op_graph(kind, r)
+        g.save(str(tmp_path / f"{name}.onnx"), y, shape)
+    spec = {"name": "m", "base": "pynq", "points": [{}, {"LOG_BLOCK": 5}], "backend": "fsim",
+            "calib": 2, "workloads": ["network:a.onnx", "conv2d:resnet18.C8", "network:b.onnx",
+                                      "network:./a.onnx"]}
+    path = str(tmp_path / "spec.json")
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    p = subprocess.run([VTASIM, "sweep", path, "--db", str(tmp_path / "s.sqlite"), "-j", "2",
+                        "-q"], capture_output=True, text=True)
+    assert p.returncode == 0 and "ok 8, invalid 0, failed 0" in p.stdout, p.stdout + p.stderr
+    con = sqlite3.connect(str(tmp_path / "s.sqlite"))
+    rows = con.execute("SELECT workload, import_seconds, quantize_seconds, cosine FROM results "
+                       "WHERE row_kind = 'summary'").fetchall()
+    imports = {}
+    for workload, imp, quant, cos in rows:
+        if workload.startswith("network:"):
+            imports.setdefault(workload.replace("./", ""), set()).add((imp, quant, cos))
+    assert sorted(imports) == ["network:a.onnx", "network:b.onnx"], rows
+    for workload, times in imports.items():
+        assert len(times) == 1, (workload, times)  # one import, whatever worker ran the job
+        rep, _, _ = vtasim(str(tmp_path), str(tmp_path / workload[8:]), "--calib", "2")
+        assert next(iter(times))[2] == pytest.approx(rep["frontend"]["cosine_similarity"],
+                                                     abs=1e-12)
 
 
 def test_graphs_sweep_model_that_does_not_import(tmp_path):

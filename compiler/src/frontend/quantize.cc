@@ -24,8 +24,15 @@ namespace vta::compiler {
 
 namespace {
 
-constexpr int kMaxExp = 24;  // at most 2^24 quantization steps per unit
-constexpr int kMinExp = -16;
+// Exponents e (value = q * 2^-e) lie in -24..24. The int8 arithmetic never sees e itself, only
+// differences: a layer's shift e_in + e_w - e_out is held in 0..31 by lowering e_w, its int32
+// bias is checked at 2^(e_in + e_w) (a lower e_in only shrinks it) and the residual and clip
+// bounds are int8 at e_out. What bounds e are the exponents written into the network: the host
+// operators' in_exp / out_exp / a_exp / b_exp and the pools' rescale accept -24..24
+// (ops/op_common.cc exponent_attr, network_json.cc). 127 x 2^24 < 2^31 also keeps every
+// dequantized value an int32.
+constexpr int kMaxExp = 24;   // at most 2^24 quantization steps per unit
+constexpr int kMinExp = -24;  // at most 127 x 2^24 (about 2.1e9)
 
 // One network layer: a main node with the activation (and the residual add) fused into it.
 struct PlannedLayer {

@@ -33,19 +33,26 @@ struct SweepWorkload {
   // file is a changed workload for resume.
   std::string content_id;
   bool onnx = false;  // network:MODEL.onnx: imported and quantized with the spec's model settings
-  // MODEL.onnx: its quantization report (accuracy, MACs by place, host layers, front-end times)
-  // for the rows; or, for a model file that exists but does not import or quantize, the error
-  // that fails its jobs (the other workloads of the sweep run on).
+  std::string model_path;  // MODEL.onnx: the file (relative ones resolved against `dir`)
+  // MODEL.onnx, between load_model and unload_model: its network and quantization report
+  // (accuracy, MACs by place, host layers, front-end times) for the rows; or, for a model file
+  // that exists but does not import or quantize, the error that fails its jobs (the other
+  // workloads of the sweep run on).
   std::shared_ptr<const compiler::QuantizedModel> model;
   std::string import_error;
 
   // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
-  // relative network files are looked up in `dir` first. A MODEL.onnx is imported and quantized
-  // once, here (the sweep's workers are forked after it), with `quant` and, when `input` is
-  // given, that raw float32 file as its first calibration sample and its input.
+  // relative network files are looked up in `dir` first. A MODEL.onnx is not imported here (a
+  // sweep imports each model just before its jobs: load_model); when `input` is given, the
+  // model's input shape is read to check that file's size (a spec error).
   static SweepWorkload parse(const std::string& text, const std::string& dir,
-                             const compiler::QuantOptions& quant = {},
                              const std::string& input = "");
+
+  // MODEL.onnx imported and quantized with `quant` and, when `input` is given, that raw float32
+  // file as its first calibration sample and its input: sets network and model, or import_error.
+  void load_model(compiler::QuantOptions quant, const std::string& input);
+  // Frees what load_model made (the workload is as parse left it).
+  void unload_model();
 };
 
 // How a workload is run: the schedule ("auto" or tuning with `tune` candidates, conv2d and
