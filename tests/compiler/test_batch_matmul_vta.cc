@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <random>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "test_target.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/batch_matmul_runner.h"
 #include "vta/sim/error.h"
@@ -157,4 +160,27 @@ TEST_CASE("batch_matmul placement compares VTA with the host", "[batch_matmul]")
   CHECK(n.place == Placement::kHost);
   CHECK(n.reason.find("does not give the width of B") != std::string::npos);
   CHECK(choose_placement(values, heads, nullptr).place == Placement::kHost);
+}
+
+// A network from JSON: the layer's "p" is checked against B, and with it the layer runs on VTA
+// where the estimates say so (block32), its output equal to the network's int8 reference.
+TEST_CASE("batch_matmul in a network: \"p\" checked, placed on VTA, equal to the reference",
+          "[batch_matmul][fsim]") {
+  const auto network = [](int p) {
+    return nlohmann::json::parse(fmt::format(R"({{"name": "att", "input": {{"n": 1, "c": 2,
+      "h": 128, "w": 128}}, "layers": [
+      {{"name": "v", "op": "slice", "input": "data", "begin": [0, 0, 0], "end": [2, 128, 64]}},
+      {{"name": "s", "op": "batch_matmul", "input": "data", "residual": "v", "a_exp": 4,
+       "b_exp": 4, "out_exp": 1, "p": {}}}]}})",
+                                             p));
+  };
+  CHECK_THROWS_WITH(Network::from_json(network(63), "att.json"),
+                    Catch::Contains("batch_matmul layer 's': \"p\" is 63 but 'v' is 64 wide"));
+  const Network net = Network::from_json(network(64), "att.json");
+  CHECK(Network::from_json(net.to_json(), "again").to_json() == net.to_json());
+  const NetworkRun r = run_network(use("fsim", "block32"), net, NetworkOptions{});
+  REQUIRE(r.runs.size() == 1);
+  CHECK(r.runs[0].kind == "batch_matmul");
+  CHECK(r.runs[0].mismatches == 0);
+  CHECK(r.output == reference_network_tensors(net).at("s").data);
 }
