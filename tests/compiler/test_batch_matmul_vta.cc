@@ -138,8 +138,8 @@ TEST_CASE("batch_matmul on the rtl backend", "[batch_matmul][rtl]") {
 #endif
 
 // Attention's weighted values of 2 heads of 128 tokens (128x128 by 128x64) are faster on VTA
-// with 32x32 GEMM blocks than on the board's two Cortex-A9 cores, B's repacking counted; with
-// pynq's 16x16 blocks they are not, nor are an encoder's 8 planes of 6x8x6 anywhere.
+// than on the board's two Cortex-A9 cores, B's repacking counted; MaxViT's 49-token windows (128
+// planes of 49x32 by 32x49) are not on pynq, nor are an encoder's 8 planes of 6x8 by 8x6.
 TEST_CASE("batch_matmul placement compares VTA with the host", "[batch_matmul]") {
   const HwConfig block32 = HwConfig::from_file(config_path("block32"));
   const HwConfig pynq = HwConfig::from_file(config_path("pynq"));
@@ -149,9 +149,9 @@ TEST_CASE("batch_matmul placement compares VTA with the host", "[batch_matmul]")
   INFO(v.reason);
   CHECK(v.place == Placement::kVta);
   CHECK(v.reason.find(" + repack ") != std::string::npos);
-  CHECK(choose_placement(values, heads, &pynq).place == Placement::kHost);
-  const PlacementChoice h =
-      choose_placement(matmul_layer(-7, 6), TensorShape{2, 4, 6, 8}, &block32);
+  const TensorShape windows{1, 128, 49, 32};
+  CHECK(choose_placement(matmul_layer(-7, 49), windows, &pynq).place == Placement::kHost);
+  const PlacementChoice h = choose_placement(matmul_layer(-7, 6), TensorShape{2, 4, 6, 8}, &pynq);
   INFO(h.reason);
   CHECK(h.place == Placement::kHost);
   NetworkLayer no_width = values;
@@ -183,4 +183,19 @@ TEST_CASE("batch_matmul in a network: \"p\" checked, placed on VTA, equal to the
   CHECK(r.runs[0].kind == "batch_matmul");
   CHECK(r.runs[0].mismatches == 0);
   CHECK(r.output == reference_network_tensors(net).at("s").data);
+}
+
+// The rounding shift of the GEMM epilogue that batch_matmul uses needs a shift to round.
+TEST_CASE("an epilogue that rounds needs one shift and no residual", "[batch_matmul]") {
+  const std::string want =
+      "epilogue: round needs one shift of 1..31 for every channel and no "
+      "residual";
+  CHECK_THROWS_WITH(Epilogue::from_json(nlohmann::json{{"round", true}}, "e.json"), want);
+  CHECK_THROWS_WITH(
+      Epilogue::from_json(nlohmann::json{{"round", true}, {"shift", 3}, {"residual", true}},
+                          "e.json"),
+      want);
+  const Epilogue e = Epilogue::from_json(nlohmann::json{{"round", true}, {"shift", 3}}, "e.json");
+  CHECK(e.describe() == ">>3 rounded");
+  CHECK(Epilogue::from_json(e.to_json(), "again").round);
 }

@@ -148,7 +148,7 @@ HostWorkCount matmul_host_work(const NetworkLayer& l, const TensorShape& in) {
 
 // On VTA the host repacks B into the weight layout: one operation per value read or written.
 HostWorkCount matmul_repack_work(const NetworkLayer& l, const TensorShape& in) {
-  const uint64_t values = batch_matmul_repack_values(in.n * in.c, in.w, width(l), product_scale(l));
+  const uint64_t values = batch_matmul_repack_values(in.n * in.c, in.w, width(l));
   return {HostWork::kElementwise, values, values};
 }
 

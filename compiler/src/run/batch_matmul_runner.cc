@@ -18,11 +18,8 @@ constexpr int kMaxRightShift = 31;
 // A left shift by 8 saturates every nonzero int8 value.
 constexpr int kSaturatingLeftShift = 8;
 
-// The ALU steps after the GEMM, before the final clamp to int8.
-std::vector<AluStep> requant_steps(int scale) {
-  if (scale < 0) {  // a = lo, b = hi: q = min(lo, 0) + max(hi, 0)
-    return {{kAluMin, 0}, {kAluMax, 0, false, true}, {kAluAdd, 0, true}};
-  }
+// The ALU steps of a left shift after the GEMM's clamp, before the final clamp to int8.
+std::vector<AluStep> left_shift_steps(int scale) {
   if (scale < kSaturatingLeftShift) {  // |a| <= 128: a << scale fits
     return {{kAluShr, -scale}};
   }
@@ -58,20 +55,6 @@ std::vector<int8_t> plane_of(const std::vector<int8_t>& x, int plane, int rows, 
   return {x.begin() + long(size_t(plane) * size), x.begin() + long(size_t(plane + 1) * size)};
 }
 
-// Writes a plane's GEMM output (M x gemm.n) into the candidates: lo the first P columns, hi the
-// second (with two candidates).
-void split_output(const BatchMatmulPlan& plan, const std::vector<int8_t>& out, int plane,
-                  std::vector<int8_t>& lo, std::vector<int8_t>& hi) {
-  const size_t m = size_t(plan.m), p = size_t(plan.p), n = size_t(plan.gemm.n);
-  for (size_t i = 0; i < m; ++i) {
-    const size_t dst = (size_t(plane) * m + i) * p;
-    std::copy_n(out.begin() + long(i * n), p, lo.begin() + long(dst));
-    if (plan.two_candidates()) {
-      std::copy_n(out.begin() + long(i * n + p), p, hi.begin() + long(dst));
-    }
-  }
-}
-
 void compare_planes(const BatchMatmulPlan& plan, LayerRun& r, const std::vector<int8_t>& ref) {
   r.checked = true;
   const size_t m = size_t(plan.m), p = size_t(plan.p);
@@ -97,48 +80,34 @@ BatchMatmulPlan BatchMatmulPlan::make(const std::string& name, int planes, int m
     throw Error(fmt::format("batch_matmul '{}': {} planes of K = {} (1..{} needed)", name, planes,
                             k, kMaxTensorDim));
   }
-  const int r = std::min(-scale, kMaxRightShift);
   plan.gemm.name = name;
-  plan.gemm.m = m, plan.gemm.k = k, plan.gemm.n = r > 0 ? 2 * p : p;
+  plan.gemm.m = m, plan.gemm.k = k, plan.gemm.n = p;
   plan.gemm.validate();
   plan.epilogue.clip_lo = -128, plan.epilogue.clip_hi = 127;
-  if (r > 0) {
-    plan.epilogue.bias = true;
-    plan.epilogue.shift = r;
-    const int32_t half = int32_t(1) << (r - 1);
-    plan.bias.assign(size_t(p), half - 1);  // lo
-    plan.bias.resize(size_t(2 * p), half);  // hi
+  if (scale < 0) {
+    plan.epilogue.shift = std::min(-scale, kMaxRightShift);
+    plan.epilogue.round = true;
   }
-  if (scale != 0) {
+  if (scale > 0) {
     const uint64_t values = uint64_t(planes) * uint64_t(m) * uint64_t(p);
     if (values >= (uint64_t(1) << 31)) {
       throw Error(fmt::format("batch_matmul '{}': {} output values are too many for the ALU", name,
                               values));
     }
     plan.alu =
-        r > 0 ? AluAddPlan::make_binary(1, int(values), 1, 1, false, requant_steps(scale), -128,
-                                        127, cfg)
-              : AluAddPlan::make_unary(1, int(values), 1, 1, requant_steps(scale), -128, 127, cfg);
+        AluAddPlan::make_unary(1, int(values), 1, 1, left_shift_steps(scale), -128, 127, cfg);
   }
   return plan;
 }
 
 std::vector<int8_t> batch_matmul_weights(const BatchMatmulPlan& plan, const std::vector<int8_t>& b,
                                          int plane) {
-  const size_t k = size_t(plan.k), p = size_t(plan.p), n = size_t(plan.gemm.n);
-  std::vector<int8_t> w(k * n);
-  for (size_t t = 0; t < k; ++t) {
-    const auto row = b.begin() + long((size_t(plane) * k + t) * p);
-    for (size_t col = 0; col < n; col += p) {  // B, or B twice: the same products
-      std::copy_n(row, p, w.begin() + long(t * n + col));
-    }
-  }
-  return w;
+  const size_t size = size_t(plan.k) * size_t(plan.p);
+  return {b.begin() + long(size_t(plane) * size), b.begin() + long(size_t(plane + 1) * size)};
 }
 
-uint64_t batch_matmul_repack_values(int planes, int k, int p, int scale) {
-  const uint64_t columns = uint64_t(p) * (scale < 0 ? 2 : 1);  // B twice: two candidates
-  return uint64_t(planes) * uint64_t(k) * (uint64_t(p) + columns);
+uint64_t batch_matmul_repack_values(int planes, int k, int p) {
+  return 2 * uint64_t(planes) * uint64_t(k) * uint64_t(p);
 }
 
 ConvSchedule batch_matmul_schedule(const BatchMatmulPlan& plan, const HwConfig& cfg) {
@@ -166,13 +135,13 @@ LayerRun run_batch_matmul(const Target& target, const BatchMatmulPlan& plan, con
     throw Error(fmt::format("batch_matmul '{}': operands of {} and {} values do not fit {}",
                             plan.gemm.name, a.size(), b.size(), plan.describe()));
   }
-  const size_t values = planes * size_t(plan.m) * size_t(plan.p);
-  std::vector<int8_t> lo(values), hi(plan.two_candidates() ? values : 0);
+  std::vector<int8_t> out;
+  out.reserve(planes * size_t(plan.m) * size_t(plan.p));
   LayerRun r;
   for (int pl = 0; pl < plan.planes; ++pl) {
-    MatmulData d{plane_of(a, pl, plan.m, plan.k), batch_matmul_weights(plan, b, pl), plan.bias};
+    MatmulData d{plane_of(a, pl, plan.m, plan.k), batch_matmul_weights(plan, b, pl), {}};
     const LayerRun part = run_matmul(target, plan.gemm, plan.epilogue, s, d, false);
-    split_output(plan, part.out, pl, lo, hi);
+    out.insert(out.end(), part.out.begin(), part.out.end());
     if (pl == 0) {
       r = part;
     } else {
@@ -181,11 +150,11 @@ LayerRun run_batch_matmul(const Target& target, const BatchMatmulPlan& plan, con
   }
   r.macs = uint64_t(planes) * uint64_t(plan.m) * uint64_t(plan.k) * uint64_t(plan.p);
   if (plan.alu) {
-    const LayerRun alu = run_alu_add(target, plan.gemm.name, *plan.alu, lo, hi, nullptr);
+    const LayerRun alu = run_alu_add(target, plan.gemm.name, *plan.alu, out, {}, nullptr);
     add_run(r, alu);
     r.out = alu.out;
   } else {
-    r.out = std::move(lo);
+    r.out = std::move(out);
   }
   r.verdict = verdict_of(r.bound, r.stats, target.config);
   r.kind = "batch_matmul";

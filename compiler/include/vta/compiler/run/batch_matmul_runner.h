@@ -4,16 +4,12 @@
 //
 // Per plane, A (M x K) is the GEMM's input and B (K x P), repacked on the host into the weight
 // layout (B^T in BLOCK_OUT x BLOCK_IN tiles), its weights: one matmul program per plane
-// (run_matmul). The GEMM epilogue shifts right with floor (acc + bias) >> r; round half away
-// from zero needs the sign of acc as well. With r = -scale > 0 every plane's GEMM therefore
-// computes both candidates from the same products, B's columns twice:
-//   lo = clamp((acc + 2^(r-1) - 1) >> r)   right for acc < 0 (a tie rounds down)
-//   hi = clamp((acc + 2^(r-1)) >> r)       right for acc >= 0 (a tie rounds up)
-// (acc >= 0 makes lo >= 0 and hi >= 0; acc < 0 makes both <= 0), and one ALU program over all
-// planes picks q = min(lo, 0) + max(hi, 0). r is capped at 31: with K <= 65535 every
-// |acc| <= K * 2^14 < 2^30 rounds to 0 from r = 31 on, as at any larger r. With scale = 0 the
-// GEMM's clamp is the result; with scale > 0 the ALU shifts the clamped sum left (saturated:
-// values beyond int8 stay beyond it) and clamps again.
+// (run_matmul). With r = -scale > 0 the GEMM epilogue's rounding shift (Epilogue::round: the
+// sum's sign in a scratch region of the accumulator, (acc - [acc < 0]) >> (r - 1), + 1, >> 1)
+// and its clamp give q. r is capped at 31: with K <= 65535 every |acc| <= K * 2^14 < 2^30 rounds
+// to 0 from r = 31 on, as at any larger r. With scale = 0 the GEMM's clamp is the result; with
+// scale > 0 one ALU program over all planes shifts the clamped sum left (saturated: values
+// beyond int8 stay beyond it) and clamps again.
 #pragma once
 
 #include <cstdint>
@@ -29,25 +25,23 @@ namespace vta::compiler {
 struct BatchMatmulPlan {
   int planes = 1, m = 1, k = 1, p = 1;
   int scale = 0;                  // out_exp - a_exp - b_exp: q = round(acc * 2^scale)
-  MatmulParams gemm;              // one plane: M x K times K x P (K x 2P with two candidates)
-  Epilogue epilogue;              // bias (rounding constants), right shift, clamp to int8
-  std::vector<int32_t> bias;      // one per GEMM column
-  std::optional<AluAddPlan> alu;  // the selection or the left shift over all planes
+  MatmulParams gemm;              // one plane: M x K times K x P
+  Epilogue epilogue;              // rounding right shift, clamp to int8
+  std::optional<AluAddPlan> alu;  // the left shift over all planes
 
-  bool two_candidates() const { return gemm.n == 2 * p; }
-  std::string describe() const;  // "8 x 6x8 * 8x6, shift 3"
+  std::string describe() const;  // "8 x 6x8 * 8x6, scale 2^-3"
   // Throws vta::Error naming `name` for sizes the GEMM or the ALU cannot take.
   static BatchMatmulPlan make(const std::string& name, int planes, int m, int k, int p, int scale,
                               const HwConfig& cfg);
 };
 
-// Plane `plane`'s weight operand of the GEMM (K x gemm.n) from b (planes x K x P): the host's
+// Plane `plane`'s weight operand of the GEMM (K x P) from b (planes x K x P): the host's
 // repacking of an activation into the weights VTA reads.
 std::vector<int8_t> batch_matmul_weights(const BatchMatmulPlan& plan, const std::vector<int8_t>& b,
                                          int plane);
-// Values the host repacking reads and writes for `planes` planes of B (K x P) at `scale`: B read
-// once, the weight operand written.
-uint64_t batch_matmul_repack_values(int planes, int k, int p, int scale);
+// Values the host repacking reads and writes for `planes` planes of B (K x P): B read once, the
+// weight operand written.
+uint64_t batch_matmul_repack_values(int planes, int k, int p);
 
 // VTA cycles by the automatic schedule's estimate (auto_schedule.h) for every plane's program
 // and the ALU program's (alu_add_cycle_estimate), each with the start of a program.
