@@ -102,8 +102,7 @@ BatchMatmulPlan BatchMatmulPlan::make(const std::string& name, int planes, int m
 
 std::vector<int8_t> batch_matmul_weights(const BatchMatmulPlan& plan, const std::vector<int8_t>& b,
                                          int plane) {
-  const size_t size = size_t(plan.k) * size_t(plan.p);
-  return {b.begin() + long(size_t(plane) * size), b.begin() + long(size_t(plane + 1) * size)};
+  return plane_of(b, plane, plan.k, plan.p);  // K x P: run_matmul lays it out as B^T tiles
 }
 
 uint64_t batch_matmul_repack_values(int planes, int k, int p) {
