@@ -92,10 +92,11 @@ int product_scale(const NetworkLayer& l) {
 // The int8 reference: a (planes x M x K) times b (planes x K x P).
 NetworkTensor matmul_reference(const NetworkLayer& l, const NetworkTensor& a,
                                const std::vector<int8_t>& b) {
-  const size_t m = size_t(a.h), k = size_t(a.w), p = b.size() / (size_t(a.n * a.c) * k);
+  const size_t planes = size_t(a.n) * size_t(a.c), m = size_t(a.h), k = size_t(a.w);
+  const size_t p = b.size() / (planes * k);
   const int scale = product_scale(l);
-  NetworkTensor out{a.n, a.c, a.h, int(p), std::vector<int8_t>(size_t(a.n * a.c) * m * p)};
-  for (size_t pl = 0; pl < size_t(a.n * a.c); ++pl) {
+  NetworkTensor out{a.n, a.c, a.h, int(p), std::vector<int8_t>(planes * m * p)};
+  for (size_t pl = 0; pl < planes; ++pl) {
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < p; ++j) {
         int32_t acc = 0;  // |acc| <= k * 2^14 < 2^31 for k <= 65535
