@@ -1412,6 +1412,10 @@ def test_sequence_attention_on_vta(tmp_path):
         "2 x 128x64 * 64x128", "2 x 128x128 * 128x64"], out
     assert all(l["checked"] and l["mismatches"] == 0 for l in products), out
     assert not any("batch_matmul" in h for h in rep["host_ops"]), rep["host_ops"]
+    # B's repacking is host time: 2 planes of 128x64 (64x128) read and written once, 32768
+    # bytes at half pynq's 2.1 GB/s DRAM peak, plus the 5 us of a host layer (docs/host_cpu.md).
+    repack = [l["host_time_us"] for l in rep["frontend"]["layers"] if l["ops"] == "MatMul"]
+    assert repack == [pytest.approx(5 + 32768 / 1050.0)] * 2, rep["frontend"]["layers"]
     deq = np.asarray(rep["frontend"]["reference_output"], np.float64)
     cos = cosine(deq * 2.0 ** -rep["frontend"]["output_exponent"], ref)
     print(f"attention on VTA: int8 output vs the float model: cosine {cos:.4f}")
