@@ -354,6 +354,34 @@ const std::vector<ConvCodegen::KernelSlot*>& ConvCodegen::step_kernels(const Til
   return m_steps.emplace(key, std::move(slots)).first->second;
 }
 
+// The shift rounded half away from zero (Epilogue::round): the sign -[v < 0] into the scratch
+// region (0, + v, >> 31), added to v, then >> (shift - 1), + 1, >> 1.
+void ConvCodegen::emit_rounding_shift(ProgramSink& sink, const Tile& tile) {
+  const TileShape& t = tile.shape;
+  const uint32_t out = tile.out_base, scratch = tile.acc_base + m_plan.acc_res_off;
+  const int shift = m_plan.e.shift;
+  auto imm = [&](const char* what, uint32_t base, uint32_t op, int v) {
+    push(sink, kernel(fmt::format("round {} {}", what, tile.key),
+                      [&] { return make_alu_imm_kernel(t, base, op, v); }));
+  };
+  auto add = [&](const char* what, uint32_t dst, uint32_t src) {
+    push(sink, kernel(fmt::format("round {} {}", what, tile.key), [&] {
+           MicroKernel k = make_residual_kernel(t, dst, src);
+           k.what = fmt::format("alu ADD {}", what);
+           return k;
+         }));
+  };
+  imm("clear", scratch, kAluMul, 0);
+  add("copy", scratch, out);
+  imm("sign", scratch, kAluShr, 31);
+  add("minus sign", out, scratch);
+  if (shift > 1) {
+    imm(fmt::format("shr{}", shift - 1).c_str(), out, kAluShr, shift - 1);
+  }
+  imm("half", out, kAluAdd, 1);
+  imm("shr1", out, kAluShr, 1);
+}
+
 void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
   const Epilogue& e = m_plan.e;
   const TileShape& t = tile.shape;
@@ -367,6 +395,8 @@ void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
     push(sink, kernel("shr per-channel " + tile.key, [&] {
            return make_channel_vector_kernel(t, out, tile.acc_base + m_plan.acc_shift_off, kAluShr);
          }));
+  } else if (e.round) {
+    emit_rounding_shift(sink, tile);
   } else if (e.shift) {
     push(sink, kernel(fmt::format("shr{} {}", e.shift, tile.key),
                       [&] { return make_alu_imm_kernel(t, out, kAluShr, e.shift); }));

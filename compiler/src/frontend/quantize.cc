@@ -377,6 +377,7 @@ void sequence_attributes(Quantizer& q, const GraphNode& m, NetworkLayer& l) {
     l.residual = q.net_name.at(m.inputs[1]);
     l.attrs["a_exp"] = e_in, l.attrs["b_exp"] = q.groups.at(l.residual);
     l.attrs["out_exp"] = e_out;
+    l.attrs["p"] = q.runs[0].at(m.inputs[1]).dims[3];  // B's width, for the placement
   } else if (m.op == GraphOp::kView) {
     l.attrs["to_n"] = m.to_dims[0], l.attrs["to_c"] = m.to_dims[1];
     l.attrs["to_h"] = m.to_dims[2], l.attrs["to_w"] = m.to_dims[3];
@@ -719,7 +720,11 @@ void QuantizedModel::time_host(const HostCpu& cpu, const HwConfig* cfg) {
     }
     (l.on_vta ? vta_macs : host_macs) += l.macs;
     l.host_us = 0;
-    if (l.on_vta) {
+    if (l.on_vta) {  // the host's part of a VTA layer (repacking), serial with it
+      if (def && cfg) {
+        l.host_us = vta_host_us(*def, *nl, shapes.at(nl->input), *cfg);
+        host_us += l.host_us;
+      }
       continue;
     }
     if (def && def->host_work) {

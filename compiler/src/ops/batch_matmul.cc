@@ -1,15 +1,19 @@
 // batch_matmul: the product of two int8 activations, per sample n and channel c the H x W
 // matrices (A: N x C x M x K, the input; B: N x C x K x P, the "residual" operand): attention's
-// scores (Q K^T) and its weighted values. On the host, exact: int32 accumulation, then the
-// power-of-two requantisation q = round(acc * 2^(out_exp - a_exp - b_exp)) (ties away from
-// zero), saturated to int8.
+// scores (Q K^T) and its weighted values. Exact: int32 accumulation, then the power-of-two
+// requantisation q = round(acc * 2^(out_exp - a_exp - b_exp)) (ties away from zero), saturated
+// to int8. On the host, or on VTA's GEMM core with B repacked on the host into the weight
+// layout (run/batch_matmul_runner.h), whichever the estimates make faster (choose_placement;
+// VTA's side includes the host's repacking).
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/ops/float_math.h"
+#include "vta/compiler/run/batch_matmul_runner.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler::ops {
@@ -22,21 +26,37 @@ const std::vector<AttrSpec>& matmul_attrs() {
   return specs;
 }
 
+// "p": the width of B (the output's), which the placement's estimates need from the layer
+// alone; optional (0: not given, the layer then stays on the host), checked against B.
+const std::vector<AttrSpec>& width_attr() {
+  static const std::vector<AttrSpec> specs{{"p", 0, true, 0, double(kMaxTensorDim)}};
+  return specs;
+}
+
 int attr(const NetworkLayer& l, size_t i) {
   return int(attr_value(l, matmul_attrs()[i]));
 }
 
+int width(const NetworkLayer& l) {
+  return int(attr_value(l, width_attr()[0]));
+}
+
 void read_matmul(const nlohmann::json& j, const std::string& source, NetworkLayer& l) {
   read_attrs(j, source, l, matmul_attrs());
+  read_attrs(j, source, l, width_attr());
 }
 
 void write_matmul(const NetworkLayer& l, nlohmann::ordered_json& j) {
   write_attrs(l, matmul_attrs(), j);
+  if (width(l)) {
+    write_attrs(l, width_attr(), j);
+  }
 }
 
 TensorShape matmul_shape(const ShapeContext& ctx) {
   const NetworkLayer& l = ctx.layer;
   check_attrs(l, matmul_attrs());
+  check_attrs(l, width_attr());
   auto b = ctx.shapes.find(l.residual);
   if (b == ctx.shapes.end()) {
     throw Error(fmt::format("layer '{}' reads unknown tensor '{}'", l.name, l.residual));
@@ -48,9 +68,14 @@ TensorShape matmul_shape(const ShapeContext& ctx) {
       !e.empty()) {
     throw Error(fmt::format("batch_matmul layer '{}': {}", l.name, e));
   }
+  if (width(l) && width(l) != out[3]) {
+    throw Error(fmt::format("batch_matmul layer '{}': \"p\" is {} but '{}' is {} wide", l.name,
+                            width(l), l.residual, out[3]));
+  }
   return TensorShape{out[0], out[1], out[2], out[3]};
 }
 
+// Without a design to compare on (choose_placement decides with one).
 Placement place_matmul(const NetworkLayer&) {
   return Placement::kHost;
 }
@@ -60,21 +85,23 @@ std::string matmul_attributes(const NetworkLayer& l) {
                      attr(l, 0) + attr(l, 1) - attr(l, 2));
 }
 
-NetworkTensor run_matmul(const OpContext& ctx, std::string& note) {
-  const NetworkLayer& l = ctx.layer;
-  const NetworkTensor& a = ctx.in;
-  const NetworkTensor& b = named_tensor(ctx, l.residual);
-  note = fmt::format("{}: batch_matmul {}x{}x{} x {} planes (int8, int32 accumulation) on host",
-                     l.name, a.h, a.w, b.w, a.n * a.c);
-  const size_t m = size_t(a.h), k = size_t(a.w), p = size_t(b.w);
-  const int scale = attr(l, 2) - attr(l, 0) - attr(l, 1);
-  NetworkTensor out{a.n, a.c, a.h, b.w, std::vector<int8_t>(size_t(a.n * a.c) * m * p)};
-  for (size_t pl = 0; pl < size_t(a.n * a.c); ++pl) {
+int product_scale(const NetworkLayer& l) {
+  return attr(l, 2) - attr(l, 0) - attr(l, 1);
+}
+
+// The int8 reference: a (planes x M x K) times b (planes x K x P).
+NetworkTensor matmul_reference(const NetworkLayer& l, const NetworkTensor& a,
+                               const std::vector<int8_t>& b) {
+  const size_t planes = size_t(a.n) * size_t(a.c), m = size_t(a.h), k = size_t(a.w);
+  const size_t p = b.size() / (planes * k);
+  const int scale = product_scale(l);
+  NetworkTensor out{a.n, a.c, a.h, int(p), std::vector<int8_t>(planes * m * p)};
+  for (size_t pl = 0; pl < planes; ++pl) {
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < p; ++j) {
         int32_t acc = 0;  // |acc| <= k * 2^14 < 2^31 for k <= 65535
         for (size_t t = 0; t < k; ++t) {
-          acc += int32_t(a.data[(pl * m + i) * k + t]) * int32_t(b.data[(pl * k + t) * p + j]);
+          acc += int32_t(a.data[(pl * m + i) * k + t]) * int32_t(b[(pl * k + t) * p + j]);
         }
         const double q = std::round(std::ldexp(double(acc), scale));  // exact: a power of two
         out.data[(pl * m + i) * p + j] = int8_t(std::clamp(q, -128.0, 127.0));
@@ -84,13 +111,93 @@ NetworkTensor run_matmul(const OpContext& ctx, std::string& note) {
   return out;
 }
 
+NetworkTensor run_matmul(const OpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  const NetworkTensor& a = ctx.in;
+  const NetworkTensor& b = named_tensor(ctx, l.residual);
+  note = fmt::format("{}: batch_matmul {}x{}x{} x {} planes (int8, int32 accumulation) on host",
+                     l.name, a.h, a.w, b.w, a.n * a.c);
+  return matmul_reference(l, a, b.data);
+}
+
+// The layer's plan on VTA for input `in` (A) and the output width P its shape gives.
+BatchMatmulPlan vta_plan(const NetworkLayer& l, const TensorShape& in, int p, const HwConfig& cfg) {
+  return BatchMatmulPlan::make(l.name, in.n * in.c, in.h, in.w, p, product_scale(l), cfg);
+}
+
+// P from B, the layer's residual, whose shape the job's data gives: K x P per plane.
+int job_p(const NetworkLayerJob& job) {
+  const NetworkTensor& s = job.input_shape;
+  return int(job.conv.residual.size() / (size_t(s.n) * size_t(s.c) * size_t(s.w)));
+}
+
+// The plan for input `in` with the layer's "p"; throws when the layer does not give it.
+BatchMatmulPlan layer_plan(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  if (!width(l)) {
+    throw Error(
+        fmt::format("batch_matmul layer '{}' does not give the width of B (\"p\")", l.name));
+  }
+  return vta_plan(l, in, width(l), cfg);
+}
+
+// The int8 MACs; A, B and the output read or written once. Without "p": B square (K x K).
+HostWorkCount matmul_host_work(const NetworkLayer& l, const TensorShape& in) {
+  const uint64_t planes = uint64_t(in.n) * uint64_t(in.c), m = uint64_t(in.h);
+  const uint64_t k = uint64_t(in.w), p = width(l) ? uint64_t(width(l)) : k;
+  return {HostWork::kInt8Mac, planes * m * k * p, planes * (m * k + k * p + m * p)};
+}
+
+// On VTA the host repacks B into the weight layout: one operation per value read or written.
+HostWorkCount matmul_repack_work(const NetworkLayer& l, const TensorShape& in) {
+  const uint64_t values = batch_matmul_repack_values(in.n * in.c, in.w, width(l));
+  return {HostWork::kElementwise, values, values};
+}
+
+uint64_t matmul_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+  return batch_matmul_cycle_estimate(layer_plan(l, in, cfg), cfg);
+}
+
+// One plane's GEMM program (the run repeats it for every plane, then the ALU's requantisation).
+std::shared_ptr<const RecordingSink> lower_matmul(const NetworkLayer& l, const TensorShape& in,
+                                                  const HwConfig& cfg) {
+  const BatchMatmulPlan plan = layer_plan(l, in, cfg);
+  return lower_conv2d(cfg, matmul_as_conv(plan.gemm, cfg), plan.epilogue,
+                      batch_matmul_schedule(plan, cfg));
+}
+
+void make_matmul_job(const OpContext& ctx, NetworkLayerJob& job) {
+  job.conv.x = ctx.in.data;
+  job.conv.residual = named_tensor(ctx, ctx.layer.residual).data;
+}
+
+NetworkTensor matmul_job_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
+  NetworkTensor a = job.input_shape;
+  a.data = job.conv.x;
+  return matmul_reference(l, a, job.conv.residual);
+}
+
+VtaLayerResult run_matmul_job(const Target& target, const Network&, const NetworkLayer& l,
+                              const NetworkLayerJob& job, const NetworkOptions& opt) {
+  const NetworkTensor& s = job.input_shape;
+  const TensorShape in{s.n, s.c, s.h, s.w};
+  const BatchMatmulPlan plan = vta_plan(l, in, job_p(job), target.config);
+  std::vector<int8_t> ref;
+  if (opt.check) {
+    ref = matmul_job_reference(l, job).data;
+  }
+  LayerRun run = run_batch_matmul(target, plan, batch_matmul_schedule(plan, target.config),
+                                  job.conv.x, job.conv.residual, opt.check ? &ref : nullptr);
+  NetworkTensor out{s.n, s.c, s.h, plan.p, run.out};
+  return {std::move(run), std::move(out)};
+}
+
 }  // namespace
 
 const OpDef& batch_matmul_op() {
   static const OpDef def = [] {
     OpDef d;
     d.name = "batch_matmul";
-    d.json_keys = {"name", "op", "input", "residual", "a_exp", "b_exp", "out_exp"};
+    d.json_keys = {"name", "op", "input", "residual", "a_exp", "b_exp", "out_exp", "p"};
     d.from_graph_op = GraphOp::kBatchMatMul;
     d.read_json = read_matmul;
     d.write_json = write_matmul;
@@ -98,6 +205,13 @@ const OpDef& batch_matmul_op() {
     d.place = place_matmul;
     d.attributes = matmul_attributes;
     d.run_host = run_matmul;
+    d.host_work = matmul_host_work;
+    d.vta_host_work = matmul_repack_work;
+    d.vta.make_job = make_matmul_job;
+    d.vta.reference = matmul_job_reference;
+    d.vta.run = run_matmul_job;
+    d.vta.lower = lower_matmul;
+    d.vta.estimate_cycles = matmul_cycles;
     return d;
   }();
   return def;

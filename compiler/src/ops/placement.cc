@@ -6,6 +6,15 @@
 
 namespace vta::compiler {
 
+double vta_host_us(const OpDef& def, const NetworkLayer& l, const TensorShape& in,
+                   const HwConfig& cfg) {
+  if (!def.vta_host_work) {
+    return 0;
+  }
+  const HostWorkCount w = def.vta_host_work(l, in);
+  return host_layer_us(host_cpu_for(cfg.target), w.work, w.ops, w.bytes);
+}
+
 PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
                                  const HwConfig* cfg) {
   const OpDef& def = op_def(l.op);
@@ -24,11 +33,13 @@ PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
     c.reason = fmt::format("host (no VTA program: {}; host {:.1f} us)", ex.what(), host_us);
     return c;
   }
-  const double vta_us = double(cycles) / cfg->clock_mhz;
+  const double repack_us = vta_host_us(def, l, in, *cfg);
+  const double vta_us = double(cycles) / cfg->clock_mhz + repack_us;
   const bool vta = vta_us < host_us;
   c.place = vta ? Placement::kVta : Placement::kHost;
-  c.reason = fmt::format("{} (est {} cy = {:.1f} us {} host {:.1f} us)", vta ? "vta" : "host",
-                         cycles, vta_us, vta ? "<" : ">=", host_us);
+  c.reason = fmt::format("{} (est {} cy{} = {:.1f} us {} host {:.1f} us)", vta ? "vta" : "host",
+                         cycles, repack_us ? fmt::format(" + repack {:.1f} us", repack_us) : "",
+                         vta_us, vta ? "<" : ">=", host_us);
   return c;
 }
 

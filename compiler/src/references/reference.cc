@@ -12,7 +12,11 @@ int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t resid
     v += uint32_t(bias);
   }
   int32_t s = int32_t(v);
-  if (const int shift = e.shift_of(channel)) {
+  if (const int shift = e.shift_of(channel); shift && e.round) {
+    // Ties away from zero, with the ALU's steps and their modulo-2^32 adds.
+    const int32_t t = int32_t(uint32_t(s) + uint32_t(s >> 31)) >> (shift - 1);
+    s = int32_t(uint32_t(t) + 1u) >> 1;
+  } else if (shift) {
     s >>= shift;
   }
   if (e.residual) {

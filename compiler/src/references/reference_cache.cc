@@ -23,10 +23,10 @@ std::vector<uint8_t> tensor_bytes(const std::vector<T>& v) {
 }
 
 std::string epilogue_key(const Epilogue& e) {
-  return fmt::format("bias {} shift {} shifts {} residual {} relu {} lo {} hi {}", e.bias, e.shift,
-                     fmt::join(e.shifts, ","), e.residual, e.relu,
+  return fmt::format("bias {} shift {} shifts {} residual {} relu {} lo {} hi {} round {}", e.bias,
+                     e.shift, fmt::join(e.shifts, ","), e.residual, e.relu,
                      e.clip_lo ? fmt::format("{}", *e.clip_lo) : "-",
-                     e.clip_hi ? fmt::format("{}", *e.clip_hi) : "-");
+                     e.clip_hi ? fmt::format("{}", *e.clip_hi) : "-", e.round);
 }
 
 size_t key_hash(const std::string& workload, const std::vector<std::vector<uint8_t>>& tensors) {

@@ -95,8 +95,10 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg, const MemoryCosts
   const TileShape t = P.full_shape();
   const double kk = double(g.p.kh) * g.p.kw;
   const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
-  const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0);
-  const int vec_ops = int(acc_channel_rows(e)) + (e.residual && !P.residual_init ? 1 : 0);
+  const int imm_ops =
+      (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) + e.round_imm_ops();
+  const int vec_ops =
+      int(acc_channel_rows(e)) + (e.residual && !P.residual_init ? 1 : 0) + e.round_vec_ops();
   StageCosts c;
   c.inp_load = t.ti * (m.transfer(double(t.ih) * t.iw * cfg.inp_elem_bytes, 0) + rd_lat + insn);
   c.wgt_load = m.transfer(double(t.to) * t.ti * kk * cfg.wgt_elem_bytes, 0) + rd_lat + insn;
@@ -273,7 +275,7 @@ void add_spatial_tiles(const BlockedConv& g, const Epilogue& e, const HwConfig& 
         break;  // wider tiles only need more
       }
       const uint64_t out = uint64_t(to) * th * tw;
-      if (out * (e.residual && !res_init ? 2 : 1) + acc_channel_rows(e) * to > acc_slot) {
+      if (out * (e.second_region(res_init) ? 2 : 1) + acc_channel_rows(e) * to > acc_slot) {
         break;
       }
       if (uint64_t(th) * tw > 16383) {

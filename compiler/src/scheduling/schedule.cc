@@ -194,14 +194,15 @@ void check_sram_fit(const TilePlan& plan, const HwConfig& cfg) {
                     cfg.log_wgt_buff_size));
   }
   const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
-  const bool res_region = e.residual && !plan.residual_init;
+  const bool res_region = e.second_region(plan.residual_init);
   const uint64_t acc_need = out_elems * (res_region ? 2 : 1) + acc_channel_rows(e) * t.to;
   if (acc_need > plan.acc_slot) {
     throw Error(
         fmt::format("accumulator tile needs {} ACC buffer entries (oc_blocks {} x {} rows x {} "
                     "cols{}{}{}) but each of the {} virtual threads gets {} (accumulator buffer "
                     "depth {}, LOG_ACC_BUFF_SIZE {})",
-                    acc_need, t.to, t.th, t.tw, res_region ? ", x2 for the residual" : "",
+                    acc_need, t.to, t.th, t.tw,
+                    res_region ? (e.round ? ", x2 for the rounding" : ", x2 for the residual") : "",
                     e.bias ? ", + bias" : "", e.per_channel() ? ", + shifts" : "", vt,
                     plan.acc_slot, cfg.acc_buff_depth, cfg.log_acc_buff_size));
   }
@@ -225,7 +226,8 @@ void check_dma_fields(const TilePlan& plan) {
 // The step kernel of a full tile must fit the uop buffer next to the epilogue kernels.
 void check_uop_budget(const TilePlan& plan, const HwConfig& cfg) {
   const Epilogue& e = plan.e;
-  const uint32_t alu_kernels = 2 + uint32_t(acc_channel_rows(e)) + (e.residual ? 1 : 0) + 3;
+  const uint32_t alu_kernels = 2 + uint32_t(acc_channel_rows(e)) + (e.residual ? 1 : 0) + 3 +
+                               uint32_t(e.round_imm_ops() + e.round_vec_ops());
   if (cfg.uop_buff_depth <= alu_kernels) {
     throw Error(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
   }
@@ -304,12 +306,13 @@ TilePlan TilePlan::make(const Conv2dParams& p, const Epilogue& e, const ConvSche
     plan.wgt_slot = cfg.wgt_buff_depth / vt;
     plan.acc_slot = cfg.acc_buff_depth / vt;
     check_sram_fit(plan, cfg);
-    // Accumulator slot layout: outputs, then the residual, then the bias, then the shifts.
+    // Accumulator slot layout: outputs, then the residual (or the rounding's scratch), then the
+    // bias, then the shifts.
     const TileShape t = plan.full_shape();
     const uint64_t out_elems = uint64_t(t.to) * t.th * t.tw;
     plan.acc_out_off = 0;
     plan.acc_res_off = uint32_t(out_elems);
-    plan.acc_bias_off = uint32_t(out_elems * (e.residual && !plan.residual_init ? 2 : 1));
+    plan.acc_bias_off = uint32_t(out_elems * (e.second_region(plan.residual_init) ? 2 : 1));
     plan.acc_shift_off = plan.acc_bias_off + (e.bias ? uint32_t(t.to) : 0);
     check_dma_fields(plan);
     plan.h_tiles = ceil_div(g.oh, s.tile_h);
@@ -342,8 +345,8 @@ std::string TilePlan::describe(const HwConfig& cfg) const {
       tiles(), g.nb, oc_tiles, h_tiles, w_tiles, ic_chunks, s.threads, uint64_t(t.ti) * t.ih * t.iw,
       inp_slot, t.row_step > 1 ? fmt::format(" (1 input row in {})", t.row_step) : "",
       uint64_t(t.to) * t.ti * g.p.kh * g.p.kw, wgt_slot,
-      out * (e.residual && !residual_init ? 2 : 1) + acc_channel_rows(e) * uint64_t(t.to), acc_slot,
-      kernel);
+      out * (e.second_region(residual_init) ? 2 : 1) + acc_channel_rows(e) * uint64_t(t.to),
+      acc_slot, kernel);
 }
 
 }  // namespace vta::compiler

@@ -119,6 +119,9 @@ void Epilogue::validate() const {
   if (lo && clip_hi && *lo > *clip_hi) {
     throw Error(fmt::format("epilogue: lower bound {} exceeds clip_hi {}", *lo, *clip_hi));
   }
+  if (round && (per_channel() || shift < 1 || residual)) {
+    throw Error("epilogue: round needs one shift of 1..31 for every channel and no residual");
+  }
 }
 
 std::string Epilogue::describe() const {
@@ -131,7 +134,7 @@ std::string Epilogue::describe() const {
     const auto [lo, hi] = std::minmax_element(shifts.begin(), shifts.end());
     add(*lo == *hi ? fmt::format(">>[{}]", *lo) : fmt::format(">>[{}..{}]", *lo, *hi));
   } else if (shift) {
-    add(fmt::format(">>{}", shift));
+    add(fmt::format(round ? ">>{} rounded" : ">>{}", shift));
   }
   if (residual) {
     add("+residual");
@@ -167,6 +170,8 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
       e.residual = json_bool(v, what);
     } else if (key == "relu") {
       e.relu = json_bool(v, what);
+    } else if (key == "round") {
+      e.round = json_bool(v, what);
     } else if (key == "clip_lo" || key == "max") {
       e.clip_lo = json_int32(v, what);
     } else if (key == "clip_hi" || key == "min") {
@@ -174,7 +179,7 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
     } else {
       throw Error(
           fmt::format("{}: unknown epilogue key '{}' (known: bias, shift, residual, "
-                      "relu, clip_lo/max, clip_hi/min)",
+                      "relu, clip_lo/max, clip_hi/min, round)",
                       source, key));
     }
   });
@@ -197,6 +202,9 @@ nlohmann::json Epilogue::to_json() const {
   }
   if (clip_hi) {
     j["clip_hi"] = *clip_hi;
+  }
+  if (round) {
+    j["round"] = true;
   }
   return j;
 }

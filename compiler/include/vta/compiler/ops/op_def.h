@@ -113,6 +113,9 @@ struct OpDef {
   // (choose_placement decides with one).
   Placement (*place)(const NetworkLayer& l) = nullptr;
   HostWorkCount (*host_work)(const NetworkLayer& l, const TensorShape& in) = nullptr;
+  // The host's work for a layer placed on VTA besides its program (repacking an activation into
+  // the weight layout), if any: part of VTA's side in choose_placement and of the host time.
+  HostWorkCount (*vta_host_work)(const NetworkLayer& l, const TensorShape& in) = nullptr;
   // The attributes in the IR's text form: "kernel=3x3 stride=2x2 pad=1,1,1,1".
   std::string (*attributes)(const NetworkLayer& l) = nullptr;
   // A host layer's int8 execution (also its int8 reference); `note` receives the line of
@@ -126,15 +129,20 @@ struct OpDef {
 
 // Where layer `l` with input `in` runs on the design `cfg`. A layer OpDef::place puts on the
 // host whose operator VTA can run too (vta.estimate_cycles and host_work) runs on VTA when VTA's
-// estimated cycles at the design's clock take less time than the host CPU model gives the host
-// (host_cpu_for(cfg->target)), and on the host when they do not or no VTA program fits; `reason`
-// then says why: "vta (est 1234 cy = 12.3 us < host 40.1 us)". Any other operator, and every
-// operator without a design (cfg null), runs where OpDef::place says, with an empty reason.
+// estimated cycles at the design's clock (plus the host time of its vta_host_work, if any) take
+// less time than the host CPU model gives the host (host_cpu_for(cfg->target)), and on the host
+// when they do not or no VTA program fits; `reason` then says why: "vta (est 1234 cy = 12.3 us <
+// host 40.1 us)", with a repacking "vta (est 1234 cy + repack 6.1 us = 18.4 us < host 40.1 us)".
+// Any other operator, and every operator without a design (cfg null), runs where OpDef::place says,
+// with an empty reason.
 struct PlacementChoice {
   Placement place = Placement::kUnplaced;
   std::string reason;
 };
 PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in, const HwConfig* cfg);
+// Microseconds the host CPU model gives the vta_host_work of `l` on `cfg` (0 without any).
+double vta_host_us(const OpDef& def, const NetworkLayer& l, const TensorShape& in,
+                   const HwConfig& cfg);
 
 // Every registered operator, in registration order.
 const std::vector<const OpDef*>& op_defs();

@@ -67,6 +67,11 @@ struct Epilogue {
   bool residual = false;
   bool relu = false;
   std::optional<int> clip_lo, clip_hi;  // must fit the 16-bit ALU immediate
+  // The shift rounds half away from zero (the host's int8 requantisation) instead of flooring:
+  // (v - [v < 0] + 2^(shift-1)) >> shift, as ((v + (v >> 31)) >> (shift - 1) + 1) >> 1 with the
+  // sign in a scratch region of the tile's size. Needs one shift for every channel (>= 1) and
+  // no residual.
+  bool round = false;
 
   // Combined relu/clip_lo, if any (inline: the reference applies it to every element).
   std::optional<int> lower_bound() const {
@@ -76,6 +81,13 @@ struct Epilogue {
     return clip_lo;
   }
   bool per_channel() const { return !shifts.empty(); }
+  // The accumulator tile has a second region of its size: the residual's (unless the residual
+  // initialises the accumulator) or the rounding's scratch.
+  bool second_region(bool residual_init) const { return (residual && !residual_init) || round; }
+  // ALU operations per accumulator element beyond a plain shift (round): immediates (MUL 0,
+  // SHR 31, ADD 1, SHR 1, and SHR shift-1 from a shift of 2) and vector ones (two ADDs).
+  int round_imm_ops() const { return round ? (shift > 1 ? 4 : 3) : 0; }
+  int round_vec_ops() const { return round ? 2 : 0; }
   // The shift of output channel k (per-channel or the layer's one).
   int shift_of(size_t k) const { return shifts.empty() ? shift : shifts[k]; }
   // The epilogue of output channels [first, first + count) (a group of a grouped convolution).
