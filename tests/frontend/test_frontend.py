@@ -1695,3 +1695,43 @@ def test_graphs_sweep_model_that_does_not_import(tmp_path):
     assert rows["network:good.onnx"] == "ok: ", rows
     assert rows["network:bad.onnx"].startswith("failed: import: "), rows
     assert "bad.onnx" in rows["network:bad.onnx"], rows
+
+
+# ---- Min / Max of two activations and a Mul by a power of two, on VTA's ALU ----
+
+class MinMaxScale(torch.nn.Module):
+    """torch.minimum / torch.maximum of two Conv outputs (ONNX Min, Max) and x * 0.25 (a Mul by
+    a constant: the scale operator)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(8, 16, 3, padding=1)
+
+    def forward(self, x):
+        a, b = self.c1(x), self.c2(x)
+        return torch.maximum(torch.minimum(a, b), a * 0.25)
+
+
+def test_graphs_min_max_scale(tmp_path):
+    """Bit-exact on fsim (every layer against the int8 reference); Min, Max and the scale by
+    0.25 (an exact integer form) run on VTA's ALU at 1x16x8x8."""
+    rep, out, cos = sequence_run(tmp_path, "minmax", MinMaxScale(), (1, 8, 8, 8))
+    hosted = " ".join(rep["host_ops"])
+    assert "on host" not in hosted.replace("conv", ""), hosted
+    assert [l["kind"] for l in rep["layers"]].count("elementwise") == 3, out
+    assert cos >= COSINE_FLOOR, out
+
+
+def test_errors_min_max(tmp_path):
+    """A Min of three inputs and a Max of two shapes: errors naming the node."""
+    g = Graph([1, 8, 8, 8], rng())
+    a, b = g.conv("x", 8, 16, "c1"), g.conv("x", 8, 16, "c2")
+    y = g.node("Min", [a, b, g.conv("x", 8, 16, "c3")], "min3")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "min3.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'min3' (Min): Min needs two inputs (has 3)" in err
+    g = Graph([1, 8, 8, 8], rng())
+    a, b = g.conv("x", 8, 16, "c1"), g.conv("x", 8, 16, "c2", stride=2)
+    y = g.node("Max", [a, b], "max2")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "max2.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'max2' (Max): operands of shapes 1x16x8x8 and 1x16x4x4 do not fit" in err

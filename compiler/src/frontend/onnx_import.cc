@@ -560,7 +560,9 @@ bool importer_implements(const std::string& op_type) {
                                             "ReduceMean",
                                             "Gather",
                                             "Einsum",
-                                            "Tanh"};
+                                            "Tanh",
+                                            "Min",
+                                            "Max"};
   return ops.count(op_type) > 0;
 }
 
@@ -630,6 +632,8 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     g.op = GraphOp::kAdd;
   } else if (t == "Mul") {
     g.op = GraphOp::kMul;
+  } else if (t == "Min" || t == "Max") {
+    g.op = t == "Min" ? GraphOp::kMin : GraphOp::kMax;
   } else if (t == "Sigmoid") {
     g.op = GraphOp::kSigmoid;
   } else if (t == "Tanh") {
@@ -729,22 +733,22 @@ void check_reads(const Importer& im, const onnx::NodeProto& n) {
   }
 }
 
-// An operator of the float graph: its activation inputs (all of them for Add, Mul, Concat; the
-// first for the others) and its output, added to the graph.
+// An operator of the float graph: its activation inputs (all of them for Add, Mul, Min, Max,
+// Concat; the first for the others) and its output, added to the graph.
 void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
   g.name = node_name(n);
-  const size_t activations =
-      g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kConcat ? n.input_size()
-                                                                                 : 1;
+  const bool two = g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kMin ||
+                   g.op == GraphOp::kMax;
+  if (two && n.input_size() != 2) {
+    im.fail(n, fmt::format("{} needs two inputs (has {})", n.op_type(), n.input_size()));
+  }
+  const size_t activations = two || g.op == GraphOp::kConcat ? n.input_size() : 1;
   for (size_t i = 0; i < activations; ++i) {
     const std::string& in = n.input(int(i));
     if (im.constants.count(in) || im.int_constants.count(in)) {
       im.fail(n, fmt::format("input '{}' is a constant; only activations are supported here", in));
     }
     g.inputs.push_back(im.resolve(in));
-  }
-  if ((g.op == GraphOp::kAdd || g.op == GraphOp::kMul) && g.inputs.size() != 2) {
-    im.fail(n, fmt::format("{} needs two inputs", n.op_type()));
   }
   g.output = n.output(0);
   add_node(im, std::move(g));

@@ -54,7 +54,9 @@ enum class GraphOp {
   kChannelShuffle,
   // Constants joined to an activation: rows put before each sequence (a Concat with ViT's class
   // token) and / or a tensor added (its position embedding).
-  kAddConstant
+  kAddConstant,
+  kMin,  // elementwise minimum of two activations of one shape
+  kMax   // elementwise maximum of two activations of one shape
 };
 
 // The operators of MLPs and transformers: LayerNorm, Gelu, Softmax, BatchMatMul, Scale, View,
