@@ -1,8 +1,8 @@
 // min and max on VTA's ALU (ops/minmax.cc through codegen/alu_elementwise.h): every pair of int8
 // values on fsim, cycle and rtl against std::min / std::max, the epilogue's clamp, the estimate
 // against the cycle model, placement and the shape error. The scale operator's integer form on
-// the ALU (ops/scale.cc): every int8 input against round(q * alpha * 2^(out - in) + beta *
-// 2^out) written here, and a scale with no exact form left on the host.
+// the ALU (ops/scale.cc): every int8 input against round((alpha q 2^-in + beta) 2^out) written
+// here, and a scale with no integer form left on the host.
 #include <algorithm>
 #include <cmath>
 
@@ -68,9 +68,11 @@ NetworkLayer scale_layer(double alpha, double beta, int in_exp, int out_exp) {
   return l;
 }
 
-// round(y * 2^out) of y = alpha * q * 2^-in + beta, ties away from zero, saturated.
+// round(y * 2^out) of y = alpha * q * 2^-in + beta held in f32 (the float operator's
+// precision), ties away from zero, saturated.
 int8_t plain_scale(int q, double alpha, double beta, int in_exp, int out_exp) {
-  const double v = (alpha * q * std::pow(2.0, -in_exp) + beta) * std::pow(2.0, out_exp);
+  const float y = float(alpha * (q * std::pow(2.0, -in_exp)) + beta);
+  const double v = double(y) * std::pow(2.0, out_exp);
   const double r = v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5);
   return int8_t(std::min(127.0, std::max(-128.0, r)));
 }
@@ -148,14 +150,19 @@ TEST_CASE("a min of two shapes is an error naming the layer", "[alu]") {
   }
 }
 
-// x * 0.25 and x / 8 at one exponent, x * 0.75 from 2^-5 to 2^-4, x * 2 + 0.5: exact forms.
-TEST_CASE("a scale by a power of two on the ALU equals the formula for every input",
-          "[alu][fsim]") {
+// x * 0.25 and x / 8 at one exponent and x * 0.25 from 2^-4 to 2^-6, x * 0.75 from 2^-5 to 2^-4, x
+// * 2 + 0.5, -x / 2: exact forms; x * 0.3 (ties at q = 5, 15, ... tipped by the f32 product), x /
+// sqrt(2) and x * 0.999 from 2^-7 to 2^0 (q = 64 gives 0.4995): a multiplier of many bits.
+TEST_CASE("a scale on the ALU equals the formula for every input", "[alu][fsim]") {
   scale_all_inputs("fsim", 0.25, 0, 4, 4);
   scale_all_inputs("fsim", 0.125, 0, 3, 3);
+  scale_all_inputs("fsim", 0.25, 0, 4, 6);  // m = 1, no shift: the clamp alone
   scale_all_inputs("fsim", 0.75, 0, 5, 4);
   scale_all_inputs("fsim", 2, 0.5, 4, 4);
   scale_all_inputs("fsim", -0.5, 0, 6, 6);
+  scale_all_inputs("fsim", 0.3, 0, 4, 4);
+  scale_all_inputs("fsim", 1 / std::sqrt(2.0), 0, 4, 7);
+  scale_all_inputs("fsim", 0.999, 0, 7, 0);
 }
 
 TEST_CASE("a scale on the ALU on the cycle and rtl backends", "[alu][cycle][rtl]") {
@@ -165,13 +172,13 @@ TEST_CASE("a scale on the ALU on the cycle and rtl backends", "[alu][cycle][rtl]
 #endif
 }
 
-// 0.3 = 0.0100110011..b: no 16-bit m / 2^s within 0..15 rounds every input as the host does;
-// a per-channel alpha has no immediate.
-TEST_CASE("a scale with no exact integer form stays on the host", "[alu][place]") {
+// alpha 10^6 at one exponent: m beyond a 16-bit immediate; a per-channel alpha has no immediate.
+TEST_CASE("a scale with no integer form stays on the host", "[alu][place]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
-  const PlacementChoice inexact = choose_placement(scale_layer(0.3, 0, 4, 4), {1, 16, 4, 4}, &cfg);
-  CHECK(inexact.place == Placement::kHost);
-  CHECK_THAT(inexact.reason, Catch::Contains("no exact integer form on the ALU"));
+  const PlacementChoice big = choose_placement(scale_layer(1e6, 0, 4, 4), {1, 16, 4, 4}, &cfg);
+  CHECK(big.place == Placement::kHost);
+  CHECK_THAT(big.reason, Catch::Contains("scale layer 's': (alpha=1e+06 beta=0") &&
+                             Catch::Contains("has no exact integer form on the ALU"));
   NetworkLayer per_channel = scale_layer(1, 0, 4, 4);
   per_channel.float_params = std::make_shared<const std::vector<float>>(16, 0.5f);
   CHECK(choose_placement(per_channel, {1, 16, 4, 4}, &cfg).place == Placement::kHost);

@@ -4,9 +4,10 @@
 // input dequantized at 2^-in_exp, the result quantized at 2^-out_exp (op_common.h:
 // run_in_float). With scalar alpha and beta the result is a function of the int8 input alone:
 // where an integer form round((q * m + c) / 2^s) (16-bit m and c, s in 0..15, ties away from
-// zero) gives the host's result for all 256 inputs (a power-of-two alpha such as x * 0.25 or
-// x / 8, alpha = k / 2^s at the quantized scales), the layer runs on VTA's ALU when the estimates
-// make it faster (choose_placement); any other scale stays on the host.
+// zero) gives the host's result for all 256 inputs (checked when chosen: a power-of-two alpha
+// such as x * 0.25 or x / 8 exactly, and with 8-bit inputs most scalar alphas), the layer runs on
+// VTA's ALU when the estimates make it faster (choose_placement). A per-channel alpha, or
+// constants beyond 16-bit immediates, stay on the host.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -84,10 +85,6 @@ std::vector<int8_t> host_table(const NetworkLayer& l) {
       .data;
 }
 
-bool fits_imm(int64_t v) {
-  return v >= -32768 && v <= 32767;
-}
-
 // Whether `steps`, clamped to int8, give `table` for every input.
 bool exact(const std::vector<AluStep>& steps, const std::vector<int8_t>& table) {
   for (int q = -128; q <= 127; ++q) {
@@ -98,8 +95,24 @@ bool exact(const std::vector<AluStep>& steps, const std::vector<int8_t>& table) 
   return true;
 }
 
-// The first exact round((q * m + c) / 2^s), fewest shift bits first: q * m + c near
-// y * 2^(out_exp + s). |q * m + c| < 2^23: two sign shifts (round_shift_steps).
+// round((q * m + c) / 2^s) on the ALU: no MUL for m = 1; one sign shift of the rounding while
+// |q * m + c| < 2^15, else two (< 2^23; round_shift_steps).
+std::vector<AluStep> form_steps(int m, int c, int s) {
+  std::vector<AluStep> steps;
+  if (m != 1) {
+    steps.push_back({kAluMul, m});
+  }
+  if (c != 0) {
+    steps.push_back({kAluAdd, c});
+  }
+  const int sign_shifts = 128 * std::abs(m) + std::abs(c) < (1 << 15) ? 1 : 2;
+  const std::vector<AluStep> shift = round_shift_steps(s, sign_shifts);
+  steps.insert(steps.end(), shift.begin(), shift.end());
+  return steps;
+}
+
+// The first exact round((q * m + c) / 2^s), fewest shift bits first, with q * m + c near
+// y * 2^(out_exp + s) (m one off the nearest too: the host's float rounding may tip a tie).
 std::optional<std::vector<AluStep>> integer_form(const NetworkLayer& l) {
   if (l.float_params) {
     return std::nullopt;  // alpha per channel: one immediate cannot hold it
@@ -109,18 +122,14 @@ std::optional<std::vector<AluStep>> integer_form(const NetworkLayer& l) {
   const std::vector<int8_t> table = host_table(l);
   for (int s = 0; s <= 15; ++s) {
     const double m = std::round(a * std::ldexp(1.0, s)), c = std::round(b * std::ldexp(1.0, s));
-    if (!std::isfinite(m) || !std::isfinite(c) || !fits_imm(int64_t(std::clamp(m, -1e6, 1e6))) ||
-        !fits_imm(int64_t(std::clamp(c, -1e6, 1e6)))) {
+    if (!(std::fabs(m) < 32767) || !(std::fabs(c) <= 32767)) {
       break;  // more shift bits only make the immediates larger
     }
-    std::vector<AluStep> steps{{kAluMul, int32_t(m)}};
-    if (c != 0) {
-      steps.push_back({kAluAdd, int32_t(c)});
-    }
-    const std::vector<AluStep> shift = round_shift_steps(s, 2);
-    steps.insert(steps.end(), shift.begin(), shift.end());
-    if (exact(steps, table)) {
-      return steps;
+    for (int dm : {0, -1, 1}) {
+      std::vector<AluStep> steps = form_steps(int(m) + dm, int(c), s);
+      if (exact(steps, table)) {
+        return steps;
+      }
     }
   }
   return std::nullopt;
