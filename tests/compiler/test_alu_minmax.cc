@@ -80,9 +80,9 @@ int8_t plain_scale(int q, double alpha, double beta, int in_exp, int out_exp) {
 // Every int8 input (1 x 16 x 4 x 4 values) through the scale's ALU form.
 void scale_all_inputs(const char* backend, double alpha, double beta, int in_exp, int out_exp) {
   std::vector<int8_t> a(256), want(256);
-  for (int q = -128; q <= 127; ++q) {
-    a[size_t(q + 128)] = int8_t(q);
-    want[size_t(q + 128)] = plain_scale(q, alpha, beta, in_exp, out_exp);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = int8_t(int(i) - 128);
+    want[i] = plain_scale(a[i], alpha, beta, in_exp, out_exp);
   }
   INFO("alpha " << alpha << " beta " << beta << " exps " << in_exp << " " << out_exp);
   run_on_vta(use(backend, "pynq"), scale_layer(alpha, beta, in_exp, out_exp), 1, 16, 4, 4, a, {},

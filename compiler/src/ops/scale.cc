@@ -77,8 +77,8 @@ NetworkTensor run_scale(const OpContext& ctx, std::string& note) {
 // The host's int8 result for each of the 256 inputs (index q + 128), by the host path itself.
 std::vector<int8_t> host_table(const NetworkLayer& l) {
   NetworkTensor all{1, 1, 1, 256, std::vector<int8_t>(256)};
-  for (int q = -128; q <= 127; ++q) {
-    all.data[size_t(q + 128)] = int8_t(q);
+  for (size_t i = 0; i < all.data.size(); ++i) {
+    all.data[i] = int8_t(int(i) - 128);
   }
   return run_in_float(all, int(attr(l, 2)), int(attr(l, 3)),
                       [&](const FloatTensor& x) { return scale_float(l, {&x}); })
@@ -87,8 +87,8 @@ std::vector<int8_t> host_table(const NetworkLayer& l) {
 
 // Whether `steps`, clamped to int8, give `table` for every input.
 bool exact(const std::vector<AluStep>& steps, const std::vector<int8_t>& table) {
-  for (int q = -128; q <= 127; ++q) {
-    if (std::clamp(apply_alu_steps(steps, q, 0), -128, 127) != table[size_t(q + 128)]) {
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (std::clamp(apply_alu_steps(steps, int(i) - 128, 0), -128, 127) != table[i]) {
       return false;
     }
   }
