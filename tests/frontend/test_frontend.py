@@ -893,14 +893,18 @@ def check_maxvit(rep):
 
 
 def check_vit(rep, out):
-    """ViT-B/16 on 2 tokens: every Linear on VTA, attention and the embeddings on the host."""
-    # The patch embedding (a 16x16 stride-16 Conv), per block the fused q/k/v projection, the
+    """ViT-B/16 on 2 tokens: every Linear and attention's scale on VTA, the rest of attention
+    and the embeddings on the host."""
+    # The patch embedding (a 16x16 stride-16 Conv), per block the fused q/k/v projection, q
+    # times 1/8 (the scale's output exponent 3 above its input's: the ALU's clamp alone), the
     # output projection and the MLP's two Linears on the 2 token rows, and the head on the
     # class token.
     shapes = [l["shape"] for l in rep["layers"]]
     assert shapes[0] == "1x3x16x16 * 768x16x16 s16 p0 -> 768x1x1", shapes
-    assert shapes[1:] == ["2x768 * 768x2304", "2x768 * 768x768", "2x768 * 768x3072",
-                          "2x3072 * 3072x768"] * 12 + ["1x768 * 768x1000"], shapes
+    assert shapes[1:] == ["2x768 * 768x2304", "24x64x1x1 () clamp -128..127", "2x768 * 768x768",
+                          "2x768 * 768x3072", "2x3072 * 3072x768"] * 12 + ["1x768 * 768x1000"], \
+        shapes
+    assert not any("scale" in h for h in rep["host_ops"]), rep["host_ops"]
     hosted = rep["host_ops"]
     # The class token put before the patch token, the position embedding added.
     assert "Concat: add_constant (1 rows before each of 1 sequences) in f32 on host" in hosted
