@@ -1,6 +1,7 @@
 // min and max on VTA's ALU (ops/minmax.cc through codegen/alu_elementwise.h): every pair of int8
 // values on fsim, cycle and rtl against std::min / std::max, the epilogue's clamp, the estimate
-// against the cycle model, placement and the shape error. The scale operator's integer form on
+// against the cycle model, placement and the shape error; with a constant operand (the clamp
+// alone) on every int8 input. The scale operator's integer form on
 // the ALU (ops/scale.cc): every int8 input against round((alpha q 2^-in + beta) 2^out) written
 // here, and a scale with no integer form left on the host.
 #include <algorithm>
@@ -109,6 +110,31 @@ TEST_CASE("min and max on the ALU on the rtl backend", "[alu][rtl]") {
   all_pairs("rtl", "max");
 }
 #endif
+
+// A min / max of an activation and a constant: no second operand, the constant the layer's
+// clip_hi (min) or lower bound (max); every int8 input.
+void constant_operand(const char* backend, const char* op, int bound) {
+  std::vector<int8_t> a(256), want(256);
+  const bool is_min = std::string(op) == "min";
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = int8_t(int(i) - 128);
+    want[i] = int8_t(is_min ? std::min<int>(a[i], bound) : std::max<int>(a[i], bound));
+  }
+  NetworkLayer l = minmax_layer(op);
+  l.residual.clear();
+  (is_min ? l.epilogue.clip_hi : l.epilogue.clip_lo) = bound;
+  run_on_vta(use(backend, "pynq"), l, 1, 16, 4, 4, a, {}, want);
+}
+
+TEST_CASE("a min / max with a constant operand on the ALU, on every backend", "[alu][fsim]") {
+  constant_operand("fsim", "min", 37);
+  constant_operand("fsim", "max", -5);
+  constant_operand("fsim", "min", -128);
+  constant_operand("cycle", "max", 100);
+#ifdef VTA_TEST_HAVE_RTL
+  constant_operand("rtl", "min", 12);
+#endif
+}
 
 TEST_CASE("the min / max cycle estimate is close to the cycle model", "[alu][cycle]") {
   const Target t = use("cycle", "pynq");

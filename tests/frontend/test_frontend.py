@@ -1704,17 +1704,18 @@ def test_graphs_sweep_model_that_does_not_import(tmp_path):
 # ---- Min / Max of two activations and a Mul by a power of two, on VTA's ALU ----
 
 class MinMaxScale(torch.nn.Module):
-    """torch.minimum / torch.maximum of Conv outputs (ONNX Min, Max: one exponent for all) and
-    the result times 0.25 (a Mul by a constant: the scale operator, 2^-2 from its input's
+    """torch.minimum / torch.maximum of Conv outputs (ONNX Min, Max: one exponent for all), a
+    torch.minimum with a constant (the clip at 0.75) and the result times 0.25 (a Mul by a constant: the scale operator, 2^-2 from its input's
     exponent to its output's: the ALU's clamp alone)."""
 
     def __init__(self):
         super().__init__()
         self.c = torch.nn.ModuleList(torch.nn.Conv2d(8, 16, 3, padding=1) for _ in range(3))
+        self.register_buffer("cap", torch.tensor(0.75))
 
     def forward(self, x):
         a, b, c = (conv(x) for conv in self.c)
-        return torch.maximum(torch.minimum(a, b), c) * 0.25
+        return torch.minimum(torch.maximum(torch.minimum(a, b), c), self.cap) * 0.25
 
 
 def test_graphs_min_max_scale(tmp_path):
@@ -1722,7 +1723,8 @@ def test_graphs_min_max_scale(tmp_path):
     scale run on VTA's ALU (placed by the estimates against the host's)."""
     rep, out, cos = sequence_run(tmp_path, "minmax", MinMaxScale(), (1, 8, 8, 8))
     assert rep["host_ops"] == [], rep["host_ops"]
-    assert [l["kind"] for l in rep["layers"]].count("elementwise") == 3, out
+    assert [l["kind"] for l in rep["layers"]].count("elementwise") == 4, out
+    assert any(l["shape"] == "1x16x8x8 () clamp -128..24" for l in rep["layers"]), out
     assert cos >= COSINE_FLOOR, out
 
 

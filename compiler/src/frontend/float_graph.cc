@@ -303,11 +303,11 @@ FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTen
       case GraphOp::kTanh:
         v = float(std::tanh(double(v)));
         break;
-      case GraphOp::kMin:
-        v = std::min(v, b->data[i]);
+      case GraphOp::kMin:  // of two activations, or of one and the constant clip_hi
+        v = std::min(v, b ? b->data[i] : g.clip_hi);
         break;
       case GraphOp::kMax:
-        v = std::max(v, b->data[i]);
+        v = std::max(v, b ? b->data[i] : g.clip_lo);
         break;
       default:
         v += b->data[i];
@@ -419,7 +419,7 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
     case GraphOp::kAdd:
     case GraphOp::kMin:
     case GraphOp::kMax:
-      return elementwise(g, *in[0], in[1]);
+      return elementwise(g, *in[0], in.size() > 1 ? in[1] : nullptr);
     case GraphOp::kMul:
       return in[1]->size() > in[0]->size() ? multiply(*in[1], *in[0]) : multiply(*in[0], *in[1]);
     default:

@@ -498,8 +498,9 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     rep.shift = -l.rescale;
   }
   if (m.op == GraphOp::kAdd || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
-    l.residual = q.net_name.at(m.inputs[1]);
-    activation_bounds(p.act, e_out, l.epilogue);
+    const bool constant = m.inputs.size() == 1;  // a Min / Max with a constant: its clip bound
+    l.residual = constant ? std::string() : q.net_name.at(m.inputs[1]);
+    activation_bounds(constant ? &m : p.act, e_out, l.epilogue);
   }
   if (m.op == GraphOp::kConcat) {
     for (const std::string& in : m.inputs) {

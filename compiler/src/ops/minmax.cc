@@ -1,8 +1,11 @@
 // min and max: the elementwise minimum or maximum of two int8 tensors of one scale and shape
 // (ONNX Min / Max of two activations; the quantizer gives both operands and the output one
 // exponent, as for add, so no rescaling is needed and the result is exact), then the layer's
-// lower bound and clip_hi. On VTA's ALU as one vector MIN or MAX (codegen/alu_elementwise.h) or
-// on the host, whichever the estimates make faster (choose_placement).
+// lower bound and clip_hi. A Min / Max of an activation and a scalar constant has no second
+// operand (no "residual"): the constant, quantized at the layer's scale, is its clip_hi (min) or
+// lower bound (max), the clamp alone. On VTA's ALU as one vector MIN or MAX and the clamp
+// (codegen/alu_elementwise.h) or on the host, whichever the estimates make faster
+// (choose_placement).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -25,8 +28,11 @@ struct Extremum {
 
   static TensorShape shape(const ShapeContext& ctx) {
     const NetworkLayer& l = ctx.layer;
+    if (l.residual.empty()) {
+      return ctx.in;  // the clamp alone
+    }
     auto it = ctx.shapes.find(l.residual);
-    if (l.residual.empty() || it == ctx.shapes.end()) {
+    if (it == ctx.shapes.end()) {
       throw Error(
           fmt::format("{} layer '{}' reads unknown tensor '{}' (its second operand: key "
                       "\"residual\")",
@@ -52,18 +58,32 @@ struct Extremum {
     NetworkTensor out = a;
     const int low = lo(l), high = hi(l);
     for (size_t i = 0; i < out.data.size(); ++i) {
-      out.data[i] = int8_t(std::clamp(pick(a.data[i], b[i]), low, high));
+      const int v = b.empty() ? a.data[i] : pick(a.data[i], b[i]);
+      out.data[i] = int8_t(std::clamp(v, low, high));
     }
     return out;
   }
 
   static NetworkTensor run_host(const OpContext& ctx, std::string& note) {
     note = fmt::format("{}: {} on host", ctx.layer.name, name());
-    return reference(ctx.layer, ctx.in, named_tensor(ctx, ctx.layer.residual).data);
+    const NetworkLayer& l = ctx.layer;
+    return reference(
+        l, ctx.in, l.residual.empty() ? std::vector<int8_t>() : named_tensor(ctx, l.residual).data);
   }
 
-  // One vector MIN / MAX of a's slot with b's, then the clamp.
+  static void make_job(const OpContext& ctx, NetworkLayerJob& job) {
+    if (ctx.layer.residual.empty()) {
+      job.conv.x = ctx.in.data;
+    } else {
+      make_binary_alu_job(ctx, job);
+    }
+  }
+
+  // One vector MIN / MAX of a's slot with b's, then the clamp; with a constant the clamp alone.
   static AluAddPlan plan(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg) {
+    if (l.residual.empty()) {
+      return AluAddPlan::make_unary(in.n, in.c, in.h, in.w, {}, lo(l), hi(l), cfg);
+    }
     const std::vector<AluStep> steps{{kMax ? kAluMax : kAluMin, 0, true}};
     return AluAddPlan::make_binary(in.n, in.c, in.h, in.w, false, steps, lo(l), hi(l), cfg);
   }
@@ -92,10 +112,10 @@ Placement place_extremum(const NetworkLayer&) {
   return Placement::kHost;
 }
 
-// One comparison per value; both operands read and the output written once.
-HostWorkCount extremum_host_work(const NetworkLayer&, const TensorShape& in) {
+// One comparison per value; the operands read and the output written once.
+HostWorkCount extremum_host_work(const NetworkLayer& l, const TensorShape& in) {
   const uint64_t values = uint64_t(in.n) * uint64_t(in.c) * uint64_t(in.h) * uint64_t(in.w);
-  return {HostWork::kElementwise, values, 3 * values};
+  return {HostWork::kElementwise, values, (l.residual.empty() ? 2 : 3) * values};
 }
 
 std::string extremum_attributes(const NetworkLayer& l) {
@@ -116,7 +136,7 @@ OpDef extremum_def(GraphOp graph_op) {
   d.attributes = extremum_attributes;
   d.run_host = E::run_host;
   d.host_work = extremum_host_work;
-  d.vta.make_job = make_binary_alu_job;
+  d.vta.make_job = E::make_job;
   d.vta.reference = E::job_reference;
   d.vta.run = E::run_job;
   d.vta.lower = E::lower;

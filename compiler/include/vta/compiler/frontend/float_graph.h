@@ -55,8 +55,10 @@ enum class GraphOp {
   // Constants joined to an activation: rows put before each sequence (a Concat with ViT's class
   // token) and / or a tensor added (its position embedding).
   kAddConstant,
-  kMin,  // elementwise minimum of two activations of one shape
-  kMax   // elementwise maximum of two activations of one shape
+  // Elementwise minimum / maximum of two activations of one shape, or of one and a scalar
+  // constant (kMin: clip_hi, kMax: clip_lo).
+  kMin,
+  kMax
 };
 
 // The operators of MLPs and transformers: LayerNorm, Gelu, Softmax, BatchMatMul, Scale, View,
