@@ -1,9 +1,9 @@
-// The operators VTA runs on its ALU alone (max and average pools, clamped add, mul) and grouped /
-// depthwise convolutions on the GEMM core in sets of groups: for a few layer shapes and designs,
-// the cycle estimate the placement uses, the cycles of the cycle model (values checked against the
-// host's int8 execution), VTA's time at the design's clock, the host CPU model's time and where
-// choose_placement puts the layer. Usage: bench_alu_ops [config...]   (default: pynq ultra96
-// block32)
+// The operators VTA runs on its ALU alone (max and average pools, clamped add, mul, min, max, a
+// scale by a power of two) and grouped / depthwise convolutions on the GEMM core in sets of
+// groups: for a few layer shapes and designs, the cycle estimate the placement uses, the cycles
+// of the cycle model (values checked against the host's int8 execution), VTA's time at the
+// design's clock, the host CPU model's time and where choose_placement puts the layer.
+// Usage: bench_alu_ops [config...]   (default: pynq ultra96 block32)
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -43,6 +43,12 @@ const Case kCases[] = {
     {"avgpool 2x2/2 1x16x8x8", "avgpool", {1, 16, 8, 8}, 2, 2, 0},
     {"SE global avgpool 1x96x4x4", "global_avgpool", {1, 96, 4, 4}, 0, 0, 0},
     {"SE global avgpool 1x16x16x16", "global_avgpool", {1, 16, 16, 16}, 0, 0, 0},
+    {"min 1x64x56x56", "min", {1, 64, 56, 56}, 0, 0, 0},
+    {"min 1x16x8x8", "min", {1, 16, 8, 8}, 0, 0, 0},
+    {"max 1x64x28x28", "max", {1, 64, 28, 28}, 0, 0, 0},
+    {"max 1x16x8x8", "max", {1, 16, 8, 8}, 0, 0, 0},
+    {"scale x*0.25 1x64x56x56", "scale", {1, 64, 56, 56}, 0, 0, 0},
+    {"scale x*0.25 1x16x8x8", "scale", {1, 16, 8, 8}, 0, 0, 0},
 };
 
 NetworkLayer layer_of(const Case& c) {
@@ -50,7 +56,8 @@ NetworkLayer layer_of(const Case& c) {
   l.name = "x";
   l.op = c.op;
   l.input = "data";
-  l.residual = c.k || std::string(c.op) == "global_avgpool" ? "" : "data";
+  const std::string op = c.op;
+  l.residual = c.k || op == "global_avgpool" || op == "scale" ? "" : "data";
   l.k = c.out, l.groups = c.groups ? c.groups : 1;
   l.epilogue.shift = c.groups ? 8 : 0;
   l.kh = l.kw = c.k;
@@ -60,6 +67,9 @@ NetworkLayer layer_of(const Case& c) {
   if (std::string(c.op) == "mul") {  // the importer's scales of a hardswish product
     l.attrs = {{"a_exp", 4}, {"b_exp", 7}, {"out_exp", 4}, {"per_channel", c.out}};
     l.k = 0, l.groups = 1;
+  }
+  if (op == "scale") {  // x * 0.25 at one exponent: a multiply and a rounding shift by 2
+    l.attrs = {{"alpha", 0.25}, {"beta", 0}, {"in_exp", 4}, {"out_exp", 4}};
   }
   return l;
 }
@@ -86,10 +96,14 @@ LayerRun run_case(const Target& t, const Case& c, const NetworkLayer& l) {
     job.conv.residual.assign(c.out ? size_t(s.n) * s.c : x.size(), 3);
     return op_def("mul").vta.run(t, Network{}, l, job, NetworkOptions{}).run;
   }
-  if (std::string(c.op).find("avgpool") != std::string::npos) {
+  const std::string op = c.op;
+  if (op.find("avgpool") != std::string::npos || op == "min" || op == "max" || op == "scale") {
     NetworkLayerJob job;
     job.input_shape = NetworkTensor{s.n, s.c, s.h, s.w, {}};
     job.conv.x = x;
+    if (!l.residual.empty()) {
+      job.conv.residual.assign(x.size(), 3);
+    }
     return op_def(c.op).vta.run(t, Network{}, l, job, NetworkOptions{}).run;
   }
   if (c.k) {

@@ -98,7 +98,8 @@ TEST_CASE("malformed networks are rejected by name", "[network]") {
           {"name": "a", "op": "conv3d", "input": "data"}]})") ==
         "net.json: layer 'a' has unknown op 'conv3d' (known: conv2d, dense, maxpool, "
         "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, tanh, mul, layer_norm, "
-        "gelu, softmax, scale, batch_matmul, view, permute, slice, channel_shuffle, add_constant)");
+        "gelu, softmax, scale, batch_matmul, view, permute, slice, channel_shuffle, add_constant, "
+        "min, max)");
   CHECK(error_of(R"({"name": "n", "input": {"c": 16, "h": 4, "w": 4}, "layers": [
           {"name": "a", "op": "conv2d", "input": "x", "k": 16}]})") ==
         "net.json: network n: layer 'a' reads unknown tensor 'x'");

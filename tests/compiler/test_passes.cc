@@ -55,7 +55,7 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
   CHECK(known_op_names() ==
         "conv2d, dense, maxpool, global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, "
         "tanh, mul, layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, "
-        "channel_shuffle, add_constant");
+        "channel_shuffle, add_constant, min, max");
   for (const OpDef* d : op_defs()) {
     INFO(d->name);
     CHECK(find_op_def(d->name) == d);
@@ -69,7 +69,7 @@ TEST_CASE("operator table: every op defined once with what the compiler needs", 
                     "unknown op 'conv3d' (known: conv2d, dense, maxpool, "
                     "global_avgpool, avgpool, add, concat, hardsigmoid, sigmoid, tanh, mul, "
                     "layer_norm, gelu, softmax, scale, batch_matmul, view, permute, slice, "
-                    "channel_shuffle, add_constant)");
+                    "channel_shuffle, add_constant, min, max)");
   CHECK(op_def_for_graph_op(GraphOp::kGemm).name == "dense");
   CHECK_THROWS_WITH(op_def_for_graph_op(GraphOp::kRelu),
                     "no network operator implements the float-graph operator Relu");

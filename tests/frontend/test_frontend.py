@@ -896,14 +896,18 @@ def check_maxvit(rep):
 
 
 def check_vit(rep, out):
-    """ViT-B/16 on 2 tokens: every Linear on VTA, attention and the embeddings on the host."""
-    # The patch embedding (a 16x16 stride-16 Conv), per block the fused q/k/v projection, the
+    """ViT-B/16 on 2 tokens: every Linear and attention's scale on VTA, the rest of attention
+    and the embeddings on the host."""
+    # The patch embedding (a 16x16 stride-16 Conv), per block the fused q/k/v projection, q
+    # times 1/8 (the scale's output exponent 3 above its input's: the ALU's clamp alone), the
     # output projection and the MLP's two Linears on the 2 token rows, and the head on the
     # class token.
     shapes = [l["shape"] for l in rep["layers"]]
     assert shapes[0] == "1x3x16x16 * 768x16x16 s16 p0 -> 768x1x1", shapes
-    assert shapes[1:] == ["2x768 * 768x2304", "2x768 * 768x768", "2x768 * 768x3072",
-                          "2x3072 * 3072x768"] * 12 + ["1x768 * 768x1000"], shapes
+    assert shapes[1:] == ["2x768 * 768x2304", "24x64x1x1 () clamp -128..127", "2x768 * 768x768",
+                          "2x768 * 768x3072", "2x3072 * 3072x768"] * 12 + ["1x768 * 768x1000"], \
+        shapes
+    assert not any("scale" in h for h in rep["host_ops"]), rep["host_ops"]
     hosted = rep["host_ops"]
     # The class token put before the patch token, the position embedding added.
     assert "Concat: add_constant (1 rows before each of 1 sequences) in f32 on host" in hosted
@@ -1809,3 +1813,44 @@ def test_graphs_sweep_model_that_does_not_import(tmp_path):
     assert rows["network:good.onnx"] == "ok: ", rows
     assert rows["network:bad.onnx"].startswith("failed: import: "), rows
     assert "bad.onnx" in rows["network:bad.onnx"], rows
+
+
+# ---- Min / Max of two activations and a Mul by a power of two, on VTA's ALU ----
+
+class MinMaxScale(torch.nn.Module):
+    """torch.minimum / torch.maximum of Conv outputs (ONNX Min, Max: one exponent for all), a
+    torch.minimum with a constant (the clip at 0.75) and the result times 0.25 (a Mul by a constant: the scale operator, 2^-2 from its input's
+    exponent to its output's: the ALU's clamp alone)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c = torch.nn.ModuleList(torch.nn.Conv2d(8, 16, 3, padding=1) for _ in range(3))
+        self.register_buffer("cap", torch.tensor(0.75))
+
+    def forward(self, x):
+        a, b, c = (conv(x) for conv in self.c)
+        return torch.minimum(torch.maximum(torch.minimum(a, b), c), self.cap) * 0.25
+
+
+def test_graphs_min_max_scale(tmp_path):
+    """Bit-exact on fsim (every layer against the int8 reference); at 1x16x8x8 Min, Max and the
+    scale run on VTA's ALU (placed by the estimates against the host's)."""
+    rep, out, cos = sequence_run(tmp_path, "minmax", MinMaxScale(), (1, 8, 8, 8))
+    assert rep["host_ops"] == [], rep["host_ops"]
+    assert [l["kind"] for l in rep["layers"]].count("elementwise") == 4, out
+    assert any(l["shape"] == "1x16x8x8 () clamp -128..24" for l in rep["layers"]), out
+    assert cos >= COSINE_FLOOR, out
+
+
+def test_errors_min_max(tmp_path):
+    """A Min of three inputs and a Max of two shapes: errors naming the node."""
+    g = Graph([1, 8, 8, 8], rng())
+    a, b = g.conv("x", 8, 16, "c1"), g.conv("x", 8, 16, "c2")
+    y = g.node("Min", [a, b, g.conv("x", 8, 16, "c3")], "min3")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "min3.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'min3' (Min): Min needs two inputs (has 3)" in err
+    g = Graph([1, 8, 8, 8], rng())
+    a, b = g.conv("x", 8, 16, "c1"), g.conv("x", 8, 16, "c2", stride=2)
+    y = g.node("Max", [a, b], "max2")
+    err = error_of(str(tmp_path), g.save(str(tmp_path / "max2.onnx"), y, [1, 16, 8, 8]))
+    assert "node 'max2' (Max): operands of shapes 1x16x8x8 and 1x16x4x4 do not fit" in err

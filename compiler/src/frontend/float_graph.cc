@@ -82,6 +82,10 @@ const char* graph_op_name(GraphOp op) {
       return "ChannelShuffle";
     case GraphOp::kAddConstant:
       return "AddConstant";
+    case GraphOp::kMin:
+      return "Min";
+    case GraphOp::kMax:
+      return "Max";
   }
   return "?";
 }
@@ -278,8 +282,8 @@ FloatTensor multiply(const FloatTensor& a, const FloatTensor& b) {
 FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTensor* b) {
   FloatTensor out = a;
   if (b && b->size() != a.size()) {
-    throw Error(fmt::format("node '{}': Add of {} and {} (broadcasting is not supported)", g.name,
-                            a.shape(), b->shape()));
+    throw Error(fmt::format("node '{}': {} of {} and {} (broadcasting is not supported)", g.name,
+                            graph_op_name(g.op), a.shape(), b->shape()));
   }
   for (size_t i = 0; i < out.data.size(); ++i) {
     float& v = out.data[i];
@@ -298,6 +302,12 @@ FloatTensor elementwise(const GraphNode& g, const FloatTensor& a, const FloatTen
         break;
       case GraphOp::kTanh:
         v = float(std::tanh(double(v)));
+        break;
+      case GraphOp::kMin:  // of two activations, or of one and the constant clip_hi
+        v = std::min(v, b ? b->data[i] : g.clip_hi);
+        break;
+      case GraphOp::kMax:
+        v = std::max(v, b ? b->data[i] : g.clip_lo);
         break;
       default:
         v += b->data[i];
@@ -407,7 +417,9 @@ FloatTensor run_node(const GraphNode& g, const std::vector<const FloatTensor*>& 
     case GraphOp::kConcat:
       return concat(g, in);
     case GraphOp::kAdd:
-      return elementwise(g, *in[0], in[1]);
+    case GraphOp::kMin:
+    case GraphOp::kMax:
+      return elementwise(g, *in[0], in.size() > 1 ? in[1] : nullptr);
     case GraphOp::kMul:
       return in[1]->size() > in[0]->size() ? multiply(*in[1], *in[0]) : multiply(*in[0], *in[1]);
     default:
@@ -533,13 +545,13 @@ std::string mul_output_dims(const std::vector<std::vector<int>>& in, std::vector
   return {};
 }
 
-// Add (the same shapes) and Concat (the same but for the channels, which add up).
+// Add, Min, Max (the same shapes) and Concat (the same but for the channels, which add up).
 std::string add_concat_output_dims(const GraphNode& g, const std::vector<std::vector<int>>& in,
                                    std::vector<int>& out) {
   const std::vector<int>& d = in[0];
   for (const std::vector<int>& o : in) {
     const bool same =
-        g.op == GraphOp::kAdd ? o == d : (o[0] == d[0] && o[2] == d[2] && o[3] == d[3]);
+        g.op != GraphOp::kConcat ? o == d : (o[0] == d[0] && o[2] == d[2] && o[3] == d[3]);
     if (!same) {
       return fmt::format(
           "operands of shapes {}x{}x{}x{} and {}x{}x{}x{} do not fit (no "
@@ -581,7 +593,8 @@ std::string node_output_dims(const GraphNode& g, const std::vector<std::vector<i
     out = {d[0], g.weight.dims[0], 1, 1};
   } else if (g.op == GraphOp::kMul) {
     return mul_output_dims(in, out);
-  } else if (g.op == GraphOp::kAdd || g.op == GraphOp::kConcat) {
+  } else if (g.op == GraphOp::kAdd || g.op == GraphOp::kConcat || g.op == GraphOp::kMin ||
+             g.op == GraphOp::kMax) {
     return add_concat_output_dims(g, in, out);
   }
   return {};

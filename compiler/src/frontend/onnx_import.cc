@@ -560,7 +560,9 @@ bool importer_implements(const std::string& op_type) {
                                             "ReduceMean",
                                             "Gather",
                                             "Einsum",
-                                            "Tanh"};
+                                            "Tanh",
+                                            "Min",
+                                            "Max"};
   return ops.count(op_type) > 0;
 }
 
@@ -616,6 +618,28 @@ void fold_node(Importer& im, const onnx::NodeProto& n) {
   }
 }
 
+// A scalar constant operand of a Min / Max: its value as the bound of a clip (min(x, c) is x
+// clipped to c from above; max(x, c) from below). Other operands stay activations.
+bool scalar_operand(const Importer& im, const std::string& in, float& v) {
+  auto c = im.constants.find(in);
+  if (c == im.constants.end() || c->second.size() != 1) {
+    return false;
+  }
+  v = c->second.data[0];
+  return true;
+}
+
+void min_max_node(const Importer& im, const onnx::NodeProto& n, GraphNode& g) {
+  g.op = n.op_type() == "Min" ? GraphOp::kMin : GraphOp::kMax;
+  g.clip_lo = -INFINITY, g.clip_hi = INFINITY;
+  for (const std::string& in : n.input()) {
+    float v = 0;
+    if (scalar_operand(im, in, v)) {
+      (g.op == GraphOp::kMin ? g.clip_hi : g.clip_lo) = v;
+    }
+  }
+}
+
 // The node's graph op for the simple operators, with its attributes.
 GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
   GraphNode g;
@@ -630,6 +654,8 @@ GraphNode plain_node(const Importer& im, const onnx::NodeProto& n) {
     g.op = GraphOp::kAdd;
   } else if (t == "Mul") {
     g.op = GraphOp::kMul;
+  } else if (t == "Min" || t == "Max") {
+    min_max_node(im, n, g);
   } else if (t == "Sigmoid") {
     g.op = GraphOp::kSigmoid;
   } else if (t == "Tanh") {
@@ -729,22 +755,29 @@ void check_reads(const Importer& im, const onnx::NodeProto& n) {
   }
 }
 
-// An operator of the float graph: its activation inputs (all of them for Add, Mul, Concat; the
-// first for the others) and its output, added to the graph.
+// An operator of the float graph: its activation inputs (all of them for Add, Mul, Min, Max,
+// Concat; the first for the others) and its output, added to the graph.
 void finish_node(Importer& im, const onnx::NodeProto& n, GraphNode g) {
   g.name = node_name(n);
-  const size_t activations =
-      g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kConcat ? n.input_size()
-                                                                                 : 1;
+  const bool two = g.op == GraphOp::kAdd || g.op == GraphOp::kMul || g.op == GraphOp::kMin ||
+                   g.op == GraphOp::kMax;
+  if (two && n.input_size() != 2) {
+    im.fail(n, fmt::format("{} needs two inputs (has {})", n.op_type(), n.input_size()));
+  }
+  const size_t activations = two || g.op == GraphOp::kConcat ? n.input_size() : 1;
   for (size_t i = 0; i < activations; ++i) {
     const std::string& in = n.input(int(i));
+    float bound = 0;
+    if ((g.op == GraphOp::kMin || g.op == GraphOp::kMax) && scalar_operand(im, in, bound)) {
+      continue;  // the clip bound (min_max_node)
+    }
     if (im.constants.count(in) || im.int_constants.count(in)) {
       im.fail(n, fmt::format("input '{}' is a constant; only activations are supported here", in));
     }
     g.inputs.push_back(im.resolve(in));
   }
-  if ((g.op == GraphOp::kAdd || g.op == GraphOp::kMul) && g.inputs.size() != 2) {
-    im.fail(n, fmt::format("{} needs two inputs", n.op_type()));
+  if (g.inputs.empty()) {
+    im.fail(n, "needs an activation input");
   }
   g.output = n.output(0);
   add_node(im, std::move(g));

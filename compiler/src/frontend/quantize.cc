@@ -281,7 +281,7 @@ void choose_exponents(Quantizer& q) {
     const std::string& out = q.out_name(i);
     if (m.op == GraphOp::kMaxPool || m.op == GraphOp::kAdd || m.op == GraphOp::kConcat ||
         m.op == GraphOp::kView || m.op == GraphOp::kPermute || m.op == GraphOp::kSlice ||
-        m.op == GraphOp::kChannelShuffle) {
+        m.op == GraphOp::kChannelShuffle || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
       for (const std::string& in : m.inputs) {
         q.groups.join(out, q.net_name.at(in));
       }
@@ -505,9 +505,10 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
     rep.shift = -l.rescale;
   }
-  if (m.op == GraphOp::kAdd) {
-    l.residual = q.net_name.at(m.inputs[1]);
-    activation_bounds(p.act, e_out, l.epilogue);
+  if (m.op == GraphOp::kAdd || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
+    const bool constant = m.inputs.size() == 1;  // a Min / Max with a constant: its clip bound
+    l.residual = constant ? std::string() : q.net_name.at(m.inputs[1]);
+    activation_bounds(constant ? &m : p.act, e_out, l.epilogue);
   }
   if (m.op == GraphOp::kConcat) {
     for (const std::string& in : m.inputs) {

@@ -54,7 +54,11 @@ enum class GraphOp {
   kChannelShuffle,
   // Constants joined to an activation: rows put before each sequence (a Concat with ViT's class
   // token) and / or a tensor added (its position embedding).
-  kAddConstant
+  kAddConstant,
+  // Elementwise minimum / maximum of two activations of one shape, or of one and a scalar
+  // constant (kMin: clip_hi, kMax: clip_lo).
+  kMin,
+  kMax
 };
 
 // The operators of MLPs and transformers: LayerNorm, Gelu, Softmax, BatchMatMul, Scale, View,
