@@ -322,6 +322,7 @@ ResolvedConfig load_program(const std::string& file, const CommonOptions& opts, 
     img = ProgramImage::load(file);
     ResolvedConfig rc = image_config(img, config, opts.sets, file);
     const HwConfig& cfg = rc.config;
+    img.check_widths(cfg, file);
     if (!config.empty() && !img.config_json.empty()) {
       const HwConfig built_for = embedded_config(img, file);
       if (built_for.model_name != cfg.model_name) {
