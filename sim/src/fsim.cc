@@ -82,7 +82,7 @@ int32_t FsimBackend::acc_lane(uint32_t index, uint32_t lane) const {
   return m_impl->core.acc_lane(index, lane);
 }
 
-int8_t FsimBackend::out_lane(uint32_t index, uint32_t lane) const {
+int32_t FsimBackend::out_lane(uint32_t index, uint32_t lane) const {
   return m_impl->core.out_lane(index, lane);
 }
 

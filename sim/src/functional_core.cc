@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "vta/sim/element_lanes.h"
 #include "vta/sim/error.h"
 #include "vta/sim/insn_check.h"
 #include "vta/sim/run_progress.h"
+#include "vta/sim/wide_gemm_kernel.h"
 
 namespace vta {
 
@@ -72,15 +74,26 @@ FunctionalCore::FunctionalCore(const HwConfig& cfg, Dram& dram, Stats& stats)
       m_shape{cfg.batch, cfg.block_in, cfg.block_out},
       m_inp_lanes(static_cast<size_t>(cfg.batch) * cfg.block_in),
       m_wgt_lanes(static_cast<size_t>(cfg.block_out) * cfg.block_in),
-      m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out) {
+      m_acc_lanes(static_cast<size_t>(cfg.batch) * cfg.block_out),
+      m_out_tile_bytes(static_cast<size_t>(cfg.out_elem_bytes)),
+      m_wide(cfg.inp_width != 8 || cfg.wgt_width != 8 || cfg.acc_width != 32) {
   allocate_storage();
 }
 
 void FunctionalCore::allocate_storage() {
   std::vector<Uop>(m_cfg.uop_buff_depth).swap(m_uop);
   ZeroedVector<int32_t>(m_cfg.acc_buff_depth * m_acc_lanes).swap(m_acc);
-  ZeroedVector<int8_t>(m_cfg.out_buff_depth * m_acc_lanes).swap(m_out);
+  ZeroedVector<uint8_t>(m_cfg.out_buff_depth * m_out_tile_bytes).swap(m_out);
   ZeroedVector<uint8_t>(m_cfg.out_buff_depth).swap(m_out_stale);
+  if (m_wide) {  // int32 lanes; zero bytes are zero values
+    m_inp_tile_bytes = m_inp_lanes * sizeof(int32_t);
+    m_wgt_tile_bytes = m_wgt_lanes * sizeof(int32_t);
+    ZeroedVector<uint8_t>(m_cfg.inp_buff_depth * m_inp_tile_bytes).swap(m_inp);
+    ZeroedVector<uint8_t>(m_cfg.wgt_buff_depth * m_wgt_tile_bytes).swap(m_wgt);
+    m_gemm = nullptr;
+    m_gemm_name = "generic";
+    return;
+  }
   // The SRAMs start in the default kernel's layout, so nothing is re-packed.
   m_layout = gemm_kernel_layout(resolve_gemm_kernel(GemmKernelKind::kAuto, m_shape));
   m_inp_tile_bytes = gemm_inp_tile_bytes(m_layout, m_shape);
@@ -100,6 +113,15 @@ void FunctionalCore::rebind(Dram& dram, Stats& stats) {
 }
 
 void FunctionalCore::set_gemm_kernel(GemmKernelKind kind) {
+  if (m_wide) {  // the wide datapath is portable C++ only
+    if (kind != GemmKernelKind::kAuto && kind != GemmKernelKind::kGeneric) {
+      throw Error(fmt::format(
+          "the {} GEMM kernel computes int8 x int8 -> int32 only; this config has int{} inputs, "
+          "int{} weights and int{} accumulators (use the generic kernel)",
+          gemm_kernel_kind_name(kind), m_cfg.inp_width, m_cfg.wgt_width, m_cfg.acc_width));
+    }
+    return;
+  }
   const GemmKernelKind resolved = resolve_gemm_kernel(kind, m_shape);
   m_gemm = select_gemm_kernel(resolved, m_shape);
   m_gemm_name = gemm_kernel_kind_name(resolved);
@@ -135,7 +157,7 @@ void FunctionalCore::release_storage() {
   ZeroedVector<uint8_t>().swap(m_inp);
   ZeroedVector<uint8_t>().swap(m_wgt);
   ZeroedVector<int32_t>().swap(m_acc);
-  ZeroedVector<int8_t>().swap(m_out);
+  ZeroedVector<uint8_t>().swap(m_out);
   ZeroedVector<uint8_t>().swap(m_out_stale);
 }
 
@@ -150,14 +172,21 @@ int32_t FunctionalCore::acc_lane(uint32_t index, uint32_t lane) const {
   return m_acc[index * m_acc_lanes + lane];
 }
 
-int8_t FunctionalCore::out_lane(uint32_t index, uint32_t lane) const {
+int32_t FunctionalCore::out_lane(uint32_t index, uint32_t lane) const {
   if (index >= m_cfg.out_buff_depth || lane >= m_acc_lanes) {
     throw Error(fmt::format("out_lane({}, {}) out of range", index, lane));
   }
   if (m_out_stale[index]) {
-    return static_cast<int8_t>(m_acc[index * m_acc_lanes + lane]);
+    return sign_extend_lane(static_cast<uint32_t>(m_acc[index * m_acc_lanes + lane]),
+                            m_cfg.out_width);
   }
-  return m_out[index * m_acc_lanes + lane];
+  std::vector<int32_t> lanes(m_acc_lanes);
+  unpack_lanes(&m_out[index * m_out_tile_bytes], m_cfg.out_width, m_acc_lanes, lanes.data());
+  return lanes[lane];
+}
+
+void FunctionalCore::pack_out_tile(const int32_t* acc, uint8_t* out) const {
+  pack_lanes(acc, m_cfg.out_width, m_acc_lanes, out);
 }
 
 Uop FunctionalCore::uop_at(uint32_t index) const {
@@ -226,11 +255,21 @@ void FunctionalCore::write_uop_tiles(uint32_t t, uint64_t n, const uint8_t* src)
 }
 
 void FunctionalCore::write_inp_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
+  if (m_wide) {  // consecutive tiles are consecutive lanes in DRAM and SRAM
+    unpack_lanes(src, m_cfg.inp_width, n * m_inp_lanes,
+                 reinterpret_cast<int32_t*>(&m_inp[t * m_inp_tile_bytes]));
+    return;
+  }
   pack_gemm_inp_tiles(m_layout, m_shape, reinterpret_cast<const int8_t*>(src), n,
                       &m_inp[t * m_inp_tile_bytes]);
 }
 
 void FunctionalCore::write_wgt_tiles(uint32_t t, uint64_t n, const uint8_t* src) {
+  if (m_wide) {
+    unpack_lanes(src, m_cfg.wgt_width, n * m_wgt_lanes,
+                 reinterpret_cast<int32_t*>(&m_wgt[t * m_wgt_tile_bytes]));
+    return;
+  }
   const uint64_t e = static_cast<uint64_t>(m_cfg.wgt_elem_bytes);
   for (uint64_t k = 0; k < n; ++k) {
     pack_gemm_wgt_tile(m_layout, m_shape,
@@ -247,8 +286,10 @@ void FunctionalCore::write_acc_tiles(uint32_t type, uint32_t t, uint64_t n, cons
   const uint64_t lanes = n * m_acc_lanes;
   if (src == nullptr) {
     std::fill_n(d, lanes, 0);
-  } else if (type == kMemAcc) {
+  } else if (type == kMemAcc && m_cfg.acc_width == 32) {
     std::memcpy(d, src, lanes * sizeof(int32_t));  // little-endian host
+  } else if (type == kMemAcc) {
+    unpack_lanes(src, m_cfg.acc_width, lanes, d);  // sign-extended from the acc width
   } else {
     const int8_t* s8 = reinterpret_cast<const int8_t*>(src);  // ACC_8BIT: sign-extend
     for (uint64_t k = 0; k < lanes; ++k) {
@@ -326,13 +367,13 @@ void FunctionalCore::read_out_rows(const Insn& i, RowFn row) {
     if (e == 16) {  // BATCH x BLOCK_OUT = 16 (pynq): a fixed-size copy, no library call
       for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
         refresh_out(t);
-        std::memcpy(dst + x * 16, &m_out[t * m_acc_lanes], 16);
+        std::memcpy(dst + x * 16, &m_out[t * 16], 16);
       }
       continue;
     }
     for (uint64_t x = 0; x < i.x_size; ++x, ++t) {
       refresh_out(t);
-      std::memcpy(dst + x * e, &m_out[t * m_acc_lanes], e);
+      std::memcpy(dst + x * e, &m_out[t * e], e);
     }
   }
 }
@@ -405,8 +446,30 @@ void FunctionalCore::exec_gemm(uint64_t index, const Insn& i) {
   loop.src_factor_in = i.src_factor_in;
   loop.wgt_factor_out = i.wgt_factor_out;
   loop.wgt_factor_in = i.wgt_factor_in;
-  m_gemm(m_shape, loop, GemmBuffers{m_inp.data(), m_wgt.data(), m_acc.data(), m_out_stale.data()});
+  if (m_wide) {
+    wide_gemm(m_shape, loop,
+              WideGemmBuffers{reinterpret_cast<const int32_t*>(m_inp.data()),
+                              reinterpret_cast<const int32_t*>(m_wgt.data()), m_acc.data(),
+                              m_out_stale.data(), m_cfg.acc_width});
+  } else {
+    m_gemm(m_shape, loop,
+           GemmBuffers{m_inp.data(), m_wgt.data(), m_acc.data(), m_out_stale.data()});
+  }
   m_stats->gemm_counter += n;
+}
+
+// Upstream's functional model computes each lane in 32-bit ints and stores the low acc-width
+// bits, so a narrower accumulator wraps after every operation.
+template <typename Op>
+void FunctionalCore::run_alu(const Insn& i, Op op) {
+  const int bits = m_cfg.acc_width;
+  if (bits == 32) {
+    alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, op);
+    return;
+  }
+  alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, [op, bits](int32_t a, int32_t b) {
+    return sign_extend_lane(static_cast<uint32_t>(op(a, b)), bits);
+  });
 }
 
 void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
@@ -419,23 +482,21 @@ void FunctionalCore::exec_alu(uint64_t index, const Insn& i) {
   }
   switch (i.alu_opcode) {
     case kAluMin:
-      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes,
-               [](int32_t a, int32_t b) { return std::min(a, b); });
+      run_alu(i, [](int32_t a, int32_t b) { return std::min(a, b); });
       break;
     case kAluMax:
-      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes,
-               [](int32_t a, int32_t b) { return std::max(a, b); });
+      run_alu(i, [](int32_t a, int32_t b) { return std::max(a, b); });
       break;
     case kAluAdd:
-      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, [](int32_t a, int32_t b) {
+      run_alu(i, [](int32_t a, int32_t b) {
         return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
       });
       break;
     case kAluShr:
-      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, alu_shift);
+      run_alu(i, alu_shift);
       break;
     case kAluMul:
-      alu_loop(i, m_uop, m_acc, m_out_stale, m_acc_lanes, [](int32_t a, int32_t b) {
+      run_alu(i, [](int32_t a, int32_t b) {
         return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
       });
       break;

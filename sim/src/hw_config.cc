@@ -28,13 +28,18 @@ struct IntKey {
   const char* why;  // explanation shown when out of range
 };
 
-// Integer keys with their legal ranges. Element widths are fixed by the datapath (int8 x int8
-// -> int32), as in every upstream configuration.
+// Integer keys with their legal ranges. The element-width rule (docs/element_widths.md): lanes
+// of 1 to 32 bits (upstream's functional model packs lanes into 32-bit words), accumulators of
+// 16 or 32 bits (the signed 16-bit ALU immediate must fit an accumulator lane); the rules
+// between keys are in check_element_widths.
 const IntKey kIntKeys[] = {
-    {"LOG_INP_WIDTH", &HwConfig::log_inp_width, 3, 3, "the datapath supports int8 inputs only"},
-    {"LOG_WGT_WIDTH", &HwConfig::log_wgt_width, 3, 3, "the datapath supports int8 weights only"},
-    {"LOG_ACC_WIDTH", &HwConfig::log_acc_width, 5, 5,
-     "the datapath supports int32 accumulators only"},
+    {"LOG_INP_WIDTH", &HwConfig::log_inp_width, 0, 5,
+     "input lanes are 1 to 32 bits (upstream's functional model packs lanes into 32-bit words)"},
+    {"LOG_WGT_WIDTH", &HwConfig::log_wgt_width, 0, 5,
+     "weight lanes are 1 to 32 bits (upstream's functional model packs lanes into 32-bit words)"},
+    {"LOG_ACC_WIDTH", &HwConfig::log_acc_width, 4, 5,
+     "accumulators are int16 or int32: the ALU immediate is a signed 16-bit field that must fit "
+     "an accumulator lane, and upstream's functional model computes in 32-bit ints"},
     {"LOG_BATCH", &HwConfig::log_batch, 0, 4, ""},
     {"LOG_BLOCK", &HwConfig::log_block, 1, 6, ""},
     {"LOG_UOP_BUFF_SIZE", &HwConfig::log_uop_buff_size, 3, 24, ""},
@@ -91,7 +96,33 @@ void check_isa_fields(HwConfig& c, const std::string& src) {
   }
 }
 
+// The rules between the width keys (docs/element_widths.md): the output lane is the input lane
+// (LOG_OUT_WIDTH = LOG_INP_WIDTH) and STORE truncates an accumulator lane to it, so it cannot be
+// wider; DMA and SRAM addresses count whole bytes, so every tile is a whole number of bytes.
+void check_element_widths(const HwConfig& c, const std::string& src) {
+  if (c.log_inp_width > c.log_acc_width) {
+    throw ConfigError(fmt::format(
+        "{}: LOG_INP_WIDTH = {} is wider than LOG_ACC_WIDTH = {}: the output lane has the input "
+        "width and STORE truncates an accumulator lane to it",
+        src, c.log_inp_width, c.log_acc_width));
+  }
+  const std::pair<const char*, long> tiles[] = {
+      {"an input tile (BATCH x BLOCK_IN x INP_WIDTH)",
+       (1L << (c.log_batch + c.log_block + c.log_inp_width))},
+      {"a weight tile (BLOCK_OUT x BLOCK_IN x WGT_WIDTH)",
+       (1L << (2 * c.log_block + c.log_wgt_width))}};
+  for (const auto& [what, bits] : tiles) {
+    if (bits % 8 != 0) {
+      throw ConfigError(fmt::format(
+          "{}: {} is {} bits with LOG_BATCH={}, LOG_BLOCK={}, LOG_INP_WIDTH={}, LOG_WGT_WIDTH={}; "
+          "DMA and SRAM addresses count whole bytes",
+          src, what, bits, c.log_batch, c.log_block, c.log_inp_width, c.log_wgt_width));
+    }
+  }
+}
+
 void derive(HwConfig& c, const std::string& src) {
+  check_element_widths(c, src);
   c.batch = 1 << c.log_batch;
   c.block_in = c.block_out = 1 << c.log_block;
   c.inp_width = 1 << c.log_inp_width;

@@ -214,6 +214,29 @@ bool ProgramImage::is_image_file(const std::string& path) {
   return f && std::memcmp(magic, kMagic, sizeof(kMagic)) == 0;
 }
 
+namespace {
+
+std::string widths_of(const HwConfig& c) {
+  return fmt::format("int{} inputs, int{} weights and int{} accumulators", c.inp_width, c.wgt_width,
+                     c.acc_width);
+}
+
+}  // namespace
+
+void ProgramImage::check_widths(const HwConfig& cfg, const std::string& source) const {
+  if (config_json.empty()) {
+    return;
+  }
+  const HwConfig built = HwConfig::from_json_text(config_json, source + " (embedded config)");
+  if (built.log_inp_width != cfg.log_inp_width || built.log_wgt_width != cfg.log_wgt_width ||
+      built.log_acc_width != cfg.log_acc_width) {
+    throw Error(fmt::format(
+        "{} was built for {} ({}), but the config {} has {}: a program runs only at the element "
+        "widths it was built for",
+        source, widths_of(built), built.model_name, cfg.model_name, widths_of(cfg)));
+  }
+}
+
 void ProgramImage::load_into(Dram& dram) const {
   // Page ranges of the segments, merged where they touch the same pages, then allocated.
   std::vector<std::pair<uint64_t, uint64_t>> ranges;  // [first page, last page]

@@ -100,3 +100,22 @@ TEST_CASE("malformed program images are rejected", "[fsim][image]") {
   CHECK_THROWS_WITH(ProgramImage::load("/nonexistent/x.img"),
                     "cannot open program image '/nonexistent/x.img'");
 }
+
+// An image keeps the config it was built for; its element widths must be the device's.
+TEST_CASE("an image built for other element widths is refused", "[fsim][image]") {
+  const HwConfig pynq = HwConfig::from_file(config_path("pynq"));
+  const HwConfig wide = HwConfig::from_file(config_path("pynq_int32"));
+  ProgramImage img;
+  CHECK_NOTHROW(img.check_widths(wide, "f.img"));  // no config recorded: nothing to compare
+  img.config_json = pynq.to_json().dump();
+  CHECK_NOTHROW(img.check_widths(pynq, "f.img"));
+  nlohmann::json other_bus = pynq.to_json();  // other keys do not matter here
+  other_bus["LOG_BUS_WIDTH"] = 7;
+  CHECK_NOTHROW(img.check_widths(HwConfig::from_json(other_bus, "bus"), "f.img"));
+  CHECK_THROWS_WITH(
+      img.check_widths(wide, "f.img"),
+      "f.img was built for int8 inputs, int8 weights and int32 accumulators "
+      "(1x16_i8w8a32_15_15_18_17), but the config 1x16_i32w32a32_15_17_20_17 has int32 inputs, "
+      "int32 weights and int32 accumulators: a program runs only at the element widths it was "
+      "built for");
+}

@@ -10,6 +10,7 @@
 #include "vta/sim/dram_spec.h"
 #include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
+#include "vta/sim/isa.h"
 #include "vta/sim/memory_model.h"
 
 using namespace vta;
@@ -84,10 +85,16 @@ TEST_CASE("config rejects a non-integer value", "[config]") {
 
 TEST_CASE("config rejects an out-of-range value", "[config]") {
   auto j = pynq_json();
-  j["LOG_INP_WIDTH"] = 4;
+  j["LOG_INP_WIDTH"] = 6;
   CHECK(error_of(j) ==
-        "test.json: key 'LOG_INP_WIDTH' = 4 is out of range [3, 3]: the datapath supports int8 "
-        "inputs only");
+        "test.json: key 'LOG_INP_WIDTH' = 6 is out of range [0, 5]: input lanes are 1 to 32 bits "
+        "(upstream's functional model packs lanes into 32-bit words)");
+  j = pynq_json();
+  j["LOG_ACC_WIDTH"] = 3;
+  CHECK(error_of(j) ==
+        "test.json: key 'LOG_ACC_WIDTH' = 3 is out of range [4, 5]: accumulators are int16 or "
+        "int32: the ALU immediate is a signed 16-bit field that must fit an accumulator lane, and "
+        "upstream's functional model computes in 32-bit ints");
   j = pynq_json();
   j["MAX_BURST_BEATS"] = 512;
   CHECK(error_of(j) ==
@@ -287,4 +294,67 @@ TEST_CASE("memory model keys: default, presets, overrides and rejections", "[con
   bad = pynq_json();
   bad["DRAM_TCK_PS"] = "fast";
   CHECK(error_of(bad) == "test.json: key 'DRAM_TCK_PS' must be an integer, got \"fast\"");
+}
+
+// The element-width rule (docs/element_widths.md), with the derived constants of
+// vta-reference.md 1.3 worked out by hand.
+TEST_CASE("config accepts every legal element width with its derived constants", "[config]") {
+  auto j = pynq_json();
+  j["LOG_INP_WIDTH"] = 2;  // int4 inputs, int4 weights, int16 accumulators
+  j["LOG_WGT_WIDTH"] = 2;
+  j["LOG_ACC_WIDTH"] = 4;
+  // pynq's byte sizes give deeper buffers than the GEMM instruction's index fields can address:
+  // 2 x (12 + 12 + 11) index bits + the 64 of word 0 (2.7).
+  CHECK(error_of(j) ==
+        "test.json: the GEMM instruction needs 134 bits with LOG_UOP_BUFF_SIZE=15, "
+        "LOG_INP_BUFF_SIZE=15, LOG_WGT_BUFF_SIZE=18, LOG_ACC_BUFF_SIZE=17 (the upstream ISA has "
+        "128)");
+  j["LOG_INP_BUFF_SIZE"] = 14;  // half the bytes: pynq's depths
+  j["LOG_WGT_BUFF_SIZE"] = 17;
+  j["LOG_ACC_BUFF_SIZE"] = 16;
+  vta::HwConfig c = vta::HwConfig::from_json(j, "test.json");
+  CHECK(c.inp_width == 4);
+  CHECK(c.out_width == 4);
+  CHECK(c.inp_elem_bytes == 8);     // 16 lanes x 4 bits
+  CHECK(c.wgt_elem_bytes == 128);   // 256 lanes x 4 bits
+  CHECK(c.acc_elem_bytes == 32);    // 16 lanes x 16 bits
+  CHECK(c.out_elem_bytes == 8);     // 16 lanes x 4 bits
+  CHECK(c.inp_buff_depth == 2048);  // 2^(14 - 0 - 4 - 2 + 3)
+  CHECK(c.wgt_buff_depth == 1024);  // 2^(17 - 8 - 2 + 3)
+  CHECK(c.acc_buff_depth == 2048);  // 2^(16 - 0 - 4 - 4 + 3)
+  CHECK(c.model_name == "1x16_i4w4a16_15_14_17_16");
+  j = pynq_json();
+  j["LOG_INP_WIDTH"] = 5;  // int32 everywhere
+  j["LOG_WGT_WIDTH"] = 5;
+  j["LOG_ACC_WIDTH"] = 5;
+  c = vta::HwConfig::from_json(j, "test.json");
+  CHECK(c.inp_elem_bytes == 64);
+  CHECK(c.wgt_elem_bytes == 1024);
+  CHECK(c.inp_buff_depth == 512);  // 2^(15 - 4 - 5 + 3)
+  CHECK(c.wgt_buff_depth == 256);  // 2^(18 - 8 - 5 + 3)
+  CHECK(c.acc_buff_depth == 2048);
+  CHECK(c.elem_bytes(vta::kMemAcc8) == 16);  // one int8 byte per acc lane
+}
+
+TEST_CASE("config refuses element widths outside the rule, naming why", "[config]") {
+  auto j = pynq_json();
+  j["LOG_INP_WIDTH"] = 5;  // int32 inputs, int16 accumulators
+  j["LOG_ACC_WIDTH"] = 4;
+  CHECK(error_of(j) ==
+        "test.json: LOG_INP_WIDTH = 5 is wider than LOG_ACC_WIDTH = 4: the output lane has the "
+        "input width and STORE truncates an accumulator lane to it");
+  j = pynq_json();
+  j["LOG_BLOCK"] = 1;  // 2 one-bit input lanes: a quarter byte
+  j["LOG_INP_WIDTH"] = 0;
+  CHECK(error_of(j) ==
+        "test.json: an input tile (BATCH x BLOCK_IN x INP_WIDTH) is 2 bits with LOG_BATCH=0, "
+        "LOG_BLOCK=1, LOG_INP_WIDTH=0, LOG_WGT_WIDTH=3; DMA and SRAM addresses count whole bytes");
+  j = pynq_json();
+  j["LOG_WGT_WIDTH"] = 0;  // 256 one-bit weights: 32-byte tiles
+  j["LOG_WGT_BUFF_SIZE"] = 15;
+  CHECK(vta::HwConfig::from_json(j, "test.json").wgt_buff_depth == 1024);  // 2^(15 - 8 - 0 + 3)
+  j["LOG_WGT_BUFF_SIZE"] = 22;  // 2^(22 - 8 - 0 + 3) = 2^17 weight tiles: beyond sram_base
+  CHECK(error_of(j) ==
+        "test.json: LOG_WGT_BUFF_SIZE gives a buffer depth of 2^17 elements; VTA needs 2^1..2^16 "
+        "(sram_base is 16 bits)");
 }

@@ -192,7 +192,7 @@ int32_t CycleBackend::acc_lane(uint32_t index, uint32_t lane) const {
   return m_impl->core->functional.acc_lane(index, lane);
 }
 
-int8_t CycleBackend::out_lane(uint32_t index, uint32_t lane) const {
+int32_t CycleBackend::out_lane(uint32_t index, uint32_t lane) const {
   return m_impl->core->functional.out_lane(index, lane);
 }
 

@@ -45,7 +45,7 @@ class FsimBackend : public ContractBackend {
 
   // Architectural state, for tests and debugging (index = SRAM element, lane = batch*BLOCK + i).
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
-  int8_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would read it
+  int32_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would write it
   Uop uop_at(uint32_t index) const;
 
  protected:

@@ -6,8 +6,11 @@
 // instructions with exec_*; the cycle model, whose DMA reads and writes DRAM at other cycles than
 // the SRAM changes, uses the split start/write/read steps of LOAD and STORE.
 //
-// SRAM layouts are those of the GEMM kernel (fsim_gemm_kernel.h); the out buffer is refreshed
-// lazily from acc (a flag per tile), so GEMM and ALU only mark it.
+// SRAM layouts are those of the GEMM kernel (fsim_gemm_kernel.h) for int8 inputs and weights
+// with int32 accumulators; every other legal width combination takes the wide datapath
+// (wide_gemm_kernel.h: inp and wgt lanes sign-extended to int32, acc lanes wrapped to the acc
+// width). The out buffer holds packed out-width lanes and is refreshed lazily from acc (a flag
+// per tile), so GEMM and ALU only mark it.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +61,8 @@ class FunctionalCore {
   // Architectural state, for tests and debugging (index = SRAM element, lane = batch*BLOCK + i).
   // Throw Error when out of range.
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
-  int8_t out_lane(uint32_t index, uint32_t lane) const;  // as STORE would read it
+  // The out lane as STORE would write it (the low out-width bits of acc), sign-extended.
+  int32_t out_lane(uint32_t index, uint32_t lane) const;
   Uop uop_at(uint32_t index) const;
 
   // Frees the SRAM images (for an owner that cannot destroy this object); nothing may be
@@ -96,13 +100,22 @@ class FunctionalCore {
       // from being vectorised.
       const size_t lanes = m_acc_lanes;
       const int32_t* a = &m_acc[tile * lanes];
-      int8_t* o = &m_out[tile * lanes];
-      for (size_t k = 0; k < lanes; ++k) {
-        o[k] = static_cast<int8_t>(a[k]);
+      if (m_wide) {
+        pack_out_tile(a, &m_out[tile * m_out_tile_bytes]);
+      } else {
+        int8_t* o = reinterpret_cast<int8_t*>(&m_out[tile * lanes]);
+        for (size_t k = 0; k < lanes; ++k) {
+          o[k] = static_cast<int8_t>(a[k]);
+        }
       }
       m_out_stale[tile] = 0;
     }
   }
+  // One out tile of the wide datapath: each acc lane truncated to the out width, packed.
+  void pack_out_tile(const int32_t* acc, uint8_t* out) const;
+  // The ALU loop with `op`, its results wrapped to the acc width on the wide datapath.
+  template <typename Op>
+  void run_alu(const Insn& i, Op op);
 
   const HwConfig& m_cfg;
   Dram* m_dram;
@@ -113,15 +126,18 @@ class FunctionalCore {
   const char* m_gemm_name = "generic";
   GemmLayout m_layout = GemmLayout::kInt16Pairs;  // of m_inp and m_wgt: the kernel's
   size_t m_inp_lanes, m_wgt_lanes, m_acc_lanes;   // elements (int8 / int32 values) per SRAM tile
-  size_t m_inp_tile_bytes = 0, m_wgt_tile_bytes = 0;  // in m_layout
+  size_t m_inp_tile_bytes = 0, m_wgt_tile_bytes = 0;  // in m_layout (wide: int32 lanes)
+  size_t m_out_tile_bytes = 0;                        // OUT_ELEM_BYTES
+  // Widths other than int8 x int8 -> int32: inp/wgt tiles are int32 lanes, GEMM is wide_gemm.
+  bool m_wide = false;
 
   std::vector<Uop> m_uop;  // micro-op buffer, decoded at LOAD UOP
   // Zero at the start without touching the pages (ZeroedVector).
-  ZeroedVector<uint8_t> m_inp;        // inp tiles in m_layout
-  ZeroedVector<uint8_t> m_wgt;        // wgt tiles in m_layout
-  ZeroedVector<int32_t> m_acc;        // int32 [BATCH][BLOCK_OUT] per tile
-  ZeroedVector<int8_t> m_out;         // int8 [BATCH][BLOCK_OUT] per tile
-  ZeroedVector<uint8_t> m_out_stale;  // 1: out tile = low 8 bits of acc tile, not copied yet
+  ZeroedVector<uint8_t> m_inp;  // inp tiles in m_layout (wide: int32 [BATCH][BLOCK_IN])
+  ZeroedVector<uint8_t> m_wgt;  // wgt tiles in m_layout (wide: int32 [BLOCK_OUT][BLOCK_IN])
+  ZeroedVector<int32_t> m_acc;  // [BATCH][BLOCK_OUT] per tile, sign-extended from the acc width
+  ZeroedVector<uint8_t> m_out;  // OUT_ELEM_BYTES per tile: packed out-width lanes
+  ZeroedVector<uint8_t> m_out_stale;  // 1: out tile = low out-width bits of acc, not copied yet
 };
 
 }  // namespace vta

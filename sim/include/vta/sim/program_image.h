@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vta/sim/dram.h"
+#include "vta/sim/hw_config.h"
 
 namespace vta {
 
@@ -58,6 +59,10 @@ struct ProgramImage {
 
   // Allocates every segment's pages in `dram` at its physical address and copies the data.
   void load_into(Dram& dram) const;
+  // Throws Error if the image was built for other element widths (LOG_INP_WIDTH, LOG_WGT_WIDTH,
+  // LOG_ACC_WIDTH) than `cfg`: its data and instructions mean other values there. An image
+  // without a config passes. `source` names the image.
+  void check_widths(const HwConfig& cfg, const std::string& source) const;
   // Per output with expected bytes: "" if equal, else the first difference.
   std::string check_outputs(const Dram& dram) const;
 };

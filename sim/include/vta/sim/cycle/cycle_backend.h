@@ -62,7 +62,7 @@ class CycleBackend : public ContractBackend {
 
   // Architectural state, for tests (index = SRAM element, lane = batch * BLOCK_OUT + i).
   int32_t acc_lane(uint32_t index, uint32_t lane) const;
-  int8_t out_lane(uint32_t index, uint32_t lane) const;
+  int32_t out_lane(uint32_t index, uint32_t lane) const;
 
  protected:
   // Runs `program` on the core until FINISH, `wait_cycles` (0 = no limit) or until no unit can
