@@ -121,18 +121,17 @@ TEST_CASE("residual shift in the plain reference, by hand", "[residual_shift]") 
   Epilogue e;
   e.residual = true;
   e.residual_shift = 2;
-  REQUIRE(apply_epilogue(10, e, 0, 5, 0) == int8_t(11));    // (5 + 2) >> 2 = 1
-  REQUIRE(apply_epilogue(10, e, 0, 6, 0) == int8_t(12));    // (6 + 2) >> 2 = 2: half up
-  REQUIRE(apply_epilogue(10, e, 0, -6, 0) == int8_t(9));    // (-6 + 2) >> 2 = -1: half up
-  REQUIRE(apply_epilogue(10, e, 0, -7, 0) == int8_t(8));    // (-7 + 2) >> 2 = -2
-  REQUIRE(apply_epilogue(0, e, 0, -128, 0) == int8_t(-32)); // exact
+  REQUIRE(apply_epilogue(10, e, 0, 5, 0) == int8_t(11));     // (5 + 2) >> 2 = 1
+  REQUIRE(apply_epilogue(10, e, 0, 6, 0) == int8_t(12));     // (6 + 2) >> 2 = 2: half up
+  REQUIRE(apply_epilogue(10, e, 0, -6, 0) == int8_t(9));     // (-6 + 2) >> 2 = -1: half up
+  REQUIRE(apply_epilogue(10, e, 0, -7, 0) == int8_t(8));     // (-7 + 2) >> 2 = -2
+  REQUIRE(apply_epilogue(0, e, 0, -128, 0) == int8_t(-32));  // exact
   e.residual_shift = 8;
   REQUIRE(apply_epilogue(3, e, 0, 127, 0) == int8_t(3));  // (127 + 128) >> 8 = 0
   REQUIRE(apply_epilogue(3, e, 0, -128, 0) == int8_t(3));
 }
 
-TEST_CASE("residual shift: an ADD and SHR of the residual; none at r = 0",
-          "[residual_shift]") {
+TEST_CASE("residual shift: an ADD and SHR of the residual; none at r = 0", "[residual_shift]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   const std::vector<std::string> plain = alu_immediates(cfg, residual_epilogue(true, 0));
   std::vector<std::string> shifted = alu_immediates(cfg, residual_epilogue(true, 3));
@@ -150,9 +149,8 @@ TEST_CASE("residual shift: an ADD and SHR of the residual; none at r = 0",
 TEST_CASE("residual shift: range and JSON form", "[residual_shift]") {
   Epilogue e = residual_epilogue(true, 9);
   REQUIRE_THROWS_WITH(e.validate(), Catch::Contains("residual_shift 9 out of range 0..8"));
-  REQUIRE_THROWS_WITH(
-      Epilogue::from_json(nlohmann::json::parse(R"({"residual_shift": -1})"), "l"),
-      Catch::Contains("residual_shift -1 out of range 0..8"));
+  REQUIRE_THROWS_WITH(Epilogue::from_json(nlohmann::json::parse(R"({"residual_shift": -1})"), "l"),
+                      Catch::Contains("residual_shift -1 out of range 0..8"));
   const Epilogue back = Epilogue::from_json(residual_epilogue(true, 3).to_json(), "l");
   REQUIRE(back.residual_shift == 3);
   REQUIRE(back.describe() == "+bias, >>10, +residual>>3, max 0, min 127");
