@@ -16,6 +16,7 @@
 #include "test_paths.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/codegen/recording_sink.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/references/reference.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
@@ -155,6 +156,24 @@ TEST_CASE("residual shift: range and JSON form", "[residual_shift]") {
   REQUIRE(back.residual_shift == 3);
   REQUIRE(back.describe() == "+bias, >>10, +residual>>3, max 0, min 127");
   REQUIRE_FALSE(residual_epilogue(true, 0).to_json().contains("residual_shift"));
+  // In a network only a conv2d layer with a residual takes one.
+  auto error_of = [](const char* layer) {
+    const std::string text =
+        std::string(R"({"input": {"c": 16, "h": 4, "w": 4}, "layers": [)") + layer + "]}";
+    try {
+      Network::from_json(nlohmann::json::parse(text), "net.json");
+    } catch (const vta::Error& err) {
+      return std::string(err.what());
+    }
+    return std::string();
+  };
+  const std::string need = "epilogue key 'residual_shift' needs a conv2d layer with a 'residual'";
+  CHECK_THAT(error_of(R"({"name": "s", "op": "add", "input": "data", "residual": "data",
+                          "epilogue": {"residual_shift": 1}})"),
+             Catch::Contains("layer 's': " + need));
+  CHECK_THAT(error_of(R"({"name": "c", "op": "conv2d", "input": "data", "k": 16,
+                          "kernel": 1, "epilogue": {"residual_shift": 1}})"),
+             Catch::Contains("layer 'c': " + need));
 }
 
 TEST_CASE("residual shift equals the plain loop on fsim", "[residual_shift]") {
