@@ -132,7 +132,7 @@ TEST_CASE("residual shift in the plain reference, by hand", "[residual_shift]") 
   REQUIRE(apply_epilogue(3, e, 0, -128, 0) == int8_t(3));
 }
 
-TEST_CASE("residual shift: an ADD and SHR of the residual; none at r = 0", "[residual_shift]") {
+TEST_CASE("residual shift: an ADD and SHR of the residual, none at r = 0", "[residual_shift]") {
   const HwConfig cfg = HwConfig::from_file(config_path("pynq"));
   const std::vector<std::string> plain = alu_immediates(cfg, residual_epilogue(true, 0));
   std::vector<std::string> shifted = alu_immediates(cfg, residual_epilogue(true, 3));
