@@ -1315,6 +1315,51 @@ def test_graphs_values_beyond_127_x_2_16(tmp_path):
     assert cosine(got, want) >= COSINE_FLOOR, out
 
 
+class GrowingResidualNet(torch.nn.Module):
+    """A stem Conv+Relu and three residual blocks relu(conv(a) + a) whose convolutions are about
+    3x the identity, so the residual stream grows about 4x (2^2) per block, 2^6 in all."""
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(SEED)
+        self.stem = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.blocks = torch.nn.ModuleList(torch.nn.Conv2d(16, 16, 3, padding=1) for _ in range(3))
+        with torch.no_grad():
+            for c in self.blocks:
+                noise = c.weight.clone().mul_(0.1)
+                torch.nn.init.dirac_(c.weight)
+                c.weight.mul_(3).add_(noise)
+                c.bias.mul_(0.1)
+
+    def forward(self, x):
+        a = F.relu(self.stem(x))
+        for c in self.blocks:
+            a = F.relu(c(a) + a)
+        return a
+
+
+def test_graphs_residual_chain_keeps_its_exponents(tmp_path):
+    """A residual stream growing 2^6 over three blocks: each fused Conv+Add keeps its own output
+    exponent (the residual brought to it by the epilogue's residual shift), every layer bit for
+    bit on fsim and the output close to torch's."""
+    net = GrowingResidualNet().eval()
+    model = str(tmp_path / "growing.onnx")
+    x = rng().normal(0, 1, (1, 8, 8, 8)).astype(np.float32)
+    torch.onnx.export(net, torch.from_numpy(x), model, opset_version=13)
+    x.tofile(model[:-5] + ".in.f32")
+    rep, out = check_run(str(tmp_path), model, x)
+    fe = rep["frontend"]
+    exps = [l["output_exponent"] for l in fe["layers"] if "Add" in l["ops"]]
+    assert len(exps) == 3, out
+    # About 2 per block; one shared exponent would make them all equal to the last.
+    assert exps[0] - exps[2] >= 3, out
+    assert len(set(exps)) == 3, out
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    got = np.asarray(fe["reference_output"], np.float64) * 2.0 ** -fe["output_exponent"]
+    assert cosine(got, want) >= 0.99, out
+    assert fe["cosine_similarity"] >= 0.99, out
+
+
 def test_errors_values_beyond_127_x_2_24(tmp_path):
     """Activations of about 2^33 are past what int8 at 2^24 per step holds: a named error."""
     model = str(tmp_path / "huge.onnx")

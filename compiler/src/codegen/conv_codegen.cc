@@ -382,6 +382,20 @@ void ConvCodegen::emit_rounding_shift(ProgramSink& sink, const Tile& tile) {
   imm("shr1", out, kAluShr, 1);
 }
 
+// The residual at a finer scale than the output (Epilogue::residual_shift r): + 2^(r-1), >> r
+// in its region, rounding half up.
+void ConvCodegen::emit_residual_shift(ProgramSink& sink, const Tile& tile) {
+  const int r = m_plan.e.residual_shift;
+  if (!r) {
+    return;
+  }
+  const uint32_t res = tile.acc_base + m_plan.acc_res_off;
+  push(sink, kernel(fmt::format("residual half{} {}", r, tile.key),
+                    [&] { return make_alu_imm_kernel(tile.shape, res, kAluAdd, 1 << (r - 1)); }));
+  push(sink, kernel(fmt::format("residual shr{} {}", r, tile.key),
+                    [&] { return make_alu_imm_kernel(tile.shape, res, kAluShr, r); }));
+}
+
 void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
   const Epilogue& e = m_plan.e;
   const TileShape& t = tile.shape;
@@ -402,6 +416,7 @@ void ConvCodegen::emit_epilogue(ProgramSink& sink, const Tile& tile) {
                       [&] { return make_alu_imm_kernel(t, out, kAluShr, e.shift); }));
   }
   if (e.residual && !m_plan.residual_init) {
+    emit_residual_shift(sink, tile);
     push(sink, kernel("residual " + tile.key, [&] {
            return make_residual_kernel(t, out, tile.acc_base + m_plan.acc_res_off);
          }));

@@ -100,6 +100,12 @@ NetworkLayer read_layer(const nlohmann::json& lj, const std::string& source) {
     def->read_json(lj, source, l);
   }
   l.epilogue.residual = !l.residual.empty();
+  if (l.epilogue.residual_shift && (l.op != "conv2d" || !l.epilogue.residual)) {
+    throw Error(
+        fmt::format("{}: layer '{}': epilogue key 'residual_shift' needs a conv2d layer "
+                    "with a 'residual'",
+                    source, l.name));
+  }
   return l;
 }
 

@@ -99,6 +99,9 @@ nlohmann::ordered_json epilogue_json(const Epilogue& ep) {
   } else if (ep.shift) {
     e["shift"] = ep.shift;
   }
+  if (ep.residual_shift) {
+    e["residual_shift"] = ep.residual_shift;
+  }
   if (ep.relu) {
     e["relu"] = true;
   }

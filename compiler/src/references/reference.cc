@@ -20,7 +20,11 @@ int8_t apply_epilogue(int32_t acc, const Epilogue& e, int32_t bias, int8_t resid
     s >>= shift;
   }
   if (e.residual) {
-    s = int32_t(uint32_t(s) + uint32_t(int32_t(residual)));
+    int32_t r = residual;
+    if (const int rs = e.residual_shift) {
+      r = (r + (1 << (rs - 1))) >> rs;  // the ALU's ADD 2^(r-1), SHR r: half up
+    }
+    s = int32_t(uint32_t(s) + uint32_t(r));
   }
   if (auto lo = e.lower_bound()) {
     s = std::max(s, int32_t(*lo));

@@ -26,7 +26,8 @@ std::string epilogue_key(const Epilogue& e) {
   return fmt::format("bias {} shift {} shifts {} residual {} relu {} lo {} hi {} round {}", e.bias,
                      e.shift, fmt::join(e.shifts, ","), e.residual, e.relu,
                      e.clip_lo ? fmt::format("{}", *e.clip_lo) : "-",
-                     e.clip_hi ? fmt::format("{}", *e.clip_hi) : "-", e.round);
+                     e.clip_hi ? fmt::format("{}", *e.clip_hi) : "-", e.round) +
+         (e.residual_shift ? fmt::format(" residual_shift {}", e.residual_shift) : "");
 }
 
 size_t key_hash(const std::string& workload, const std::vector<std::vector<uint8_t>>& tensors) {

@@ -95,8 +95,8 @@ StageCosts stage_costs(const TilePlan& P, const HwConfig& cfg, const MemoryCosts
   const TileShape t = P.full_shape();
   const double kk = double(g.p.kh) * g.p.kw;
   const double out_tile = double(t.to) * t.th * t.tw;  // accumulator elements of a tile
-  const int imm_ops =
-      (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) + e.round_imm_ops();
+  const int imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) +
+                      e.round_imm_ops() + e.residual_shift_imm_ops();
   const int vec_ops =
       int(acc_channel_rows(e)) + (e.residual && !P.residual_init ? 1 : 0) + e.round_vec_ops();
   StageCosts c;

@@ -59,7 +59,8 @@ uint64_t epilogue_alu_cycles(const Epilogue& e, uint64_t acc_elems, bool residua
   // A residual that initialises the accumulator needs one shift left (none without a shift).
   const bool res_shift = residual_init && e.shift;
   const uint64_t imm_ops = (e.shift ? 1 : 0) + (e.lower_bound() ? 1 : 0) + (e.clip_hi ? 1 : 0) +
-                           (res_shift ? 1 : 0) + uint64_t(e.round_imm_ops());
+                           (res_shift ? 1 : 0) + uint64_t(e.round_imm_ops()) +
+                           uint64_t(e.residual_shift_imm_ops());
   const uint64_t vec_ops =
       acc_channel_rows(e) + (e.residual && !residual_init ? 1 : 0) + uint64_t(e.round_vec_ops());
   return acc_elems * (imm_ops + 2 * vec_ops);

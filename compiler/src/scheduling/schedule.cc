@@ -116,8 +116,10 @@ uint64_t BlockedConv::gemm_uop_count() const {
 }
 
 bool residual_initialises_acc(const BlockedConv& g, const Epilogue& e) {
-  if (!e.residual || e.bias || e.per_channel()) {
-    return false;  // a per-channel shift would need a per-channel shift left first
+  if (!e.residual || e.bias || e.per_channel() || e.residual_shift) {
+    // A per-channel shift would need a per-channel shift left first; a residual shift rounds
+    // the residual alone.
+    return false;
   }
   const double max_sum = 16384.0 * g.icb * g.block_in * g.p.kh * g.p.kw;  // 2^14 per product
   return max_sum + std::ldexp(1.0, 7 + e.shift) < std::ldexp(1.0, 31);
@@ -227,7 +229,8 @@ void check_dma_fields(const TilePlan& plan) {
 void check_uop_budget(const TilePlan& plan, const HwConfig& cfg) {
   const Epilogue& e = plan.e;
   const uint32_t alu_kernels = 2 + uint32_t(acc_channel_rows(e)) + (e.residual ? 1 : 0) + 3 +
-                               uint32_t(e.round_imm_ops() + e.round_vec_ops());
+                               uint32_t(e.round_imm_ops() + e.round_vec_ops()) +
+                               uint32_t(e.residual_shift_imm_ops());
   if (cfg.uop_buff_depth <= alu_kernels) {
     throw Error(fmt::format("uop buffer of {} entries is too small", cfg.uop_buff_depth));
   }

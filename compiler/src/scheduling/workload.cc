@@ -122,6 +122,9 @@ void Epilogue::validate() const {
   if (round && (per_channel() || shift < 1 || residual)) {
     throw Error("epilogue: round needs one shift of 1..31 for every channel and no residual");
   }
+  if (residual_shift < 0 || residual_shift > 8) {
+    throw Error(fmt::format("epilogue: residual_shift {} out of range 0..8", residual_shift));
+  }
 }
 
 std::string Epilogue::describe() const {
@@ -137,7 +140,7 @@ std::string Epilogue::describe() const {
     add(fmt::format(round ? ">>{} rounded" : ">>{}", shift));
   }
   if (residual) {
-    add("+residual");
+    add(residual_shift ? fmt::format("+residual>>{}", residual_shift) : "+residual");
   }
   if (auto lo = lower_bound()) {
     add(fmt::format("max {}", *lo));
@@ -172,6 +175,8 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
       e.relu = json_bool(v, what);
     } else if (key == "round") {
       e.round = json_bool(v, what);
+    } else if (key == "residual_shift") {
+      e.residual_shift = json_int32(v, what);
     } else if (key == "clip_lo" || key == "max") {
       e.clip_lo = json_int32(v, what);
     } else if (key == "clip_hi" || key == "min") {
@@ -179,7 +184,7 @@ Epilogue Epilogue::from_json(const nlohmann::json& j, const std::string& source)
     } else {
       throw Error(
           fmt::format("{}: unknown epilogue key '{}' (known: bias, shift, residual, "
-                      "relu, clip_lo/max, clip_hi/min, round)",
+                      "relu, clip_lo/max, clip_hi/min, round, residual_shift)",
                       source, key));
     }
   });
@@ -205,6 +210,9 @@ nlohmann::json Epilogue::to_json() const {
   }
   if (round) {
     j["round"] = true;
+  }
+  if (residual_shift) {
+    j["residual_shift"] = residual_shift;
   }
   return j;
 }

@@ -81,6 +81,7 @@ class ConvCodegen {
   void emit_residual_loads(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void emit_epilogue(ProgramSink& sink, const Tile& tile);
   void emit_rounding_shift(ProgramSink& sink, const Tile& tile);
+  void emit_residual_shift(ProgramSink& sink, const Tile& tile);
   void emit_stores(ProgramSink& sink, const ConvBuffers& b, const Tile& tile);
   void drain_tokens(ProgramSink& sink, uint64_t tiles, uint64_t steps);
 

@@ -54,7 +54,8 @@ struct Conv2dParams {
 };
 
 // The fused epilogue, applied to the int32 accumulator in this order:
-//   + bias[k] (int32), >> shift (arithmetic), + residual (int8 of the output's shape),
+//   + bias[k] (int32), >> shift (arithmetic), + residual (int8 of the output's shape; with a
+//   residual_shift r >= 1 the residual at a finer scale, rounded half up: (res + 2^(r-1)) >> r),
 //   max(lo), min(hi); then the store keeps the low 8 bits (truncation, no saturation).
 // relu is max(0); when both relu and clip_lo are given the larger bound wins.
 // With per-channel shifts (`shifts`, one per output channel k, each 0..31) output channel k is
@@ -72,6 +73,10 @@ struct Epilogue {
   // sign in a scratch region of the tile's size. Needs one shift for every channel (>= 1) and
   // no residual.
   bool round = false;
+  // The residual is held at 2^-r finer a scale than the output (a residual chain whose tensors
+  // keep their own exponents): 0..8, on VTA an ALU ADD 2^(r-1) and SHR r of the residual region
+  // before it is added (so the residual never initialises the accumulator).
+  int residual_shift = 0;
 
   // Combined relu/clip_lo, if any (inline: the reference applies it to every element).
   std::optional<int> lower_bound() const {
@@ -88,6 +93,8 @@ struct Epilogue {
   // SHR 31, ADD 1, SHR 1, and SHR shift-1 from a shift of 2) and vector ones (two ADDs).
   int round_imm_ops() const { return round ? (shift > 1 ? 4 : 3) : 0; }
   int round_vec_ops() const { return round ? 2 : 0; }
+  // ALU immediates on the residual region (residual_shift): ADD 2^(r-1), SHR r.
+  int residual_shift_imm_ops() const { return residual && residual_shift ? 2 : 0; }
   // The shift of output channel k (per-channel or the layer's one).
   int shift_of(size_t k) const { return shifts.empty() ? shift : shifts[k]; }
   // The epilogue of output channels [first, first + count) (a group of a grouped convolution).
