@@ -11,6 +11,7 @@
 #include "compiler_command.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_object.h"
 
@@ -157,7 +158,7 @@ Conv2dParams conv2d_shape(const po::variables_map& vm, const Conv2dFlags& f, Epi
 LayerRun compile_and_run(const Target& target, const Conv2dFlags& f, const Conv2dParams& p,
                          const Epilogue& e, const std::optional<ConvSchedule>& sched,
                          nlohmann::ordered_json& extra) {
-  const ConvData data = random_conv_data(p, e, f.seed);
+  const ConvData data = random_conv_data_at(p, e, f.seed, target.config);
   TargetStep step(target, "layers", p.name);  // the layer's slice of a trace
   LayerRun run;
   if (f.tune) {
@@ -194,6 +195,8 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
     const Target target = setup_target(f.common, !f.no_check);
+    check_layer_widths(target.config, p.name);
+    e = epilogue_at_widths(e, target.config);  // clip bounds within the output lane
     if (f.print_lowered) {
       const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
       std::cout << lowered_header(p.name, p.describe(), e, s, target.config)

@@ -8,6 +8,7 @@
 
 #include "vta/compiler/frontend/onnx_import.h"
 #include "vta/compiler/frontend/quantize.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 #include "vta/sim/input_file.h"
@@ -191,7 +192,7 @@ std::vector<LayerRun> run_workload(const Target& target, const SweepWorkload& w,
       return run_network(target, w.network, no).runs;
     }
     case SweepWorkload::Kind::kConv2d: {
-      const ConvData data = random_conv_data(w.conv, w.epilogue, opt.seed);
+      const ConvData data = random_conv_data_at(w.conv, w.epilogue, opt.seed, target.config);
       if (opt.tune) {
         TuneResult t = tune_conv2d(target, w.conv, w.epilogue, data, opt.tune, opt.check);
         return {t.trials[t.best].run};
@@ -203,8 +204,8 @@ std::vector<LayerRun> run_workload(const Target& target, const SweepWorkload& w,
       const Epilogue e;
       const ConvSchedule s =
           auto_schedule(matmul_as_conv(w.matmul, target.config), e, target.config);
-      return {
-          run_matmul(target, w.matmul, e, s, random_matmul_data(w.matmul, e, opt.seed), opt.check)};
+      return {run_matmul(target, w.matmul, e, s,
+                         random_matmul_data_at(w.matmul, e, opt.seed, target.config), opt.check)};
     }
   }
   throw Error("unknown workload kind");
