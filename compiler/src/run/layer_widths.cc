@@ -57,8 +57,8 @@ void check_network_widths(const HwConfig& cfg, const std::string& network) {
   if (!w.is_int8()) {
     throw Error(fmt::format(
         "network {}: config {} has {} lanes, and the network path (ONNX import, quantization, "
-        "host operators) is int8 x int8 -> int32 for now; single conv2d and matmul layers run "
-        "at lanes of 1 to 8 bits (docs/element_widths.md)",
+        "host operators) is int8 for now (int8 x int8 -> int32); single conv2d and matmul "
+        "layers run at lanes of 1 to 8 bits (docs/element_widths.md)",
         network, cfg.model_name, w.describe()));
   }
 }
