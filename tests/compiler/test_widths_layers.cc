@@ -1,7 +1,8 @@
 // Single conv2d and matmul layers at element widths other than int8 (docs/element_widths.md):
 // lane packing against hand-packed bytes, the width reference's epilogue against hand-computed
 // values, and whole layers on fsim and cycle bit for bit against the width reference (and fsim
-// against cycle) at int4 x int4 -> int16 and int4 x int4 -> int32, with shapes off the block.
+// against cycle) at int4 x int4 -> int16, int4 x int4 -> int32 and int16 x int16 -> int32 (and
+// int32 lanes), with shapes off the block.
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -16,6 +17,7 @@
 #include "vta/compiler/references/width_reference.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/wide_layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 
 using namespace vta::compiler;
@@ -44,9 +46,9 @@ TEST_CASE("lanes pack LSB first and read back sign-extended", "[compiler][widths
   REQUIRE(unpack_lanes({int8_t(0xC9)}, 2, 4) == std::vector<int8_t>{1, -2, 0, -1});
   // int8 is the identity; accumulator lanes little endian at 16 and 32 bits.
   REQUIRE(pack_lanes({-5, 100}, 8) == std::vector<int8_t>{-5, 100});
-  REQUIRE(pack_acc_lanes({-2, 0x1234}, 16) ==
+  REQUIRE(pack_wide_lanes({-2, 0x1234}, 16) ==
           std::vector<int8_t>{int8_t(0xFE), int8_t(0xFF), 0x34, 0x12});
-  REQUIRE(pack_acc_lanes({0x01020304}, 32) == std::vector<int8_t>{4, 3, 2, 1});
+  REQUIRE(pack_wide_lanes({0x01020304}, 32) == std::vector<int8_t>{4, 3, 2, 1});
   REQUIRE(sign_extend(40000, 16) == 40000 - 65536);
   REQUIRE(sign_extend(9, 4) == -7);
   REQUIRE_THROWS_WITH(pack_lanes({1}, 3), Catch::Contains("lanes of 3 bits"));
@@ -194,6 +196,69 @@ TEST_CASE("conv2d and matmul at int4 lanes, fsim and cycle bit-exact with the wi
   }
 }
 
+TEST_CASE("int16 lanes: a hand-computed layer and the store's truncation", "[compiler][widths]") {
+  // 1x1, 16 channels, every x = 300 and w = -200: acc = 16 * -60000 = -960000 (int32 acc),
+  // >> 4 = -60000, stored as int16: -60000 + 65536 = 5536. With the clip [-32768, 30000]:
+  // -32768.
+  for (const char* backend : {"fsim", "cycle"}) {
+    INFO(backend);
+    const Target t = use(backend, "pynq_int16");
+    Conv2dParams p;
+    p.name = "int16";
+    p.c = 16, p.k = 3, p.h = 2, p.w = 3, p.kh = p.kw = 1;
+    Epilogue e;
+    e.shift = 4;
+    WideConvData d;
+    d.x.assign(size_t(p.c) * p.h * p.w, 300);
+    d.w.assign(size_t(p.k) * p.c, -200);
+    const WideLayerRun a = run_conv2d_wide(t, p, e, auto_schedule(p, e, t.config), d, true);
+    REQUIRE(a.run.mismatches == 0);
+    REQUIRE(a.out == std::vector<int32_t>(size_t(p.k) * p.h * p.w, 5536));
+    e.clip_lo = -32768;
+    e.clip_hi = 30000;
+    const WideLayerRun b = run_conv2d_wide(t, p, e, auto_schedule(p, e, t.config), d, true);
+    REQUIRE(b.run.mismatches == 0);
+    REQUIRE(b.out == std::vector<int32_t>(size_t(p.k) * p.h * p.w, -32768));
+  }
+}
+
+TEST_CASE("conv2d and matmul at int16 and int32 lanes, fsim and cycle bit-exact",
+          "[compiler][widths]") {
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  for (const char* config : {"pynq_int16", "pynq_int32"}) {
+    const Target fsim = use("fsim", config), cycle = use("cycle", config);
+    REQUIRE(needs_wide_lanes(fsim.config));
+    for (int i = 0; i < 3; ++i) {
+      const Conv2dParams p = random_off_block_conv(rng);
+      Epilogue e;
+      e.bias = true;
+      e.shift = int(rng() % 12);
+      e.relu = i == 1;
+      e.clip_hi = i == 2 ? std::optional<int>(20000) : std::nullopt;
+      INFO(config << " " << p.describe() << " " << e.describe());
+      const WideConvData d = random_wide_conv_data(p, e, rng(), fsim.config);
+      const ConvSchedule s = auto_schedule(p, e, fsim.config);
+      const WideLayerRun a = run_conv2d_wide(fsim, p, e, s, d, true);
+      const WideLayerRun b = run_conv2d_wide(cycle, p, e, s, d, true);
+      INFO(a.run.first_mismatch << b.run.first_mismatch);
+      REQUIRE((a.run.checked && a.run.mismatches == 0 && b.run.mismatches == 0));
+      REQUIRE(a.out == b.out);
+    }
+    MatmulParams m;
+    m.m = 5, m.k = 19, m.n = 33;
+    Epilogue e;
+    e.bias = true;
+    e.shift = 7;
+    const WideMatmulData d = random_wide_matmul_data(m, e, rng(), fsim.config);
+    const ConvSchedule s = auto_schedule(matmul_as_conv(m, fsim.config), e, fsim.config);
+    const WideLayerRun a = run_matmul_wide(fsim, m, e, s, d, true);
+    const WideLayerRun b = run_matmul_wide(cycle, m, e, s, d, true);
+    REQUIRE((a.run.checked && a.run.mismatches == 0 && b.run.mismatches == 0));
+    REQUIRE(a.out == b.out);
+  }
+}
+
 TEST_CASE("widths the compiler does not run are named errors", "[compiler][widths]") {
   const Target int4 = use("fsim", "pynq_int4");
   Conv2dParams p;
@@ -205,9 +270,15 @@ TEST_CASE("widths the compiler does not run are named errors", "[compiler][width
   REQUIRE_THROWS_WITH(run_conv2d(int4, p, e, auto_schedule(p, e, int4.config), d, true),
                       Catch::Contains("lanes: input value 8 at index 5 does not fit a 4-bit lane"));
   const HwConfig int32 = HwConfig::from_file(config_path("pynq_int32"));
-  REQUIRE_THROWS_WITH(check_layer_widths(int32, "wide"),
-                      Catch::Contains("int32 x int32 -> int32 lanes") &&
-                          Catch::Contains("input and weight lanes of 1 to 8 bits"));
+  REQUIRE_THROWS_WITH(
+      check_layer_widths(int32, "wide"),
+      Catch::Contains("int32 x int32 -> int32 lanes") && Catch::Contains("run_conv2d_wide"));
+  const Target int16 = use("fsim", "pynq_int16");
+  Epilogue res;
+  res.residual = true;
+  const WideConvData wd = random_wide_conv_data(p, res, 1, int16.config);
+  REQUIRE_THROWS_WITH(run_conv2d_wide(int16, p, res, auto_schedule(p, res, int16.config), wd, true),
+                      Catch::Contains("residual epilogue needs output lanes of up to 8 bits"));
   REQUIRE_THROWS_WITH(check_network_widths(int4.config, "tiny"),
                       Catch::Contains("network path") && Catch::Contains("int8 for now"));
   REQUIRE_NOTHROW(check_network_widths(HwConfig::from_file(config_path("pynq")), "tiny"));

@@ -60,9 +60,9 @@ std::vector<int8_t> unpack_lanes(std::vector<int8_t> bytes, int bits, size_t cou
   return out;
 }
 
-std::vector<int8_t> pack_acc_lanes(const std::vector<int32_t>& lanes, int bits) {
+std::vector<int8_t> pack_wide_lanes(const std::vector<int32_t>& lanes, int bits) {
   if (bits != 16 && bits != 32) {
-    throw Error(fmt::format("pack_acc_lanes: accumulator lanes are 16 or 32 bits, not {}", bits));
+    throw Error(fmt::format("pack_wide_lanes: wide lanes are 16 or 32 bits, not {}", bits));
   }
   const size_t lane_bytes = size_t(bits / 8);
   std::vector<int8_t> out(lanes.size() * lane_bytes);
@@ -70,6 +70,26 @@ std::vector<int8_t> pack_acc_lanes(const std::vector<int32_t>& lanes, int bits) 
     for (size_t b = 0; b < lane_bytes; ++b) {
       out[i * lane_bytes + b] = int8_t(uint8_t(uint32_t(lanes[i]) >> (8 * b)));
     }
+  }
+  return out;
+}
+
+std::vector<int32_t> unpack_wide_lanes(const std::vector<int8_t>& bytes, int bits, size_t count) {
+  if (bits != 16 && bits != 32) {
+    throw Error(fmt::format("unpack_wide_lanes: wide lanes are 16 or 32 bits, not {}", bits));
+  }
+  const size_t lane_bytes = size_t(bits / 8);
+  if (count * lane_bytes > bytes.size()) {
+    throw Error(fmt::format("unpack_wide_lanes: {} lanes of {} bits need more than {} bytes", count,
+                            bits, bytes.size()));
+  }
+  std::vector<int32_t> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t v = 0;
+    for (size_t b = 0; b < lane_bytes; ++b) {
+      v |= uint32_t(uint8_t(bytes[i * lane_bytes + b])) << (8 * b);
+    }
+    out[i] = sign_extend(int64_t(v), bits);
   }
   return out;
 }

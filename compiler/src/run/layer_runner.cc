@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "codegen/runtime_sink.h"
+#include "run/packed_conv_run.h"
 #include "vta/compiler/codegen/conv_codegen.h"
 #include "vta/compiler/codegen/kernel_fold.h"
 #include "vta/compiler/codegen/lane_packing.h"
@@ -78,34 +79,48 @@ struct ConvDeviceTensors {
 };
 
 ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig& cfg,
-                         const ConvData& data, size_t zero_bytes) {
+                         const PackedConv& packed, size_t zero_bytes) {
   const BlockedConv& g = plan.g;
-  const Conv2dParams& p = g.p;
   ConvDeviceTensors t;
-  // Lanes packed at the config's widths (identity at int8 / int32).
-  t.inp = DeviceBuffer::from(
-      sink, pack_lanes(pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in), cfg.inp_width));
-  t.wgt = DeviceBuffer::from(
-      sink,
-      pack_lanes(pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in), cfg.wgt_width));
+  t.inp = DeviceBuffer::from(sink, packed.inp);
+  t.wgt = DeviceBuffer::from(sink, packed.wgt);
   t.out = DeviceBuffer(sink, size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
   if (plan.e.bias) {
-    t.bias = DeviceBuffer::from(
-        sink, pack_acc_lanes(pack_bias(data.bias, p.k, g.batch, g.block_out), cfg.acc_width));
+    t.bias = DeviceBuffer::from(sink, packed.bias);
   }
   if (plan.e.residual) {
-    t.residual = DeviceBuffer::from(
-        sink, pack_nchw(data.residual, p.n, p.k, g.oh, g.ow, g.batch, g.block_out));
+    t.residual = DeviceBuffer::from(sink, packed.residual);
   }
   if (zero_bytes) {
     t.zeros = DeviceBuffer::from(sink, std::vector<int8_t>(zero_bytes));
   }
-  if (plan.e.per_channel()) {  // laid out like the bias: one ACC element per channel block
-    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
-    t.shifts = DeviceBuffer::from(
-        sink, pack_acc_lanes(pack_bias(shifts, p.k, g.batch, g.block_out), cfg.acc_width));
+  if (plan.e.per_channel()) {
+    t.shifts = DeviceBuffer::from(sink, packed.shifts);
   }
   return t;
+}
+
+// The DRAM images of int8_t-held lanes (1..8 bits) at the config's widths: activations and
+// weights blocked and lane-packed (the identity at 8 bits), bias and per-channel shifts as
+// accumulator lanes (one ACC element per channel block), residuals one byte a lane (ACC_8BIT).
+PackedConv pack_conv(const TilePlan& plan, const HwConfig& cfg, const ConvData& data) {
+  const BlockedConv& g = plan.g;
+  const Conv2dParams& p = g.p;
+  PackedConv k;
+  k.inp = pack_lanes(pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in), cfg.inp_width);
+  k.wgt =
+      pack_lanes(pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in), cfg.wgt_width);
+  if (plan.e.bias) {
+    k.bias = pack_wide_lanes(pack_bias(data.bias, p.k, g.batch, g.block_out), cfg.acc_width);
+  }
+  if (plan.e.residual) {
+    k.residual = pack_nchw(data.residual, p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
+  }
+  if (plan.e.per_channel()) {
+    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
+    k.shifts = pack_wide_lanes(pack_bias(shifts, p.k, g.batch, g.block_out), cfg.acc_width);
+  }
+  return k;
 }
 
 void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& data) {
@@ -272,22 +287,12 @@ uint64_t LayerRun::moved_bytes() const {
          stats.uop_load_nbytes + stats.out_store_nbytes;
 }
 
-LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& layer_e,
-                    const ConvSchedule& s, const ConvData& data, bool check) {
+LayerRun run_packed_conv2d(const Target& target, const Conv2dParams& p, const TilePlan& plan,
+                           const PackedConv& packed, std::vector<int8_t>& out_bytes) {
   const HwConfig& cfg = target.config;
-  const LayerWidths widths = LayerWidths::of(cfg);
-  check_layer_widths(cfg, p.name.empty() ? "conv2d" : p.name);
-  const Epilogue e = epilogue_at_widths(layer_e, cfg);
-  const TilePlan plan = TilePlan::make(p, e, s, cfg);
-  const BlockedConv& g = plan.g;
-  check_conv_data(p, e, data);
-  check_conv_lanes(p.name.empty() ? "conv2d" : p.name, data, widths);
-  const ConvData folded = s.fold_rows ? planned_data(p, s, data) : ConvData{};
-
   RuntimeSink sink(target);  // outlives the buffers below
   ConvCodegen codegen(plan, cfg);
-  const ConvDeviceTensors tensors =
-      upload(sink, plan, cfg, s.fold_rows ? folded : data, codegen.zero_bytes());
+  const ConvDeviceTensors tensors = upload(sink, plan, cfg, packed, codegen.zero_bytes());
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
   codegen.emit(sink, tensors.buffers());
@@ -300,9 +305,26 @@ LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue&
   r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
   r.kernels = codegen.kernel_count();
   r.kernel_uops = codegen.kernel_uops();
+  out_bytes = tensors.out.read<int8_t>();
+  return r;
+}
+
+LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& layer_e,
+                    const ConvSchedule& s, const ConvData& data, bool check) {
+  const HwConfig& cfg = target.config;
+  const LayerWidths widths = LayerWidths::of(cfg);
+  check_layer_widths(cfg, p.name.empty() ? "conv2d" : p.name);
+  const Epilogue e = epilogue_at_widths(layer_e, cfg);
+  const TilePlan plan = TilePlan::make(p, e, s, cfg);
+  const BlockedConv& g = plan.g;
+  check_conv_data(p, e, data);
+  check_conv_lanes(p.name.empty() ? "conv2d" : p.name, data, widths);
+  const PackedConv packed = pack_conv(plan, cfg, s.fold_rows ? planned_data(p, s, data) : data);
+  std::vector<int8_t> out_bytes;
+  LayerRun r = run_packed_conv2d(target, p, plan, packed, out_bytes);
   const size_t out_lanes = size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.batch * cfg.block_out;
-  r.out = unpack_nchw(unpack_lanes(tensors.out.read<int8_t>(), cfg.out_width, out_lanes), p.n, p.k,
-                      g.oh, g.ow, g.batch, g.block_out);
+  r.out = unpack_nchw(unpack_lanes(std::move(out_bytes), cfg.out_width, out_lanes), p.n, p.k, g.oh,
+                      g.ow, g.batch, g.block_out);
   if (check) {
     const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
     const auto ref =

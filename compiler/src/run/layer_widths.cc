@@ -46,8 +46,8 @@ void check_layer_widths(const HwConfig& cfg, const std::string& layer) {
   if (w.inp > 8 || w.wgt > 8) {
     throw Error(fmt::format(
         "{}: config {} has {} lanes: the compiler's conv2d and matmul hold input and weight "
-        "lanes of 1 to 8 bits (LOG_INP_WIDTH, LOG_WGT_WIDTH <= 3); wider elements run on the "
-        "simulator through the C API (docs/element_widths.md)",
+        "lanes of 1 to 8 bits in int8_t (LOG_INP_WIDTH, LOG_WGT_WIDTH <= 3); wider lanes take "
+        "run_conv2d_wide / run_matmul_wide (wide_layer_runner.h; vtasim conv2d and matmul do)",
         layer, cfg.model_name, w.describe()));
   }
 }

@@ -20,7 +20,10 @@ std::vector<int8_t> pack_lanes(std::vector<int8_t> lanes, int bits);
 // Reads `count` lanes of `bits` (1..8) bits from packed bytes, sign-extended (at 8 bits the
 // first `count` bytes).
 std::vector<int8_t> unpack_lanes(std::vector<int8_t> bytes, int bits, size_t count);
-// Accumulator lanes (bias, per-channel shifts) as bytes: `bits` = 16 or 32, little endian.
-std::vector<int8_t> pack_acc_lanes(const std::vector<int32_t>& lanes, int bits);
+// Lanes of 16 or 32 bits (accumulator lanes: bias, per-channel shifts; int16 / int32 inputs,
+// weights and outputs) as bytes, little endian; only the low `bits` bits of a value are kept.
+std::vector<int8_t> pack_wide_lanes(const std::vector<int32_t>& lanes, int bits);
+// Reads `count` lanes of 16 or 32 bits, sign-extended.
+std::vector<int32_t> unpack_wide_lanes(const std::vector<int8_t>& bytes, int bits, size_t count);
 
 }  // namespace vta::compiler
