@@ -282,6 +282,12 @@ std::vector<int8_t> demo_expected(const HwConfig& cfg, const DemoShape& s, const
 // y[M][N] = clip((bias + x[M][K] . W[N][K]^T) >> 6, 0, 127) as int8, blocked over rows, output
 // channels and the reduction, with the load / compute / store units handing over by tokens.
 DemoProgram build_demo(const HwConfig& cfg, Dram& dram, uint32_t seed) {
+  if (cfg.inp_width != 8 || cfg.wgt_width != 8 || cfg.acc_width != 32) {
+    throw Error(fmt::format(
+        "the demo program is built for int8 inputs and weights with int32 accumulators; config "
+        "{} has int{} inputs, int{} weights and int{} accumulators",
+        cfg.model_name, cfg.inp_width, cfg.wgt_width, cfg.acc_width));
+  }
   const DemoShape s(cfg);
   const DemoData d = demo_data(s, seed);
   DemoAssembler as(cfg, dram);

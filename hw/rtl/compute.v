@@ -73,6 +73,7 @@ module compute (
 );
   localparam integer kLanes = `VTA_BATCH * `VTA_BLOCK_OUT;
   localparam integer AW = `VTA_ACC_WIDTH;
+  localparam integer OW = `VTA_OUT_WIDTH;  // lanes packed LSB first (sub-byte lanes share bytes)
   localparam integer ACC_W = `VTA_ACC_ELEM_BYTES * 8;
   localparam integer LOG_UOP = `VTA_LOG_UOP_DEPTH;
   localparam integer LOG_ACC = `VTA_LOG_ACC_DEPTH;
@@ -366,7 +367,7 @@ module compute (
   // the output buffer gets the low OUT_WIDTH bits of every lane GEMM/ALU writes
   reg [`VTA_OUT_ELEM_BYTES*8-1:0] out_bytes;
   always @* begin
-    for (li = 0; li < kLanes; li = li + 1) out_bytes[li*8+:8] = wb_data[li*AW+:8];
+    for (li = 0; li < kLanes; li = li + 1) out_bytes[li*OW+:OW] = wb_data[li*AW+:OW];
   end
   assign out_wr_en = wb_valid;
   assign out_wr_idx = wb_idx;

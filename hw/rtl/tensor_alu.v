@@ -1,8 +1,9 @@
 // tensor_alu: the vector ALU of the compute unit, one operation on all BATCH*BLOCK_OUT
-// 32-bit lanes: out = a op b, with b either the src tile or the sign-extended 16-bit
-// immediate. Operations of ISA 0.0.2: MIN, MAX (signed), ADD, MUL (wrapping 32-bit), SHR
-// (arithmetic right shift by b; b < 0 shifts left by -b, as fsim's C semantics; shifting by
-// 32 or more gives the sign fill to the right and 0 to the left). Combinational.
+// ACC_WIDTH-bit lanes (16 or 32): out = a op b, with b either the src tile or the sign-extended
+// 16-bit immediate. Operations of ISA 0.0.2: MIN, MAX (signed), ADD, MUL (wrapping at the lane
+// width), SHR (arithmetic right shift by b; b < 0 shifts left by -b, as fsim's C semantics;
+// shifting by the lane width or more gives the sign fill to the right and 0 to the left).
+// Combinational.
 `default_nettype none
 `include "vta_params.vh"
 module tensor_alu (
@@ -23,7 +24,7 @@ module tensor_alu (
     out = {kLanes * W{1'b0}};
     for (i = 0; i < kLanes; i = i + 1) begin
       x = a[i*W+:W];
-      y = use_imm ? {{(W - 16) {imm[15]}}, imm} : b[i*W+:W];
+      y = use_imm ? {{(W - 15) {imm[15]}}, imm[14:0]} : b[i*W+:W];  // W >= 16: sign-extended
       neg_y = -y;
       case (op)
         3'd0: r = (x < y) ? x : y;

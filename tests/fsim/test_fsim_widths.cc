@@ -1,7 +1,8 @@
 // Element widths other than int8 (docs/element_widths.md) on fsim and the cycle model: one
 // LOAD / GEMM / ALU / STORE program per width combination, checked against a plain reference
 // written here (sign extension, the 2^ACC_WIDTH wrap and the store truncation spelled out on
-// 64-bit integers) and fsim against cycle bit for bit (outputs and upstream counters).
+// 64-bit integers) and fsim against cycle bit for bit (outputs and upstream counters). Built a
+// second time with VTA_WIDTHS_RTL (test_widths_rtl) for the Verilated int32 model as well.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -12,6 +13,9 @@
 #include "test_paths.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/fsim.h"
+#ifdef VTA_WIDTHS_RTL
+#include "vta/hw/rtl_backend.h"
+#endif
 
 using namespace vta;
 using namespace vta::testprog;
@@ -181,9 +185,25 @@ void check_widths(int log_inp, int log_wgt, int log_acc) {
   CHECK(compare_counters(f.stats, y.stats) == "");
   CHECK(f.stats.gemm_counter == 4);
   CHECK(f.stats.alu_counter == 8);
+#ifdef VTA_WIDTHS_RTL
+  Dram rd;
+  RtlBackend rtl(c, rd);
+  const WidthProgram r = run_width_program(c, rtl, seed, data);
+  CHECK(r.out == f.out);
+  CHECK(compare_counters(f.stats, r.stats) == "");
+#endif
 }
 
 }  // namespace
+
+#ifdef VTA_WIDTHS_RTL
+// The Verilated model of configs/pynq_int32.json (VTA_RTL_CONFIGS), same program and reference.
+TEST_CASE("int32 elements on rtl, cycle and fsim", "[rtl][widths]") {
+  REQUIRE(width_config(5, 5, 5).model_name ==
+          HwConfig::from_file(config_path("pynq_int32")).model_name);
+  check_widths(5, 5, 5);
+}
+#else
 
 TEST_CASE("int4 inputs and weights, int16 accumulators: fsim and cycle", "[fsim][widths]") {
   check_widths(2, 2, 4);
@@ -211,3 +231,4 @@ TEST_CASE("int8 with int16 accumulators and 2-bit inputs: fsim and cycle", "[fsi
 TEST_CASE("the width reference agrees with the int8 datapath", "[fsim][widths]") {
   check_widths(3, 3, 5);
 }
+#endif

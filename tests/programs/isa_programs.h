@@ -26,7 +26,9 @@ struct IsaTestCase {
 // narrowing and strides, the output-buffer rule, GEMM loop nests and reset, every ALU op with
 // immediate and vector operands (incl. shifts beyond 31), the upstream alu_test, gemm_test and
 // blocked_gemm_test scenarios (1 and 2 virtual threads, compressed and uncompressed uops),
-// runtime-style NOP synchronisation and SRAM persistence across runs.
+// runtime-style NOP synchronisation and SRAM persistence across runs. The data and references
+// are int8 x int8 -> int32: none for configs of other element widths (those have
+// tests/fsim/test_fsim_widths.cc).
 std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg);
 // Illegal programs, each expecting a ProgramError whose message contains a pinned text naming
 // instruction index, unit and field.
