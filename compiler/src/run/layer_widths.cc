@@ -58,7 +58,7 @@ void check_network_widths(const HwConfig& cfg, const std::string& network) {
     throw Error(fmt::format(
         "network {}: config {} has {} lanes, and the network path (ONNX import, quantization, "
         "host operators) is int8 for now (int8 x int8 -> int32); single conv2d and matmul "
-        "layers run at lanes of 1 to 8 bits (docs/element_widths.md)",
+        "layers run at every width (docs/element_widths.md)",
         network, cfg.model_name, w.describe()));
   }
 }

@@ -1,7 +1,8 @@
-// The element widths of a config as the compiler's paths see them (docs/element_widths.md):
-// single conv2d / matmul layers run at input and weight lanes of 1 to 8 bits (the int8_t
-// vectors of ConvData / MatmulData / LayerRun hold them) with int16 or int32 accumulators; the
-// network path (ONNX import, quantization, host operators) is int8 x int8 -> int32 for now.
+// The element widths of a config as the compiler's paths see them (docs/element_widths.md), and
+// the compiler's width checks: single conv2d / matmul layers run at every legal width (lanes of
+// 1 to 8 bits in the int8_t vectors of ConvData / MatmulData / LayerRun, wider ones through
+// wide_layer_runner.h) with int16 or int32 accumulators; the network path (ONNX import,
+// quantization, host operators) is int8 x int8 -> int32 for now.
 #pragma once
 
 #include <cstdint>
