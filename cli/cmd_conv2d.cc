@@ -11,6 +11,8 @@
 #include "compiler_command.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/wide_layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_object.h"
 
@@ -157,17 +159,23 @@ Conv2dParams conv2d_shape(const po::variables_map& vm, const Conv2dFlags& f, Epi
 LayerRun compile_and_run(const Target& target, const Conv2dFlags& f, const Conv2dParams& p,
                          const Epilogue& e, const std::optional<ConvSchedule>& sched,
                          nlohmann::ordered_json& extra) {
-  const ConvData data = random_conv_data(p, e, f.seed);
   TargetStep step(target, "layers", p.name);  // the layer's slice of a trace
   LayerRun run;
-  if (f.tune) {
+  if (needs_wide_lanes(target.config)) {  // int16 / int32 lanes: held in int32_t
+    const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
+    run = run_conv2d_wide(target, p, e, s, random_wide_conv_data(p, e, f.seed, target.config),
+                          !f.no_check)
+              .run;
+  } else if (f.tune) {
+    const ConvData data = random_conv_data_at(p, e, f.seed, target.config);
     TuneResult t = tune_conv2d(target, p, e, data, size_t(f.tune), !f.no_check);
     print_tune(t, t.trials[t.best].run.stats.timed);
     run = t.trials[t.best].run;
     extra["tuning"] = tune_json(t);
   } else {
     const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
-    run = run_conv2d(target, p, e, s, data, !f.no_check);
+    run =
+        run_conv2d(target, p, e, s, random_conv_data_at(p, e, f.seed, target.config), !f.no_check);
   }
   extra["schedule_source"] = f.tune ? "tuned" : (sched ? f.schedule_path : "automatic");
   step.done(run.stats);
@@ -194,6 +202,10 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
     const Target target = setup_target(f.common, !f.no_check);
+    if (f.tune && needs_wide_lanes(target.config)) {
+      throw UsageError("--tune runs layers with lanes of up to 8 bits; this config's are wider");
+    }
+    e = epilogue_at_widths(e, target.config);  // clip bounds within the output lane
     if (f.print_lowered) {
       const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
       std::cout << lowered_header(p.name, p.describe(), e, s, target.config)

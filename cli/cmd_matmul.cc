@@ -1,5 +1,6 @@
-// vtasim matmul: C (M x N) = A (M x K) * B (K x N) with int8 operands and the fused epilogue,
-// compiled as a 1x1 convolution, run through the runtime and checked against the C++ reference.
+// vtasim matmul: C (M x N) = A (M x K) * B (K x N) with operands of the config's lane widths
+// (1 to 32 bits; layer_widths.h, wide_layer_runner.h) and the fused epilogue, compiled as a 1x1
+// convolution, run through the runtime and checked against the C++ reference.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +9,8 @@
 #include "compiler_command.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/wide_layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/runtime_object.h"
 
@@ -55,6 +58,7 @@ int cmd_matmul(int argc, char** argv) {
     e = apply_epilogue_flags(e, ef, vm);
     const Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
+    e = epilogue_at_widths(e, cfg);  // clip bounds within the output lane
     if (!dump_path.empty()) {
       target.runtime->set_program_dump(dump_path);
     }
@@ -65,9 +69,15 @@ int cmd_matmul(int argc, char** argv) {
       return 0;
     }
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
-    const LayerRun run = compiler::with_simulation_progress(
-        common.progress_flags(), target.backend,
-        [&] { return run_matmul(target, p, e, s, random_matmul_data(p, e, seed), !no_check); });
+    const LayerRun run =
+        compiler::with_simulation_progress(common.progress_flags(), target.backend, [&] {
+          if (needs_wide_lanes(cfg)) {  // int16 / int32 lanes: held in int32_t
+            return run_matmul_wide(target, p, e, s, random_wide_matmul_data(p, e, seed, cfg),
+                                   !no_check)
+                .run;
+          }
+          return run_matmul(target, p, e, s, random_matmul_data_at(p, e, seed, cfg), !no_check);
+        });
     step.done(run.stats);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");

@@ -20,6 +20,7 @@
 #include "vta/compiler/passes/pass_manager.h"
 #include "vta/compiler/reports/report.h"
 #include "vta/compiler/run/host_cpu.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/network_workers.h"
 #include "vta/compiler/run/progress_display.h"
 
@@ -403,6 +404,7 @@ void add_network_options(po::options_description& desc, NetworkCommand& c) {
 int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   const Network& net = *module.net;
   Target target = setup_target(c.common, !c.no_check);
+  check_network_widths(target.config, net.name);
   std::optional<QuantizedModel> timed = module.quantized;
   if (timed) {
     timed->time_host(host_cpu_for(target.config.target), &target.config);

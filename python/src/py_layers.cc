@@ -16,6 +16,7 @@
 #include "vta/compiler/reports/layer_fields.h"
 #include "vta/compiler/run/host_cpu.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
@@ -126,7 +127,7 @@ pyb::dict conv2d(const pyb::object& config, const pyb::object& layer, int n, int
   Epilogue e = make_epilogue(bias || !bias_values.is_none(), shift, relu, clip);
   const compiler::Conv2dParams p = conv_params(layer, n, c, h, w, k, kernel, stride, pad, e);
   e.check_channels(static_cast<size_t>(p.k), "conv2d");
-  compiler::ConvData data = compiler::random_conv_data(p, e, seed);
+  compiler::ConvData data = compiler::random_conv_data_at(p, e, seed, t.config);
   if (!x.is_none()) {
     data.x = int8_elements(x, data.x.size(), "x");
   }

@@ -187,3 +187,20 @@ def test_ctrl_c_stops_a_network_between_layers():
     # the simulator is usable afterwards
     r = vtasim.conv2d("pynq", c=16, h=4, w=4, k=16, kernel=1, pad=0, backend="fsim")
     assert r["mismatches"] == 0
+
+
+@pytest.mark.parametrize("backend", ["fsim", "cycle"])
+def test_conv2d_at_int4_lanes_clips_to_the_int4_range(rng, backend):
+    # int4 x int4 -> int16 (configs/pynq_int4.json): |acc| <= 32*9*64 + 2000 < 2^15 never wraps,
+    # so the int32 numpy reference with the clip narrowed to int4's [-8, 7] is the answer.
+    x = rng.integers(-8, 8, size=(1, 32, 9, 7), dtype=np.int8)
+    w = rng.integers(-8, 8, size=(24, 32, 3, 3), dtype=np.int8)
+    b = rng.integers(-2000, 2000, size=24, dtype=np.int32)
+    r = vtasim.conv2d("pynq_int4", c=32, h=9, w=7, k=24, kernel=3, stride=2, pad=1, x=x,
+                      weights=w, bias_values=b, shift=4, clip=(-100, 90), backend=backend)
+    expected = ref_conv2d(x, w, stride=2, pad=1, bias=b, shift=4, lo=-8, hi=7)
+    assert np.array_equal(r["output"], expected)
+    assert r["mismatches"] == 0 and r["checked"]
+    with pytest.raises(vtasim.Error, match="input value 8 at index 0 does not fit a 4-bit lane"):
+        x[0, 0, 0, 0] = 8
+        vtasim.conv2d("pynq_int4", c=32, h=9, w=7, k=24, x=x, weights=w, backend="fsim")

@@ -9,10 +9,14 @@
 #include <fmt/format.h>
 
 #include "codegen/runtime_sink.h"
+#include "run/packed_conv_run.h"
 #include "vta/compiler/codegen/conv_codegen.h"
 #include "vta/compiler/codegen/kernel_fold.h"
+#include "vta/compiler/codegen/lane_packing.h"
 #include "vta/compiler/codegen/layout.h"
 #include "vta/compiler/references/reference_cache.h"
+#include "vta/compiler/references/width_reference.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -75,29 +79,48 @@ struct ConvDeviceTensors {
 };
 
 ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig& cfg,
-                         const ConvData& data, size_t zero_bytes) {
+                         const PackedConv& packed, size_t zero_bytes) {
   const BlockedConv& g = plan.g;
-  const Conv2dParams& p = g.p;
   ConvDeviceTensors t;
-  t.inp = DeviceBuffer::from(sink, pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in));
-  t.wgt =
-      DeviceBuffer::from(sink, pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in));
+  t.inp = DeviceBuffer::from(sink, packed.inp);
+  t.wgt = DeviceBuffer::from(sink, packed.wgt);
   t.out = DeviceBuffer(sink, size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
   if (plan.e.bias) {
-    t.bias = DeviceBuffer::from(sink, pack_bias(data.bias, p.k, g.batch, g.block_out));
+    t.bias = DeviceBuffer::from(sink, packed.bias);
   }
   if (plan.e.residual) {
-    t.residual = DeviceBuffer::from(
-        sink, pack_nchw(data.residual, p.n, p.k, g.oh, g.ow, g.batch, g.block_out));
+    t.residual = DeviceBuffer::from(sink, packed.residual);
   }
   if (zero_bytes) {
     t.zeros = DeviceBuffer::from(sink, std::vector<int8_t>(zero_bytes));
   }
-  if (plan.e.per_channel()) {  // laid out like the bias: one ACC element per channel block
-    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
-    t.shifts = DeviceBuffer::from(sink, pack_bias(shifts, p.k, g.batch, g.block_out));
+  if (plan.e.per_channel()) {
+    t.shifts = DeviceBuffer::from(sink, packed.shifts);
   }
   return t;
+}
+
+// The DRAM images of int8_t-held lanes (1..8 bits) at the config's widths: activations and
+// weights blocked and lane-packed (the identity at 8 bits), bias and per-channel shifts as
+// accumulator lanes (one ACC element per channel block), residuals one byte a lane (ACC_8BIT).
+PackedConv pack_conv(const TilePlan& plan, const HwConfig& cfg, const ConvData& data) {
+  const BlockedConv& g = plan.g;
+  const Conv2dParams& p = g.p;
+  PackedConv k;
+  k.inp = pack_lanes(pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in), cfg.inp_width);
+  k.wgt =
+      pack_lanes(pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in), cfg.wgt_width);
+  if (plan.e.bias) {
+    k.bias = pack_wide_lanes(pack_bias(data.bias, p.k, g.batch, g.block_out), cfg.acc_width);
+  }
+  if (plan.e.residual) {
+    k.residual = pack_nchw(data.residual, p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
+  }
+  if (plan.e.per_channel()) {
+    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
+    k.shifts = pack_wide_lanes(pack_bias(shifts, p.k, g.batch, g.block_out), cfg.acc_width);
+  }
+  return k;
 }
 
 void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& data) {
@@ -264,18 +287,12 @@ uint64_t LayerRun::moved_bytes() const {
          stats.uop_load_nbytes + stats.out_store_nbytes;
 }
 
-LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
-                    const ConvSchedule& s, const ConvData& data, bool check) {
+LayerRun run_packed_conv2d(const Target& target, const Conv2dParams& p, const TilePlan& plan,
+                           const PackedConv& packed, std::vector<int8_t>& out_bytes) {
   const HwConfig& cfg = target.config;
-  const TilePlan plan = TilePlan::make(p, e, s, cfg);
-  const BlockedConv& g = plan.g;
-  check_conv_data(p, e, data);
-  const ConvData folded = s.fold_rows ? planned_data(p, s, data) : ConvData{};
-
   RuntimeSink sink(target);  // outlives the buffers below
   ConvCodegen codegen(plan, cfg);
-  const ConvDeviceTensors tensors =
-      upload(sink, plan, cfg, s.fold_rows ? folded : data, codegen.zero_bytes());
+  const ConvDeviceTensors tensors = upload(sink, plan, cfg, packed, codegen.zero_bytes());
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
   codegen.emit(sink, tensors.buffers());
@@ -288,11 +305,33 @@ LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue&
   r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
   r.kernels = codegen.kernel_count();
   r.kernel_uops = codegen.kernel_uops();
-  r.out = unpack_nchw(tensors.out.read<int8_t>(), p.n, p.k, g.oh, g.ow, g.batch, g.block_out);
+  out_bytes = tensors.out.read<int8_t>();
+  return r;
+}
+
+LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& layer_e,
+                    const ConvSchedule& s, const ConvData& data, bool check) {
+  const HwConfig& cfg = target.config;
+  const LayerWidths widths = LayerWidths::of(cfg);
+  check_layer_widths(cfg, p.name.empty() ? "conv2d" : p.name);
+  const Epilogue e = epilogue_at_widths(layer_e, cfg);
+  const TilePlan plan = TilePlan::make(p, e, s, cfg);
+  const BlockedConv& g = plan.g;
+  check_conv_data(p, e, data);
+  check_conv_lanes(p.name.empty() ? "conv2d" : p.name, data, widths);
+  const PackedConv packed = pack_conv(plan, cfg, s.fold_rows ? planned_data(p, s, data) : data);
+  std::vector<int8_t> out_bytes;
+  LayerRun r = run_packed_conv2d(target, p, plan, packed, out_bytes);
+  const size_t out_lanes = size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.batch * cfg.block_out;
+  r.out = unpack_nchw(unpack_lanes(std::move(out_bytes), cfg.out_width, out_lanes), p.n, p.k, g.oh,
+                      g.ow, g.batch, g.block_out);
   if (check) {
     const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
     const auto ref =
-        ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual);
+        widths.is_int8()
+            ? ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual)
+            : std::make_shared<const std::vector<int8_t>>(conv2d_reference_at(
+                  p, e, data.x, data.w, data.bias, data.residual, widths.accumulator()));
     compare_with_reference(r, *ref, [&](size_t i) {
       return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k,
                          (i / ow) % oh, i % ow);
@@ -368,7 +407,11 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
   r.shape = p.describe();
   r.macs = p.macs();
   if (check) {
-    const auto ref = ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias);
+    const LayerWidths widths = LayerWidths::of(target.config);
+    const auto ref = widths.is_int8()
+                         ? ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias)
+                         : std::make_shared<const std::vector<int8_t>>(matmul_reference_at(
+                               p, r.epilogue, data.a, data.b, data.bias, widths.accumulator()));
     compare_with_reference(
         r, *ref, [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
   }

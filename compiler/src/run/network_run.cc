@@ -7,6 +7,7 @@
 
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -132,6 +133,7 @@ NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg) {
 
 LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,
                        const NetworkOptions& opt) {
+  check_network_widths(target.config, net.name);
   const NetworkLayer& l = net.layers.at(job.layer);
   TargetStep step(target, "layers", l.name);
   VtaLayerResult v = op_def(l.op).vta.run(target, net, l, job, opt);
@@ -140,6 +142,7 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
 }
 
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
+  check_network_widths(target.config, net.name);
   net.validate();  // also for networks built in code: every shape below is then valid
   Tensors tensors;
   tensors[net.input_name] = network_input(net);

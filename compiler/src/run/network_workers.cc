@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/reports/layer_run_codec.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/process_pool.h"
 #include "vta/sim/run_progress.h"
 
@@ -13,6 +14,7 @@ namespace vta::compiler {
 
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers) {
+  check_network_widths(target.config, net.name);
   const NetworkJobs jobs =
       reference_layer_jobs(net, &target.config);  // before the fork: workers inherit it
   NetworkOptions quiet = opt;

@@ -10,10 +10,7 @@
 #include <string>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "vta/runtime_object.h"
-#include "vta/sim/error.h"
 #include "vta/sim/hw_config.h"
 #include "vta/sim/stats.h"
 
@@ -21,22 +18,9 @@ namespace vta::compiler {
 
 struct ProgramCheck;
 
-// The compiler generates int8 programs (int8 inputs and weights, int32 accumulators). Every
-// compiler entry point makes a Target, so this is the one check of a config's element widths:
-// another width is a named error, not silently wrong code (docs/element_widths.md).
-inline HwConfig compiler_config(HwConfig cfg) {
-  if (cfg.inp_width != 8 || cfg.wgt_width != 8 || cfg.acc_width != 32) {
-    throw Error(fmt::format(
-        "the compiler generates programs for int8 inputs and weights with int32 accumulators; "
-        "config {} has int{} inputs, int{} weights and int{} accumulators",
-        cfg.model_name, cfg.inp_width, cfg.wgt_width, cfg.acc_width));
-  }
-  return cfg;
-}
-
 struct Target {
   Target(HwConfig cfg, std::string backend_name)
-      : config(compiler_config(std::move(cfg))),
+      : config(std::move(cfg)),
         backend(std::move(backend_name)),
         runtime(std::make_shared<Runtime>(backend, config)) {}
 
