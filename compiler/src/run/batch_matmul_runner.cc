@@ -26,29 +26,6 @@ std::vector<AluStep> left_shift_steps(int scale) {
   return {{kAluMax, -1}, {kAluMin, 1}, {kAluShr, -kSaturatingLeftShift}};
 }
 
-void add_bound(LayerBound& sum, const LayerBound& b) {
-  sum.gemm_cycles += b.gemm_cycles;
-  sum.alu_cycles += b.alu_cycles;
-  sum.acc_load_cycles += b.acc_load_cycles;
-  sum.compute_cycles += b.compute_cycles;
-  sum.bytes.read += b.bytes.read;
-  sum.bytes.write += b.bytes.write;
-  sum.bytes.acc_counted += b.bytes.acc_counted;
-  sum.bytes.acc_moved += b.bytes.acc_moved;
-  sum.memory_cycles += b.memory_cycles;
-  sum.cycles += b.cycles;
-}
-
-// Adds a later program's counters to the layer's run.
-void add_run(LayerRun& r, const LayerRun& part) {
-  r.stats.add_counts(part.stats);
-  r.wall_seconds += part.wall_seconds;
-  r.gemm_bound += part.gemm_bound;
-  r.min_bytes += part.min_bytes;
-  r.kernels += part.kernels, r.kernel_uops += part.kernel_uops;
-  add_bound(r.bound, part.bound);
-}
-
 // Plane `plane` of `x` (planes x rows x cols).
 std::vector<int8_t> plane_of(const std::vector<int8_t>& x, int plane, int rows, int cols) {
   const size_t size = size_t(rows) * size_t(cols);
@@ -144,13 +121,13 @@ LayerRun run_batch_matmul(const Target& target, const BatchMatmulPlan& plan, con
     if (pl == 0) {
       r = part;
     } else {
-      add_run(r, part);
+      r.add_program(part);
     }
   }
   r.macs = uint64_t(planes) * uint64_t(plan.m) * uint64_t(plan.k) * uint64_t(plan.p);
   if (plan.alu) {
     const LayerRun alu = run_alu_add(target, plan.gemm.name, *plan.alu, out, {}, nullptr);
-    add_run(r, alu);
+    r.add_program(alu);
     r.out = alu.out;
   } else {
     r.out = std::move(out);

@@ -58,19 +58,6 @@ void place_output(const GroupedConvSplit& g, const std::vector<int8_t>& part, in
   }
 }
 
-void add_bound(LayerBound& sum, const LayerBound& b) {
-  sum.gemm_cycles += b.gemm_cycles;
-  sum.alu_cycles += b.alu_cycles;
-  sum.acc_load_cycles += b.acc_load_cycles;
-  sum.compute_cycles += b.compute_cycles;
-  sum.bytes.read += b.bytes.read;
-  sum.bytes.write += b.bytes.write;
-  sum.bytes.acc_counted += b.bytes.acc_counted;
-  sum.bytes.acc_moved += b.bytes.acc_moved;
-  sum.memory_cycles += b.memory_cycles;
-  sum.cycles += b.cycles;
-}
-
 }  // namespace
 
 uint64_t GroupedConvSplit::true_macs() const {
@@ -124,12 +111,7 @@ LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& 
       r = part;
       continue;
     }
-    r.stats.add_counts(part.stats);
-    r.wall_seconds += part.wall_seconds;
-    r.gemm_bound += part.gemm_bound;
-    r.min_bytes += part.min_bytes;
-    r.kernels += part.kernels, r.kernel_uops += part.kernel_uops;
-    add_bound(r.bound, part.bound);
+    r.add_program(part);
   }
   r.verdict = verdict_of(r.bound, r.stats, target.config);
   r.name = w.name.empty() ? "conv2d" : w.name;

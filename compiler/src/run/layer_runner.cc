@@ -282,6 +282,24 @@ MatmulData random_matmul_data(const MatmulParams& p, const Epilogue& e, uint64_t
   return d;
 }
 
+void LayerRun::add_program(const LayerRun& part) {
+  stats.add_counts(part.stats);
+  wall_seconds += part.wall_seconds;
+  gemm_bound += part.gemm_bound;
+  min_bytes += part.min_bytes;
+  kernels += part.kernels, kernel_uops += part.kernel_uops;
+  bound.gemm_cycles += part.bound.gemm_cycles;
+  bound.alu_cycles += part.bound.alu_cycles;
+  bound.acc_load_cycles += part.bound.acc_load_cycles;
+  bound.compute_cycles += part.bound.compute_cycles;
+  bound.bytes.read += part.bound.bytes.read;
+  bound.bytes.write += part.bound.bytes.write;
+  bound.bytes.acc_counted += part.bound.bytes.acc_counted;
+  bound.bytes.acc_moved += part.bound.bytes.acc_moved;
+  bound.memory_cycles += part.bound.memory_cycles;
+  bound.cycles += part.bound.cycles;
+}
+
 uint64_t LayerRun::moved_bytes() const {
   return stats.inp_load_nbytes + stats.wgt_load_nbytes + stats.acc_load_nbytes +
          stats.uop_load_nbytes + stats.out_store_nbytes;

@@ -60,6 +60,9 @@ struct LayerRun {
   std::string first_mismatch;
 
   uint64_t moved_bytes() const;
+  // Adds the counters, bounds and wall time of another program of the same layer (a layer run
+  // as several programs: grouped convolutions, batch_matmul's planes).
+  void add_program(const LayerRun& part);
   bool ok() const { return !checked || mismatches == 0; }
 };
 
