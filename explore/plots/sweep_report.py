@@ -396,8 +396,9 @@ def accuracy_plot(designs, front, min_cosine, out, part):
         ax.set_xlabel(xlabel)
         ax.set_ylabel("output cosine (quantized vs float)")
         ax.legend(fontsize=7)
-    fig.suptitle("Accuracy against latency and area (crosses: do not fit the %s)" % part,
-                 fontsize=10, wrap=True)
+    fig.suptitle("Accuracy against latency and area%s" % (
+        "" if all(d["fits"] for d in acc) else " (crosses: do not fit the %s)" % part),
+        fontsize=10, wrap=True)
     fig.tight_layout()
     return svg_and_files(fig, out, "accuracy")
 
