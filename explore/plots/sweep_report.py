@@ -312,9 +312,9 @@ def precision_answer(designs, best, min_cosine, part):
     """The line that answers "which precision?" for the accuracy floor `min_cosine`."""
     acc = [d for d in designs if "cosine_loss" in d]
     if best:
-        return ("<p id='precision-answer'><b>Which precision?</b> The fastest design that fits the "
-                "%s with output cosine &gt;= %g: <b>%s</b> (<b>%s</b>), %.3f ms, cosine %.5f, top-1 "
-                "agreement %s, %.0f LUTs, %.0f DSPs.</p>" % (
+        return ("<p id='precision-answer'><b>Which precision?</b> The fastest design that fits "
+                "the %s with output cosine &gt;= %g: <b>%s</b> (<b>%s</b>), %.3f ms, cosine %.5f, "
+                "top-1 agreement %s, %.0f LUTs, %.0f DSPs.</p>" % (
                     html.escape(part), min_cosine, html.escape(str(best.get("precision"))),
                     html.escape(str(best.get("config_label"))), best["latency_ms"],
                     best["cosine"], percent(best.get("top1_agreement")), best["lut_total"],
