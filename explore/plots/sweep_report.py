@@ -12,7 +12,8 @@ When the workload's rows carry the accuracy of the quantized network (`cosine`, 
 `top1_agreement`: network:MODEL.onnx workloads), the report also answers "which precision?":
 the fastest design that fits with cosine >= --min-cosine (default 0.99), a table by precision,
 accuracy against latency and against area (LUTs) with the designs coloured by precision, and
-the Pareto set in latency, LUTs and cosine together. Without accuracy it is as before.
+the Pareto set in latency, LUTs and cosine together. Designs of several precisions (the
+`precision` column) are coloured by it and, without accuracy, tabulated by it.
 
 usage: sweep_report.py DB.sqlite OUT_DIR --verdicts VERDICTS.json [--workload NAME]
                        [--min-cosine C]
@@ -91,12 +92,22 @@ def svg_and_files(fig, out_dir, name):
 
 
 def scatter_fit(ax, designs, x, y, part):
-    """The designs, those that do not fit `part` (resources, ports or clock) as grey crosses."""
+    """The designs, those that do not fit `part` (resources, ports or clock) as grey crosses;
+    when the designs have several precisions, those that fit in a colour per precision."""
     size = 14 if len(designs) < 300 else 4  # thousands of points stay distinguishable
     fit = [d for d in designs if d["fits"]]
     other = [d for d in designs if not d["fits"]]
-    ax.scatter([d[x] for d in fit], [d[y] for d in fit], s=size, color="#9ecae1",
-               label="fit the %s (%d)" % (part, len(fit)), gid="designs-" + x)
+    labels = sorted({d.get("precision") for d in designs}, key=precision_order)
+    if len(labels) > 1:
+        for i, label in enumerate(labels):
+            group = [d for d in fit if d.get("precision") == label]
+            ax.scatter([d[x] for d in group], [d[y] for d in group], s=size,
+                       color=PRECISION_COLORS[i % len(PRECISION_COLORS)],
+                       label="%s, fit the %s (%d)" % (label, part, len(group)),
+                       gid="designs-%s-%d" % (x, i))
+    else:
+        ax.scatter([d[x] for d in fit], [d[y] for d in fit], s=size, color="#9ecae1",
+                   label="fit the %s (%d)" % (part, len(fit)), gid="designs-" + x)
     if other:
         ax.scatter([d[x] for d in other], [d[y] for d in other], s=size, marker="x",
                    color="#999999", linewidths=0.8, label="do not fit it (%d)" % len(other))
@@ -403,11 +414,32 @@ def accuracy_plot(designs, front, min_cosine, out, part):
     return svg_and_files(fig, out, "accuracy")
 
 
+def precision_speed_table(designs, part):
+    """Without accuracy, one line per precision (when there are several): its fastest design
+    that fits `part` and that design's area."""
+    lines = ["<div class='scroll'><table id='precision-table'><tr><th>precision</th>"
+             "<th>designs</th><th>fit</th><th>fastest that fits</th><th>ms</th><th>energy mJ</th>"
+             "<th>LUT</th><th>DSP</th><th>BRAM36</th></tr>"]
+    for label in sorted({d["precision"] for d in designs}, key=precision_order):
+        group = [d for d in designs if d["precision"] == label]
+        fit = [d for d in group if d["fits"]]
+        fast = min(fit, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fit else None
+        cells = ("<td>%s</td><td>%.3f</td><td>%.3f</td><td>%.0f</td><td>%.0f</td><td>%.1f</td>"
+                 % (html.escape(str(fast.get("config_label"))), fast["latency_ms"],
+                    fast["energy_mj"], fast["lut_total"], fast["area_dsp"], fast["area_bram36"])
+                 if fast else "<td colspan='6'>none fits the %s</td>" % html.escape(part))
+        lines.append("<tr><td>%s</td><td>%d</td><td>%d</td>%s</tr>" % (
+            html.escape(str(label)), len(group), len(fit), cells))
+    lines.append("</table></div>")
+    return "\n".join(lines)
+
+
 def accuracy_section(designs, varying, parts, min_cosine, out):
     """The accuracy parts of the page (answer line, tables, plot) and their summary.json entry;
-    ([], None) when no design carries accuracy."""
+    without accuracy, the table by precision when the designs have several, else nothing."""
     if not any("cosine_loss" in d for d in designs):
-        return [], None
+        several = len({d["precision"] for d in designs}) > 1
+        return ([precision_speed_table(designs, parts[0])] if several else []), None
     front = accuracy_front(designs)
     best = best_accurate(designs, min_cosine)
     body = [precision_answer(designs, best, min_cosine, parts[0]),
@@ -537,14 +569,16 @@ def main():
     front3 = pareto_nd(fitting or designs, ("latency_ms", "energy_mj", "share"))
     body = headline(workload, designs, best, devices, info, varying)
     accuracy_body, accuracy = accuracy_section(designs, varying, parts, a.min_cosine, a.out)
-    body[2:2] = accuracy_body[:2]  # the precision answer right after the devices
+    # The precision answer and table right after the devices (the table alone without accuracy).
+    head = 2 if accuracy else len(accuracy_body)
+    body[2:2] = accuracy_body[:head]
     body.append("<p>Area is the project's FPGA resource model (Yosys synth_xilinx estimates before "
                 "place and route); energy its counter-based model; the clock estimate a model "
                 "calibrated on the published VTA builds (explore/README.md). Flags mark estimates "
                 "outside a model's calibrated range.</p>")
     for title, svg in svgs:
         body.append("<h2>%s</h2>\n<div class='plot scroll'>%s</div>" % (html.escape(title), svg))
-    body.extend(accuracy_body[2:])
+    body.extend(accuracy_body[head:])
     body.append("<h2>Pareto set in latency, energy and area (share of the %s), of the designs "
                 "that %s</h2>" % (parts[0], "fit it" if fitting else "ran (none fits)"))
     body.append(table(front3, varying, parts, "pareto-table"))

@@ -3,7 +3,8 @@
 1. configs/sweeps/precision.json (PRECISION x LOG_BLOCK, buffer sizes held at pynq's depths by
    its constraints) with a small conv2d layer instead of resnet18.C8: the designs the spec names
    (written out here by hand), every row's `precision` column against its width keys, and the
-   report of a workload without accuracy: no accuracy parts, a precision column in its tables.
+   report of a workload without accuracy: no accuracy parts, a precision column in its tables
+   and a table by precision.
 2. A network workload at int8 (a small ONNX model built here, seeded) added to the same database
    by a real sweep, then synthetic designs at int4 and int16 copied from its row with latency,
    LUTs and cosine set relative to it, so that the Pareto set in (latency, LUTs, cosine) and the
@@ -103,6 +104,15 @@ def check_precision_spec(vtasim, src, work, db):
         fail("a workload without accuracy has accuracy parts in its report")
     if "<table id='pareto-table'><tr><th>design</th><th>precision</th>" not in page:
         fail("the Pareto table of a precision sweep has no precision column")
+    # By precision: designs and how many of them fit (the report's verdicts: the fit rule is
+    # checked against the data sheets by check_sweep_report.py; here the grouping).
+    ids = dict(con.execute("SELECT point_id, precision FROM results WHERE row_kind = 'summary'"))
+    for label in ("int4", "int8", "int16"):
+        n = sum(1 for pid, p in ids.items()
+                if p == label and summary["verdicts"][pid]["xc7z020"]["fits"])
+        if "<tr><td>%s</td><td>2</td><td>%d</td>" % (label, n) not in page:
+            fail("the table by precision has no line for %s with 2 designs, %d fitting"
+                 % (label, n))
 
 
 def add_network(vtasim, work, db):
