@@ -360,6 +360,7 @@ nlohmann::json precision_keys(const nlohmann::json& value, const std::string& wh
     parts.push_back(text.substr(at, slash == std::string::npos ? slash : slash - at));
   }
   std::vector<int> logs;
+  logs.reserve(parts.size());
   for (const std::string& part : parts) {
     logs.push_back(lane_log2(part));
   }
