@@ -83,10 +83,19 @@ std::string write_verdicts_file(const std::string& db, const std::string& device
   return path;
 }
 
+// The accuracy floor of the report's precision answer, checked: a cosine lies in -1..1.
+std::string min_cosine_arg(double min_cosine) {
+  if (!(min_cosine >= -1 && min_cosine <= 1)) {
+    throw UsageError(fmt::format("--min-cosine {} is not a cosine (-1..1)", min_cosine));
+  }
+  return fmt::format("{}", min_cosine);
+}
+
 // `vtasim sweep report DB --out DIR`: the HTML report with its plots (explore/plots).
 int sweep_report(int argc, char** argv) {
   std::string db, out, workload, device, json_path;
   bool ignore_clock = false, quiet = false, progress = false;
+  double min_cosine = 0.99;
   po::options_description desc("sweep report options");
   auto add = desc.add_options();
   add("help,h", "show this help");
@@ -100,13 +109,17 @@ int sweep_report(int argc, char** argv) {
       "count designs above the device's estimated clock as fitting (still marked)");
   add("json", po::value(&json_path),
       "write the report's answer and every design's verdicts (JSON, as DIR/summary.json) here");
+  add("min-cosine", po::value(&min_cosine),
+      "accuracy floor of the \"which precision?\" answer: output cosine of the quantized network "
+      "(rows of network:MODEL.onnx workloads), -1..1 (default 0.99)");
   add_progress_option(desc, progress);
   add_quiet_option(desc, quiet);
   po::positional_options_description pos;
   pos.add("db", 1);
   po::variables_map vm;
   const std::string usage =
-      "vtasim sweep report DB.sqlite --out DIR [--workload W] [--device B[,B...]]";
+      "vtasim sweep report DB.sqlite --out DIR [--workload W] [--device B[,B...]] "
+      "[--min-cosine C]";
   if (!parse_args(argc, argv, usage, desc, pos, vm)) {
     return 0;
   }
@@ -116,8 +129,9 @@ int sweep_report(int argc, char** argv) {
   if (!std::filesystem::is_regular_file(db)) {
     throw UsageError("no database '" + db + "'");
   }
+  const std::string cosine = min_cosine_arg(min_cosine);
   const std::string verdicts = write_verdicts_file(db, device, !ignore_clock);
-  std::vector<std::string> args = {db, out, "--verdicts", verdicts};
+  std::vector<std::string> args = {db, out, "--verdicts", verdicts, "--min-cosine", cosine};
   if (!workload.empty()) {
     args.insert(args.end(), {"--workload", workload});
   }

@@ -8,7 +8,15 @@ also written beside it as PNG and SVG; the HTML inlines the SVGs, so it needs no
 The fit of each design on each device comes from VERDICTS.json, which `vtasim sweep report`
 computes from the stored resources with the one C++ rule (explore/src/design_verdict.cc).
 
+When the workload's rows carry the accuracy of the quantized network (`cosine`, `cosine_mean`,
+`top1_agreement`: network:MODEL.onnx workloads), the report also answers "which precision?":
+the fastest design that fits with cosine >= --min-cosine (default 0.99), a table by precision,
+accuracy against latency and against area (LUTs) with the designs coloured by precision, and
+the Pareto set in latency, LUTs and cosine together. Designs of several precisions (the
+`precision` column) are coloured by it and, without accuracy, tabulated by it.
+
 usage: sweep_report.py DB.sqlite OUT_DIR --verdicts VERDICTS.json [--workload NAME]
+                       [--min-cosine C]
 """
 import argparse
 import html
@@ -28,6 +36,10 @@ from plot_parts import plot_breakdown, plot_roofline  # noqa: E402
 CONFIG_KEYS = ("LOG_BATCH", "LOG_BLOCK", "LOG_UOP_BUFF_SIZE", "LOG_INP_BUFF_SIZE",
                "LOG_WGT_BUFF_SIZE", "LOG_ACC_BUFF_SIZE", "LOG_BUS_WIDTH", "CLOCK_MHZ")
 NEAR_TIE = 0.01  # designs within 1 % of the fastest are listed with their energy and area
+WIDTH_KEYS = ("LOG_INP_WIDTH", "LOG_WGT_WIDTH", "LOG_ACC_WIDTH")
+# Colours of the precision groups, narrowest first (a colour-blind-safe qualitative set).
+PRECISION_COLORS = ("#e66101", "#5e3c99", "#1b7837", "#b2182b", "#2166ac", "#8c510a", "#01665e")
+ACCURACY_KEYS = ("latency_ms", "lut_total", "cosine_loss")  # the accuracy Pareto (lower better)
 STYLE = ("body{font-family:sans-serif;margin:1em;max-width:100%}h1{font-size:1.4em;"
          "overflow-wrap:anywhere}p,li{overflow-wrap:anywhere}.plot svg{max-width:100%;"
          "height:auto}.scroll{overflow-x:auto;max-width:100%}table{border-collapse:collapse}"
@@ -80,12 +92,22 @@ def svg_and_files(fig, out_dir, name):
 
 
 def scatter_fit(ax, designs, x, y, part):
-    """The designs, those that do not fit `part` (resources, ports or clock) as grey crosses."""
+    """The designs, those that do not fit `part` (resources, ports or clock) as grey crosses;
+    when the designs have several precisions, those that fit in a colour per precision."""
     size = 14 if len(designs) < 300 else 4  # thousands of points stay distinguishable
     fit = [d for d in designs if d["fits"]]
     other = [d for d in designs if not d["fits"]]
-    ax.scatter([d[x] for d in fit], [d[y] for d in fit], s=size, color="#9ecae1",
-               label="fit the %s (%d)" % (part, len(fit)), gid="designs-" + x)
+    labels = sorted({d.get("precision") for d in designs}, key=precision_order)
+    if len(labels) > 1:
+        for i, label in enumerate(labels):
+            group = [d for d in fit if d.get("precision") == label]
+            ax.scatter([d[x] for d in group], [d[y] for d in group], s=size,
+                       color=PRECISION_COLORS[i % len(PRECISION_COLORS)],
+                       label="%s, fit the %s (%d)" % (label, part, len(group)),
+                       gid="designs-%s-%d" % (x, i))
+    else:
+        ax.scatter([d[x] for d in fit], [d[y] for d in fit], s=size, color="#9ecae1",
+                   label="fit the %s (%d)" % (part, len(fit)), gid="designs-" + x)
     if other:
         ax.scatter([d[x] for d in other], [d[y] for d in other], s=size, marker="x",
                    color="#999999", linewidths=0.8, label="do not fit it (%d)" % len(other))
@@ -136,6 +158,29 @@ def layer_dicts(rows, point_id, workload):
     return out
 
 
+def precision_of(r):
+    """The row's `precision` column, or the same spelling from its width keys (databases written
+    before the column): "int8" for N-bit inputs and weights over an int32 accumulator, else
+    "int4/int4/int16"."""
+    if r.get("precision"):
+        return r["precision"]
+    logs = [r.get(k) for k in WIDTH_KEYS]
+    if any(not isinstance(v, int) or not 0 <= v <= 30 for v in logs):
+        return None
+    if logs[0] == logs[1] and logs[2] == 5:
+        return "int%d" % (1 << logs[0])
+    return "/".join("int%d" % (1 << v) for v in logs)
+
+
+def precision_order(label):
+    """Sort key of precision labels: by input, weight, accumulator bits."""
+    try:
+        bits = [int(p[3:]) for p in str(label).split("/")]
+    except ValueError:
+        return (1 << 30,)
+    return tuple(bits + [32] * (3 - len(bits)))
+
+
 def designs_of(rows, workload, verdicts, primary):
     """The ok designs of `workload`, each with its verdicts by part and the primary's `fits`."""
     designs = []
@@ -152,6 +197,9 @@ def designs_of(rows, workload, verdicts, primary):
         v = d["verdicts"].get(primary)
         d["fits"] = bool(v and v["fits"])
         d["share"] = max(v["util_lut"], v["util_ff"], v["util_dsp"], v["util_bram36"]) if v else 0
+        d["precision"] = precision_of(r)
+        if r.get("cosine") is not None:
+            d["cosine_loss"] = 1 - r["cosine"]
         designs.append(d)
     return designs
 
@@ -247,6 +295,168 @@ def headline(workload, designs, best, devices, verdict_info, varying):
     return out
 
 
+def accuracy_front(designs):
+    """The Pareto set in latency, LUTs and cosine: the designs with accuracy that no other beats
+    in all three (at least as fast, as small and as accurate, better in one), among those that
+    fit the primary device (all with accuracy when none fits), fastest first."""
+    acc = [d for d in designs if "cosine_loss" in d]
+    return pareto_nd([d for d in acc if d["fits"]] or acc, ACCURACY_KEYS)
+
+
+def best_accurate(designs, min_cosine):
+    """The fastest design that fits with cosine >= min_cosine (ties: the more accurate, then the
+    lower energy), or None."""
+    ok = [d for d in designs if d["fits"] and "cosine_loss" in d and d["cosine"] >= min_cosine]
+    return min(ok, key=lambda d: (d["latency_ms"], -d["cosine"], d["energy_mj"])) if ok else None
+
+
+def percent(v):
+    return "-" if v is None else "%.1f %%" % (100 * v)
+
+
+def cosine_range(group):
+    lo, hi = min(d["cosine"] for d in group), max(d["cosine"] for d in group)
+    return "%.5f" % lo if hi - lo < 5e-6 else "%.5f..%.5f" % (lo, hi)
+
+
+def precision_answer(designs, best, min_cosine, part):
+    """The line that answers "which precision?" for the accuracy floor `min_cosine`."""
+    acc = [d for d in designs if "cosine_loss" in d]
+    if best:
+        return ("<p id='precision-answer'><b>Which precision?</b> The fastest design that fits "
+                "the %s with output cosine &gt;= %g: <b>%s</b> (<b>%s</b>), %.3f ms, cosine %.5f, "
+                "top-1 agreement %s, %.0f LUTs, %.0f DSPs.</p>" % (
+                    html.escape(part), min_cosine, html.escape(str(best.get("precision"))),
+                    html.escape(str(best.get("config_label"))), best["latency_ms"],
+                    best["cosine"], percent(best.get("top1_agreement")), best["lut_total"],
+                    best["area_dsp"]))
+    top = max(acc, key=lambda d: (d["cosine"], -d["latency_ms"]))
+    return ("<p id='precision-answer'><b>Which precision?</b> No design that fits the %s reaches "
+            "output cosine &gt;= %g; the most accurate design is %s (%s), cosine %.5f, %.3f ms "
+            "(--min-cosine sets the floor).</p>" % (
+                html.escape(part), min_cosine, html.escape(str(top.get("precision"))),
+                html.escape(str(top.get("config_label"))), top["cosine"], top["latency_ms"]))
+
+
+def precision_table(designs, min_cosine):
+    """One line per precision: its accuracy and its fastest design, fitting and accurate."""
+    acc = [d for d in designs if "cosine_loss" in d]
+    lines = ["<div class='scroll'><table id='precision-table'><tr><th>precision</th>"
+             "<th>designs</th><th>fit</th><th>cosine</th><th>cosine mean</th><th>top-1 "
+             "agreement</th><th>fastest that fits, ms</th><th>its LUTs</th><th>fastest that fits "
+             "with cosine &gt;= %g, ms</th></tr>" % min_cosine]
+    for label in sorted({d["precision"] for d in acc}, key=precision_order):
+        group = [d for d in acc if d["precision"] == label]
+        fit = [d for d in group if d["fits"]]
+        fast = min(fit, key=lambda d: d["latency_ms"]) if fit else None
+        good = best_accurate(group, min_cosine)
+        lines.append("<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td>"
+                     "<td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                         html.escape(str(label)), len(group), len(fit), cosine_range(group),
+                         "%.5f" % max(d.get("cosine_mean") or 0 for d in group),
+                         percent(max(d.get("top1_agreement") or 0 for d in group)),
+                         "%.3f" % fast["latency_ms"] if fast else "none fits",
+                         "%.0f" % fast["lut_total"] if fast else "-",
+                         "%.3f" % good["latency_ms"] if good else "none"))
+    lines.append("</table></div>")
+    return "\n".join(lines)
+
+
+def accuracy_table(front, keys, parts):
+    head = "".join("<th>%s</th>" % html.escape(k) for k in keys)
+    lines = ["<div class='scroll'><table id='accuracy-pareto'><tr><th>design</th>"
+             "<th>precision</th>%s<th>latency ms</th><th>LUT</th><th>DSP</th><th>cosine</th>"
+             "<th>cosine mean</th><th>top-1 agreement</th><th>fits %s</th></tr>"
+             % (head, html.escape(parts[0]))]
+    for d in front:
+        lines.append("<tr><td>%s</td><td>%s</td>%s<td>%.3f</td><td>%.0f</td><td>%.0f</td>"
+                     "<td>%.5f</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+                         html.escape(str(d.get("config_label") or d["point_id"])),
+                         html.escape(str(d.get("precision"))),
+                         "".join("<td>%s</td>" % html.escape(str(d.get(k))) for k in keys),
+                         d["latency_ms"], d["lut_total"], d["area_dsp"], d["cosine"],
+                         "-" if d.get("cosine_mean") is None else "%.5f" % d["cosine_mean"],
+                         percent(d.get("top1_agreement")), fit_cell(d, parts[0])))
+    lines.append("</table></div>")
+    return "\n".join(lines)
+
+
+def accuracy_plot(designs, front, min_cosine, out, part):
+    """Cosine against latency and against LUTs, a colour per precision (crosses: does not fit
+    `part`), the Pareto set in the three circled, the accuracy floor dashed."""
+    acc = [d for d in designs if "cosine_loss" in d]
+    labels = sorted({d["precision"] for d in acc}, key=precision_order)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, x, xlabel in ((axes[0], "latency_ms", "latency (ms at the design's clock)"),
+                          (axes[1], "lut_total", "LUTs (incl. LUT-RAM), model")):
+        for i, label in enumerate(labels):
+            color = PRECISION_COLORS[i % len(PRECISION_COLORS)]
+            group = [d for d in acc if d["precision"] == label]
+            fit = [d for d in group if d["fits"]]
+            other = [d for d in group if not d["fits"]]
+            ax.scatter([d[x] for d in fit], [d["cosine"] for d in fit], s=16, color=color,
+                       label="%s (%d)" % (label, len(group)), gid="precision-%d-%s" % (i, x))
+            if other:
+                ax.scatter([d[x] for d in other], [d["cosine"] for d in other], s=16, marker="x",
+                           color=color, linewidths=0.8)
+        ax.scatter([d[x] for d in front], [d["cosine"] for d in front], s=80, facecolors="none",
+                   edgecolors="#d7191c", linewidths=1.2, zorder=3, gid="pareto-accuracy-" + x,
+                   label="Pareto set: latency, LUTs, cosine (%d)" % len(front))
+        ax.axhline(min_cosine, color="k", linestyle="--", linewidth=1,
+                   label="cosine %g" % min_cosine)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("output cosine (quantized vs float)")
+        ax.legend(fontsize=7)
+    fig.suptitle("Accuracy against latency and area%s" % (
+        "" if all(d["fits"] for d in acc) else " (crosses: do not fit the %s)" % part),
+        fontsize=10, wrap=True)
+    fig.tight_layout()
+    return svg_and_files(fig, out, "accuracy")
+
+
+def precision_speed_table(designs, part):
+    """Without accuracy, one line per precision (when there are several): its fastest design
+    that fits `part` and that design's area."""
+    lines = ["<div class='scroll'><table id='precision-table'><tr><th>precision</th>"
+             "<th>designs</th><th>fit</th><th>fastest that fits</th><th>ms</th><th>energy mJ</th>"
+             "<th>LUT</th><th>DSP</th><th>BRAM36</th></tr>"]
+    for label in sorted({d["precision"] for d in designs}, key=precision_order):
+        group = [d for d in designs if d["precision"] == label]
+        fit = [d for d in group if d["fits"]]
+        fast = min(fit, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fit else None
+        cells = ("<td>%s</td><td>%.3f</td><td>%.3f</td><td>%.0f</td><td>%.0f</td><td>%.1f</td>"
+                 % (html.escape(str(fast.get("config_label"))), fast["latency_ms"],
+                    fast["energy_mj"], fast["lut_total"], fast["area_dsp"], fast["area_bram36"])
+                 if fast else "<td colspan='6'>none fits the %s</td>" % html.escape(part))
+        lines.append("<tr><td>%s</td><td>%d</td><td>%d</td>%s</tr>" % (
+            html.escape(str(label)), len(group), len(fit), cells))
+    lines.append("</table></div>")
+    return "\n".join(lines)
+
+
+def accuracy_section(designs, varying, parts, min_cosine, out):
+    """The accuracy parts of the page (answer line, tables, plot) and their summary.json entry;
+    without accuracy, the table by precision when the designs have several, else nothing."""
+    if not any("cosine_loss" in d for d in designs):
+        several = len({d["precision"] for d in designs}) > 1
+        return ([precision_speed_table(designs, parts[0])] if several else []), None
+    front = accuracy_front(designs)
+    best = best_accurate(designs, min_cosine)
+    body = [precision_answer(designs, best, min_cosine, parts[0]),
+            precision_table(designs, min_cosine),
+            "<h2>Accuracy against latency and area</h2>\n<div class='plot scroll'>%s</div>"
+            % accuracy_plot(designs, front, min_cosine, out, parts[0]),
+            "<h2>Pareto set in latency, LUTs and cosine, of the designs with accuracy that %s</h2>"
+            % ("fit the " + html.escape(parts[0]) if any(d["fits"] for d in front) else
+               "ran (none fits)"),
+            accuracy_table(front, varying, parts)]
+    answer = {"min_cosine": min_cosine, "best": best["point_id"] if best else None,
+              "best_precision": best["precision"] if best else None,
+              "pareto_latency_area_accuracy": [d["point_id"] for d in front],
+              "designs": sum(1 for d in designs if "cosine_loss" in d)}
+    return body, answer
+
+
 def prepare_out(out):
     try:
         os.makedirs(out, exist_ok=True)
@@ -315,12 +525,14 @@ def plots(rows, workload, designs, devices, best, out):
 
 def page(body, designs, front):
     # The points of the LUT plot's fronts (of all designs; of those that fit, which is the same
-    # front when no group of its own is drawn), for the browser test.
+    # front when no group of its own is drawn) and of the accuracy plot's Pareto set (-1: no
+    # accuracy plot), for the browser test.
     script = ("<script>window.addEventListener('load',function(){function n(id){var g="
               "document.getElementById(id);return g?g.querySelectorAll('use').length:-1;}"
               "var a=n('pareto-front-lut_total'),f=n('pareto-fit-lut_total');"
               "document.body.dataset.paretoPoints=Math.max(a,0);"
               "document.body.dataset.paretoFitPoints=f<0?Math.max(a,0):f;"
+              "document.body.dataset.paretoAccuracyPoints=n('pareto-accuracy-latency_ms');"
               "document.body.dataset.loaded='1';});</script>")
     return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -337,7 +549,11 @@ def main():
     ap.add_argument("--verdicts", required=True)
     ap.add_argument("--json", help="also write summary.json's content to this file")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--min-cosine", type=float, default=0.99,
+                    help="accuracy floor of the precision answer (output cosine, -1..1)")
     a = ap.parse_args()
+    if not -1 <= a.min_cosine <= 1:
+        fail("--min-cosine %g is not a cosine (-1..1)" % a.min_cosine)
     with open(a.verdicts) as f:
         info = json.load(f)
     devices = info["devices"]
@@ -348,29 +564,35 @@ def main():
     fitting = [d for d in designs if d["fits"]]
     best = min(fitting, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fitting else None
     svgs, front = plots(rows, workload, designs, devices, best, a.out)
-    varying = [k for k in CONFIG_KEYS if len({d.get(k) for d in designs}) > 1]
+    varying = [k for k in ("precision",) + CONFIG_KEYS if len({d.get(k) for d in designs}) > 1]
     # The decision is among designs that can be built: the front of those that fit, if any do.
     front3 = pareto_nd(fitting or designs, ("latency_ms", "energy_mj", "share"))
     body = headline(workload, designs, best, devices, info, varying)
+    accuracy_body, accuracy = accuracy_section(designs, varying, parts, a.min_cosine, a.out)
+    # The precision answer and table right after the devices (the table alone without accuracy).
+    head = 2 if accuracy else len(accuracy_body)
+    body[2:2] = accuracy_body[:head]
     body.append("<p>Area is the project's FPGA resource model (Yosys synth_xilinx estimates before "
                 "place and route); energy its counter-based model; the clock estimate a model "
                 "calibrated on the published VTA builds (explore/README.md). Flags mark estimates "
                 "outside a model's calibrated range.</p>")
     for title, svg in svgs:
         body.append("<h2>%s</h2>\n<div class='plot scroll'>%s</div>" % (html.escape(title), svg))
+    body.extend(accuracy_body[head:])
     body.append("<h2>Pareto set in latency, energy and area (share of the %s), of the designs "
                 "that %s</h2>" % (parts[0], "fit it" if fitting else "ran (none fits)"))
     body.append(table(front3, varying, parts, "pareto-table"))
     with open(os.path.join(a.out, "index.html"), "w") as f:
         f.write(page(body, designs, front))
-    summary(a.out, designs, front, front3, best, info, a.json)
+    summary(a.out, designs, front, front3, best, info, a.json, accuracy)
     if not a.quiet:
         print("sweep report: %s/index.html (%d designs, %d on the Pareto front, %d fit the %s)"
           % (a.out, len(designs), len(front), len(fitting), parts[0]))
 
 
-def summary(out, designs, front, front3, best, info, json_path):
-    """summary.json: the report's answer and every design's verdicts and flags, per device."""
+def summary(out, designs, front, front3, best, info, json_path, accuracy=None):
+    """summary.json: the report's answer and every design's verdicts and flags, per device; with
+    accuracy in the rows, the precision answer and the accuracy Pareto set ("accuracy")."""
     parts = [d["part"] for d in info["devices"]]
     answer = {"devices": info["devices"], "count_clock": info["count_clock"],
               "designs": len(designs), "pareto": [d["point_id"] for d in front],
@@ -383,6 +605,8 @@ def summary(out, designs, front, front3, best, info, json_path):
                                                energy_extrapolated=bool(
                                                    d.get("energy_extrapolated")))
                            for d in designs}}
+    if accuracy is not None:
+        answer["accuracy"] = accuracy
     for path in [os.path.join(out, "summary.json")] + ([json_path] if json_path else []):
         try:
             with open(path, "w") as f:
@@ -391,4 +615,5 @@ def summary(out, designs, front, front3, best, info, json_path):
             fail("cannot write '%s': %s" % (path, e.strerror or e))
 
 
-main()
+if __name__ == "__main__":
+    main()

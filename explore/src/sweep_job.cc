@@ -40,6 +40,7 @@ nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
   r["status"] = "ok";
   r["error"] = nullptr;
   r["config_label"] = config_label(spec.base, spec.base_keys, p.keys);
+  r["precision"] = precision_label(p.keys);  // the widths by name ("int8", "int4/int4/int16")
   r["config_hash"] = nullptr;
   r["model"] = nullptr;
   for (auto it = p.keys.begin(); it != p.keys.end(); ++it) {

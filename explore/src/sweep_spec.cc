@@ -91,12 +91,53 @@ std::vector<nlohmann::json> range_values(const nlohmann::ordered_json& r,
   return out;
 }
 
+const char* const kWidthKeys[] = {"LOG_INP_WIDTH", "LOG_WGT_WIDTH", "LOG_ACC_WIDTH"};
+
+// log2 of the N of "intN" (N a power of two, 1..64), or -1.
+int lane_log2(const std::string& text) {
+  if (text.size() < 4 || text.size() > 5 || text.rfind("int", 0) != 0 ||
+      !std::all_of(text.begin() + 3, text.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      text[3] == '0') {
+    return -1;
+  }
+  const int n = std::stoi(text.substr(3));
+  for (int log = 0; log <= 6; ++log) {
+    if (n == 1 << log) {
+      return log;
+    }
+  }
+  return -1;
+}
+
+// A PRECISION axis: each value becomes the object of the three width keys it sets; a width key
+// may not be an axis of its own beside it.
+SweepAxis precision_axis(const nlohmann::ordered_json& axes, const nlohmann::ordered_json& values,
+                         const std::string& where) {
+  for (const char* k : kWidthKeys) {
+    if (axes.contains(k)) {
+      throw SpecError(fmt::format("{}: sets {}, which is an axis of its own too", where, k));
+    }
+  }
+  if (!values.is_array() || values.empty()) {
+    throw SpecError(where + ": must be a non-empty list such as [\"int4\", \"int8\", \"int16\"]");
+  }
+  SweepAxis a{kPrecisionKey, {}};
+  for (const auto& v : values) {
+    a.values.push_back(precision_keys(v, where));
+  }
+  return a;
+}
+
 void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
   if (!axes.is_object()) {
     throw SpecError(s.source + ": 'axes' must be an object: config key -> list of values or range");
   }
   for (auto it = axes.begin(); it != axes.end(); ++it) {
     const std::string where = fmt::format("{}: axis '{}'", s.source, it.key());
+    if (it.key() == kPrecisionKey && !s.base_keys.contains(it.key())) {
+      s.axes.push_back(precision_axis(axes, *it, where));
+      continue;
+    }
     if (!s.base_keys.contains(it.key())) {
       throw SpecError(where + ": not a config key");
     }
@@ -130,14 +171,29 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
     if (!p.is_object()) {
       throw SpecError(fmt::format("{}: points[{}] must be an object", s.source, i));
     }
+    nlohmann::json point = nlohmann::json::object();
     for (auto it = p.begin(); it != p.end(); ++it) {
+      const std::string where = fmt::format("{}: points[{}]: '{}'", s.source, i, it.key());
+      if (it.key() == kPrecisionKey && !s.base_keys.contains(it.key())) {
+        continue;
+      }
       if (!s.base_keys.contains(it.key())) {
         throw SpecError(
             fmt::format("{}: points[{}]: '{}' is not a config key", s.source, i, it.key()));
       }
-      check_axis_value(*it, fmt::format("{}: points[{}]: '{}'", s.source, i, it.key()));
+      check_axis_value(*it, where);
+      point[it.key()] = *it;
     }
-    s.points.push_back(nlohmann::json(p));
+    if (p.contains(kPrecisionKey) && !s.base_keys.contains(kPrecisionKey)) {
+      const std::string where = fmt::format("{}: points[{}]: '{}'", s.source, i, kPrecisionKey);
+      for (const char* k : kWidthKeys) {
+        if (p.contains(k)) {
+          throw SpecError(fmt::format("{}: sets {}, which the point sets too", where, k));
+        }
+      }
+      point.update(precision_keys(p[kPrecisionKey], where));
+    }
+    s.points.push_back(std::move(point));
   }
 }
 
@@ -295,6 +351,48 @@ std::string keys_id(const nlohmann::json& keys) {
 }
 
 }  // namespace
+
+nlohmann::json precision_keys(const nlohmann::json& value, const std::string& where) {
+  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  std::vector<std::string> parts;
+  for (size_t at = 0, slash = 0; slash != std::string::npos; at = slash + 1) {
+    slash = text.find('/', at);
+    parts.push_back(text.substr(at, slash == std::string::npos ? slash : slash - at));
+  }
+  std::vector<int> logs;
+  logs.reserve(parts.size());
+  for (const std::string& part : parts) {
+    logs.push_back(lane_log2(part));
+  }
+  const bool ok = (parts.size() == 1 || parts.size() == 3) &&
+                  std::none_of(logs.begin(), logs.end(), [](int l) { return l < 0; });
+  if (!ok) {
+    throw SpecError(fmt::format(
+        "{}: {} is not a precision: \"intN\" (inputs and weights N bits, accumulator 32) or "
+        "\"intI/intW/intA\" (input, weight, accumulator), N a power of two in 1..64",
+        where, value.dump()));
+  }
+  if (parts.size() == 1) {
+    logs = {logs[0], logs[0], 5};
+  }
+  return {{kWidthKeys[0], logs[0]}, {kWidthKeys[1], logs[1]}, {kWidthKeys[2], logs[2]}};
+}
+
+nlohmann::json precision_label(const nlohmann::json& keys) {
+  int logs[3];
+  for (int i = 0; i < 3; ++i) {
+    const auto it = keys.find(kWidthKeys[i]);
+    const double v = it != keys.end() && it->is_number() ? it->get<double>() : -1;
+    if (v < 0 || v > 30 || std::floor(v) != v) {
+      return nullptr;  // not a width the label can spell
+    }
+    logs[i] = static_cast<int>(v);
+  }
+  if (logs[0] == logs[1] && logs[2] == 5) {
+    return fmt::format("int{}", 1 << logs[0]);
+  }
+  return fmt::format("int{}/int{}/int{}", 1 << logs[0], 1 << logs[1], 1 << logs[2]);
+}
 
 SweepSpec SweepSpec::from_file(const std::string& path) {
   std::string text;
@@ -490,7 +588,12 @@ nlohmann::json DesignSpace::overrides_of(uint64_t source) const {
   nlohmann::json o = nlohmann::json::object();
   uint64_t rest = source;  // mixed-radix digits, the last axis fastest
   for (size_t a = m_spec.axes.size(); a-- > 0;) {
-    o[m_spec.axes[a].key] = m_spec.axes[a].values[rest % m_spec.axes[a].values.size()];
+    const nlohmann::json& v = m_spec.axes[a].values[rest % m_spec.axes[a].values.size()];
+    if (v.is_object()) {  // PRECISION: the three width keys
+      o.update(v);
+    } else {
+      o[m_spec.axes[a].key] = v;
+    }
     rest /= m_spec.axes[a].values.size();
   }
   return o;

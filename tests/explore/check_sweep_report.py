@@ -215,4 +215,5 @@ def main():
           "(8 and 1,108 designs, 54 layers)")
 
 
-main()
+if __name__ == "__main__":
+    main()

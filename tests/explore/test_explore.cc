@@ -15,6 +15,7 @@
 #include "test_paths.h"
 #include "vta/explore/constraint_expr.h"
 #include "vta/explore/results_db.h"
+#include "vta/explore/sweep_job.h"
 #include "vta/explore/sweep_spec.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/error.h"
@@ -356,6 +357,121 @@ TEST_CASE("design space: a large grid without materialising it", "[explore][spec
   CHECK(last.overrides == nlohmann::json({{"LOG_BLOCK", 5}}));
   CHECK(last.keys["CLOCK_MHZ"] == s.base_keys["CLOCK_MHZ"]);  // explicit points start from the base
   CHECK(p.id != last.id);
+}
+
+namespace {
+
+// The three width keys of a point as (inp, wgt, acc).
+std::vector<int> widths_of(const DesignPoint& p) {
+  return {p.keys["LOG_INP_WIDTH"].get<int>(), p.keys["LOG_WGT_WIDTH"].get<int>(),
+          p.keys["LOG_ACC_WIDTH"].get<int>()};
+}
+
+}  // namespace
+
+// PRECISION sets the three log2 width keys: "intN" is N-bit inputs and weights with an int32
+// accumulator, "intI/intW/intA" all three (log2 of 4, 8, 16, 32 = 2, 3, 4, 5, by hand).
+TEST_CASE("sweep expansion: the PRECISION axis and point key", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  const auto g = expand(spec_of(
+      R"({"base": "pynq", "axes": {"PRECISION": ["int4", "int8", "int16", "int4/int4/int16"],)"
+      R"( "LOG_BLOCK": [4, 5]}, )" +
+      w + "}"));
+  REQUIRE(g.size() == 8);
+  const std::vector<std::vector<int>> expected = {{2, 2, 5}, {3, 3, 5}, {4, 4, 5}, {2, 2, 4}};
+  for (size_t i = 0; i < g.size(); ++i) {
+    CHECK(widths_of(g[i]) == expected[i / 2]);  // PRECISION slowest, as the first axis
+    CHECK(g[i].keys["LOG_BLOCK"] == 4 + int(i % 2));
+    CHECK(!g[i].keys.contains("PRECISION"));  // not a config key: only its three keys are set
+  }
+  CHECK(g[7].overrides ==
+        nlohmann::json(
+            {{"LOG_INP_WIDTH", 2}, {"LOG_WGT_WIDTH", 2}, {"LOG_ACC_WIDTH", 4}, {"LOG_BLOCK", 5}}));
+  // The column's spelling: short when inputs and weights agree over an int32 accumulator.
+  CHECK(precision_label(g[0].keys) == "int4");
+  CHECK(precision_label(g[2].keys) == "int8");
+  CHECK(precision_label(g[7].keys) == "int4/int4/int16");
+  CHECK(precision_label(
+            nlohmann::json{{"LOG_INP_WIDTH", 2}, {"LOG_WGT_WIDTH", 4}, {"LOG_ACC_WIDTH", 5}}) ==
+        "int4/int16/int32");
+  CHECK(precision_label(nlohmann::json{{"LOG_INP_WIDTH", 3}}).is_null());
+  // int8 is pynq's own widths: the same design (id) as the base, kept once beside it.
+  const auto same = expand(spec_of(
+      R"({"base": "pynq", "axes": {"PRECISION": ["int8"]}, "points": [{}, {"PRECISION": "int16"},)"
+      R"( {"LOG_INP_WIDTH": 4, "LOG_WGT_WIDTH": 4}], )" +
+      w + "}"));
+  REQUIRE(same.size() == 2);
+  CHECK(same[0].id == expand(spec_of(R"({"base": "pynq", )" + w + "}")).front().id);
+  CHECK(widths_of(same[1]) == std::vector<int>{4, 4, 5});
+  // Constraints see the width keys; a sample draws from the grid they set.
+  const std::string axes = R"("axes": {"PRECISION": ["int4", "int8", "int16"], )"
+                           R"("LOG_INP_BUFF_SIZE": [14, 15, 16]})";
+  const auto paired =
+      expand(spec_of(R"({"base": "pynq", )" + axes +
+                     R"(, "constraints": "LOG_INP_BUFF_SIZE - LOG_INP_WIDTH == 12", )" + w + "}"));
+  REQUIRE(paired.size() == 3);  // int4 at 14, int8 at 15, int16 at 16
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(paired[i].keys["LOG_INP_BUFF_SIZE"] == 14 + int(i));
+    CHECK(paired[i].keys["LOG_INP_WIDTH"] == 2 + int(i));
+  }
+  const auto sampled = expand(spec_of(R"({"base": "pynq", )" + axes +
+                                      R"(, "sample": {"count": 4, "seed": 3}, )" + w + "}"));
+  REQUIRE(sampled.size() == 4);
+  for (const DesignPoint& p : sampled) {
+    CHECK(precision_label(p.keys).get<std::string>().rfind("int", 0) == 0);
+  }
+}
+
+TEST_CASE("sweep specs: PRECISION errors are named", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  for (const char* bad : {R"("int3")", R"("int8/int8")", R"("float16")", "8", R"("INT8")",
+                          R"("int08")", R"("int128")", R"("int4/int4/int16/int32")"}) {
+    CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"PRECISION": [)" + std::string(bad) +
+                          "]}, " + w + "}"),
+               Catch::Contains(std::string("axis 'PRECISION': ") + bad + " is not a precision"));
+  }
+  CHECK_THAT(
+      spec_error(R"({"base": "pynq", "axes": {"PRECISION": {"from": 4, "to": 8}}, )" + w + "}"),
+      Catch::Contains("axis 'PRECISION': must be a non-empty list"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"PRECISION": ["int4"], "LOG_ACC_WIDTH": )"
+                        R"([4, 5]}, )" +
+                        w + "}"),
+             Catch::Contains("axis 'PRECISION': sets LOG_ACC_WIDTH, which is an axis of its own"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "points": [{"LOG_BLOCK": 5}, {"PRECISION": "int4", )"
+                        R"("LOG_WGT_WIDTH": 3}], )" +
+                        w + "}"),
+             Catch::Contains("points[1]: 'PRECISION': sets LOG_WGT_WIDTH, which the point sets"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "points": [{"PRECISION": "int5"}], )" + w + "}"),
+             Catch::Contains("points[0]: 'PRECISION': \"int5\" is not a precision"));
+}
+
+// Widths the rule refuses are rows of status invalid with the rule's reason, not failures
+// (docs/element_widths.md: int4 at pynq's byte sizes has 4096-deep buffers, which the GEMM
+// instruction cannot address in 128 bits; the output lane may not be wider than the
+// accumulator; accumulators are int16 or int32).
+TEST_CASE("sweep jobs: illegal widths are invalid rows naming the rule", "[explore][spec]") {
+  const SweepSpec s = spec_of(
+      R"({"base": "pynq", "backend": "fsim", "workloads": ["matmul:16x16x16"], "axes": )"
+      R"({"PRECISION": ["int4", "int8", "int16", "int32/int32/int16", "int8/int8/int8"]}})");
+  const auto points = expand(s);
+  REQUIRE(points.size() == 5);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"invalid", "the GEMM instruction needs 132 bits"},
+      {"ok", ""},
+      {"ok", ""},
+      {"invalid", "LOG_INP_WIDTH = 5 is wider than LOG_ACC_WIDTH = 4"},
+      {"invalid", "key 'LOG_ACC_WIDTH' = 3 is out of range [4, 5]"}};
+  const std::vector<std::string> labels = {"int4", "int8", "int16", "int32/int32/int16",
+                                           "int8/int8/int8"};
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto rows = run_job(s, SweepJob{&points[i], 0});
+    CAPTURE(labels[i], rows.front().dump());
+    CHECK(rows.front()["status"] == expected[i].first);
+    CHECK(rows.front()["precision"] == labels[i]);
+    if (!expected[i].second.empty()) {
+      CHECK_THAT(rows.front()["error"].get<std::string>(), Catch::Contains(expected[i].second));
+    }
+  }
 }
 
 TEST_CASE("results database: replace, status, export, merge", "[explore][db]") {

@@ -89,6 +89,17 @@ class DesignSpace {
   std::vector<uint64_t> m_sources;  // kept points, in sweep order
 };
 
+// The PRECISION axis and point key: element widths by name instead of the three log2 keys.
+// "intN" sets LOG_INP_WIDTH = LOG_WGT_WIDTH = log2 N and LOG_ACC_WIDTH = 5 (int32);
+// "intI/intW/intA" sets the three (N, I, W, A powers of two in 1..64). Whether the widths are
+// legal is the config's business (an invalid row), not the spec's.
+inline constexpr const char* kPrecisionKey = "PRECISION";
+// The three width keys of a PRECISION value; SpecError (naming `where`) for another spelling.
+nlohmann::json precision_keys(const nlohmann::json& value, const std::string& where);
+// The `precision` column of a design: "int8" when inputs and weights have one width and the
+// accumulator is int32, else "int4/int4/int16"; null when a width key is missing.
+nlohmann::json precision_label(const nlohmann::json& keys);
+
 // Every point of DesignSpace(spec), materialised (small sweeps, tests).
 std::vector<DesignPoint> expand(const SweepSpec& spec);
 // The grid size before constraints and sampling (the product of the axis lengths; 1 if none).
