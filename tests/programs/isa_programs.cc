@@ -1004,6 +1004,80 @@ IsaTestCase sram_persistence_case(const HwConfig& cfg) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Whole accumulator lanes through a narrower out lane: after GEMM (optional) and ALU steps that
+// overflow the accumulator, STORE the lanes slice by slice (ALU >> OUT_WIDTH between stores), so
+// that every bit of the wrapped ACC_WIDTH-bit result is seen even where OUT_WIDTH < ACC_WIDTH.
+
+// Pushes the slice stores of `n` acc tiles (from tile 0) into `out` and returns the expected
+// out lanes given the final acc lanes `acc` (n tiles).
+std::vector<int32_t> push_acc_slices(ProgramBuilder& pb, const DeviceBuffer& out, uint32_t n,
+                                     uint32_t shift_uop, std::vector<int32_t> acc) {
+  const HwConfig& cfg = pb.cfg();
+  const int slices = cfg.acc_width / cfg.out_width;
+  std::vector<int32_t> expect;
+  for (int sl = 0; sl < slices; ++sl) {
+    if (sl > 0) {
+      UopLoop l{shift_uop, shift_uop + 1, 1, n, 0, 1, 0, 1};
+      pb.push(make_alu(kAluShr, l, true, cfg.out_width, Deps{0, 1, 0, 1}));
+      for (int32_t& a : acc) {
+        a = ref_alu_lane(cfg, kAluShr, a, cfg.out_width);
+      }
+    }
+    pb.push(make_store_1d(0, out.elem(cfg, kMemOut) + sl * n, n, Deps{1, 0, 1, 0}));
+    const std::vector<int32_t> st = stored(cfg, acc);
+    expect.insert(expect.end(), st.begin(), st.end());
+  }
+  pb.push(make_finish(false, true));
+  return expect;
+}
+
+IsaTestCase acc_slices_case(const HwConfig& cfg, bool gemm) {
+  return {
+      gemm ? "acc_slices_gemm_alu" : "acc_slices_alu", [cfg, gemm](Backend& be) {
+        const uint32_t seed = 61 + gemm, n = 4;
+        std::mt19937 rng(seed);
+        const size_t lanes = acc_lanes(cfg);
+        ProgramBuilder pb(cfg, be.dram());
+        DeviceBuffer a = pb.alloc(2 * n * cfg.acc_elem_bytes);
+        DeviceBuffer inp = pb.alloc(n * cfg.inp_elem_bytes), wgt = pb.alloc(cfg.wgt_elem_bytes);
+        DeviceBuffer out = pb.alloc(n * (cfg.acc_width / cfg.out_width) * cfg.out_elem_bytes);
+        // tiles [0, n): the lanes worked on; [n, 2n): the vector operands. Every bit pattern.
+        std::vector<int32_t> acc = random_bits(cfg, kMemAcc, a, 2 * n, rng);
+        const std::vector<int32_t> iv = random_bits(cfg, kMemInp, inp, n, rng);
+        const std::vector<int32_t> wv = random_bits(cfg, kMemWgt, wgt, 1, rng);
+        // uop 0: dst t, src n + t (inp t, wgt 0) over the loop; uop 1: in place.
+        DeviceBuffer uops = pb.alloc_uops({Uop{0, n, 0}, Uop{0, 0, 0}});
+        pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 2));
+        pb.push(make_load_1d(kMemAcc, 0, a.elem(cfg, kMemAcc), 2 * n));
+        if (gemm) {
+          pb.push(make_load_1d(kMemInp, n, inp.elem(cfg, kMemInp), n));
+          pb.push(make_load_1d(kMemWgt, 0, wgt.elem(cfg, kMemWgt), 1, Deps{0, 0, 0, 1}));
+          pb.push(make_gemm(UopLoop{0, 1, 1, n, 0, 1, 0, 1}, false, Deps{1, 0, 0, 0}));
+          for (uint32_t t = 0; t < n; ++t) {
+            ref_gemm_lanes(cfg, &acc[t * lanes], &iv[t * tile_lanes(cfg, kMemInp)], wv.data());
+          }
+        }
+        const UopLoop vec{0, 1, 1, n, 0, 1, 0, 1}, imm{1, 2, 1, n, 0, 1, 0, 1};
+        const struct {
+          uint32_t op;
+          bool use_imm;
+          int32_t imm;
+        } steps[] = {
+            {kAluMul, false, 0}, {kAluAdd, true, -12345}, {kAluShr, true, -3}, {kAluMax, false, 0}};
+        for (const auto& st : steps) {
+          pb.push(make_alu(st.op, st.use_imm ? imm : vec, st.use_imm, st.imm,
+                           Deps{0, 0, 0, st.op == kAluMax}));
+          for (size_t k = 0; k < n * lanes; ++k) {
+            acc[k] = ref_alu_lane(cfg, st.op, acc[k], st.use_imm ? st.imm : acc[n * lanes + k]);
+          }
+        }
+        acc.resize(n * lanes);
+        const std::vector<int32_t> expect = push_acc_slices(pb, out, n, 1, acc);
+        return with_seed(run_and_compare(pb, be, expect, out), seed);
+      }};
+}
+
+// ---------------------------------------------------------------------------------------------
 // Illegal programs.
 
 IsaTestCase error_case(const HwConfig& cfg, const std::string& name,
@@ -1057,6 +1131,8 @@ std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg) {
   }
   v.push_back(nop_sync_case(cfg));
   v.push_back(sram_persistence_case(cfg));
+  v.push_back(acc_slices_case(cfg, false));
+  v.push_back(acc_slices_case(cfg, true));
   return v;
 }
 

@@ -26,9 +26,11 @@ struct IsaTestCase {
 // narrowing and strides, the output-buffer rule, GEMM loop nests and reset, every ALU op with
 // immediate and vector operands (incl. shifts beyond 31), the upstream alu_test, gemm_test and
 // blocked_gemm_test scenarios (1 and 2 virtual threads, compressed and uncompressed uops),
-// runtime-style NOP synchronisation and SRAM persistence across runs. Data, packing and
-// references follow the config's element widths (lane_reference.h): lanes packed LSB first and
-// sign-extended on load, GEMM and ALU results wrapped at ACC_WIDTH, STORE keeping OUT_WIDTH bits.
+// runtime-style NOP synchronisation, SRAM persistence across runs, and whole accumulator lanes
+// (after GEMM and overflowing ALU steps) read through the out lane in ACC_WIDTH / OUT_WIDTH
+// slices. Data, packing and references follow the config's element widths (lane_reference.h):
+// lanes packed LSB first and sign-extended on load, GEMM and ALU results wrapped at ACC_WIDTH,
+// STORE keeping OUT_WIDTH bits.
 std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg);
 // Illegal programs, each expecting a ProgramError whose message contains a pinned text naming
 // instruction index, unit and field.
