@@ -2,7 +2,9 @@
 // LOAD / GEMM / ALU / STORE program per width combination, checked against a plain reference
 // written here (sign extension, the 2^ACC_WIDTH wrap and the store truncation spelled out on
 // 64-bit integers) and fsim against cycle bit for bit (outputs and upstream counters). Built a
-// second time with VTA_WIDTHS_RTL (test_widths_rtl) for the Verilated int32 model as well.
+// second time with VTA_WIDTHS_RTL (test_widths_rtl) for the Verilated int32, small_int4 and
+// small_int8_acc16 models as well. The whole ISA program suite at these widths is in
+// tests/programs (kIsaWidthConfigs).
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -164,9 +166,8 @@ std::vector<uint8_t> reference(const HwConfig& c, const std::vector<uint8_t>& da
   return out;
 }
 
-void check_widths(int log_inp, int log_wgt, int log_acc) {
-  const HwConfig c = width_config(log_inp, log_wgt, log_acc);
-  const uint32_t seed = 2900 + 100 * log_inp + 10 * log_wgt + log_acc;
+void check_config(const HwConfig& c) {
+  const uint32_t seed = 2900 + 100 * c.log_inp_width + 10 * c.log_wgt_width + c.log_acc_width;
   INFO("config " << c.model_name << " seed " << seed);
   std::mt19937 rng(seed);
   std::vector<uint8_t> data(2 * c.inp_elem_bytes + 3 * c.wgt_elem_bytes + 2 * c.acc_elem_bytes +
@@ -194,6 +195,10 @@ void check_widths(int log_inp, int log_wgt, int log_acc) {
 #endif
 }
 
+void check_widths(int log_inp, int log_wgt, int log_acc) {
+  check_config(width_config(log_inp, log_wgt, log_acc));
+}
+
 }  // namespace
 
 #ifdef VTA_WIDTHS_RTL
@@ -203,6 +208,16 @@ TEST_CASE("int32 elements on rtl, cycle and fsim", "[rtl][widths]") {
           HwConfig::from_file(config_path("pynq_int32")).model_name);
   check_widths(5, 5, 5);
 }
+
+#ifdef VTA_WIDTHS_RTL_SMALL
+// The Verilated models of the small int4 (BATCH 2) and int16-accumulator presets.
+TEST_CASE("small_int4 and small_int8_acc16 on rtl, cycle and fsim", "[rtl][widths]") {
+  for (const char* name : {"small_int4", "small_int8_acc16"}) {
+    INFO(name);
+    check_config(HwConfig::from_file(config_path(name)));
+  }
+}
+#endif
 #else
 
 TEST_CASE("int4 inputs and weights, int16 accumulators: fsim and cycle", "[fsim][widths]") {

@@ -8,36 +8,59 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "lane_reference.h"
 #include "program_builder.h"
-#include "ref_alu.h"
 #include "test_paths.h"
+#include "vta/sim/config_source.h"
 #include "vta/sim/error.h"
 
 namespace vta::testprog {
 
 namespace {
 
-using testref::ref_alu;
-
 // ---------------------------------------------------------------------------------------------
-// Plain C++ reference of the datapath (written from vta-reference.md 3.5/3.6 and DESIGN.md 4).
+// The plain reference of the datapath at the config's widths is lane_reference.h (written from
+// vta-reference.md 3.5/3.6, DESIGN.md 4 and docs/element_widths.md). Host-side data are lanes:
+// int32_t values packed into DRAM at the config's width.
 
 size_t acc_lanes(const HwConfig& c) {
-  return static_cast<size_t>(c.batch) * c.block_out;
+  return tile_lanes(c, kMemAcc);
 }
 
-// acc tile += inp tile x wgt tile^T, wrapping modulo 2^32.
-void ref_gemm_tile(const HwConfig& c, int32_t* acc, const int8_t* inp, const int8_t* wgt) {
-  for (int b = 0; b < c.batch; ++b) {
-    for (int oc = 0; oc < c.block_out; ++oc) {
-      int64_t dot = 0;
-      for (int k = 0; k < c.block_in; ++k) {
-        dot += inp[b * c.block_in + k] * wgt[oc * c.block_in + k];
-      }
-      int32_t& a = acc[b * c.block_out + oc];
-      a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(dot));
-    }
+// Lanes of `tiles` tiles of a memory type at the start of buffer `b`.
+std::vector<int32_t> buffer_lanes(const HwConfig& c, uint32_t type, const DeviceBuffer& b,
+                                  size_t tiles) {
+  return read_lanes(c, type, b.host, tiles * tile_lanes(c, type));
+}
+
+// Fills buffer `b` with `lanes` packed at the width of `type`; returns them.
+std::vector<int32_t> put_lanes(const HwConfig& c, uint32_t type, const DeviceBuffer& b,
+                               std::vector<int32_t> lanes) {
+  write_lanes(c, type, b.host, lanes);
+  return lanes;
+}
+
+// `tiles` tiles of random lanes in [lo, hi) (narrowed to the lane range) written to `b`.
+std::vector<int32_t> random_tiles(const HwConfig& c, uint32_t type, const DeviceBuffer& b,
+                                  size_t tiles, int64_t lo, int64_t hi, std::mt19937& rng) {
+  return put_lanes(c, type, b,
+                   random_lanes(tiles * tile_lanes(c, type), lane_bits(c, type), lo, hi, rng));
+}
+
+// Every bit pattern: random bytes, read back as lanes.
+std::vector<int32_t> random_bits(const HwConfig& c, uint32_t type, const DeviceBuffer& b,
+                                 size_t tiles, std::mt19937& rng) {
+  fill_random_i8(reinterpret_cast<int8_t*>(b.host), b.bytes, -128, 128, rng);
+  return buffer_lanes(c, type, b, tiles);
+}
+
+// What STORE writes for accumulator lanes `acc`.
+std::vector<int32_t> stored(const HwConfig& c, const std::vector<int32_t>& acc) {
+  std::vector<int32_t> out(acc.size());
+  for (size_t k = 0; k < acc.size(); ++k) {
+    out[k] = ref_store_lane(c, acc[k]);
   }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -51,25 +74,26 @@ std::string run_checked(ProgramBuilder& pb, Backend& be) {
   return d.empty() ? "" : "counters differ: " + d;
 }
 
-// First differing byte of two int8 images of `tile_bytes`-byte tiles.
-std::string compare_i8(const int8_t* expected, const int8_t* actual, size_t n, size_t tile_bytes,
-                       const std::string& what) {
-  for (size_t k = 0; k < n; ++k) {
-    if (expected[k] != actual[k]) {
-      return fmt::format("{}: tile {} lane {} expected {} got {}", what, k / tile_bytes,
-                         k % tile_bytes, expected[k], actual[k]);
+// First differing out lane of `expected` and the out tiles at `actual`.
+std::string compare_out(const HwConfig& c, const std::vector<int32_t>& expected,
+                        const uint8_t* actual, const std::string& what) {
+  const std::vector<int32_t> got = read_lanes(c, kMemOut, actual, expected.size());
+  const size_t lanes = tile_lanes(c, kMemOut);
+  for (size_t k = 0; k < expected.size(); ++k) {
+    if (expected[k] != got[k]) {
+      return fmt::format("{}: tile {} lane {} expected {} got {}", what, k / lanes, k % lanes,
+                         expected[k], got[k]);
     }
   }
   return "";
 }
 
-// Runs with counter checks, then compares `out` with `expect` (tiles of `tile_bytes`).
-std::string run_and_compare(ProgramBuilder& pb, Backend& be, const std::vector<int8_t>& expect,
-                            const DeviceBuffer& out, size_t tile_bytes) {
+// Runs with counter checks, then compares the out lanes in `out` with `expect`.
+std::string run_and_compare(ProgramBuilder& pb, Backend& be, const std::vector<int32_t>& expect,
+                            const DeviceBuffer& out) {
   std::string r = run_checked(pb, be);
   if (r.empty()) {
-    r = compare_i8(expect.data(), reinterpret_cast<const int8_t*>(out.host), expect.size(),
-                   tile_bytes, "out");
+    r = compare_out(pb.cfg(), expect, out.host, "out");
   }
   return r;
 }
@@ -120,6 +144,151 @@ PadCombo pad_combo(int mask) {
 
 constexpr uint32_t kPadYs = 2, kPadXs = 3, kPadStride = 4;
 
+// One padded-load program: the padded LOAD over a dirty buffer, then the compute that makes its
+// tiles observable through STORE.
+struct PadProgram {
+  const HwConfig& cfg;
+  ProgramBuilder& pb;
+  Insn dirty, padded;
+  uint32_t t_count;
+  // Lanes of SRAM tile t after the padded load (zeros for a padding tile).
+  std::function<std::vector<int32_t>(uint32_t)> tile;
+};
+
+// The value 1 as a lane of `bits` bits (-1 for 1-bit lanes).
+int32_t unit_lane(int bits) {
+  return wrap_lane(1, bits);
+}
+
+// INP: acc = inp x identity (BLOCK_IN = BLOCK_OUT), so out = inp (times the weight's 1).
+std::vector<int32_t> push_pad_inp(PadProgram& p) {
+  const HwConfig& cfg = p.cfg;
+  const int32_t one = unit_lane(cfg.wgt_width);
+  DeviceBuffer ident = p.pb.alloc(cfg.wgt_elem_bytes);
+  for (int oc = 0; oc < cfg.block_out; ++oc) {
+    write_lane(ident.host, cfg.wgt_width, oc * cfg.block_in + oc, one);
+  }
+  DeviceBuffer uops = p.pb.alloc_uops({Uop{0, 0, 0}});
+  p.pb.push(p.dirty);
+  p.pb.push(p.padded);
+  p.pb.push(make_load_1d(kMemWgt, 0, ident.elem(cfg, kMemWgt), 1, Deps{0, 0, 0, 1}));
+  p.pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
+  UopLoop l;
+  l.iter_in = p.t_count;
+  l.dst_factor_in = 1;
+  p.pb.push(make_gemm(l, true));
+  l.src_factor_in = 1;
+  p.pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+  std::vector<int32_t> expect;
+  for (uint32_t t = 0; t < p.t_count; ++t) {
+    for (int32_t v : p.tile(t)) {
+      expect.push_back(ref_store_lane(cfg, wrap_lane(int64_t{v} * one, cfg.acc_width)));
+    }
+  }
+  return expect;
+}
+
+// WGT: one-hot inputs e_k read column k of every weight tile: out (t, k) = wgt_t[:, k].
+std::vector<int32_t> push_pad_wgt(PadProgram& p) {
+  const HwConfig& cfg = p.cfg;
+  const uint32_t bin = cfg.block_in;
+  const int32_t one = unit_lane(cfg.inp_width);
+  DeviceBuffer onehot = p.pb.alloc(bin * cfg.inp_elem_bytes);
+  std::vector<Uop> kernel;
+  for (uint32_t k = 0; k < bin; ++k) {
+    for (int b = 0; b < cfg.batch; ++b) {
+      write_lane(onehot.host + k * cfg.inp_elem_bytes, cfg.inp_width, b * bin + k, one);
+    }
+    kernel.push_back(Uop{k, k, 0});
+  }
+  DeviceBuffer uops = p.pb.alloc_uops(kernel);
+  p.pb.push(make_load_1d(kMemInp, 0, onehot.elem(cfg, kMemInp), bin));
+  p.pb.push(p.dirty);
+  Insn last = p.padded;
+  last.push_next_dep = true;
+  p.pb.push(last);
+  p.pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, bin));
+  UopLoop l;
+  l.uop_end = bin;
+  l.iter_in = p.t_count;
+  l.dst_factor_in = bin;
+  p.pb.push(make_gemm(l, true));
+  l.wgt_factor_in = 1;
+  p.pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
+  std::vector<int32_t> expect;
+  for (uint32_t t = 0; t < p.t_count; ++t) {
+    const std::vector<int32_t> w = p.tile(t);
+    for (uint32_t k = 0; k < bin; ++k) {
+      for (int b = 0; b < cfg.batch; ++b) {
+        for (int oc = 0; oc < cfg.block_out; ++oc) {
+          const int64_t v = int64_t{w[oc * bin + k]} * one;
+          expect.push_back(ref_store_lane(cfg, wrap_lane(v, cfg.acc_width)));
+        }
+      }
+    }
+  }
+  return expect;
+}
+
+// ACC / ACC_8BIT: copy (ACC: >> 0) or shift right (ACC_8BIT) far enough that the out lane shows
+// bits above the int8 sign bit, i.e. the sign extension.
+std::vector<int32_t> push_pad_acc(PadProgram& p, uint32_t type) {
+  const HwConfig& cfg = p.cfg;
+  const int32_t shift = type == kMemAcc ? 0 : std::max(1, 9 - cfg.out_width);
+  DeviceBuffer uops = p.pb.alloc_uops({Uop{0, 0, 0}});
+  p.pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
+  p.pb.push(p.dirty);
+  p.pb.push(p.padded);
+  UopLoop l;
+  l.iter_in = p.t_count;
+  l.dst_factor_in = 1;
+  l.src_factor_in = 1;
+  p.pb.push(make_alu(kAluShr, l, true, shift, Deps{0, 0, 0, 1}));
+  std::vector<int32_t> expect;
+  for (uint32_t t = 0; t < p.t_count; ++t) {
+    for (int32_t v : p.tile(t)) {
+      expect.push_back(ref_store_lane(cfg, ref_alu_lane(cfg, kAluShr, v, shift)));
+    }
+  }
+  return expect;
+}
+
+// One pad combination of a padded load of `type`, read back through STORE.
+std::string run_pad_combo(const HwConfig& cfg, uint32_t type, const PadCombo& c, Backend& be,
+                          std::mt19937& rng) {
+  const uint32_t w = c.x0 + kPadXs + c.x1, h = c.y0 + kPadYs + c.y1, t_count = w * h;
+  ProgramBuilder pb(cfg, be.dram());
+  const uint32_t garbage_type = type == kMemAcc8 ? kMemAcc : type;
+  const size_t e = cfg.elem_bytes(static_cast<int>(type));
+  DeviceBuffer src = pb.alloc(kPadYs * kPadStride * e);
+  DeviceBuffer garbage = pb.alloc(t_count * cfg.elem_bytes(static_cast<int>(garbage_type)));
+  fill_random_i8(reinterpret_cast<int8_t*>(src.host), src.bytes, -128, 128, rng);
+  fill_random_i8(reinterpret_cast<int8_t*>(garbage.host), garbage.bytes, 1, 100, rng);
+  PadProgram p{cfg,
+               pb,
+               make_load_1d(garbage_type, 0, garbage.elem(cfg, garbage_type), t_count),
+               make_load_store(kOpLoad, type, 0, src.elem(cfg, type), kPadYs, kPadXs, kPadStride,
+                               {}, c.y0, c.y1, c.x0, c.x1),
+               t_count,
+               nullptr};
+  p.tile = [&](uint32_t t) {
+    const uint32_t r = t / w, col = t % w;
+    const size_t n = tile_lanes(cfg, type);
+    if (r < c.y0 || r >= c.y0 + kPadYs || col < c.x0 || col >= c.x0 + kPadXs) {
+      return std::vector<int32_t>(n, 0);
+    }
+    return read_lanes(cfg, type, src.host + ((r - c.y0) * kPadStride + (col - c.x0)) * e, n);
+  };
+  const std::vector<int32_t> expect = type == kMemInp   ? push_pad_inp(p)
+                                      : type == kMemWgt ? push_pad_wgt(p)
+                                                        : push_pad_acc(p, type);
+  const uint32_t out_tiles = type == kMemWgt ? t_count * cfg.block_in : t_count;
+  DeviceBuffer out = pb.alloc(out_tiles * cfg.out_elem_bytes);
+  pb.push(make_store_1d(0, out.elem(cfg, kMemOut), out_tiles, Deps{1, 0, 1, 0}));
+  pb.push(make_finish(false, true));
+  return run_and_compare(pb, be, expect, out);
+}
+
 IsaTestCase load_pad_case(const HwConfig& cfg, uint32_t type) {
   const std::string name = std::string("load_pad_") + (type == kMemInp   ? "inp"
                                                        : type == kMemWgt ? "wgt"
@@ -128,124 +297,9 @@ IsaTestCase load_pad_case(const HwConfig& cfg, uint32_t type) {
   return {name, [cfg, type](Backend& be) -> std::string {
             const uint32_t seed = 100 + type;
             std::mt19937 rng(seed);
-            const size_t lanes = acc_lanes(cfg);
             for (int mask = 0; mask < 16; ++mask) {
               const PadCombo p = pad_combo(mask);
-              const uint32_t w = p.x0 + kPadXs + p.x1, h = p.y0 + kPadYs + p.y1, t_count = w * h;
-              ProgramBuilder pb(cfg, be.dram());
-              const uint32_t src_type = type == kMemAcc8 ? kMemAcc8 : type;
-              const size_t e = cfg.elem_bytes(static_cast<int>(src_type));
-              const size_t ge = cfg.elem_bytes(static_cast<int>(type == kMemAcc8 ? kMemAcc : type));
-              DeviceBuffer src = pb.alloc(kPadYs * kPadStride * e);
-              DeviceBuffer garbage = pb.alloc(t_count * ge);
-              fill_random_i8(reinterpret_cast<int8_t*>(src.host), src.bytes, -128, 128, rng);
-              fill_random_i8(reinterpret_cast<int8_t*>(garbage.host), garbage.bytes, 1, 100, rng);
-              const uint32_t garbage_type = type == kMemAcc8 ? kMemAcc : type;
-              // Expected SRAM tile t (row r, column c) as int8 lanes after readout.
-              uint32_t out_tiles = t_count;
-              size_t out_bytes_per_tile = cfg.out_elem_bytes;
-              std::vector<int8_t> expect;
-              const auto data_tile = [&](uint32_t t) -> const uint8_t* {
-                const uint32_t r = t / w, c = t % w;
-                if (r < p.y0 || r >= p.y0 + kPadYs || c < p.x0 || c >= p.x0 + kPadXs) {
-                  return nullptr;
-                }
-                return src.host + ((r - p.y0) * kPadStride + (c - p.x0)) * e;
-              };
-              const Insn padded = make_load_store(kOpLoad, type, 0, src.elem(cfg, src_type), kPadYs,
-                                                  kPadXs, kPadStride, {}, p.y0, p.y1, p.x0, p.x1);
-              const Insn dirty =
-                  make_load_1d(garbage_type, 0, garbage.elem(cfg, garbage_type), t_count);
-              if (type == kMemInp) {
-                // acc = inp x identity, so out = inp.
-                DeviceBuffer ident = pb.alloc(cfg.wgt_elem_bytes);
-                for (int oc = 0; oc < cfg.block_out; ++oc) {
-                  ident.host[oc * cfg.block_in + oc] = 1;
-                }
-                DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
-                pb.push(dirty);
-                pb.push(padded);
-                pb.push(make_load_1d(kMemWgt, 0, ident.elem(cfg, kMemWgt), 1, Deps{0, 0, 0, 1}));
-                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
-                UopLoop l;
-                l.iter_in = t_count;
-                l.dst_factor_in = 1;
-                pb.push(make_gemm(l, true));
-                l.src_factor_in = 1;
-                pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
-                for (uint32_t t = 0; t < t_count; ++t) {
-                  const uint8_t* d = data_tile(t);
-                  for (size_t k = 0; k < lanes; ++k) {
-                    expect.push_back(d ? static_cast<int8_t>(d[k]) : 0);
-                  }
-                }
-              } else if (type == kMemWgt) {
-                // One-hot inputs e_k read column k of every weight tile: out (t, k) = wgt_t[:, k].
-                const uint32_t bin = cfg.block_in;
-                DeviceBuffer onehot = pb.alloc(bin * cfg.inp_elem_bytes);
-                for (uint32_t k = 0; k < bin; ++k) {
-                  for (int b = 0; b < cfg.batch; ++b) {
-                    onehot.host[k * cfg.inp_elem_bytes + b * bin + k] = 1;
-                  }
-                }
-                std::vector<Uop> kernel;
-                for (uint32_t k = 0; k < bin; ++k) {
-                  kernel.push_back(Uop{k, k, 0});
-                }
-                DeviceBuffer uops = pb.alloc_uops(kernel);
-                pb.push(make_load_1d(kMemInp, 0, onehot.elem(cfg, kMemInp), bin));
-                pb.push(dirty);
-                Insn last = padded;
-                last.push_next_dep = true;
-                pb.push(last);
-                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, bin));
-                UopLoop l;
-                l.uop_end = bin;
-                l.iter_in = t_count;
-                l.dst_factor_in = bin;
-                pb.push(make_gemm(l, true));
-                l.wgt_factor_in = 1;
-                pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
-                out_tiles = t_count * bin;
-                for (uint32_t t = 0; t < t_count; ++t) {
-                  const uint8_t* d = data_tile(t);
-                  for (uint32_t k = 0; k < bin; ++k) {
-                    for (int b = 0; b < cfg.batch; ++b) {
-                      for (int oc = 0; oc < cfg.block_out; ++oc) {
-                        expect.push_back(d ? static_cast<int8_t>(d[oc * bin + k]) : 0);
-                      }
-                    }
-                  }
-                }
-              } else {
-                // ACC / ACC_8BIT: copy (ACC: >> 0) or halve (ACC_8BIT: >> 1, shows sign extension).
-                const int32_t shift = type == kMemAcc ? 0 : 1;
-                DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
-                pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
-                pb.push(dirty);
-                pb.push(padded);
-                UopLoop l;
-                l.iter_in = t_count;
-                l.dst_factor_in = 1;
-                l.src_factor_in = 1;
-                pb.push(make_alu(kAluShr, l, true, shift, Deps{0, 0, 0, 1}));
-                for (uint32_t t = 0; t < t_count; ++t) {
-                  const uint8_t* d = data_tile(t);
-                  for (size_t k = 0; k < lanes; ++k) {
-                    int32_t v = 0;
-                    if (d != nullptr && type == kMemAcc) {
-                      std::memcpy(&v, d + 4 * k, 4);
-                    } else if (d != nullptr) {
-                      v = static_cast<int8_t>(d[k]);
-                    }
-                    expect.push_back(static_cast<int8_t>(v >> shift));
-                  }
-                }
-              }
-              DeviceBuffer out = pb.alloc(out_tiles * out_bytes_per_tile);
-              pb.push(make_store_1d(0, out.elem(cfg, kMemOut), out_tiles, Deps{1, 0, 1, 0}));
-              pb.push(make_finish(false, true));
-              const std::string r = run_and_compare(pb, be, expect, out, out_bytes_per_tile);
+              const std::string r = run_pad_combo(cfg, type, p, be, rng);
               if (!r.empty()) {
                 return with_seed(p.str() + ": " + r, seed);
               }
@@ -266,9 +320,10 @@ IsaTestCase store_narrowing_case(const HwConfig& cfg) {
             ProgramBuilder pb(cfg, be.dram());
             DeviceBuffer src = pb.alloc(rows * src_stride * cfg.acc_elem_bytes);
             DeviceBuffer out = pb.alloc(rows * dst_stride * cfg.out_elem_bytes);
-            fill_random_i32(reinterpret_cast<int32_t*>(src.host), src.bytes / 4, INT32_MIN,
-                            INT32_MAX, rng);
+            const std::vector<int32_t> sv = random_bits(cfg, kMemAcc, src, rows * src_stride, rng);
             std::memset(out.host, 0x5A, out.bytes);
+            // the gaps keep their 0x5A bytes
+            std::vector<int32_t> expect = buffer_lanes(cfg, kMemOut, out, rows * dst_stride);
             DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
             pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 1));
             pb.push(make_load_store(kOpLoad, kMemAcc, 0, src.elem(cfg, kMemAcc), rows, cols,
@@ -281,17 +336,15 @@ IsaTestCase store_narrowing_case(const HwConfig& cfg) {
             pb.push(make_load_store(kOpStore, kMemOut, 0, out.elem(cfg, kMemOut), rows, cols,
                                     dst_stride, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
-            std::vector<int8_t> expect(out.bytes, 0x5A);
-            const int32_t* s = reinterpret_cast<const int32_t*>(src.host);
             for (uint32_t y = 0; y < rows; ++y) {
               for (uint32_t x = 0; x < cols; ++x) {
                 for (size_t k = 0; k < lanes; ++k) {
                   expect[(y * dst_stride + x) * lanes + k] =
-                      static_cast<int8_t>(s[(y * src_stride + x) * lanes + k]);
+                      ref_store_lane(cfg, sv[(y * src_stride + x) * lanes + k]);
                 }
               }
             }
-            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
+            return with_seed(run_and_compare(pb, be, expect, out), seed);
           }};
 }
 
@@ -308,8 +361,8 @@ IsaTestCase out_buffer_rule_case(const HwConfig& cfg) {
             DeviceBuffer a = pb.alloc(n * cfg.acc_elem_bytes), b = pb.alloc(n * cfg.acc_elem_bytes);
             DeviceBuffer out1 = pb.alloc(n * cfg.out_elem_bytes);
             DeviceBuffer out2 = pb.alloc(n * cfg.out_elem_bytes);
-            fill_random_i32(reinterpret_cast<int32_t*>(a.host), n * lanes, -100000, 100000, rng);
-            fill_random_i32(reinterpret_cast<int32_t*>(b.host), n * lanes, -100000, 100000, rng);
+            const std::vector<int32_t> av = random_tiles(cfg, kMemAcc, a, n, -100000, 100000, rng);
+            const std::vector<int32_t> bv = random_tiles(cfg, kMemAcc, b, n, -100000, 100000, rng);
             // uop 0 addresses tile 0 (and loops from it), uop 1 addresses tile 3.
             DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}, Uop{3, 3, 0}});
             UopLoop all;
@@ -332,27 +385,21 @@ IsaTestCase out_buffer_rule_case(const HwConfig& cfg) {
             pb.push(make_alu(kAluShr, tile3, true, 0, Deps{0, 0, 0, 1}));  // tile 3: B >> 0
             pb.push(make_store_1d(0, out2.elem(cfg, kMemOut), n, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
-            const int32_t* av = reinterpret_cast<const int32_t*>(a.host);
-            const int32_t* bv = reinterpret_cast<const int32_t*>(b.host);
-            std::vector<int8_t> e1(n * lanes), e2(n * lanes);
+            std::vector<int32_t> e1(n * lanes), e2(n * lanes);
             for (uint32_t t = 0; t < n; ++t) {
               for (size_t k = 0; k < lanes; ++k) {
                 const size_t i = t * lanes + k;
-                e1[i] = t < 2 ? 0 : static_cast<int8_t>(av[i] + 1);
-                e2[i] = t == 0   ? 5
-                        : t == 1 ? 0
-                        : t == 2 ? static_cast<int8_t>(av[i] + 1)
-                                 : static_cast<int8_t>(bv[i]);
+                const int32_t a1 = ref_alu_lane(cfg, kAluAdd, av[i], 1);
+                e1[i] = t < 2 ? 0 : a1;
+                e2[i] = t == 0 ? 5 : t == 1 ? 0 : t == 2 ? a1 : bv[i];
               }
             }
             std::string r = run_checked(pb, be);
             if (r.empty()) {
-              r = compare_i8(e1.data(), reinterpret_cast<int8_t*>(out1.host), e1.size(),
-                             cfg.out_elem_bytes, "first store");
+              r = compare_out(cfg, stored(cfg, e1), out1.host, "first store");
             }
             if (r.empty()) {
-              r = compare_i8(e2.data(), reinterpret_cast<int8_t*>(out2.host), e2.size(),
-                             cfg.out_elem_bytes, "second store");
+              r = compare_out(cfg, stored(cfg, e2), out2.host, "second store");
             }
             return with_seed(r, seed);
           }};
@@ -388,13 +435,19 @@ IsaTestCase alu_test_case(const HwConfig& cfg, uint32_t op, bool use_imm, bool c
             ProgramBuilder pb(cfg, be.dram());
             DeviceBuffer acc = pb.alloc(rows * in_tiles * cfg.acc_elem_bytes);
             DeviceBuffer out = pb.alloc(rows * tx * cfg.out_elem_bytes);
-            int32_t* av = reinterpret_cast<int32_t*>(acc.host);
+            // Lanes narrowed to the accumulator's range; the immediate is a 16-bit field.
+            std::vector<int32_t> av(rows * in_tiles * lanes, 0);
             for (uint32_t r = 0; r < rows; ++r) {
-              fill_random_i32(av + r * in_tiles * lanes, tx * lanes, a_lo, a_hi, rng);
+              const auto put = [&](size_t at, int32_t lo, int32_t hi) {
+                const std::vector<int32_t> v = random_lanes(tx * lanes, cfg.acc_width, lo, hi, rng);
+                std::copy(v.begin(), v.end(), av.begin() + static_cast<std::ptrdiff_t>(at));
+              };
+              put(r * in_tiles * lanes, a_lo, a_hi);
               if (!use_imm) {
-                fill_random_i32(av + (r * in_tiles + tx) * lanes, tx * lanes, b_lo, b_hi, rng);
+                put((r * in_tiles + tx) * lanes, b_lo, b_hi);
               }
             }
+            put_lanes(cfg, kMemAcc, acc, av);
             const int32_t imm = std::uniform_int_distribution<int32_t>(i_lo, i_hi - 1)(rng);
             std::vector<Uop> kernel;
             UopLoop l;
@@ -418,17 +471,18 @@ IsaTestCase alu_test_case(const HwConfig& cfg, uint32_t op, bool use_imm, bool c
               pb.push(make_store_1d(0, out.elem(cfg, kMemOut) + r * tx, tx, Deps{1, 0, 1, 0}));
             }
             pb.push(make_finish(false, true));
-            std::vector<int8_t> expect(rows * tx * lanes);
+            std::vector<int32_t> expect(rows * tx * lanes);
             for (uint32_t r = 0; r < rows; ++r) {
               for (uint32_t t = 0; t < tx; ++t) {
                 for (size_t k = 0; k < lanes; ++k) {
                   const int32_t a = av[(r * in_tiles + t) * lanes + k];
                   const int32_t b = use_imm ? imm : av[(r * in_tiles + tx + t) * lanes + k];
-                  expect[(r * tx + t) * lanes + k] = static_cast<int8_t>(ref_alu(op, a, b));
+                  expect[(r * tx + t) * lanes + k] =
+                      ref_store_lane(cfg, ref_alu_lane(cfg, op, a, b));
                 }
               }
             }
-            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
+            return with_seed(run_and_compare(pb, be, expect, out), seed);
           }};
 }
 
@@ -442,14 +496,16 @@ IsaTestCase alu_shift_extremes_case(const HwConfig& cfg) {
             const size_t lanes = acc_lanes(cfg);
             ProgramBuilder pb(cfg, be.dram());
             // Tiles [0, n): values; tiles [n, 2n): amounts (vector operand).
+            // (LOAD keeps the low ACC_WIDTH bits of each: at int16, INT32_MAX is -1.)
             DeviceBuffer acc = pb.alloc(2 * n * cfg.acc_elem_bytes);
-            int32_t* av = reinterpret_cast<int32_t*>(acc.host);
+            std::vector<int32_t> av(2 * n * lanes);
             for (uint32_t t = 0; t < n; ++t) {
               for (size_t k = 0; k < lanes; ++k) {
-                av[t * lanes + k] = values[k % std::size(values)];
-                av[(n + t) * lanes + k] = amounts[t];
+                av[t * lanes + k] = wrap_lane(values[k % std::size(values)], cfg.acc_width);
+                av[(n + t) * lanes + k] = wrap_lane(amounts[t], cfg.acc_width);
               }
             }
+            put_lanes(cfg, kMemAcc, acc, av);
             const int32_t imms[] = {31, 32, 40, -31, -32, -40};
             const uint32_t ni = std::size(imms);
             DeviceBuffer out_vec = pb.alloc(n * cfg.out_elem_bytes);
@@ -480,27 +536,24 @@ IsaTestCase alu_shift_extremes_case(const HwConfig& cfg) {
             }
             pb.push(make_store_1d(0, out_imm.elem(cfg, kMemOut), ni, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
-            std::vector<int8_t> ev(n * lanes), ei(ni * lanes);
+            std::vector<int32_t> ev(n * lanes), ei(ni * lanes);
             for (uint32_t t = 0; t < n; ++t) {
               for (size_t k = 0; k < lanes; ++k) {
-                ev[t * lanes + k] = static_cast<int8_t>(
-                    ref_alu(kAluShr, values[k % std::size(values)], amounts[t]));
+                ev[t * lanes + k] =
+                    ref_store_lane(cfg, ref_alu_lane(cfg, kAluShr, av[k], av[(n + t) * lanes + k]));
               }
             }
             for (uint32_t t = 0; t < ni; ++t) {
               for (size_t k = 0; k < lanes; ++k) {
-                ei[t * lanes + k] =
-                    static_cast<int8_t>(ref_alu(kAluShr, values[k % std::size(values)], imms[t]));
+                ei[t * lanes + k] = ref_store_lane(cfg, ref_alu_lane(cfg, kAluShr, av[k], imms[t]));
               }
             }
             std::string r = run_checked(pb, be);
             if (r.empty()) {
-              r = compare_i8(ev.data(), reinterpret_cast<int8_t*>(out_vec.host), ev.size(),
-                             cfg.out_elem_bytes, "register shifts (tile = amount index)");
+              r = compare_out(cfg, ev, out_vec.host, "register shifts (tile = amount index)");
             }
             if (r.empty()) {
-              r = compare_i8(ei.data(), reinterpret_cast<int8_t*>(out_imm.host), ei.size(),
-                             cfg.out_elem_bytes, "immediate shifts (tile = imm index)");
+              r = compare_out(cfg, ei, out_imm.host, "immediate shifts (tile = imm index)");
             }
             return r;
           }};
@@ -584,12 +637,10 @@ IsaTestCase gemm_loops_random_case(const HwConfig& cfg, uint32_t seed) {
             DeviceBuffer wgt = pb.alloc(n_wgt * cfg.wgt_elem_bytes);
             DeviceBuffer acc = pb.alloc(n_acc * cfg.acc_elem_bytes);
             DeviceBuffer out = pb.alloc(n_acc * cfg.out_elem_bytes);
-            fill_random_i8(reinterpret_cast<int8_t*>(inp.host), inp.bytes, -128, 128, rng);
-            fill_random_i8(reinterpret_cast<int8_t*>(wgt.host), wgt.bytes, -128, 128, rng);
-            fill_random_i32(reinterpret_cast<int32_t*>(acc.host), n_acc * lanes, INT32_MIN,
-                            INT32_MAX, rng);
-            std::vector<int32_t> ref(reinterpret_cast<int32_t*>(acc.host),
-                                     reinterpret_cast<int32_t*>(acc.host) + n_acc * lanes);
+            const std::vector<int32_t> iv = random_bits(cfg, kMemInp, inp, n_inp, rng);
+            const std::vector<int32_t> wv = random_bits(cfg, kMemWgt, wgt, n_wgt, rng);
+            std::vector<int32_t> ref = random_bits(cfg, kMemAcc, acc, n_acc, rng);
+            const size_t il = tile_lanes(cfg, kMemInp), wl = tile_lanes(cfg, kMemWgt);
             std::vector<Uop> all_uops;
             std::vector<Insn> gemms;
             for (int g = 0; g < 5; ++g) {
@@ -603,9 +654,7 @@ IsaTestCase gemm_loops_random_case(const HwConfig& cfg, uint32_t seed) {
                 if (reset) {
                   std::fill_n(&ref[d * lanes], lanes, 0);
                 } else {
-                  ref_gemm_tile(cfg, &ref[d * lanes],
-                                reinterpret_cast<int8_t*>(inp.host) + s * cfg.inp_elem_bytes,
-                                reinterpret_cast<int8_t*>(wgt.host) + w * cfg.wgt_elem_bytes);
+                  ref_gemm_lanes(cfg, &ref[d * lanes], &iv[s * il], &wv[w * wl]);
                 }
               });
             }
@@ -632,11 +681,7 @@ IsaTestCase gemm_loops_random_case(const HwConfig& cfg, uint32_t seed) {
             pb.push(make_alu(kAluShr, copy, true, 0, Deps{0, 0, 0, 1}));
             pb.push(make_store_1d(0, out.elem(cfg, kMemOut), n_acc, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
-            std::vector<int8_t> expect(n_acc * lanes);
-            for (size_t k = 0; k < expect.size(); ++k) {
-              expect[k] = static_cast<int8_t>(ref[k]);
-            }
-            return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
+            return with_seed(run_and_compare(pb, be, stored(cfg, ref), out), seed);
           }};
 }
 
@@ -649,10 +694,7 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
         ProgramBuilder pb(cfg, be.dram());
         DeviceBuffer acc = pb.alloc(n_acc * cfg.acc_elem_bytes);
         DeviceBuffer out = pb.alloc(n_acc * cfg.out_elem_bytes);
-        fill_random_i32(reinterpret_cast<int32_t*>(acc.host), n_acc * lanes, -(1 << 20), 1 << 20,
-                        rng);
-        std::vector<int32_t> ref(reinterpret_cast<int32_t*>(acc.host),
-                                 reinterpret_cast<int32_t*>(acc.host) + n_acc * lanes);
+        std::vector<int32_t> ref = random_tiles(cfg, kMemAcc, acc, n_acc, -(1 << 20), 1 << 20, rng);
         std::vector<Uop> all_uops;
         std::vector<Insn> alus;
         for (int g = 0; g < 12; ++g) {
@@ -670,7 +712,7 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
           for_each_index(r.loop, r.uops, [&](uint32_t d, uint32_t s, uint32_t) {
             for (size_t k = 0; k < lanes; ++k) {
               const int32_t b = use_imm ? imm : ref[s * lanes + k];
-              ref[d * lanes + k] = ref_alu(op, ref[d * lanes + k], b);
+              ref[d * lanes + k] = ref_alu_lane(cfg, op, ref[d * lanes + k], b);
             }
           });
         }
@@ -691,11 +733,7 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
         pb.push(make_alu(kAluShr, copy, true, 0, Deps{0, 0, 0, 1}));
         pb.push(make_store_1d(0, out.elem(cfg, kMemOut), n_acc, Deps{1, 0, 1, 0}));
         pb.push(make_finish(false, true));
-        std::vector<int8_t> expect(n_acc * lanes);
-        for (size_t k = 0; k < expect.size(); ++k) {
-          expect[k] = static_cast<int8_t>(ref[k]);
-        }
-        return with_seed(run_and_compare(pb, be, expect, out, cfg.out_elem_bytes), seed);
+        return with_seed(run_and_compare(pb, be, stored(cfg, ref), out), seed);
       }};
 }
 
@@ -704,32 +742,32 @@ IsaTestCase alu_loops_random_case(const HwConfig& cfg, uint32_t seed) {
 
 struct GemmData {
   DeviceBuffer inp, wgt, bias, out;
+  std::vector<int32_t> inp_lanes, wgt_lanes, bias_lanes;  // what the buffers hold
 };
 
-// out[b][o] = int8(bias[b][o] + runs * sum_j inp[b][j] . wgt[o][j]) over tiles: `runs` GEMMs
-// accumulated onto the same loaded bias (wrapping, as the 32-bit accumulator).
-std::vector<int8_t> ref_blocked_out(const HwConfig& cfg, const GemmData& d, uint32_t bt,
-                                    uint32_t it, uint32_t ot, uint32_t runs = 1) {
-  const size_t lanes = acc_lanes(cfg);
-  std::vector<int8_t> out(bt * ot * lanes);
+// out[b][o] = bias[b][o] + runs * sum_j inp[b][j] . wgt[o][j] over tiles, as STORE writes it:
+// `runs` GEMMs accumulated onto the same loaded bias, wrapping at the accumulator width.
+std::vector<int32_t> ref_blocked_out(const HwConfig& cfg, const GemmData& d, uint32_t bt,
+                                     uint32_t it, uint32_t ot, uint32_t runs = 1) {
+  const size_t lanes = acc_lanes(cfg), il = tile_lanes(cfg, kMemInp);
+  const size_t wl = tile_lanes(cfg, kMemWgt);
+  std::vector<int32_t> out(bt * ot * lanes);
   for (uint32_t b = 0; b < bt; ++b) {
     for (uint32_t o = 0; o < ot; ++o) {
-      std::vector<int32_t> acc(lanes, 0);
-      for (uint32_t j = 0; j < it; ++j) {
-        ref_gemm_tile(cfg, acc.data(),
-                      reinterpret_cast<int8_t*>(d.inp.host) + (b * it + j) * cfg.inp_elem_bytes,
-                      reinterpret_cast<int8_t*>(d.wgt.host) + (o * it + j) * cfg.wgt_elem_bytes);
-      }
-      const int32_t* bias = reinterpret_cast<int32_t*>(d.bias.host) + (b * ot + o) * lanes;
-      for (size_t k = 0; k < lanes; ++k) {
-        out[(b * ot + o) * lanes + k] = static_cast<int8_t>(static_cast<uint32_t>(bias[k]) +
-                                                            runs * static_cast<uint32_t>(acc[k]));
+      int32_t* acc = &out[(b * ot + o) * lanes];
+      std::copy_n(&d.bias_lanes[(b * ot + o) * lanes], lanes, acc);
+      for (uint32_t r = 0; r < runs; ++r) {
+        for (uint32_t j = 0; j < it; ++j) {
+          ref_gemm_lanes(cfg, acc, &d.inp_lanes[(b * it + j) * il],
+                         &d.wgt_lanes[(o * it + j) * wl]);
+        }
       }
     }
   }
-  return out;
+  return stored(cfg, out);
 }
 
+// Inputs and weights: every bit pattern; bias in [-2^14, 2^14), which fits an int16 lane.
 GemmData alloc_gemm_data(ProgramBuilder& pb, std::mt19937& rng, uint32_t bt, uint32_t it,
                          uint32_t ot) {
   const HwConfig& cfg = pb.cfg();
@@ -738,10 +776,9 @@ GemmData alloc_gemm_data(ProgramBuilder& pb, std::mt19937& rng, uint32_t bt, uin
   d.wgt = pb.alloc(ot * it * cfg.wgt_elem_bytes);
   d.bias = pb.alloc(bt * ot * cfg.acc_elem_bytes);
   d.out = pb.alloc(bt * ot * cfg.out_elem_bytes);
-  fill_random_i8(reinterpret_cast<int8_t*>(d.inp.host), d.inp.bytes, -128, 128, rng);
-  fill_random_i8(reinterpret_cast<int8_t*>(d.wgt.host), d.wgt.bytes, -128, 128, rng);
-  fill_random_i32(reinterpret_cast<int32_t*>(d.bias.host), bt * ot * acc_lanes(cfg), -(1 << 14),
-                  1 << 14, rng);
+  d.inp_lanes = random_bits(cfg, kMemInp, d.inp, bt * it, rng);
+  d.wgt_lanes = random_bits(cfg, kMemWgt, d.wgt, ot * it, rng);
+  d.bias_lanes = random_tiles(cfg, kMemAcc, d.bias, bt * ot, -(1 << 14), 1 << 14, rng);
   return d;
 }
 
@@ -802,8 +839,8 @@ IsaTestCase gemm_test_case(const HwConfig& cfg, bool compressed) {
             pb.push(make_gemm(l, false, Deps{1, 0, 0, 1}));
             pb.push(make_store_1d(0, d.out.elem(cfg, kMemOut), bt * ot, Deps{1, 0, 1, 0}));
             pb.push(make_finish(false, true));
-            const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
-            return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
+            const std::vector<int32_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
+            return with_seed(run_and_compare(pb, be, expect, d.out), seed);
           }};
 }
 
@@ -891,8 +928,8 @@ IsaTestCase blocked_gemm_case(const HwConfig& cfg, uint32_t vt, bool compressed)
           }
         }
         pb.push(make_finish(false, true));
-        const std::vector<int8_t> expect = ref_blocked_out(cfg, d, B, I, O);
-        return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
+        const std::vector<int32_t> expect = ref_blocked_out(cfg, d, B, I, O);
+        return with_seed(run_and_compare(pb, be, expect, d.out), seed);
       }};
 }
 
@@ -926,8 +963,8 @@ IsaTestCase nop_sync_case(const HwConfig& cfg) {
             nop(kOpStore, kMemUop, Deps{0, 0, 1, 0});
             nop(kOpLoad, kMemUop, Deps{0, 1, 0, 0});
             pb.push(make_finish());
-            const std::vector<int8_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
-            return with_seed(run_and_compare(pb, be, expect, d.out, cfg.out_elem_bytes), seed);
+            const std::vector<int32_t> expect = ref_blocked_out(cfg, d, bt, it, ot);
+            return with_seed(run_and_compare(pb, be, expect, d.out), seed);
           }};
 }
 
@@ -956,18 +993,88 @@ IsaTestCase sram_persistence_case(const HwConfig& cfg) {
               r = run_checked(pb2, be);
             }
             // Reference: bias + 2 * products.
-            const std::vector<int8_t> e1 = ref_blocked_out(cfg, d, bt, it, ot),
-                                      e2 = ref_blocked_out(cfg, d, bt, it, ot, 2);
             if (r.empty()) {
-              r = compare_i8(e1.data(), reinterpret_cast<int8_t*>(d.out.host), e1.size(),
-                             cfg.out_elem_bytes, "first run");
+              r = compare_out(cfg, ref_blocked_out(cfg, d, bt, it, ot), d.out.host, "first run");
             }
             if (r.empty()) {
-              r = compare_i8(e2.data(), reinterpret_cast<int8_t*>(out2.host), e2.size(),
-                             cfg.out_elem_bytes, "second run");
+              r = compare_out(cfg, ref_blocked_out(cfg, d, bt, it, ot, 2), out2.host, "second run");
             }
             return with_seed(r, seed);
           }};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole accumulator lanes through a narrower out lane: after GEMM (optional) and ALU steps that
+// overflow the accumulator, STORE the lanes slice by slice (ALU >> OUT_WIDTH between stores), so
+// that every bit of the wrapped ACC_WIDTH-bit result is seen even where OUT_WIDTH < ACC_WIDTH.
+
+// Pushes the slice stores of `n` acc tiles (from tile 0) into `out` and returns the expected
+// out lanes given the final acc lanes `acc` (n tiles).
+std::vector<int32_t> push_acc_slices(ProgramBuilder& pb, const DeviceBuffer& out, uint32_t n,
+                                     uint32_t shift_uop, std::vector<int32_t> acc) {
+  const HwConfig& cfg = pb.cfg();
+  const int slices = cfg.acc_width / cfg.out_width;
+  std::vector<int32_t> expect;
+  for (int sl = 0; sl < slices; ++sl) {
+    if (sl > 0) {
+      UopLoop l{shift_uop, shift_uop + 1, 1, n, 0, 1, 0, 1};
+      pb.push(make_alu(kAluShr, l, true, cfg.out_width, Deps{0, 1, 0, 1}));
+      for (int32_t& a : acc) {
+        a = ref_alu_lane(cfg, kAluShr, a, cfg.out_width);
+      }
+    }
+    pb.push(make_store_1d(0, out.elem(cfg, kMemOut) + sl * n, n, Deps{1, 0, 1, 0}));
+    const std::vector<int32_t> st = stored(cfg, acc);
+    expect.insert(expect.end(), st.begin(), st.end());
+  }
+  pb.push(make_finish(false, true));
+  return expect;
+}
+
+IsaTestCase acc_slices_case(const HwConfig& cfg, bool gemm) {
+  return {
+      gemm ? "acc_slices_gemm_alu" : "acc_slices_alu", [cfg, gemm](Backend& be) {
+        const uint32_t seed = 61 + gemm, n = 4;
+        std::mt19937 rng(seed);
+        const size_t lanes = acc_lanes(cfg);
+        ProgramBuilder pb(cfg, be.dram());
+        DeviceBuffer a = pb.alloc(2 * n * cfg.acc_elem_bytes);
+        DeviceBuffer inp = pb.alloc(n * cfg.inp_elem_bytes), wgt = pb.alloc(cfg.wgt_elem_bytes);
+        DeviceBuffer out = pb.alloc(n * (cfg.acc_width / cfg.out_width) * cfg.out_elem_bytes);
+        // tiles [0, n): the lanes worked on; [n, 2n): the vector operands. Every bit pattern.
+        std::vector<int32_t> acc = random_bits(cfg, kMemAcc, a, 2 * n, rng);
+        const std::vector<int32_t> iv = random_bits(cfg, kMemInp, inp, n, rng);
+        const std::vector<int32_t> wv = random_bits(cfg, kMemWgt, wgt, 1, rng);
+        // uop 0: dst t, src n + t (inp t, wgt 0) over the loop; uop 1: in place.
+        DeviceBuffer uops = pb.alloc_uops({Uop{0, n, 0}, Uop{0, 0, 0}});
+        pb.push(make_load_1d(kMemUop, 0, uops.phys / 4, 2));
+        pb.push(make_load_1d(kMemAcc, 0, a.elem(cfg, kMemAcc), 2 * n));
+        if (gemm) {
+          pb.push(make_load_1d(kMemInp, n, inp.elem(cfg, kMemInp), n));
+          pb.push(make_load_1d(kMemWgt, 0, wgt.elem(cfg, kMemWgt), 1, Deps{0, 0, 0, 1}));
+          pb.push(make_gemm(UopLoop{0, 1, 1, n, 0, 1, 0, 1}, false, Deps{1, 0, 0, 0}));
+          for (uint32_t t = 0; t < n; ++t) {
+            ref_gemm_lanes(cfg, &acc[t * lanes], &iv[t * tile_lanes(cfg, kMemInp)], wv.data());
+          }
+        }
+        const UopLoop vec{0, 1, 1, n, 0, 1, 0, 1}, imm{1, 2, 1, n, 0, 1, 0, 1};
+        const struct {
+          uint32_t op;
+          bool use_imm;
+          int32_t imm;
+        } steps[] = {
+            {kAluMul, false, 0}, {kAluAdd, true, -12345}, {kAluShr, true, -3}, {kAluMax, false, 0}};
+        for (const auto& st : steps) {
+          pb.push(make_alu(st.op, st.use_imm ? imm : vec, st.use_imm, st.imm,
+                           Deps{0, 0, 0, st.op == kAluMax}));
+          for (size_t k = 0; k < n * lanes; ++k) {
+            acc[k] = ref_alu_lane(cfg, st.op, acc[k], st.use_imm ? st.imm : acc[n * lanes + k]);
+          }
+        }
+        acc.resize(n * lanes);
+        const std::vector<int32_t> expect = push_acc_slices(pb, out, n, 1, acc);
+        return with_seed(run_and_compare(pb, be, expect, out), seed);
+      }};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -997,9 +1104,6 @@ IsaTestCase error_case(const HwConfig& cfg, const std::string& name,
 }  // namespace
 
 std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg) {
-  if (cfg.inp_width != 8 || cfg.wgt_width != 8 || cfg.acc_width != 32) {
-    return {};  // written for int8 data; other widths: tests/fsim/test_fsim_widths.cc
-  }
   std::vector<IsaTestCase> v;
   for (uint32_t type : {kMemInp, kMemWgt, kMemAcc, kMemAcc8}) {
     v.push_back(load_pad_case(cfg, type));
@@ -1027,6 +1131,8 @@ std::vector<IsaTestCase> isa_test_cases(const HwConfig& cfg) {
   }
   v.push_back(nop_sync_case(cfg));
   v.push_back(sram_persistence_case(cfg));
+  v.push_back(acc_slices_case(cfg, false));
+  v.push_back(acc_slices_case(cfg, true));
   return v;
 }
 
@@ -1179,6 +1285,21 @@ std::vector<IsaTestCase> isa_error_cases(const HwConfig& cfg) {
   return v;
 }
 
+HwConfig isa_suite_config(const std::string& spec) {
+  const size_t plus = spec.find('+');
+  if (plus == std::string::npos) {
+    return HwConfig::from_file(config_path(spec));
+  }
+  std::vector<ConfigOverride> overrides;
+  size_t at = plus + 1;
+  while (at <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', at), spec.size());
+    overrides.push_back(parse_config_override(spec.substr(at, comma - at)));
+    at = comma + 1;
+  }
+  return resolve_config(config_path(spec.substr(0, plus)), overrides).config;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Catch registration.
 
@@ -1189,7 +1310,7 @@ class SuiteInvoker : public Catch::ITestInvoker {
   SuiteInvoker(std::string config, size_t index, bool error, BackendMaker maker)
       : m_config(std::move(config)), m_index(index), m_error(error), m_maker(std::move(maker)) {}
   void invoke() const override {
-    const HwConfig cfg = HwConfig::from_file(config_path(m_config));
+    const HwConfig cfg = isa_suite_config(m_config);
     const auto cases = m_error ? isa_error_cases(cfg) : isa_test_cases(cfg);
     Dram dram;
     std::unique_ptr<Backend> be = m_maker(cfg, dram);
@@ -1206,13 +1327,37 @@ class SuiteInvoker : public Catch::ITestInvoker {
   BackendMaker m_maker;
 };
 
+// Every legal and illegal program of one config on a fresh backend each.
+class WidthSuiteInvoker : public Catch::ITestInvoker {
+ public:
+  WidthSuiteInvoker(std::string config, BackendMaker maker)
+      : m_config(std::move(config)), m_maker(std::move(maker)) {}
+  void invoke() const override {
+    const HwConfig cfg = isa_suite_config(m_config);
+    INFO(m_config << ": " << cfg.inp_width << "-bit inputs, " << cfg.wgt_width << "-bit weights, "
+                  << cfg.acc_width << "-bit accumulators");
+    for (bool error : {false, true}) {
+      for (const IsaTestCase& tc : error ? isa_error_cases(cfg) : isa_test_cases(cfg)) {
+        Dram dram;
+        std::unique_ptr<Backend> be = m_maker(cfg, dram);
+        INFO(tc.name);
+        CHECK(tc.run_and_check(*be) == "");
+      }
+    }
+  }
+
+ private:
+  std::string m_config;
+  BackendMaker m_maker;
+};
+
 }  // namespace
 
 bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std::string& tags,
                         const std::vector<std::string>& configs) {
   static std::deque<std::string> names;  // Catch keeps references to the strings
   for (const std::string& config : configs) {
-    const HwConfig cfg = HwConfig::from_file(config_path(config));
+    const HwConfig cfg = isa_suite_config(config);
     for (bool error : {false, true}) {
       const auto cases = error ? isa_error_cases(cfg) : isa_test_cases(cfg);
       for (size_t k = 0; k < cases.size(); ++k) {
@@ -1224,6 +1369,31 @@ bool register_isa_suite(const std::string& prefix, BackendMaker maker, const std
                        Catch::StringRef(), Catch::NameAndTags{name.c_str(), tag.c_str()});
       }
     }
+  }
+  return true;
+}
+
+namespace {
+
+// "<preset> i4w4a16": the preset and the widths, a name Catch's test specs can select.
+std::string width_suite_name(const std::string& spec, const HwConfig& cfg) {
+  return fmt::format("{} i{}w{}a{}", spec.substr(0, spec.find('+')), cfg.inp_width, cfg.wgt_width,
+                     cfg.acc_width);
+}
+
+}  // namespace
+
+bool register_isa_width_suite(const std::string& prefix, BackendMaker maker,
+                              const std::string& tags, const std::vector<std::string>& configs) {
+  static std::deque<std::string> names;  // Catch keeps references to the strings
+  for (const std::string& config : configs) {
+    names.push_back(prefix + " widths " + width_suite_name(config, isa_suite_config(config)) +
+                    " every program");
+    const std::string& name = names.back();
+    names.push_back(tags + "[widths]");
+    const std::string& tag = names.back();
+    Catch::AutoReg(new WidthSuiteInvoker(config, maker), CATCH_INTERNAL_LINEINFO,
+                   Catch::StringRef(), Catch::NameAndTags{name.c_str(), tag.c_str()});
   }
   return true;
 }

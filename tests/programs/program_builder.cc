@@ -150,11 +150,12 @@ Stats expected_counters(const HwConfig& cfg, const std::vector<Insn>& insns) {
           s.uop_load_nbytes += xy * 4;
         }
         if (i.memory_type == kMemAcc || i.memory_type == kMemAcc8) {
-          s.acc_load_nbytes += xy * cfg.batch * cfg.block_out * 4;
+          // ACC_ELEM_BYTES = BATCH * BLOCK_OUT * ACC_WIDTH / 8, for ACC_8BIT too (upstream)
+          s.acc_load_nbytes += xy * cfg.batch * cfg.block_out * cfg.acc_width / 8;
         }
         break;
       case kOpStore:
-        s.out_store_nbytes += xy * cfg.batch * cfg.block_out;
+        s.out_store_nbytes += xy * cfg.batch * cfg.block_out * cfg.out_width / 8;
         break;
       case kOpGemm:
         s.gemm_counter += i.reset_reg ? 0 : uops;

@@ -99,6 +99,7 @@ Stats expected_counters(const HwConfig& cfg, const std::vector<Insn>& insns);
 std::string compare_counters(const Stats& expected, const Stats& actual);
 
 // ---- Tensor tiles in DRAM layout ----
+// At the default widths (int8 x int8 -> int32; lanes of other widths: lane_reference.h):
 // inp tile: int8 [BATCH][BLOCK_IN]; wgt tile: int8 [BLOCK_OUT][BLOCK_IN];
 // acc tile: int32 [BATCH][BLOCK_OUT] little-endian; out tile: int8 [BATCH][BLOCK_OUT].
 inline int8_t* tile_i8(const DeviceBuffer& b, size_t tile_bytes, size_t tile) {
