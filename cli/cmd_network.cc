@@ -405,6 +405,11 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   const Network& net = *module.net;
   Target target = setup_target(c.common, !c.no_check);
   check_network_widths(target.config, net.name);
+  if (module.quantized && module.quantized->options.widths != LayerWidths::of(target.config)) {
+    throw Error(fmt::format("network {}: quantized to {} lanes, config {} has {}", net.name,
+                            module.quantized->options.widths.describe(), target.config.model_name,
+                            LayerWidths::of(target.config).describe()));
+  }
   std::optional<QuantizedModel> timed = module.quantized;
   if (timed) {
     timed->time_host(host_cpu_for(target.config.target), &target.config);

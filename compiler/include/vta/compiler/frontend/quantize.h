@@ -44,6 +44,10 @@ struct QuantOptions {
   // The progress of the calibration runs on stderr (progress_display.h): off unless a command
   // asks (vtasim network gives its --quiet / --progress).
   ProgressFlags progress{true, false};
+  // The element widths to quantize to (those of the config it runs on): activations to
+  // INP_WIDTH-bit lanes, weights to WGT_WIDTH, biases within ACC_WIDTH, shifts below ACC_WIDTH;
+  // int8 x int8 -> int32 by default. Lanes of 1 to 8 bits (check_network_widths).
+  LayerWidths widths;
 
   // The --quant text of `vtasim network`, Python's network(quant=...) and a sweep spec's "quant":
   // a calibration mode (max, percentile) and / or the weight scales (per-tensor, per-channel),

@@ -54,6 +54,9 @@ struct OpContext {
   const NetworkTensor& in;
   const std::map<std::string, NetworkTensor>& tensors;
   uint64_t seed = 0;
+  // The element widths of the run: a host layer's output saturates to the output lane
+  // (run_network does it after run_host), random weights fit the weight lane.
+  LayerWidths widths;
 };
 
 // What a VTA layer produced.
