@@ -1,6 +1,6 @@
 // Networks at element widths other than int8 (docs/element_widths.md): a network with VTA
 // convolutions (a residual one), host operators and a dense layer at int4 x int4 -> int16 and
-// int4 x int4 -> int32 on fsim, bit for bit against the network's width reference; one
+// int4 x int4 -> int32 on fsim and cycle, bit for bit against the network's width reference; one
 // convolution's accumulator wrap and saturation and a host add's saturation against plain loops
 // written here; a float graph quantized to int4 lanes; the error for lanes wider than 8 bits.
 #include <algorithm>
@@ -61,7 +61,7 @@ int wrap(int64_t v, int bits) {
 
 }  // namespace
 
-TEST_CASE("a network at int4 lanes runs on fsim bit for bit against its width reference",
+TEST_CASE("a network at int4 lanes runs on fsim and cycle bit for bit against its width reference",
           "[compiler][widths][network]") {
   const uint64_t seed = test_seed();
   const Network net = small_network(seed);
@@ -78,6 +78,7 @@ TEST_CASE("a network at int4 lanes runs on fsim bit for bit against its width re
     }
     const auto ref = reference_network_tensors(net, widths);
     REQUIRE(r.output == ref.at("fc").data);
+    REQUIRE(run_network(use("cycle", config), net, NetworkOptions{}).output == r.output);
     // Every tensor holds int4 lanes, and the values are not all clipped or zero.
     for (const auto& [name, t] : ref) {
       INFO(name);
