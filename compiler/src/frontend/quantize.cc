@@ -131,10 +131,10 @@ int exp_for_range(double amax, const std::string& what, int limit) {
   }
   const double e = std::floor(std::log2(double(limit) / amax));
   if (e < kMinExp) {
-    throw Error(
-        fmt::format("quantization: {} reach {:g}, beyond the largest {}-bit range supported "
-                    "({} x 2^{})",
-                    what, amax, limit == 127 ? 8 : int(std::log2(limit + 1)) + 1, limit, -kMinExp));
+    throw Error(fmt::format(
+        "quantization: {} reach {:g}, beyond the largest int{} range supported "
+        "({} x 2^{})",
+        what, amax, int(std::lround(std::log2(double(limit) + 1))) + 1, limit, -kMinExp));
   }
   return int(std::min(e, double(kMaxExp)));
 }

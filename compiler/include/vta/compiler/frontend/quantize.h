@@ -8,6 +8,8 @@
 // and clips to int8: exactly the fused epilogue of a VTA layer. Tensors an operator cannot
 // rescale (pool in/out, add and concat operands, a fused residual and its layer's output) share
 // one exponent, the smallest of their calibrated ones.
+// At other element widths (QuantOptions::widths: lanes of 1 to 8 bits) int8 reads as the lane:
+// q in [-2^(b-1), 2^(b-1) - 1] for activations and weights, the bias within the accumulator.
 //
 // The result is a Network (network.h) with the model's weights that run_network executes, plus
 // the quantization report: per layer the exponents, the shift and the signal-to-noise ratio of
