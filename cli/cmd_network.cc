@@ -213,16 +213,18 @@ std::string check_model_output(const QuantizedModel& model, const NetworkRun& r,
   }
   const bool same = differ == 0 && r.output.size() == model.reference_output.size();
   extra["frontend"]["output_matches_reference"] = same;
+  const LayerWidths& w = model.options.widths;  // int8, or the reference at the config's lanes
+  const std::string ref = w.is_int8() ? "int8 reference" : "reference at " + w.describe();
   std::cout << fmt::format(
-      "  end to end: the VTA output {} the int8 reference of the quantized "
+      "  end to end: the VTA output {} the {} of the quantized "
       "graph ({} values{})\n",
-      same ? "equals" : "DIFFERS FROM", r.output.size(),
+      same ? "equals" : "DIFFERS FROM", ref, r.output.size(),
       same ? "" : fmt::format(", {} differ", differ));
   return same ? std::string()
               : fmt::format(
-                    "network {}: the output differs from the int8 reference of the "
+                    "network {}: the output differs from the {} of the "
                     "quantized graph in {} of {} values",
-                    model.net.name, differ, r.output.size());
+                    model.net.name, ref, differ, r.output.size());
 }
 
 // Host time and the end-to-end latency of an imported model. Serial: a host layer starts when
@@ -405,6 +407,11 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   const Network& net = *module.net;
   Target target = setup_target(c.common, !c.no_check);
   check_network_widths(target.config, net.name);
+  if (module.quantized && module.quantized->options.widths != LayerWidths::of(target.config)) {
+    throw Error(fmt::format("network {}: quantized to {} lanes, config {} has {}", net.name,
+                            module.quantized->options.widths.describe(), target.config.model_name,
+                            LayerWidths::of(target.config).describe()));
+  }
   std::optional<QuantizedModel> timed = module.quantized;
   if (timed) {
     timed->time_host(host_cpu_for(target.config.target), &target.config);

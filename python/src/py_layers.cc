@@ -171,8 +171,10 @@ pyb::dict matmul(const pyb::object& config, const pyb::object& a, const pyb::obj
   return layer_dict(std::move(r), {p.m, p.n}, t.config);
 }
 
-// MODEL.onnx: imported and quantized (quantize.h); anything else: Network::load.
+// MODEL.onnx: imported and quantized (quantize.h) to the lanes of `cfg`; anything else:
+// Network::load.
 compiler::Network load_network(const std::string& name_or_path, int calib, const std::string& quant,
+                               const vta::HwConfig& cfg,
                                std::optional<compiler::QuantizedModel>& model) {
   if (!compiler::is_onnx_model(name_or_path)) {
     return compiler::Network::load(name_or_path);
@@ -180,6 +182,7 @@ compiler::Network load_network(const std::string& name_or_path, int calib, const
   compiler::QuantOptions q;
   q.calib = calib;
   q.set_quant(quant);
+  q.widths = compiler::LayerWidths::of(cfg);
   model = compiler::import_and_quantize(name_or_path, q);
   return model->net;
 }
@@ -189,7 +192,7 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
                   const std::string& quant) {
   const Target t = make_target(config, backend, verify);
   std::optional<compiler::QuantizedModel> model;
-  const compiler::Network net = load_network(name_or_path, calib, quant, model);
+  const compiler::Network net = load_network(name_or_path, calib, quant, t.config, model);
   compiler::NetworkOptions opt;
   opt.check = check;
   opt.tune_candidates = tune;

@@ -122,18 +122,19 @@ struct ExpGroups {
   int& at(const std::string& t) { return exp[root(t)]; }
 };
 
-// The exponent whose int8 range holds `amax`; throws naming `what` for a range beyond 2^-kMinExp
-// (tiny ranges are clamped to kMaxExp: precision, not correctness).
-int exp_for_range(double amax, const std::string& what) {
+// The exponent whose lane range [-limit - 1, limit] holds `amax` (int8: 127); throws naming
+// `what` for a range beyond 2^-kMinExp (tiny ranges are clamped to kMaxExp: precision, not
+// correctness).
+int exp_for_range(double amax, const std::string& what, int limit) {
   if (!(amax > 0)) {
     return kMaxExp;
   }
-  const double e = std::floor(std::log2(127.0 / amax));
+  const double e = std::floor(std::log2(double(limit) / amax));
   if (e < kMinExp) {
-    throw Error(
-        fmt::format("quantization: {} reach {:g}, beyond the largest int8 range supported "
-                    "(127 x 2^{})",
-                    what, amax, -kMinExp));
+    throw Error(fmt::format(
+        "quantization: {} reach {:g}, beyond the largest int{} range supported "
+        "({} x 2^{})",
+        what, amax, int(std::lround(std::log2(double(limit) + 1))) + 1, limit, -kMinExp));
   }
   return int(std::min(e, double(kMaxExp)));
 }
@@ -175,18 +176,20 @@ std::vector<int8_t> quantize_values(const std::vector<float>& v, int e, int limi
   return q;
 }
 
-// Sets the epilogue's lower / upper bounds from the fused activation at output exponent e.
-void activation_bounds(const GraphNode* act, int e, Epilogue& ep) {
-  ep.clip_lo = -128, ep.clip_hi = 127;
+// Sets the epilogue's lower / upper bounds from the fused activation at output exponent e,
+// within the output lane of `bits` bits (int8: -128, 127).
+void activation_bounds(const GraphNode* act, int e, int bits, Epilogue& ep) {
+  const int lo = lane_min(bits), hi = lane_max(bits);
+  ep.clip_lo = lo, ep.clip_hi = hi;
   if (act && act->op == GraphOp::kRelu) {
     ep.clip_lo.reset();
     ep.relu = true;
   } else if (act) {
     auto bound = [&](float v) {
-      return int(std::clamp(std::round(double(v) * std::ldexp(1.0, e)), -128.0, 127.0));
+      return int(std::clamp(std::round(double(v) * std::ldexp(1.0, e)), double(lo), double(hi)));
     };
-    ep.clip_lo = std::isinf(act->clip_lo) ? -128 : bound(act->clip_lo);
-    ep.clip_hi = std::isinf(act->clip_hi) ? 127 : bound(act->clip_hi);
+    ep.clip_lo = std::isinf(act->clip_lo) ? lo : bound(act->clip_lo);
+    ep.clip_hi = std::isinf(act->clip_hi) ? hi : bound(act->clip_hi);
   }
 }
 
@@ -244,7 +247,7 @@ std::string layer_name(const std::string& node, std::set<std::string>& used) {
 
 // Each output channel's weight exponent (the weights' first dimension): the largest whose int8
 // range holds the channel's weights.
-std::vector<int> channel_exponents(const GraphNode& m) {
+std::vector<int> channel_exponents(const GraphNode& m, int limit) {
   const size_t units = size_t(m.weight.dims[0]), per = m.weight.data.size() / units;
   std::vector<int> e(units);
   for (size_t u = 0; u < units; ++u) {
@@ -252,7 +255,8 @@ std::vector<int> channel_exponents(const GraphNode& m) {
     for (size_t j = 0; j < per; ++j) {
       wmax = std::max(wmax, std::fabs(m.weight.data[u * per + j]));
     }
-    e[u] = exp_for_range(wmax, fmt::format("weights of output channel {} of node '{}'", u, m.name));
+    e[u] = exp_for_range(wmax, fmt::format("weights of output channel {} of node '{}'", u, m.name),
+                         limit);
   }
   return e;
 }
@@ -311,7 +315,8 @@ void choose_exponents(Quantizer& q) {
     auto fixed = q.g.fixed_exponents.find(t);
     return fixed != q.g.fixed_exponents.end()
                ? fixed->second
-               : exp_for_range(calibrated_range(q.runs, t, q.opt), "values of tensor '" + t + "'");
+               : exp_for_range(calibrated_range(q.runs, t, q.opt), "values of tensor '" + t + "'",
+                               lane_max(q.opt.widths.inp));
   };
   q.net_name[q.g.input] = q.g.input;
   q.groups.exp[q.g.input] = calibrated(q.g.input);
@@ -339,8 +344,9 @@ void choose_exponents(Quantizer& q) {
     for (float v : m.weight.data) {
       wmax = std::max(wmax, std::fabs(v));
     }
-    q.w_exp.push_back(exp_for_range(wmax, "weights of node '" + m.name + "'"));
-    q.channel_w_exp.push_back(q.opt.per_channel && q.weighted(i) ? channel_exponents(m)
+    const int wlimit = lane_max(q.opt.widths.wgt);
+    q.w_exp.push_back(exp_for_range(wmax, "weights of node '" + m.name + "'", wlimit));
+    q.channel_w_exp.push_back(q.opt.per_channel && q.weighted(i) ? channel_exponents(m, wlimit)
                                                                  : std::vector<int>());
   }
   settle_exponents(q);
@@ -373,13 +379,17 @@ void settle_exponents(Quantizer& q) {
 }
 
 // The int32 bias of output channel u at scale 2^-(e_in + e_w) with the rounding half unit of
-// its shift; throws naming the node when it does not fit.
-int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift) {
+// its shift; throws naming the node when it does not fit. Narrower accumulators (`acc_bits` <
+// 32) saturate it to their lane, which the accumulator would otherwise wrap.
+int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift, int acc_bits) {
   const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
   const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
   if (std::fabs(b) > 2147483647.0) {
     throw Error(fmt::format("quantization: node '{}': bias {} does not fit int32 at scale 2^-{}",
                             m.name, m.bias.data[u], e_in + e_w));
+  }
+  if (acc_bits < 32) {
+    return int32_t(std::clamp(b, double(lane_min(acc_bits)), double(lane_max(acc_bits))));
   }
   return int32_t(b);
 }
@@ -388,7 +398,8 @@ int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift
 // layer `m` at input exponent e_in and per output channel u weight exponent e_w[u] and shift
 // shift[u] (one value each: the same for every channel).
 void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
-                      const std::vector<int>& shift, NetworkLayer& l) {
+                      const std::vector<int>& shift, const LayerWidths& widths, NetworkLayer& l) {
+  const long wlo = lane_min(widths.wgt), whi = lane_max(widths.wgt);
   const int units = m.weight.dims[0];
   const size_t per = m.weight.data.size() / size_t(units);
   auto at = [](const std::vector<int>& v, size_t u) { return v.size() == 1 ? v[0] : v[u]; };
@@ -396,7 +407,7 @@ void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
   for (size_t u = 0; u < size_t(units); ++u) {
     const double scale = std::ldexp(1.0, at(e_w, u));
     for (size_t j = u * per; j < (u + 1) * per; ++j) {
-      w[j] = int8_t(std::clamp(std::lround(double(m.weight.data[j]) * scale), -128L, 127L));
+      w[j] = int8_t(std::clamp(std::lround(double(m.weight.data[j]) * scale), wlo, whi));
     }
   }
   if (m.op == GraphOp::kConv) {
@@ -414,7 +425,7 @@ void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
   }
   std::vector<int32_t> bias(static_cast<size_t>(units));
   for (size_t u = 0; u < bias.size(); ++u) {
-    bias[u] = quantize_bias(m, u, e_in, at(e_w, u), at(shift, u));
+    bias[u] = quantize_bias(m, u, e_in, at(e_w, u), at(shift, u), widths.acc);
   }
   l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
@@ -518,15 +529,16 @@ void lower_weights(Quantizer& q, size_t i, NetworkLayer& l, QuantLayerReport& re
   const GraphNode& m = q.main(i);
   const int e_in = q.groups.at(l.input), e_out = q.groups.at(l.name);
   int& e_w = q.w_exp[i];
-  e_w = std::min(e_w, 31 - e_in + e_out);
+  const int max_shift = q.opt.widths.acc - 1;  // 31, or 15 in an int16 accumulator
+  e_w = std::min(e_w, max_shift - e_in + e_out);
   rep.w_exp = e_w, rep.shift = e_in + e_w - e_out;
   if (!q.opt.per_channel) {
     l.epilogue.shift = rep.shift;
-    return quantize_weights(m, e_in, {e_w}, {rep.shift}, l);
+    return quantize_weights(m, e_in, {e_w}, {rep.shift}, q.opt.widths, l);
   }
   std::vector<int> ce = q.channel_w_exp[i], shifts(ce.size());
   for (size_t u = 0; u < ce.size(); ++u) {
-    ce[u] = std::max(e_w, std::min(ce[u], 31 - e_in + e_out));
+    ce[u] = std::max(e_w, std::min(ce[u], max_shift - e_in + e_out));
     while (ce[u] > e_w && std::fabs(double(m.bias.data[u])) * std::ldexp(1.0, e_in + ce[u]) >
                               std::ldexp(1.0, 30)) {
       --ce[u];
@@ -537,7 +549,7 @@ void lower_weights(Quantizer& q, size_t i, NetworkLayer& l, QuantLayerReport& re
   rep.w_exp_max = *std::max_element(ce.begin(), ce.end());
   rep.shift_max = e_in + rep.w_exp_max - e_out;
   l.epilogue.shifts = shifts;
-  quantize_weights(m, e_in, ce, shifts, l);
+  quantize_weights(m, e_in, ce, shifts, q.opt.widths, l);
 }
 
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
@@ -559,7 +571,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   if (m.op == GraphOp::kAdd || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
     const bool constant = m.inputs.size() == 1;  // a Min / Max with a constant: its clip bound
     l.residual = constant ? std::string() : q.net_name.at(m.inputs[1]);
-    activation_bounds(constant ? &m : p.act, e_out, l.epilogue);
+    activation_bounds(constant ? &m : p.act, e_out, q.opt.widths.out, l.epilogue);
   }
   if (m.op == GraphOp::kConcat) {
     for (const std::string& in : m.inputs) {
@@ -572,7 +584,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     return l;
   }
   l.epilogue.bias = true;
-  activation_bounds(p.act, e_out, l.epilogue);
+  activation_bounds(p.act, e_out, q.opt.widths.out, l.epilogue);
   if (p.add) {
     l.residual = q.net_name.at(p.residual);
     l.epilogue.residual = true;
@@ -601,8 +613,8 @@ void measure(Quantizer& q, QuantizedModel& m, ProgressDisplay& progress) {
   for (size_t s = 0; s < q.runs.size(); ++s) {
     Network net = m.net;
     net.input_data = std::make_shared<const std::vector<int8_t>>(
-        quantize_values(q.runs[s].at(q.g.input).data, m.input_exp, 127));
-    const auto ints = reference_network_tensors(net);
+        quantize_values(q.runs[s].at(q.g.input).data, m.input_exp, lane_max(q.opt.widths.inp)));
+    const auto ints = reference_network_tensors(net, q.opt.widths);
     progress.update(q.runs.size() + s + 1, 0);
     for (size_t i = 0; i < q.plan.size(); ++i) {
       const std::vector<float>& f = q.runs[s].at(q.plan[i].out).data;
@@ -799,6 +811,12 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.mode != "max" && opt.mode != "percentile") {
     throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
   }
+  if (opt.widths.inp > 8 || opt.widths.wgt > 8) {
+    throw Error(
+        fmt::format("quantization of {} to {} lanes: quantized networks hold tensors in "
+                    "int8_t, lanes of 1 to 8 bits",
+                    g.name, opt.widths.describe()));
+  }
   const auto start = std::chrono::steady_clock::now();
   Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}, {}};
   std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);
@@ -843,7 +861,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   m.import_seconds = g.import_seconds;
   m.quantize_seconds = seconds_since(start);
   m.net.input_data = std::make_shared<const std::vector<int8_t>>(
-      quantize_values(q.runs[0].at(g.input).data, m.input_exp, 127));
+      quantize_values(q.runs[0].at(g.input).data, m.input_exp, lane_max(opt.widths.inp)));
   return m;
 }
 
@@ -853,6 +871,9 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
   j["weight_scales"] = options.per_channel ? "per-channel" : "per-tensor";
   j["calibration_inputs"] = options.calib;
   j["seed"] = options.seed;
+  if (!options.widths.is_int8()) {  // int8 reports keep their keys
+    j["widths"] = options.widths.describe();
+  }
   j["input_exponent"] = input_exp;
   j["output_exponent"] = output_exp;
   j["cosine_similarity"] = cosine;
@@ -917,10 +938,11 @@ std::string QuantizedModel::describe() const {
   }
   const double total = double(std::max<uint64_t>(vta_macs + host_macs, 1));
   s += fmt::format(
-      "  output vs float: cosine similarity {:.4f} (lowest of {} sample(s); mean {:.4f}), top-1 "
+      "  output vs float{}: cosine similarity {:.4f} (lowest of {} sample(s); mean {:.4f}), top-1 "
       "agreement {:.0f}%\n  MACs: {} on VTA ({:.1f}%), {} on the host ({:.1f}%)\n",
-      cosine, samples, cosine_mean, 100 * top1_agreement, vta_macs, 100 * double(vta_macs) / total,
-      host_macs, 100 * double(host_macs) / total);
+      options.widths.is_int8() ? "" : " at " + options.widths.describe(), cosine, samples,
+      cosine_mean, 100 * top1_agreement, vta_macs, 100 * double(vta_macs) / total, host_macs,
+      100 * double(host_macs) / total);
   return s;
 }
 

@@ -87,6 +87,7 @@ ConvData conv_data(const OpContext& ctx, const Conv2dParams& p) {
     d.bias = l.bias ? *l.bias : std::vector<int32_t>();
   } else {
     d = random_conv_weights(p, l.epilogue, ctx.seed);
+    wrap_lanes(d.w, ctx.widths.wgt);
   }
   d.x = ctx.in.data;
   if (!l.epilogue.residual) {
@@ -118,7 +119,10 @@ std::vector<int8_t> group_input(const NetworkTensor& in, int g, int cg) {
   return x;
 }
 
-NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const ConvData& d) {
+// Each group through the reference at `widths` (conv2d_reference_lanes at other widths than
+// int8: a grouped layer computes as VTA would, whichever runs it).
+NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const ConvData& d,
+                           const LayerWidths& widths) {
   Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
   p.k = l.k / l.groups;
   const int oh = p.out_h(), ow = p.out_w();
@@ -133,7 +137,9 @@ NetworkTensor grouped_conv(const NetworkTensor& in, const NetworkLayer& l, const
       bias.assign(d.bias.begin() + g * p.k, d.bias.begin() + (g + 1) * p.k);
     }
     const Epilogue e = l.epilogue.channels(size_t(g) * size_t(p.k), size_t(p.k));
-    const std::vector<int8_t> y = conv2d_reference_fast(p, e, x, w, bias, {});
+    const std::vector<int8_t> y = widths.is_int8()
+                                      ? conv2d_reference_fast(p, e, x, w, bias, {})
+                                      : conv2d_reference_lanes(p, e, x, w, bias, {}, widths);
     for (int n = 0; n < in.n; ++n) {
       std::copy_n(y.begin() + long(size_t(n) * p.k * out_plane), size_t(p.k) * out_plane,
                   out.data.begin() + long((size_t(n) * l.k + size_t(g) * p.k) * out_plane));
@@ -151,6 +157,7 @@ ConvData grouped_data(const OpContext& ctx) {
     p.k = l.k;  // every group's weights and bias
     const ConvData r = random_conv_weights(p, l.epilogue, ctx.seed);
     d.w = r.w;
+    wrap_lanes(d.w, ctx.widths.wgt);
     d.bias = r.bias;
   }
   return d;
@@ -161,7 +168,7 @@ NetworkTensor run_grouped_conv2d(const OpContext& ctx, std::string& note) {
   const NetworkTensor& in = ctx.in;
   Conv2dParams p = conv_params(l, TensorShape{in.n, in.c / l.groups, in.h, in.w});
   p.k = l.k / l.groups;
-  NetworkTensor out = grouped_conv(in, l, grouped_data(ctx));
+  NetworkTensor out = grouped_conv(in, l, grouped_data(ctx), ctx.widths);
   note = fmt::format("{}: conv2d {}x{} s{} with {} groups on host ({} MACs)", l.name, l.kh, l.kw,
                      l.stride_h, l.groups, p.macs() * uint64_t(l.groups));
   return out;
@@ -186,10 +193,15 @@ NetworkTensor conv2d_reference(const NetworkLayer& l, const NetworkLayerJob& job
   if (l.groups > 1) {
     NetworkTensor in = job.input_shape;
     in.data = job.conv.x;
-    return grouped_conv(in, l, job.conv);
+    return grouped_conv(in, l, job.conv, job.widths);
   }
   const Conv2dParams p = job_params(l, job.input_shape);
   const ConvData& d = job.conv;
+  if (!job.widths.is_int8()) {
+    return NetworkTensor{
+        p.n, p.k, p.out_h(), p.out_w(),
+        conv2d_reference_lanes(p, l.epilogue, d.x, d.w, d.bias, d.residual, job.widths)};
+  }
   return NetworkTensor{
       p.n, p.k, p.out_h(), p.out_w(),
       *ReferenceCache::process().conv2d(p, l.epilogue, d.x, d.w, d.bias, d.residual)};
@@ -218,7 +230,7 @@ VtaLayerResult run_grouped_job(const Target& target, const NetworkLayer& l,
   if (opt.check) {
     NetworkTensor x = in;
     x.data = job.conv.x;
-    ref = grouped_conv(x, l, job.conv).data;
+    ref = grouped_conv(x, l, job.conv, job.widths).data;
   }
   LayerRun run =
       run_conv2d_in_group_sets(target, g, l.epilogue, s, job.conv, opt.check ? &ref : nullptr);

@@ -69,6 +69,8 @@ void make_dense_job(const OpContext& ctx, NetworkLayerJob& job) {
   if (l.weights) {
     d.b = *l.weights;
     d.bias = l.bias ? *l.bias : std::vector<int32_t>();
+  } else {
+    wrap_lanes(d.b, ctx.widths.wgt);
   }
   job.dense = std::move(d);
 }
@@ -76,6 +78,10 @@ void make_dense_job(const OpContext& ctx, NetworkLayerJob& job) {
 NetworkTensor dense_reference(const NetworkLayer& l, const NetworkLayerJob& job) {
   const MatmulParams p = job_params(l, job.input_shape);
   const MatmulData& d = job.dense;
+  if (!job.widths.is_int8()) {
+    return NetworkTensor{p.m, p.n, 1, 1,
+                         matmul_reference_lanes(p, l.epilogue, d.a, d.b, d.bias, job.widths)};
+  }
   return NetworkTensor{p.m, p.n, 1, 1,
                        *ReferenceCache::process().matmul(p, l.epilogue, d.a, d.b, d.bias)};
 }

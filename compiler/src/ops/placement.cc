@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/ops/op_def.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -21,6 +22,12 @@ PlacementChoice choose_placement(const NetworkLayer& l, const TensorShape& in,
   PlacementChoice c{def.place ? def.place(l) : Placement::kHost, {}};
   // Compared: an operator the host runs by default that VTA can run too.
   if (!cfg || c.place != Placement::kHost || !def.vta.estimate_cycles || !def.host_work) {
+    return c;
+  }
+  if (const LayerWidths widths = LayerWidths::of(*cfg); !widths.is_int8()) {
+    // The ALU programs of these operators saturate to int8 and grouped sets read int8 lanes.
+    c.reason = fmt::format("host (VTA's programs of {} are int8 x int8 -> int32; config {} has {})",
+                           l.op, cfg->model_name, widths.describe());
     return c;
   }
   const HostWorkCount w = def.host_work(l, in);

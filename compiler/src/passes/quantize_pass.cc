@@ -1,5 +1,6 @@
-// quantize: float graph -> int8 network (passes.h).
+// quantize: float graph -> network of the config's lanes, int8 without one (passes.h).
 #include "vta/compiler/passes/passes.h"
+#include "vta/compiler/run/layer_widths.h"
 
 namespace vta::compiler {
 
@@ -17,6 +18,10 @@ class QuantizePass : public Pass {
       return false;  // already an int8 network
     }
     QuantOptions q = ctx.quant;
+    if (ctx.config) {
+      check_network_widths(*ctx.config, m.float_graph->name);
+      q.widths = LayerWidths::of(*ctx.config);  // quantized to the lanes it runs on
+    }
     if (!ctx.input_path.empty()) {
       q.first_input = read_float_input(*m.float_graph, ctx.input_path);
     }

@@ -6,19 +6,12 @@
 #include <fmt/format.h>
 
 #include "vta/compiler/codegen/lane_packing.h"
+#include "vta/compiler/references/reference_cache.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
 
 namespace {
-
-void fit_lanes(std::vector<int8_t>& v, int bits) {
-  if (bits < 8) {
-    for (auto& x : v) {
-      x = int8_t(sign_extend(x, bits));
-    }
-  }
-}
 
 void check_lanes(const std::string& layer, const char* what, const std::vector<int8_t>& v,
                  int bits) {
@@ -32,6 +25,23 @@ void check_lanes(const std::string& layer, const char* what, const std::vector<i
 }
 
 }  // namespace
+
+void saturate_lanes(std::vector<int8_t>& v, int bits) {
+  if (bits < 8) {
+    const int lo = lane_min(bits), hi = lane_max(bits);
+    for (auto& x : v) {
+      x = int8_t(std::clamp(int(x), lo, hi));
+    }
+  }
+}
+
+void wrap_lanes(std::vector<int8_t>& v, int bits) {
+  if (bits < 8) {
+    for (auto& x : v) {
+      x = int8_t(sign_extend(x, bits));
+    }
+  }
+}
 
 LayerWidths LayerWidths::of(const HwConfig& cfg) {
   return LayerWidths{cfg.inp_width, cfg.wgt_width, cfg.acc_width, cfg.out_width};
@@ -54,21 +64,21 @@ void check_layer_widths(const HwConfig& cfg, const std::string& layer) {
 
 void check_network_widths(const HwConfig& cfg, const std::string& network) {
   const LayerWidths w = LayerWidths::of(cfg);
-  if (!w.is_int8()) {
+  if (w.inp > 8 || w.wgt > 8) {
     throw Error(fmt::format(
         "network {}: config {} has {} lanes, and the network path (ONNX import, quantization, "
-        "host operators) is int8 for now (int8 x int8 -> int32); single conv2d and matmul "
-        "layers run at every width (docs/element_widths.md)",
+        "host operators) holds tensors in int8_t: input and weight lanes of 1 to 8 bits "
+        "(LOG_INP_WIDTH, LOG_WGT_WIDTH <= 3); single conv2d and matmul layers run at every "
+        "width (docs/element_widths.md)",
         network, cfg.model_name, w.describe()));
   }
 }
 
-Epilogue epilogue_at_widths(const Epilogue& e, const HwConfig& cfg) {
-  const LayerWidths w = LayerWidths::of(cfg);
+Epilogue epilogue_at_widths(const Epilogue& e, const LayerWidths& w) {
   if (w.is_int8() || w.out > 16) {
     return e;
   }
-  const int hi = (1 << (w.out - 1)) - 1, lo = -(1 << (w.out - 1));
+  const int hi = lane_max(w.out), lo = lane_min(w.out);
   Epilogue n = e;
   if (n.clip_hi) {
     n.clip_hi = std::clamp(*n.clip_hi, lo, hi);
@@ -79,13 +89,46 @@ Epilogue epilogue_at_widths(const Epilogue& e, const HwConfig& cfg) {
   return n;
 }
 
+Epilogue epilogue_at_widths(const Epilogue& e, const HwConfig& cfg) {
+  return epilogue_at_widths(e, LayerWidths::of(cfg));
+}
+
+std::vector<int8_t> conv2d_reference_lanes(const Conv2dParams& p, const Epilogue& e,
+                                           const std::vector<int8_t>& x,
+                                           const std::vector<int8_t>& w,
+                                           const std::vector<int32_t>& bias,
+                                           const std::vector<int8_t>& residual,
+                                           const LayerWidths& widths) {
+  const Epilogue n = epilogue_at_widths(e, widths);
+  if (widths.acc < 32) {
+    return conv2d_reference_at(p, n, x, w, bias, residual, widths.accumulator());
+  }
+  std::vector<int8_t> out = *ReferenceCache::process().conv2d(p, n, x, w, bias, residual);
+  wrap_lanes(out, widths.out);
+  return out;
+}
+
+std::vector<int8_t> matmul_reference_lanes(const MatmulParams& p, const Epilogue& e,
+                                           const std::vector<int8_t>& a,
+                                           const std::vector<int8_t>& b,
+                                           const std::vector<int32_t>& bias,
+                                           const LayerWidths& widths) {
+  const Epilogue n = epilogue_at_widths(e, widths);
+  if (widths.acc < 32) {
+    return matmul_reference_at(p, n, a, b, bias, widths.accumulator());
+  }
+  std::vector<int8_t> out = *ReferenceCache::process().matmul(p, n, a, b, bias);
+  wrap_lanes(out, widths.out);
+  return out;
+}
+
 ConvData random_conv_data_at(const Conv2dParams& p, const Epilogue& e, uint64_t seed,
                              const HwConfig& cfg) {
   const LayerWidths w = LayerWidths::of(cfg);
   ConvData d = random_conv_data(p, e, seed);
-  fit_lanes(d.x, w.inp);
-  fit_lanes(d.w, w.wgt);
-  fit_lanes(d.residual, w.out);
+  wrap_lanes(d.x, w.inp);
+  wrap_lanes(d.w, w.wgt);
+  wrap_lanes(d.residual, w.out);
   return d;
 }
 
@@ -93,8 +136,8 @@ MatmulData random_matmul_data_at(const MatmulParams& p, const Epilogue& e, uint6
                                  const HwConfig& cfg) {
   const LayerWidths w = LayerWidths::of(cfg);
   MatmulData d = random_matmul_data(p, e, seed);
-  fit_lanes(d.a, w.inp);
-  fit_lanes(d.b, w.wgt);
+  wrap_lanes(d.a, w.inp);
+  wrap_lanes(d.b, w.wgt);
   return d;
 }
 

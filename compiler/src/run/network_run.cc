@@ -27,15 +27,19 @@ std::vector<int8_t> random_int8(size_t n, uint64_t seed) {
   return v;
 }
 
-// The network's input tensor: its own data, else random from the seed.
-Tensor network_input(const Network& net) {
+// The network's input tensor: its own data, else random from the seed (kept to the input lane).
+Tensor network_input(const Network& net, const LayerWidths& widths) {
   const size_t size = size_t(net.n) * net.c * net.h * net.w;
   if (net.input_data && net.input_data->size() != size) {
     throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
                             net.name, net.input_data->size(), net.n, net.c, net.h, net.w));
   }
-  return Tensor{net.n, net.c, net.h, net.w,
-                net.input_data ? *net.input_data : random_int8(size, net.seed)};
+  Tensor t{net.n, net.c, net.h, net.w,
+           net.input_data ? *net.input_data : random_int8(size, net.seed)};
+  if (!net.input_data) {
+    wrap_lanes(t.data, widths.inp);
+  }
+  return t;
 }
 
 // A network tensor an earlier layer produced (or the input); throws for a layer that reads an
@@ -62,10 +66,13 @@ bool on_host(const NetworkLayer& l, const Tensor& in, const HwConfig* cfg) {
   return choose_placement(l, TensorShape{in.n, in.c, in.h, in.w}, cfg).place == Placement::kHost;
 }
 
-// Runs a host layer and notes it in `host_ops`.
+// Runs a host layer and notes it in `host_ops`. Its output saturates to the output lane: every
+// host operator's last step is a saturation to int8 (or moves values already in their lanes),
+// and saturating to [-2^(b-1), 2^(b-1) - 1] after it is saturating to that range instead.
 Tensor run_host_layer(const OpDef& def, const OpContext& ctx, std::vector<std::string>& host_ops) {
   std::string note;
   Tensor out = def.run_host(ctx, note);
+  saturate_lanes(out.data, ctx.widths.out);
   host_ops.push_back(std::move(note));
   return out;
 }
@@ -73,6 +80,7 @@ Tensor run_host_layer(const OpDef& def, const OpContext& ctx, std::vector<std::s
 // A VTA layer's job with its data; its reference output as the tensor it produces.
 Tensor prepare_layer_job(const OpDef& def, const OpContext& ctx, NetworkLayerJob& job) {
   job.input_shape = {ctx.in.n, ctx.in.c, ctx.in.h, ctx.in.w, {}};
+  job.widths = ctx.widths;
   def.vta.make_job(ctx, job);
   return def.vta.reference(ctx.layer, job);
 }
@@ -83,15 +91,16 @@ std::string NetworkTensor::shape() const {
   return fmt::format("{}x{}x{}x{}", n, c, h, w);
 }
 
-std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net) {
+std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net,
+                                                               const LayerWidths& widths) {
   net.validate();
   Tensors tensors;
-  tensors[net.input_name] = network_input(net);
+  tensors[net.input_name] = network_input(net, widths);
   std::vector<std::string> host_ops;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     const OpDef& def = op_def(l.op);
-    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i), widths};
     if (on_host(l, ctx.in, nullptr)) {
       tensors[l.name] = run_host_layer(def, ctx, host_ops);
       continue;
@@ -105,14 +114,16 @@ std::map<std::string, NetworkTensor> reference_network_tensors(const Network& ne
 
 NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg) {
   net.validate();
+  const LayerWidths widths = cfg ? LayerWidths::of(*cfg) : LayerWidths{};
   Tensors tensors;
-  tensors[net.input_name] = network_input(net);
+  tensors[net.input_name] = network_input(net, widths);
   NetworkJobs result;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     try {
       const OpDef& def = op_def(l.op);
-      const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+      const OpContext ctx{net,   l, layer_input(net, l, tensors), tensors, layer_seed(net, i),
+                          widths};
       if (on_host(l, ctx.in, cfg)) {
         tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
         continue;
@@ -144,14 +155,15 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   check_network_widths(target.config, net.name);
   net.validate();  // also for networks built in code: every shape below is then valid
+  const LayerWidths widths = LayerWidths::of(target.config);
   Tensors tensors;
-  tensors[net.input_name] = network_input(net);
+  tensors[net.input_name] = network_input(net, widths);
   NetworkRun result;
   const std::string& last = net.layers.empty() ? net.input_name : net.layers.back().name;
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const NetworkLayer& l = net.layers[i];
     const OpDef& def = op_def(l.op);
-    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i)};
+    const OpContext ctx{net, l, layer_input(net, l, tensors), tensors, layer_seed(net, i), widths};
     if (on_host(l, ctx.in, &target.config)) {
       tensors[l.name] = run_host_layer(def, ctx, result.host_ops);
       if (target.on_host_layer) {
@@ -164,6 +176,7 @@ NetworkRun run_network(const Target& target, const Network& net, const NetworkOp
     job.layer = i;
     job.seed = ctx.seed;
     job.input_shape = {ctx.in.n, ctx.in.c, ctx.in.h, ctx.in.w, {}};
+    job.widths = widths;
     def.vta.make_job(ctx, job);
     VtaLayerResult v = def.vta.run(target, net, l, job, opt);
     step.done(v.run.stats);

@@ -37,6 +37,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/schedule.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
@@ -113,7 +114,12 @@ struct NetworkRun {
   std::vector<int8_t> output;         // the last layer's output
 };
 
-// Runs every layer in order on the target (VTA layers through run_conv2d / run_matmul).
+// Runs every layer in order on the target (VTA layers through run_conv2d / run_matmul) at the
+// config's element widths (LayerWidths::of; check_network_widths): at lanes narrower than 8
+// bits a random input, random weights are kept to their lanes (wrap_lanes), every host
+// operator's output saturates to the output lane and every VTA layer computes as the hardware
+// does (conv2d_reference_lanes: the accumulator wraps at ACC_WIDTH, the clip bounds narrow to the
+// output lane).
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt);
 
 // A tensor between the layers of a network (NCHW int8).
@@ -132,6 +138,7 @@ struct NetworkLayerJob {
   NetworkTensor input_shape;  // n, c, h, w of the input (its data is in conv.x / dense.a)
   ConvData conv;              // a conv2d layer's data
   MatmulData dense;           // a dense layer's data
+  LayerWidths widths;         // the element widths the job's reference computes at
 };
 
 struct NetworkJobs {
@@ -145,12 +152,15 @@ struct NetworkJobs {
 };
 
 // Every tensor of the network (input included) computed on the host with the C++ reference in
-// place of VTA: the int8 reference of a whole network (e.g. of a quantized model).
-std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net);
+// place of VTA: the reference of a whole network (e.g. of a quantized model) at `widths` (those
+// of run_network on a config of these widths; the int8 reference by default).
+std::map<std::string, NetworkTensor> reference_network_tensors(const Network& net,
+                                                               const LayerWidths& widths = {});
 
 // Follows the network on the host with the C++ reference in place of VTA (memoised in
 // ReferenceCache::process(), so checking the jobs' runs later costs a lookup). The jobs are the
-// layers placed on VTA on the design `cfg` (choose_placement; without one, OpDef::place).
+// layers placed on VTA on the design `cfg` (choose_placement; without one, OpDef::place), at its
+// element widths (int8 without one).
 NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg = nullptr);
 // Runs one job's layer on the target (a "layers" step, like each VTA layer of run_network).
 LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLayerJob& job,

@@ -8,6 +8,8 @@
 // and clips to int8: exactly the fused epilogue of a VTA layer. Tensors an operator cannot
 // rescale (pool in/out, add and concat operands, a fused residual and its layer's output) share
 // one exponent, the smallest of their calibrated ones.
+// At other element widths (QuantOptions::widths: lanes of 1 to 8 bits) int8 reads as the lane:
+// q in [-2^(b-1), 2^(b-1) - 1] for activations and weights, the bias within the accumulator.
 //
 // The result is a Network (network.h) with the model's weights that run_network executes, plus
 // the quantization report: per layer the exponents, the shift and the signal-to-noise ratio of
@@ -44,6 +46,10 @@ struct QuantOptions {
   // The progress of the calibration runs on stderr (progress_display.h): off unless a command
   // asks (vtasim network gives its --quiet / --progress).
   ProgressFlags progress{true, false};
+  // The element widths to quantize to (those of the config it runs on): activations to
+  // INP_WIDTH-bit lanes, weights to WGT_WIDTH, biases within ACC_WIDTH, shifts below ACC_WIDTH;
+  // int8 x int8 -> int32 by default. Lanes of 1 to 8 bits (check_network_widths).
+  LayerWidths widths;
 
   // The --quant text of `vtasim network`, Python's network(quant=...) and a sweep spec's "quant":
   // a calibration mode (max, percentile) and / or the weight scales (per-tensor, per-channel),

@@ -54,6 +54,9 @@ struct OpContext {
   const NetworkTensor& in;
   const std::map<std::string, NetworkTensor>& tensors;
   uint64_t seed = 0;
+  // The element widths of the run: a host layer's output saturates to the output lane
+  // (run_network does it after run_host), random weights fit the weight lane.
+  LayerWidths widths;
 };
 
 // What a VTA layer produced.
@@ -134,7 +137,8 @@ struct OpDef {
 // when they do not or no VTA program fits; `reason` then says why: "vta (est 1234 cy = 12.3 us <
 // host 40.1 us)", with a repacking "vta (est 1234 cy + repack 6.1 us = 18.4 us < host 40.1 us)".
 // Any other operator, and every operator without a design (cfg null), runs where OpDef::place says,
-// with an empty reason.
+// with an empty reason; so do those on a design of other widths than int8 x int8 -> int32 (their
+// VTA programs are int8), with that reason.
 struct PlacementChoice {
   Placement place = Placement::kUnplaced;
   std::string reason;

@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""Networks at every element width: VTA cycles and accuracy against the float model per config.
+
+    /usr/bin/python3 scripts/width_accuracy.py [--models resnet18:1x3x64x64,vit_b_16:1x3x32x32]
+        [--configs pynq_int4,pynq_int4_acc32,pynq,pynq_int16,zcu104_int4,...] [--calib 4]
+        [--backend cycle] [--out DIR]
+
+Exports each torchvision model with scripts/export_torchvision.py (seeded random weights) at the
+given input, runs `vtasim network M.onnx --config C --calib N` on every config (the quantizer
+takes the config's input and weight widths, docs/element_widths.md; zcu104_int4, zcu104_int4_acc32
+and zcu104_int16 are zcu104 with the width keys of the pynq presets, see WIDTH_SETS) and prints a Markdown table:
+the widths, the VTA cycles, the bytes moved, the end-to-end time (VTA + host), the lowest and mean
+output cosine against the float model over the calibration inputs and the top-1 agreement. Every
+run's VTA output must equal the network's reference at its widths (the script stops otherwise).
+A config whose widths networks do not run at gives its error in the table. Long-running (minutes
+per model and config on the cycle backend); not part of ctest.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_MODELS = "resnet18:1x3x64x64,vit_b_16:1x3x32x32"
+DEFAULT_CONFIGS = ("pynq_int4,pynq_int4_acc32,pynq,pynq_int16,"
+                   "zcu104_int4,zcu104_int4_acc32,zcu104,zcu104_int16")
+# zcu104 at the width keys of pynq_int4, pynq_int4_acc32 and pynq_int16 (--set over the preset;
+# not presets of their own: the RTL of a 64-bit int4 tile on the 128-bit bus does not lint yet).
+WIDTH_SETS = {
+    "int4": ["LOG_INP_WIDTH=2", "LOG_WGT_WIDTH=2", "LOG_ACC_WIDTH=4", "LOG_INP_BUFF_SIZE=14",
+             "LOG_WGT_BUFF_SIZE=17", "LOG_ACC_BUFF_SIZE=16"],
+    "int4_acc32": ["LOG_INP_WIDTH=2", "LOG_WGT_WIDTH=2", "LOG_INP_BUFF_SIZE=14",
+                   "LOG_WGT_BUFF_SIZE=17"],
+    "int16": ["LOG_INP_WIDTH=4", "LOG_WGT_WIDTH=4", "LOG_INP_BUFF_SIZE=16",
+              "LOG_WGT_BUFF_SIZE=19"],
+}
+
+
+def config_args(config):
+    """--config (and --set) of a name: a preset, or zcu104_<widths> (WIDTH_SETS)."""
+    base, _, widths = config.partition("_")
+    if base == "zcu104" and widths in WIDTH_SETS:
+        return ["--config", "zcu104"] + [a for kv in WIDTH_SETS[widths] for a in ("--set", kv)]
+    return ["--config", config]
+
+
+def run(args, model, config):
+    """The report of one run, or the error line of a refused one."""
+    report = os.path.join(args.out, f"{os.path.basename(model)[:-5]}.{config}.json")
+    cmd = [args.vtasim, "network", model, *config_args(config), "--calib", str(args.calib),
+           "--backend", args.backend, "--quiet", "--json", report]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        lines = [l for l in p.stderr.splitlines() if l.startswith("vtasim: error:")]
+        if not lines:
+            sys.exit(f"width_accuracy: {' '.join(cmd)} failed:\n{p.stderr}")
+        return lines[-1][len("vtasim: error: "):]
+    with open(report) as f:
+        return json.load(f)
+
+
+def row(name, config, rep):
+    if isinstance(rep, str):
+        return f"| {name} | `{config}` | refused: {rep} |||||"
+    bad = [l["name"] for l in rep["layers"] if l["mismatches"] or not l["checked"]]
+    fe = rep["frontend"]
+    if bad or not fe["output_matches_reference"]:
+        sys.exit(f"width_accuracy: {name} on {config}: VTA differs from the reference at its "
+                 f"widths ({', '.join(bad) or 'output'})")
+    s = rep["summary"]
+    widths = fe.get("widths", "int8 x int8 -> int32")
+    cycles = s.get("cycles")
+    e2e = s.get("end_to_end_us")
+    return (f"| {name} | `{config}` | {widths} | {cycles if cycles is not None else '-'} | "
+            f"{s['bytes_moved'] / 1e6:.2f} MB | "
+            f"{f'{e2e:.0f} us' if e2e is not None else '-'} | "
+            f"{fe['cosine_similarity']:.3f} / {fe['cosine_similarity_mean']:.3f} | "
+            f"{100 * fe['top1_agreement']:.0f}% |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=DEFAULT_MODELS)
+    ap.add_argument("--configs", default=DEFAULT_CONFIGS)
+    ap.add_argument("--calib", type=int, default=4)
+    ap.add_argument("--backend", default="cycle")
+    ap.add_argument("--out", default="width_accuracy")
+    ap.add_argument("--vtasim", default=os.path.join(ROOT, "build", "vtasim"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    print("| model | config | inp x wgt -> acc | VTA cycles | bytes moved | end to end | "
+          "cosine (lowest / mean) | top-1 agreement |")
+    print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
+    for spec in args.models.split(","):
+        name, shape = spec.split(":")
+        model = os.path.join(args.out, f"{name}_{shape.split('x')[-1]}.onnx")
+        if not os.path.exists(model):
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "export_torchvision.py"),
+                            name, model, "--input", shape], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for config in args.configs.split(","):
+            print(row(f"{name} {shape}", config, run(args, model, config)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+// Networks at element widths other than int8 (docs/element_widths.md): a network with VTA
+// convolutions (a residual one), host operators and a dense layer at int4 x int4 -> int16 and
+// int4 x int4 -> int32 on fsim and cycle, bit for bit against the network's width reference; one
+// convolution's accumulator wrap and saturation and a host add's saturation against plain loops
+// written here; a float graph quantized to int4 lanes; the error for lanes wider than 8 bits.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_target.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/frontend/quantize.h"
+#include "vta/compiler/run/layer_widths.h"
+
+using namespace vta::compiler;
+
+namespace {
+
+// A fixed seed, or $VTA_WIDTHS_SEED to try others; printed either way.
+uint64_t test_seed() {
+  const char* env = std::getenv("VTA_WIDTHS_SEED");
+  const uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 4711;
+  std::printf("test_widths_network seed %llu\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+// Convolutions with shifts for int4 data, a residual conv, a host add and maxpool, a dense.
+Network small_network(uint64_t seed) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "name": "int4_net", "input": {"name": "data", "n": 1, "c": 3, "h": 12, "w": 12},
+    "layers": [
+      {"name": "stem", "op": "conv2d", "input": "data", "k": 16, "kernel": 3, "pad": 1,
+       "epilogue": {"shift": 3, "relu": true, "clip_hi": 127}},
+      {"name": "pool", "op": "maxpool", "input": "stem", "kernel": 2, "stride": 2},
+      {"name": "c1", "op": "conv2d", "input": "pool", "k": 16, "kernel": 3, "pad": 1,
+       "epilogue": {"bias": true, "shift": 4, "clip_lo": -128, "clip_hi": 127}},
+      {"name": "c2", "op": "conv2d", "input": "c1", "k": 16, "kernel": 3, "pad": 1,
+       "residual": "pool", "epilogue": {"shift": 4, "relu": true, "clip_hi": 127}},
+      {"name": "sum", "op": "add", "input": "c2", "residual": "c1", "epilogue": {}},
+      {"name": "gap", "op": "global_avgpool", "input": "sum"},
+      {"name": "fc", "op": "dense", "input": "gap", "units": 10,
+       "epilogue": {"bias": true, "shift": 2, "clip_lo": -128, "clip_hi": 127}}]})");
+  j["seed"] = seed;
+  return Network::from_json(j, "int4_net");
+}
+
+int wrap(int64_t v, int bits) {
+  const int64_t m = int64_t(1) << bits;
+  int64_t r = ((v % m) + m) % m;
+  return int(r >= m / 2 ? r - m : r);
+}
+
+}  // namespace
+
+TEST_CASE("a network at int4 lanes runs on fsim and cycle bit for bit against its width reference",
+          "[compiler][widths][network]") {
+  const uint64_t seed = test_seed();
+  const Network net = small_network(seed);
+  for (const char* config : {"pynq_int4", "pynq_int4_acc32"}) {
+    INFO(config);
+    const Target target = use("fsim", config);
+    const LayerWidths widths = LayerWidths::of(target.config);
+    const NetworkRun r = run_network(target, net, NetworkOptions{});
+    REQUIRE(r.runs.size() == 4);  // stem, c1, c2, fc
+    for (const LayerRun& l : r.runs) {
+      INFO(l.name << " " << l.first_mismatch);
+      REQUIRE(l.checked);
+      REQUIRE(l.mismatches == 0);
+    }
+    const auto ref = reference_network_tensors(net, widths);
+    REQUIRE(r.output == ref.at("fc").data);
+    REQUIRE(run_network(use("cycle", config), net, NetworkOptions{}).output == r.output);
+    // Every tensor holds int4 lanes, and the values are not all clipped or zero.
+    for (const auto& [name, t] : ref) {
+      INFO(name);
+      const auto [lo, hi] = std::minmax_element(t.data.begin(), t.data.end());
+      REQUIRE(*lo >= -8);
+      REQUIRE(*hi <= 7);
+      REQUIRE(*hi > *lo);
+    }
+    // The host add saturates at the output lane: c2 + c1 clamped to [-8, 7], by hand.
+    const auto& c1 = ref.at("c1").data;
+    const auto& c2 = ref.at("c2").data;
+    const auto& sum = ref.at("sum").data;
+    int saturated = 0;
+    for (size_t i = 0; i < sum.size(); ++i) {
+      const int s = int(c1[i]) + int(c2[i]);
+      REQUIRE(int(sum[i]) == std::clamp(s, -8, 7));
+      saturated += s > 7 || s < -8 ? 1 : 0;
+    }
+    REQUIRE(saturated > 0);
+  }
+}
+
+TEST_CASE("a network conv at int4 wraps its int16 accumulator and saturates like a plain loop",
+          "[compiler][widths][network]") {
+  const uint64_t seed = test_seed();
+  const int c = 128, k = 16, hw = 4;
+  // Inputs and weights near -8: the sums of 512 to 1152 products of 36 to 64 pass 2^15 (the
+  // inner pixels all of them) and wrap at int16.
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> near_min(-8, -6), lane(-8, 7);
+  auto x = std::make_shared<std::vector<int8_t>>(size_t(c) * hw * hw);
+  auto w = std::make_shared<std::vector<int8_t>>(size_t(k) * c * 9);
+  auto bias = std::make_shared<std::vector<int32_t>>(size_t(k));
+  for (auto& v : *x) {
+    v = int8_t(near_min(rng));
+  }
+  for (auto& v : *w) {
+    v = int8_t(near_min(rng));
+  }
+  for (auto& v : *bias) {
+    v = lane(rng) * 100;
+  }
+  Network net = Network::from_json(nlohmann::json::parse(R"({
+    "name": "wrap", "input": {"name": "data", "n": 1, "c": 128, "h": 4, "w": 4},
+    "layers": [{"name": "conv", "op": "conv2d", "input": "data", "k": 16, "kernel": 3, "pad": 1,
+                "epilogue": {"bias": true, "shift": 7, "clip_lo": -128, "clip_hi": 127}}]})"),
+                                   "wrap");
+  net.input_data = x;
+  net.layers[0].weights = w;
+  net.layers[0].bias = bias;
+  for (const int acc : {16, 32}) {
+    INFO("acc " << acc);
+    const NetworkRun r =
+        run_network(use("fsim", acc == 16 ? "pynq_int4" : "pynq_int4_acc32"), net, {});
+    REQUIRE(r.runs.at(0).mismatches == 0);
+    int wrapped = 0, clipped = 0;
+    for (int o = 0; o < k; ++o) {
+      for (int y = 0; y < hw; ++y) {
+        for (int xo = 0; xo < hw; ++xo) {
+          int64_t sum = 0;
+          for (int ci = 0; ci < c; ++ci) {
+            for (int ky = 0; ky < 3; ++ky) {
+              for (int kx = 0; kx < 3; ++kx) {
+                const int iy = y + ky - 1, ix = xo + kx - 1;
+                if (iy >= 0 && iy < hw && ix >= 0 && ix < hw) {
+                  sum += int64_t((*x)[(size_t(ci) * hw + iy) * hw + ix]) *
+                         (*w)[((size_t(o) * c + ci) * 3 + ky) * 3 + kx];
+                }
+              }
+            }
+          }
+          const int64_t a = wrap(wrap(sum, acc) + (*bias)[o], acc);  // the ALU's ADD wraps too
+          const int want = std::clamp(int(a >> 7), -8, 7);           // clip bounds narrowed to int4
+          wrapped += a != sum + (*bias)[o] ? 1 : 0;
+          clipped += want != int(a >> 7) ? 1 : 0;
+          REQUIRE(int(r.output[(size_t(o) * hw + y) * hw + xo]) == want);
+        }
+      }
+    }
+    if (acc == 16) {
+      REQUIRE(wrapped >= k * 4);  // at least the 2x2 inner pixels of every channel
+    } else {
+      REQUIRE(wrapped == 0);
+    }
+    REQUIRE(clipped > 0);
+  }
+}
+
+TEST_CASE("a float graph quantized to int4 lanes runs on fsim as its reference",
+          "[compiler][widths][network]") {
+  const uint64_t seed = test_seed();
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> d(0.f, 0.3f);
+  auto tensor = [&](std::vector<int> dims) {
+    FloatTensor t{dims, {}};
+    t.data.resize(t.size());
+    for (auto& v : t.data) {
+      v = d(rng);
+    }
+    return t;
+  };
+  FloatGraph g;
+  g.name = "f4", g.input = "x", g.input_dims = {1, 4, 8, 8}, g.output = "y";
+  GraphNode conv;
+  conv.name = "conv", conv.op = GraphOp::kConv, conv.inputs = {"x"}, conv.output = "c";
+  conv.kh = conv.kw = 3, conv.pad_top = conv.pad_left = conv.pad_bottom = conv.pad_right = 1;
+  conv.weight = tensor({16, 4, 3, 3}), conv.bias = tensor({16});
+  GraphNode relu;
+  relu.name = "relu", relu.op = GraphOp::kRelu, relu.inputs = {"c"}, relu.output = "r";
+  GraphNode gap;
+  gap.name = "gap", gap.op = GraphOp::kGlobalAvgPool, gap.inputs = {"r"}, gap.output = "p";
+  GraphNode fc;
+  fc.name = "fc", fc.op = GraphOp::kGemm, fc.inputs = {"p"}, fc.output = "y";
+  fc.weight = tensor({10, 16}), fc.bias = tensor({10});
+  g.nodes = {conv, relu, gap, fc};
+  QuantOptions opt;
+  opt.calib = 2;
+  const Target target = use("fsim", "pynq_int4");
+  opt.widths = LayerWidths::of(target.config);
+  const QuantizedModel m = quantize_graph(g, opt);
+  for (const NetworkLayer& l : m.net.layers) {
+    INFO(l.name);
+    if (l.weights) {
+      const auto [lo, hi] = std::minmax_element(l.weights->begin(), l.weights->end());
+      REQUIRE(*lo >= -8);
+      REQUIRE(*hi <= 7);
+      REQUIRE(std::max(-int(*lo), int(*hi)) >= 4);  // the largest exponent: over half the lane
+      REQUIRE(l.epilogue.clip_hi.value_or(0) == 7);
+    }
+  }
+  const auto [lo, hi] = std::minmax_element(m.net.input_data->begin(), m.net.input_data->end());
+  REQUIRE(*lo >= -8);
+  REQUIRE(*hi <= 7);
+  REQUIRE(m.cosine > 0.5);  // int4 keeps the output's direction on this small graph
+  const NetworkRun r = run_network(target, m.net, NetworkOptions{});
+  REQUIRE(r.output == m.reference_output);
+  REQUIRE(m.to_json()["widths"] == "int4 x int4 -> int16");
+  // At int8 the quantized weights are finer (the same graph, 127 instead of 7 at the top).
+  QuantOptions int8 = opt;
+  int8.widths = LayerWidths{};
+  const QuantizedModel m8 = quantize_graph(g, int8);
+  REQUIRE(m8.cosine > m.cosine);
+  REQUIRE_FALSE(m8.to_json().contains("widths"));
+}
+
+TEST_CASE("networks refuse lanes wider than 8 bits by config and width",
+          "[compiler][widths][network]") {
+  const Target int16 = use("fsim", "pynq_int16");
+  const Network net = small_network(1);
+  REQUIRE_THROWS_WITH(run_network(int16, net, NetworkOptions{}),
+                      Catch::Contains("network int4_net: config " + int16.config.model_name +
+                                      " has int16 x int16 -> int32 lanes") &&
+                          Catch::Contains("int8_t"));
+  FloatGraph g;
+  g.name = "g";
+  QuantOptions opt;
+  opt.widths = LayerWidths::of(int16.config);
+  REQUIRE_THROWS_WITH(quantize_graph(g, opt),
+                      Catch::Contains("quantization of g to int16 x int16 -> int32 lanes"));
+}
