@@ -482,6 +482,31 @@ std::vector<DramCompletion> DramController::take_completions() {
   return out;
 }
 
+int64_t DramController::next_event() {
+  int64_t t = std::numeric_limits<int64_t>::max();
+  for (const Channel& c : m_channels) {
+    for (const Rank& r : c.ranks) {
+      t = std::min(t, r.next_ref - (r.owed >= kMaxPostponedRefreshes ? refresh_lead() : 0));
+    }
+  }
+  const size_t w = window();
+  int64_t first = std::numeric_limits<int64_t>::max();
+  for (size_t k = 0; k < w; ++k) {
+    first = std::min(first, m_pending[k].arrival);
+  }
+  if (w == 0 || first > m_now) {
+    return std::min(t, first);
+  }
+  choose_direction(w);
+  mark_hits(w);
+  for (size_t k = 0; k < w; ++k) {
+    if (m_pending[k].write == m_write_mode) {
+      t = std::min(t, next_command(k).ck);
+    }
+  }
+  return t;
+}
+
 // One decision: a refresh interval that begins before the next command, the clock moved to
 // the first arrival, or the command that can issue first (row hits before others, then the
 // oldest) among the window's accesses of the current direction. False: nothing before `limit`.
@@ -500,12 +525,13 @@ bool DramController::queue_step(int64_t limit) {
     return w != 0 && first < limit;
   }
   choose_direction(w);
+  mark_hits(w);
   Candidate best;
   for (size_t k = 0; k < w; ++k) {
     if (m_pending[k].write != m_write_mode) {
       continue;
     }
-    const Candidate c = next_command(k, w);
+    const Candidate c = next_command(k);
     const bool column = c.kind == DramCommand::kRead || c.kind == DramCommand::kWrite;
     const bool best_column = best.kind == DramCommand::kRead || best.kind == DramCommand::kWrite;
     if (c.ck < best.ck || (c.ck == best.ck && column && !best_column)) {
@@ -526,28 +552,31 @@ bool DramController::queue_step(int64_t limit) {
 }
 
 // Reads first; writes are drained once half the window holds writes (or no read waits) until
-// at most an eighth does and a read waits. Only what has arrived by now counts as waiting.
+// at most an eighth does (or no write waits) and a read waits. Only what has arrived by now
+// counts as waiting (queue_step has made sure something has).
 void DramController::choose_direction(size_t window) {
   int reads = 0, writes = 0;
-  bool read_here = false, write_here = false;
   for (size_t k = 0; k < window; ++k) {
     const Run& a = m_pending[k];
-    (a.write ? writes : reads) += 1;
-    (a.write ? write_here : read_here) |= a.arrival <= m_now;
+    if (a.arrival <= m_now) {
+      (a.write ? writes : reads) += 1;
+    }
   }
+  const bool read_here = reads > 0, write_here = writes > 0;
   const int high = std::max(1, m_spec.queue_depth / 2);
   const int low = m_spec.queue_depth / 8;
+  // Stable: deciding twice at the same cycle gives the same direction.
   if (m_write_mode) {
-    m_write_mode = !(writes == 0 || (read_here && (writes <= low || !write_here)));
+    m_write_mode = !(read_here && (!write_here || writes <= low));
   } else {
-    m_write_mode = reads == 0 || writes >= high || (write_here && !read_here);
+    m_write_mode = write_here && (!read_here || writes >= high);
   }
 }
 
 // The next command of access m_pending[k] and its earliest cycle: READ/WRITE on a row hit,
 // ACT on a precharged bank, PRE on another open row - unless an access of the current
-// direction in the window hits that row (it goes first: no cycle).
-DramController::Candidate DramController::next_command(size_t k, size_t window) const {
+// direction in the window that has arrived by then hits that row (it goes first: no cycle).
+DramController::Candidate DramController::next_command(size_t k) const {
   const Run& a = m_pending[k];
   const Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
   const Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
@@ -559,15 +588,35 @@ DramController::Candidate DramController::next_command(size_t k, size_t window) 
     x.kind = a.write ? DramCommand::kWrite : DramCommand::kRead;
     x.ck = column_cycle(c, r, b, a, t);
   } else if (b.open_row >= 0) {
-    if (!pending_hit(a.loc, b.open_row, window, false)) {
+    const size_t f = flat_bank(a.loc);
+    const int64_t pre = std::max(t, b.next_pre);
+    if (m_hit_mark[f] != m_mark || m_hit_arrival[f] > pre) {
       x.kind = DramCommand::kPre;
-      x.ck = std::max(t, b.next_pre);
+      x.ck = pre;
     }
   } else {
     x.kind = DramCommand::kAct;
     x.ck = act_cycle(r, b, a.loc, t);
   }
   return x;
+}
+
+// Per bank, the first arrival of an access of the current direction in the window that hits
+// its open row (a PRE from then on would close it under that access).
+void DramController::mark_hits(size_t window) {
+  ++m_mark;
+  m_hit_mark.resize(
+      static_cast<size_t>(m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks));
+  m_hit_arrival.resize(m_hit_mark.size());
+  for (size_t k = 0; k < window; ++k) {
+    const Run& a = m_pending[k];
+    if (a.write == m_write_mode && bank(a).open_row == a.loc.row) {
+      const size_t f = flat_bank(a.loc);
+      m_hit_arrival[f] =
+          m_hit_mark[f] == m_mark ? std::min(m_hit_arrival[f], a.arrival) : a.arrival;
+      m_hit_mark[f] = m_mark;
+    }
+  }
 }
 
 // Some access among the first `window` (of the current direction unless `any_dir`) is to
@@ -590,13 +639,12 @@ bool DramController::pending_hit(const DramLocation& l, int64_t row, size_t wind
 // owed ones (idle). With eight owed the next one is due without fail: it starts early enough
 // (refresh_lead) for its REF to be on time, 9 tREFI after the last. True if there was one.
 bool DramController::refresh_before(int64_t horizon, size_t window) {
-  constexpr int kMaxPostponed = 8;  // JEDEC (JESD79-3 / -4): at most 8 REF postponed
   bool any = false;
   for (size_t ch = 0; ch < m_channels.size(); ++ch) {
     for (size_t ra = 0; ra < m_channels[ch].ranks.size(); ++ra) {
       Rank& r = m_channels[ch].ranks[ra];
       for (;;) {
-        const int64_t lead = r.owed >= kMaxPostponed ? refresh_lead() : 0;
+        const int64_t lead = r.owed >= kMaxPostponedRefreshes ? refresh_lead() : 0;
         const int64_t start = r.next_ref - lead;
         if (start >= horizon) {
           break;
@@ -604,7 +652,7 @@ bool DramController::refresh_before(int64_t horizon, size_t window) {
         r.next_ref += m_spec.refi;
         any = true;
         const bool busy = rank_busy(static_cast<int>(ch), static_cast<int>(ra), start, window);
-        if (busy && r.owed < kMaxPostponed) {
+        if (busy && r.owed < kMaxPostponedRefreshes) {
           ++r.owed;
           ++m_counters.refreshes_postponed;
           continue;

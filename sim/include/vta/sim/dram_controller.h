@@ -105,6 +105,10 @@ class DramController {
   void run_until(int64_t ck);
   // Issues commands until every queued request is served.
   void drain();
+  // The earliest cycle at which run_until would issue a command or start a refresh, given the
+  // requests queued so far (INT64_MAX: nothing to do): a model can wait until then or until
+  // its next request arrives, whichever is first.
+  int64_t next_event();
   // Requests served since the last call, in the order their last access was issued.
   std::vector<DramCompletion> take_completions();
   size_t queued_accesses() const { return m_pending.size(); }
@@ -181,10 +185,17 @@ class DramController {
   void issue_refresh(Rank& r, int ch, int rank, int64_t t);
   int64_t act_cycle(const Rank& r, const Bank& b, const DramLocation& l, int64_t t) const;
   void activate(Rank& r, Bank& b, const DramLocation& l, int64_t act);
+  static constexpr int kMaxPostponedRefreshes = 8;  // JEDEC JESD79-3 / JESD79-4
   // Request queue steps (dram_controller.cc, "Request queue").
   bool queue_step(int64_t limit);
   void choose_direction(size_t window);
-  Candidate next_command(size_t k, size_t window) const;
+  Candidate next_command(size_t k) const;
+  void mark_hits(size_t window);
+  size_t flat_bank(const DramLocation& l) const {
+    return static_cast<size_t>(
+        ((l.channel * m_spec.ranks + l.rank) * m_spec.bank_groups + l.bank_group) * m_spec.banks +
+        l.bank);
+  }
   bool pending_hit(const DramLocation& l, int64_t row, size_t window, bool any_dir) const;
   bool refresh_before(int64_t horizon, size_t window);
   int64_t refresh_lead() const;
@@ -217,10 +228,13 @@ class DramController {
   std::unordered_map<uint64_t, RequestState> m_requests;
   std::vector<DramCompletion> m_completions;
   uint64_t m_next_id = 1;
-  int64_t m_now = 0;           // the last command the queue issued
-  int64_t m_reached = 0;       // run_until's cycle: no request may arrive before it
-  int64_t m_last_arrival = 0;  // arrivals must not decrease
-  bool m_write_mode = false;   // draining writes
+  int64_t m_now = 0;                   // the last command the queue issued
+  int64_t m_reached = 0;               // run_until's cycle: no request may arrive before it
+  int64_t m_last_arrival = 0;          // arrivals must not decrease
+  bool m_write_mode = false;           // draining writes
+  std::vector<uint64_t> m_hit_mark;    // per bank: == m_mark if a waiting access hits its row
+  std::vector<int64_t> m_hit_arrival;  // ... and the first such access arrives then
+  uint64_t m_mark = 0;
   DramCounters m_counters;
   std::vector<DramCommand>* m_log = nullptr;
 };
