@@ -70,6 +70,7 @@ void DramController::reset() {
     for (Rank& r : c.ranks) {
       r.banks.assign(static_cast<size_t>(s.bank_groups * s.banks), Bank{});
       r.last_act_bg.assign(static_cast<size_t>(s.bank_groups), -1);
+      r.wr_end_bg.assign(static_cast<size_t>(s.bank_groups), -1);
       r.next_ref = s.refi;
     }
   }
@@ -316,8 +317,10 @@ int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank
     }
     col = std::max(col, c.data_free - s.cwl);
   } else {
-    if (r.wr_data_end >= 0) {
+    if (r.wr_data_end >= 0) {  // tWTR(_S) after any write, tWTR_L after one to this group
       col = std::max(col, r.wr_data_end + s.wtr);
+      const int64_t same = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)];
+      col = same >= 0 ? std::max(col, same + s.wtr_l_ck()) : col;
     }
     col = std::max(col, c.data_free - s.cl);
   }
@@ -370,7 +373,7 @@ int64_t DramController::serve_hits(const Run& a, int64_t count) {
   c.last_col = col;
   const auto n = static_cast<uint64_t>(count);
   if (a.write) {
-    r.wr_data_end = data_end;
+    r.wr_data_end = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)] = data_end;
     b.next_pre = std::max(b.next_pre, data_end + s.wr);
     m_counters.writes += n;
   } else {
@@ -392,7 +395,7 @@ int64_t DramController::column_access(Channel& c, Rank& r, Bank& b, const Run& a
   c.last_col = col;
   c.last_col_bg = a.loc.bank_group;
   if (a.write) {
-    r.wr_data_end = data_end;
+    r.wr_data_end = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)] = data_end;
     b.next_pre = std::max(b.next_pre, data_end + s.wr);
     ++m_counters.writes;
   } else {

@@ -42,6 +42,7 @@ const IntField kIntFields[] = {
     {"DRAM_TWR", &DramSpec::wr, 1, 1000},
     {"DRAM_TRTP", &DramSpec::rtp, 1, 1000},
     {"DRAM_TWTR", &DramSpec::wtr, 1, 1000},
+    {"DRAM_TWTR_L", &DramSpec::wtr_l, 0, 1000},
     {"DRAM_TRTW", &DramSpec::rtw, 0, 1000},
     {"DRAM_TRRD", &DramSpec::rrd, 1, 1000},
     {"DRAM_TRRD_L", &DramSpec::rrd_l, 0, 1000},

@@ -61,11 +61,13 @@ std::map<uint64_t, DramCompletion> by_id(DramController& c) {
 // Replays a command log (issue order) against the JEDEC rules of `s`, from the commands alone:
 // bank state (a column access only to the open row, ACT only to a closed bank), tRCD, tRP,
 // tRAS, tRC, tRTP, tWR, tRRD(_S/_L), tFAW, tCCD(_S/_L), tWTR, tRTW, tRFC and a data bus that
-// carries one burst at a time. Returns the first violation ("" if none).
+// carries one burst at a time (one rank, one channel). Returns the first violation ("" if none).
 class ProtocolChecker {
  public:
   explicit ProtocolChecker(const DramSpec& s)
-      : m_s(s), m_banks(static_cast<size_t>(s.bank_groups * s.banks)) {}
+      : m_s(s),
+        m_banks(static_cast<size_t>(s.bank_groups * s.banks)),
+        m_wr_end_bg(static_cast<size_t>(s.bank_groups), kNever) {}
 
   std::string check(std::vector<DramCommand> log) {
     std::stable_sort(log.begin(), log.end(),
@@ -182,6 +184,9 @@ class ProtocolChecker {
     if (!write && c.ck < m_wr_end + m_s.wtr) {
       return "tWTR";
     }
+    if (!write && c.ck < m_wr_end_bg[static_cast<size_t>(bg(c.bank))] + m_s.wtr_l_ck()) {
+      return "tWTR_L";
+    }
     if (write && c.ck < m_rd + m_s.rtw_ck()) {
       return "tRTW";
     }
@@ -193,7 +198,7 @@ class ProtocolChecker {
     m_col = c.ck;
     m_col_bank_group = bg(c.bank);
     if (write) {
-      b.wr_end = m_wr_end = m_data_end;
+      b.wr_end = m_wr_end = m_wr_end_bg[static_cast<size_t>(bg(c.bank))] = m_data_end;
     } else {
       b.rd = m_rd = c.ck;
     }
@@ -202,7 +207,7 @@ class ProtocolChecker {
 
   DramSpec m_s;
   std::vector<Bank> m_banks;
-  std::vector<int64_t> m_acts;
+  std::vector<int64_t> m_acts, m_wr_end_bg;
   std::vector<int> m_act_banks;
   int64_t m_ref = kNever, m_col = kNever, m_rd = kNever, m_wr_end = kNever, m_data_end = kNever;
   int m_col_bank_group = -1;
@@ -361,6 +366,7 @@ TEST_CASE("dram request queue: refresh postponed at most eight intervals", "[dra
 TEST_CASE("dram request queue: random traffic obeys every JEDEC timing", "[dram]") {
   DramSpec ddr4 = dram_preset("ZCU104-DDR4-2400-x64", "test");
   ddr4.address_map = "RoRaBaCoBgCh";
+  ddr4.wtr = 3, ddr4.wtr_l = 9;  // JESD79-4 DDR4-2400: tWTR_S 2.5 ns, tWTR_L 7.5 ns
   DramSpec closed = ddr3();
   closed.open_page = false;
   const unsigned seed = 20261127;
@@ -441,6 +447,25 @@ TEST_CASE("dram request queue: submitting on arrival equals knowing every reques
     CHECK((log_live[k].ck == log_ahead[k].ck && log_live[k].kind == log_ahead[k].kind));
   }
   CHECK(wakeups > 0);
+}
+
+// DDR4's tWTR_S / tWTR_L (both paths share column_cycle; here read / post_write): a read waits
+// tWTR_L after the write data of its own bank group, tWTR_S after another group's.
+TEST_CASE("dram controller: a read waits tWTR_L in the write's bank group, tWTR_S outside",
+          "[dram]") {
+  DramSpec s = ddr3();
+  s.bank_groups = 2, s.banks = 4;  // address bits of the bank: Ba Ba Bg
+  s.wtr = 2, s.wtr_l = 6;
+  for (const uint64_t bank : {1, 2}) {  // bank group 1, bank group 0
+    DramController c(s);
+    c.post_write(addr(0, 4, 0), kAtom, 0, 1);  // bank group 0: ACT 0, WRITE tRCD = 7
+    const DramReadTiming t = c.read(addr(bank, 4, 0), kAtom, 1, 2);
+    const int64_t wr = kRCD, wr_end = wr + kCWL + kBurst;
+    const int64_t act = 6;  // tRRD after the write's ACT
+    const int64_t wtr = bank == 1 ? 2 : 6;
+    const int64_t rd = std::max({act + kRCD, wr + 4, wr_end + wtr, wr_end - kCL});
+    CHECK(t.last_end == rd + kCL + kBurst);
+  }
 }
 
 TEST_CASE("dram request queue: a request arriving in the past is an error", "[dram]") {

@@ -134,6 +134,7 @@ class DramController {
     int64_t last_act = -1;             // tRRD
     std::vector<int64_t> last_act_bg;  // tRRD_L, per bank group
     int64_t wr_data_end = -1;          // tWTR: end of the last write's data
+    std::vector<int64_t> wr_end_bg;    // tWTR_L: ... per bank group
     int64_t next_ref = 0;              // the next refresh is due
     int64_t ref_done = 0;              // tRFC after the last refresh
     int owed = 0;                      // request queue: refreshes postponed
@@ -202,8 +203,9 @@ class DramController {
   bool rank_busy(int ch, int rank, int64_t t, size_t window) const;
   void issue(const Candidate& c);
   void issue_column(size_t k);
-  size_t window() const {
-    return std::min(m_pending.size(), static_cast<size_t>(m_spec.queue_depth));
+  size_t window() const {  // FCFS: the oldest access only
+    const int depth = m_spec.frfcfs ? m_spec.queue_depth : 1;
+    return std::min(m_pending.size(), static_cast<size_t>(depth));
   }
   void log(DramCommand::Kind k, int64_t ck, const DramLocation& l, int64_t row);
   Bank& bank(const Run& a) {
