@@ -289,6 +289,12 @@ TEST_CASE("dram request queue: a bank within tRC holds up only its own accesses"
   const int64_t act = std::max(pre + kRP, kRC);
   CHECK(done[b].last_end == act + kRCD + kCL + kBurst);
   CHECK(c.counters().row_conflicts == 1);
+  // In arrival order (read): b as above, then d's ACT tRRD after b's, READ after b's data.
+  DramController in_order(ddr3());
+  CHECK(in_order.read(addr(0, 1, 0), kAtom, 0, 1).last_end == kRCD + kCL + kBurst);
+  CHECK(in_order.read(addr(0, 2, 0), kAtom, 0, 2).last_end == act + kRCD + kCL + kBurst);
+  const int64_t rd_d = std::max(act + 6 + kRCD, act + kRCD + kBurst);
+  CHECK(in_order.read(addr(1, 1, 0), kAtom, 0, 3).last_end == rd_d + kCL + kBurst);
 }
 
 // Row 1 of bank 0 is open; at 100 an older read of row 2 and a younger one of row 1 arrive.
