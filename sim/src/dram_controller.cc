@@ -493,15 +493,11 @@ int64_t DramController::next_event() {
     }
   }
   const size_t w = window();
-  int64_t first = std::numeric_limits<int64_t>::max();
-  for (size_t k = 0; k < w; ++k) {
-    first = std::min(first, m_pending[k].arrival);
-  }
+  const int64_t first = scan_window(w);
   if (w == 0 || first > m_now) {
     return std::min(t, first);
   }
-  choose_direction(w);
-  mark_hits(w);
+  choose_direction();
   for (size_t k = 0; k < w; ++k) {
     if (m_pending[k].write == m_write_mode) {
       t = std::min(t, next_command(k).ck);
@@ -515,10 +511,7 @@ int64_t DramController::next_event() {
 // oldest) among the window's accesses of the current direction. False: nothing before `limit`.
 bool DramController::queue_step(int64_t limit) {
   const size_t w = window();
-  int64_t first = std::numeric_limits<int64_t>::max();
-  for (size_t k = 0; k < w; ++k) {
-    first = std::min(first, m_pending[k].arrival);
-  }
+  const int64_t first = scan_window(w);
   if (w == 0 || first > m_now) {  // nothing has arrived: refreshes, then the next arrival
     const int64_t until = std::min(first, limit);
     if (refresh_before(until, w)) {
@@ -527,8 +520,7 @@ bool DramController::queue_step(int64_t limit) {
     m_now = w == 0 || first >= limit ? m_now : first;
     return w != 0 && first < limit;
   }
-  choose_direction(w);
-  mark_hits(w);
+  choose_direction();
   Candidate best;
   for (size_t k = 0; k < w; ++k) {
     if (m_pending[k].write != m_write_mode) {
@@ -556,15 +548,9 @@ bool DramController::queue_step(int64_t limit) {
 
 // Reads first; writes are drained once half the window holds writes (or no read waits) until
 // at most an eighth does (or no write waits) and a read waits. Only what has arrived by now
-// counts as waiting (queue_step has made sure something has).
-void DramController::choose_direction(size_t window) {
-  int reads = 0, writes = 0;
-  for (size_t k = 0; k < window; ++k) {
-    const Run& a = m_pending[k];
-    if (a.arrival <= m_now) {
-      (a.write ? writes : reads) += 1;
-    }
-  }
+// counts as waiting (queue_step has made sure something has; scan_window counted them).
+void DramController::choose_direction() {
+  const int reads = m_arrived[0], writes = m_arrived[1];
   const bool read_here = reads > 0, write_here = writes > 0;
   const int high = std::max(1, m_spec.queue_depth / 2);
   const int low = m_spec.queue_depth / 8;
@@ -591,7 +577,7 @@ DramController::Candidate DramController::next_command(size_t k) const {
     x.kind = a.write ? DramCommand::kWrite : DramCommand::kRead;
     x.ck = column_cycle(c, r, b, a, t);
   } else if (b.open_row >= 0) {
-    const size_t f = flat_bank(a.loc);
+    const size_t f = 2 * flat_bank(a.loc) + (m_write_mode ? 1 : 0);
     const int64_t pre = std::max(t, b.next_pre);
     if (m_hit_mark[f] != m_mark || m_hit_arrival[f] > pre) {
       x.kind = DramCommand::kPre;
@@ -604,22 +590,29 @@ DramController::Candidate DramController::next_command(size_t k) const {
   return x;
 }
 
-// Per bank, the first arrival of an access of the current direction in the window that hits
-// its open row (a PRE from then on would close it under that access).
-void DramController::mark_hits(size_t window) {
+// One pass over the window: its first arrival (returned), the reads and writes that have
+// arrived by now, and per bank and direction the first arrival of an access that hits its open
+// row (a PRE from then on would close it under that access).
+int64_t DramController::scan_window(size_t window) {
   ++m_mark;
-  m_hit_mark.resize(
-      static_cast<size_t>(m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks));
-  m_hit_arrival.resize(m_hit_mark.size());
+  const size_t banks =
+      static_cast<size_t>(m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks);
+  m_hit_mark.resize(2 * banks);
+  m_hit_arrival.resize(2 * banks);
+  m_arrived = {0, 0};
+  int64_t first = std::numeric_limits<int64_t>::max();
   for (size_t k = 0; k < window; ++k) {
     const Run& a = m_pending[k];
-    if (a.write == m_write_mode && bank(a).open_row == a.loc.row) {
-      const size_t f = flat_bank(a.loc);
+    first = std::min(first, a.arrival);
+    m_arrived[a.write ? 1 : 0] += a.arrival <= m_now ? 1 : 0;
+    if (bank(a).open_row == a.loc.row) {
+      const size_t f = 2 * flat_bank(a.loc) + (a.write ? 1 : 0);
       m_hit_arrival[f] =
           m_hit_mark[f] == m_mark ? std::min(m_hit_arrival[f], a.arrival) : a.arrival;
       m_hit_mark[f] = m_mark;
     }
   }
+  return first;
 }
 
 // Some access among the first `window` (of the current direction unless `any_dir`) is to

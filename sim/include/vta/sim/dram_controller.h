@@ -189,9 +189,9 @@ class DramController {
   static constexpr int kMaxPostponedRefreshes = 8;  // JEDEC JESD79-3 / JESD79-4
   // Request queue steps (dram_controller.cc, "Request queue").
   bool queue_step(int64_t limit);
-  void choose_direction(size_t window);
+  int64_t scan_window(size_t window);
+  void choose_direction();
   Candidate next_command(size_t k) const;
-  void mark_hits(size_t window);
   size_t flat_bank(const DramLocation& l) const {
     return static_cast<size_t>(
         ((l.channel * m_spec.ranks + l.rank) * m_spec.bank_groups + l.bank_group) * m_spec.banks +
@@ -230,12 +230,15 @@ class DramController {
   std::unordered_map<uint64_t, RequestState> m_requests;
   std::vector<DramCompletion> m_completions;
   uint64_t m_next_id = 1;
-  int64_t m_now = 0;                   // the last command the queue issued
-  int64_t m_reached = 0;               // run_until's cycle: no request may arrive before it
-  int64_t m_last_arrival = 0;          // arrivals must not decrease
-  bool m_write_mode = false;           // draining writes
-  std::vector<uint64_t> m_hit_mark;    // per bank: == m_mark if a waiting access hits its row
-  std::vector<int64_t> m_hit_arrival;  // ... and the first such access arrives then
+  int64_t m_now = 0;           // the last command the queue issued
+  int64_t m_reached = 0;       // run_until's cycle: no request may arrive before it
+  int64_t m_last_arrival = 0;  // arrivals must not decrease
+  bool m_write_mode = false;   // draining writes
+  // Per bank and direction (2 * flat_bank + write): == m_mark if a waiting access hits its
+  // open row, and the first such access's arrival.
+  std::vector<uint64_t> m_hit_mark;
+  std::vector<int64_t> m_hit_arrival;
+  std::array<int, 2> m_arrived{};  // reads, writes in the window that have arrived by m_now
   uint64_t m_mark = 0;
   DramCounters m_counters;
   std::vector<DramCommand>* m_log = nullptr;
