@@ -595,8 +595,8 @@ DramController::Candidate DramController::next_command(size_t k) const {
 // row (a PRE from then on would close it under that access).
 int64_t DramController::scan_window(size_t window) {
   ++m_mark;
-  const size_t banks =
-      static_cast<size_t>(m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks);
+  const int count = m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks;
+  const auto banks = static_cast<size_t>(count);
   m_hit_mark.resize(2 * banks);
   m_hit_arrival.resize(2 * banks);
   m_arrived = {0, 0};

@@ -100,7 +100,7 @@ class DramController {
   // ---- request queue ----
   // Queues a request; returns its id. Arrivals must not decrease and must not precede the
   // cycle run_until has reached (throws std::invalid_argument naming the request).
-  uint64_t submit(const DramRequest& r);
+  uint64_t submit(const DramRequest& q);
   // Issues every command due before cycle `ck` (requests arriving later are not known yet).
   void run_until(int64_t ck);
   // Issues commands until every queued request is served.
@@ -193,15 +193,16 @@ class DramController {
   void choose_direction();
   Candidate next_command(size_t k) const;
   size_t flat_bank(const DramLocation& l) const {
-    return static_cast<size_t>(
-        ((l.channel * m_spec.ranks + l.rank) * m_spec.bank_groups + l.bank_group) * m_spec.banks +
-        l.bank);
+    const int rank = l.channel * m_spec.ranks + l.rank;
+    const int group = rank * m_spec.bank_groups + l.bank_group;
+    const int index = group * m_spec.banks + l.bank;
+    return static_cast<size_t>(index);
   }
   bool pending_hit(const DramLocation& l, int64_t row, size_t window, bool any_dir) const;
   bool refresh_before(int64_t horizon, size_t window);
   int64_t refresh_lead() const;
   bool rank_busy(int ch, int rank, int64_t t, size_t window) const;
-  void issue(const Candidate& c);
+  void issue(const Candidate& x);
   void issue_column(size_t k);
   size_t window() const {  // FCFS: the oldest access only
     const int depth = m_spec.frfcfs ? m_spec.queue_depth : 1;
