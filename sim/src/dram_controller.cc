@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace vta {
 
@@ -67,10 +70,16 @@ void DramController::reset() {
     for (Rank& r : c.ranks) {
       r.banks.assign(static_cast<size_t>(s.bank_groups * s.banks), Bank{});
       r.last_act_bg.assign(static_cast<size_t>(s.bank_groups), -1);
+      r.wr_end_bg.assign(static_cast<size_t>(s.bank_groups), -1);
       r.next_ref = s.refi;
     }
   }
   m_writes.clear();
+  m_pending.clear();
+  m_requests.clear();
+  m_completions.clear();
+  m_now = m_reached = m_last_arrival = 0;
+  m_write_mode = false;
 }
 
 DramLocation DramController::decode(uint64_t addr) const {
@@ -201,39 +210,45 @@ void DramController::log(DramCommand::Kind k, int64_t ck, const DramLocation& l,
   }
 }
 
-// All-bank refresh of `rank` for every tREFI interval that began by cycle `t`: precharge all
-// (after each open bank's tRAS/tRTP/tWR), REF tRP later (once every bank may be activated),
-// no ACT until tRFC after the REF.
+// All-bank refresh of `rank` for every tREFI interval that began by cycle `t` (read and
+// post_write: never postponed).
 void DramController::refresh_due(Rank& r, int ch, int rank, int64_t t) {
   while (t >= r.next_ref) {
-    int64_t pre = r.next_ref;
-    bool any_open = false;
-    int64_t ready = r.next_ref;
-    for (const Bank& b : r.banks) {
-      if (b.open_row >= 0) {
-        pre = std::max(pre, b.next_pre);
-        any_open = true;
-      } else {
-        ready = std::max(ready, b.next_act);
-      }
-    }
-    const int64_t ref = std::max(ready, any_open ? pre + m_spec.rp : pre);
-    DramLocation l;
-    l.channel = ch;
-    l.rank = rank;
-    if (any_open) {
-      log(DramCommand::kPre, pre, l, -1);
-      ++m_counters.precharges;
-    }
-    log(DramCommand::kRefresh, ref, l, -1);
-    r.ref_done = ref + m_spec.rfc;
-    for (Bank& b : r.banks) {
-      b.open_row = -1;
-      b.next_act = std::max(b.next_act, r.ref_done);
-    }
+    issue_refresh(r, ch, rank, r.next_ref);
     r.next_ref += m_spec.refi;
-    ++m_counters.refreshes;
   }
+}
+
+// One all-bank refresh from cycle `t`: precharge all (after each open bank's tRAS/tRTP/tWR),
+// REF tRP later (once every bank may be activated), no ACT until tRFC after the REF.
+void DramController::issue_refresh(Rank& r, int ch, int rank, int64_t t) {
+  int64_t pre = t;
+  bool any_open = false;
+  int64_t ready = t;
+  for (const Bank& b : r.banks) {
+    // Not before a closed page's auto-precharge either (REF waits for it in any case).
+    pre = std::max(pre, b.next_pre);
+    if (b.open_row >= 0) {
+      any_open = true;
+    } else {
+      ready = std::max(ready, b.next_act);
+    }
+  }
+  const int64_t ref = std::max(ready, any_open ? pre + m_spec.rp : pre);
+  DramLocation l;
+  l.channel = ch;
+  l.rank = rank;
+  if (any_open) {
+    log(DramCommand::kPre, pre, l, -1);
+    ++m_counters.precharges;
+  }
+  log(DramCommand::kRefresh, ref, l, -1);
+  r.ref_done = ref + m_spec.rfc;
+  for (Bank& b : r.banks) {
+    b.open_row = -1;
+    b.next_act = std::max(b.next_act, r.ref_done);
+  }
+  ++m_counters.refreshes;
 }
 
 // PRE (row conflict) and ACT for access `a` to a bank without its row open; returns the ACT
@@ -249,7 +264,17 @@ int64_t DramController::open_row(Rank& r, Bank& b, const Run& a, int64_t t) {
   } else {
     ++m_counters.row_misses;
   }
-  const size_t bg = static_cast<size_t>(a.loc.bank_group);
+  const int64_t act = act_cycle(r, b, a.loc, t);
+  activate(r, b, a.loc, act);
+  return act;
+}
+
+// The earliest ACT of bank `b` (location `l`) from cycle `t`: tRP / tRC / tRFC of the bank,
+// tRRD(_S) and tRRD_L of the rank, and at most four ACTs in any tFAW.
+int64_t DramController::act_cycle(const Rank& r, const Bank& b, const DramLocation& l,
+                                  int64_t t) const {
+  const DramSpec& s = m_spec;
+  const size_t bg = static_cast<size_t>(l.bank_group);
   int64_t act = std::max(t, b.next_act);
   if (r.last_act >= 0) {
     act = std::max(act, r.last_act + s.rrd);
@@ -260,17 +285,21 @@ int64_t DramController::open_row(Rank& r, Bank& b, const Run& a, int64_t t) {
   if (r.acts >= 4) {
     act = std::max(act, r.faw[r.faw_next] + s.faw);  // the fourth ACT back
   }
-  log(DramCommand::kAct, act, a.loc, a.loc.row);
+  return act;
+}
+
+void DramController::activate(Rank& r, Bank& b, const DramLocation& l, int64_t act) {
+  const DramSpec& s = m_spec;
+  log(DramCommand::kAct, act, l, l.row);
   ++m_counters.activates;
   r.faw[r.faw_next] = act;
   r.faw_next = (r.faw_next + 1) % r.faw.size();
   ++r.acts;
-  r.last_act = r.last_act_bg[bg] = act;
-  b.open_row = a.loc.row;
+  r.last_act = r.last_act_bg[static_cast<size_t>(l.bank_group)] = act;
+  b.open_row = l.row;
   b.next_col = act + s.rcd;
   b.next_pre = act + s.ras;
   b.next_act = act + s.rc;
-  return act;
 }
 
 // The earliest READ/WRITE of `a` from cycle `t` on: tRCD, tCCD(_L), tWTR, tRTW, and a data
@@ -288,8 +317,10 @@ int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank
     }
     col = std::max(col, c.data_free - s.cwl);
   } else {
-    if (r.wr_data_end >= 0) {
+    if (r.wr_data_end >= 0) {  // tWTR(_S) after any write, tWTR_L after one to this group
       col = std::max(col, r.wr_data_end + s.wtr);
+      const int64_t same = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)];
+      col = same >= 0 ? std::max(col, same + s.wtr_l_ck()) : col;
     }
     col = std::max(col, c.data_free - s.cl);
   }
@@ -342,7 +373,7 @@ int64_t DramController::serve_hits(const Run& a, int64_t count) {
   c.last_col = col;
   const auto n = static_cast<uint64_t>(count);
   if (a.write) {
-    r.wr_data_end = data_end;
+    r.wr_data_end = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)] = data_end;
     b.next_pre = std::max(b.next_pre, data_end + s.wr);
     m_counters.writes += n;
   } else {
@@ -352,6 +383,27 @@ int64_t DramController::serve_hits(const Run& a, int64_t count) {
   }
   m_counters.row_hits += n;
   m_counters.bytes += n * static_cast<uint64_t>(s.atom_bytes());
+  return data_end;
+}
+
+// READ or WRITE of access `a` in cycle `col`; returns the end of its data.
+int64_t DramController::column_access(Channel& c, Rank& r, Bank& b, const Run& a, int64_t col) {
+  const DramSpec& s = m_spec;
+  const int64_t data_end = col + (a.write ? s.cwl : s.cl) + s.burst_ck();
+  log(a.write ? DramCommand::kWrite : DramCommand::kRead, col, a.loc, a.loc.row);
+  c.data_free = data_end;
+  c.last_col = col;
+  c.last_col_bg = a.loc.bank_group;
+  if (a.write) {
+    r.wr_data_end = r.wr_end_bg[static_cast<size_t>(a.loc.bank_group)] = data_end;
+    b.next_pre = std::max(b.next_pre, data_end + s.wr);
+    ++m_counters.writes;
+  } else {
+    c.last_rd = col;
+    b.next_pre = std::max(b.next_pre, col + s.rtp);
+    ++m_counters.reads;
+  }
+  m_counters.bytes += static_cast<uint64_t>(s.atom_bytes());
   return data_end;
 }
 
@@ -375,22 +427,7 @@ int64_t DramController::serve_one(const Run& a) {
     open_row(r, b, a, t);
   }
   const int64_t col = column_cycle(c, r, b, a, t);
-  const int64_t data_start = col + (a.write ? s.cwl : s.cl);
-  const int64_t data_end = data_start + s.burst_ck();
-  log(a.write ? DramCommand::kWrite : DramCommand::kRead, col, a.loc, a.loc.row);
-  c.data_free = data_end;
-  c.last_col = col;
-  c.last_col_bg = a.loc.bank_group;
-  if (a.write) {
-    r.wr_data_end = data_end;
-    b.next_pre = std::max(b.next_pre, data_end + s.wr);
-    ++m_counters.writes;
-  } else {
-    c.last_rd = col;
-    b.next_pre = std::max(b.next_pre, col + s.rtp);
-    ++m_counters.reads;
-  }
-  m_counters.bytes += static_cast<uint64_t>(s.atom_bytes());
+  const int64_t data_end = column_access(c, r, b, a, col);
   if (!s.open_page && a.left == 1) {  // closed page: the run's last access closes the row
     log(DramCommand::kPre, b.next_pre, a.loc, b.open_row);
     ++m_counters.precharges;
@@ -398,6 +435,300 @@ int64_t DramController::serve_one(const Run& a) {
     b.open_row = -1;
   }
   return data_end;
+}
+
+// ---- Request queue (sim/DRAM.md, "Request queue") ----
+
+uint64_t DramController::submit(const DramRequest& q) {
+  const uint64_t id = m_next_id;
+  if (q.bytes == 0 || q.arrival < std::max(m_reached, m_last_arrival)) {
+    throw std::invalid_argument(fmt::format(
+        "DRAM request {} (address {:#x}, {} bytes, arrival {}): {}", id, q.addr, q.bytes, q.arrival,
+        q.bytes == 0 ? "no bytes"
+                     : fmt::format("arrives before cycle {}, which the controller has reached",
+                                   std::max(m_reached, m_last_arrival))));
+  }
+  ++m_next_id;
+  m_last_arrival = q.arrival;
+  RunQueue runs;
+  split(q.addr, q.bytes, q.write, q.arrival, id, runs);
+  RequestState st;
+  st.done =
+      DramCompletion{id, q.source, q.write, q.arrival, std::numeric_limits<int64_t>::max(), 0};
+  for (Run r : runs) {  // one entry per column access: the run's columns, in order
+    const int64_t n = r.left;
+    st.left += static_cast<uint64_t>(n);
+    r.left = 1;
+    for (int64_t j = 0; j < n; ++j, ++r.loc.column) {
+      m_pending.push_back(r);
+    }
+  }
+  m_requests.emplace(id, st);
+  return id;
+}
+
+void DramController::run_until(int64_t ck) {
+  while (queue_step(ck)) {
+  }
+  m_reached = std::max(m_reached, ck);
+}
+
+void DramController::drain() {
+  while (!m_pending.empty()) {
+    queue_step(std::numeric_limits<int64_t>::max());
+  }
+}
+
+std::vector<DramCompletion> DramController::take_completions() {
+  std::vector<DramCompletion> out;
+  out.swap(m_completions);
+  return out;
+}
+
+int64_t DramController::next_event() {
+  int64_t t = std::numeric_limits<int64_t>::max();
+  for (const Channel& c : m_channels) {
+    for (const Rank& r : c.ranks) {
+      t = std::min(t, r.next_ref - (r.owed >= kMaxPostponedRefreshes ? refresh_lead() : 0));
+    }
+  }
+  const size_t w = window();
+  const int64_t first = scan_window(w);
+  if (w == 0 || first > m_now) {
+    return std::min(t, first);
+  }
+  choose_direction();
+  for (size_t k = 0; k < w; ++k) {
+    if (m_pending[k].write == m_write_mode) {
+      t = std::min(t, next_command(k).ck);
+    }
+  }
+  return t;
+}
+
+// One decision: a refresh interval that begins before the next command, the clock moved to
+// the first arrival, or the command that can issue first (row hits before others, then the
+// oldest) among the window's accesses of the current direction. False: nothing before `limit`.
+bool DramController::queue_step(int64_t limit) {
+  const size_t w = window();
+  const int64_t first = scan_window(w);
+  if (w == 0 || first > m_now) {  // nothing has arrived: refreshes, then the next arrival
+    const int64_t until = std::min(first, limit);
+    if (refresh_before(until, w)) {
+      return true;
+    }
+    m_now = w == 0 || first >= limit ? m_now : first;
+    return w != 0 && first < limit;
+  }
+  choose_direction();
+  Candidate best;
+  for (size_t k = 0; k < w; ++k) {
+    if (m_pending[k].write != m_write_mode) {
+      continue;
+    }
+    const Candidate c = next_command(k);
+    const bool column = c.kind == DramCommand::kRead || c.kind == DramCommand::kWrite;
+    const bool best_column = best.kind == DramCommand::kRead || best.kind == DramCommand::kWrite;
+    if (c.ck < best.ck || (c.ck == best.ck && column && !best_column)) {
+      best = c;
+    }
+  }
+  if (best.ck == std::numeric_limits<int64_t>::max()) {
+    throw std::logic_error("DRAM request queue: no command can issue");  // a scheduler bug
+  }
+  if (refresh_before(std::min(best.ck + 1, limit), w)) {
+    return true;
+  }
+  if (best.ck >= limit) {
+    return false;
+  }
+  issue(best);
+  return true;
+}
+
+// Reads first; writes are drained once half the window holds writes (or no read waits) until
+// at most an eighth does (or no write waits) and a read waits. Only what has arrived by now
+// counts as waiting (queue_step has made sure something has; scan_window counted them).
+void DramController::choose_direction() {
+  const int reads = m_arrived[0], writes = m_arrived[1];
+  const bool read_here = reads > 0, write_here = writes > 0;
+  const int high = std::max(1, m_spec.queue_depth / 2);
+  const int low = m_spec.queue_depth / 8;
+  // Stable: deciding twice at the same cycle gives the same direction.
+  if (m_write_mode) {
+    m_write_mode = !(read_here && (!write_here || writes <= low));
+  } else {
+    m_write_mode = write_here && (!read_here || writes >= high);
+  }
+}
+
+// The next command of access m_pending[k] and its earliest cycle: READ/WRITE on a row hit,
+// ACT on a precharged bank, PRE on another open row - unless an access of the current
+// direction in the window that has arrived by then hits that row (it goes first: no cycle).
+DramController::Candidate DramController::next_command(size_t k) const {
+  const Run& a = m_pending[k];
+  const Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
+  const Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
+  const Bank& b = bank(a);
+  const int64_t t = std::max(a.arrival, m_now);
+  Candidate x;
+  x.index = k;
+  if (b.open_row == a.loc.row) {
+    x.kind = a.write ? DramCommand::kWrite : DramCommand::kRead;
+    x.ck = column_cycle(c, r, b, a, t);
+  } else if (b.open_row >= 0) {
+    const size_t f = 2 * flat_bank(a.loc) + (m_write_mode ? 1 : 0);
+    const int64_t pre = std::max(t, b.next_pre);
+    if (m_hit_mark[f] != m_mark || m_hit_arrival[f] > pre) {
+      x.kind = DramCommand::kPre;
+      x.ck = pre;
+    }
+  } else {
+    x.kind = DramCommand::kAct;
+    x.ck = act_cycle(r, b, a.loc, t);
+  }
+  return x;
+}
+
+// One pass over the window: its first arrival (returned), the reads and writes that have
+// arrived by now, and per bank and direction the first arrival of an access that hits its open
+// row (a PRE from then on would close it under that access).
+int64_t DramController::scan_window(size_t window) {
+  ++m_mark;
+  const int count = m_spec.channels * m_spec.ranks * m_spec.bank_groups * m_spec.banks;
+  const auto banks = static_cast<size_t>(count);
+  m_hit_mark.resize(2 * banks);
+  m_hit_arrival.resize(2 * banks);
+  m_arrived = {0, 0};
+  int64_t first = std::numeric_limits<int64_t>::max();
+  for (size_t k = 0; k < window; ++k) {
+    const Run& a = m_pending[k];
+    first = std::min(first, a.arrival);
+    m_arrived[a.write ? 1 : 0] += a.arrival <= m_now ? 1 : 0;
+    if (bank(a).open_row == a.loc.row) {
+      const size_t f = 2 * flat_bank(a.loc) + (a.write ? 1 : 0);
+      m_hit_arrival[f] =
+          m_hit_mark[f] == m_mark ? std::min(m_hit_arrival[f], a.arrival) : a.arrival;
+      m_hit_mark[f] = m_mark;
+    }
+  }
+  return first;
+}
+
+// Some access among the first `window` (of the current direction unless `any_dir`) is to
+// row `row` of the bank of `l`.
+bool DramController::pending_hit(const DramLocation& l, int64_t row, size_t window,
+                                 bool any_dir) const {
+  for (size_t k = 0; k < window; ++k) {
+    const Run& a = m_pending[k];
+    if (a.loc.row == row && a.loc.bank == l.bank && a.loc.bank_group == l.bank_group &&
+        a.loc.rank == l.rank && a.loc.channel == l.channel &&
+        (any_dir || a.write == m_write_mode)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Every refresh interval of every rank that begins before `horizon`: postponed while the rank
+// has arrived work and fewer than eight are owed; otherwise one REF (busy, eight owed) or all
+// owed ones (idle). With eight owed the next one is due without fail: it starts early enough
+// (refresh_lead) for its REF to be on time, 9 tREFI after the last. True if there was one.
+bool DramController::refresh_before(int64_t horizon, size_t window) {
+  bool any = false;
+  for (size_t ch = 0; ch < m_channels.size(); ++ch) {
+    for (size_t ra = 0; ra < m_channels[ch].ranks.size(); ++ra) {
+      Rank& r = m_channels[ch].ranks[ra];
+      for (;;) {
+        const int64_t lead = r.owed >= kMaxPostponedRefreshes ? refresh_lead() : 0;
+        const int64_t start = r.next_ref - lead;
+        if (start >= horizon) {
+          break;
+        }
+        r.next_ref += m_spec.refi;
+        any = true;
+        const bool busy = rank_busy(static_cast<int>(ch), static_cast<int>(ra), start, window);
+        if (busy && r.owed < kMaxPostponedRefreshes) {
+          ++r.owed;
+          ++m_counters.refreshes_postponed;
+          continue;
+        }
+        const int n = busy ? 1 : r.owed + 1;
+        r.owed = busy ? r.owed : 0;
+        for (int j = 0; j < n; ++j) {
+          issue_refresh(r, static_cast<int>(ch), static_cast<int>(ra), std::max(start, m_now));
+        }
+      }
+    }
+  }
+  return any;
+}
+
+// The longest a refresh may wait from its start for its REF: an ACT or a WRITE just before
+// (tRAS, or the write data and tWR), then tRP; or tRC after an ACT.
+int64_t DramController::refresh_lead() const {
+  const DramSpec& s = m_spec;
+  const int64_t close = std::max({s.ras, s.cwl + s.burst_ck() + s.wr, s.rtp});
+  return std::max(close + s.rp, int64_t{s.rc});
+}
+
+bool DramController::rank_busy(int ch, int rank, int64_t t, size_t window) const {
+  for (size_t k = 0; k < window; ++k) {
+    const Run& a = m_pending[k];
+    if (a.loc.channel == ch && a.loc.rank == rank && a.arrival <= t) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void DramController::issue(const Candidate& x) {
+  Run& a = m_pending[x.index];
+  Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
+  Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
+  Bank& b = bank(a);
+  m_now = x.ck;
+  if (x.kind == DramCommand::kPre) {
+    log(DramCommand::kPre, x.ck, a.loc, b.open_row);
+    ++m_counters.precharges;
+    b.open_row = -1;
+    b.next_act = std::max(b.next_act, x.ck + m_spec.rp);
+    a.opened = 2;
+  } else if (x.kind == DramCommand::kAct) {
+    activate(r, b, a.loc, x.ck);
+    a.opened = std::max<uint8_t>(a.opened, 1);
+  } else {
+    issue_column(x.index);
+  }
+}
+
+// The READ/WRITE of m_pending[k] at the clock: the access is served (its request completes
+// with its last one); closed page: the row closes unless another waiting access hits it.
+void DramController::issue_column(size_t k) {
+  const Run a = m_pending[k];
+  Channel& c = m_channels[static_cast<size_t>(a.loc.channel)];
+  Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
+  Bank& b = bank(a);
+  const int64_t end = column_access(c, r, b, a, m_now);
+  uint64_t& kind = a.opened == 0   ? m_counters.row_hits
+                   : a.opened == 1 ? m_counters.row_misses
+                                   : m_counters.row_conflicts;
+  ++kind;
+  m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(k));
+  if (!m_spec.open_page && !pending_hit(a.loc, a.loc.row, window(), true)) {
+    log(DramCommand::kPre, b.next_pre, a.loc, b.open_row);  // auto-precharge
+    ++m_counters.precharges;
+    b.next_act = std::max(b.next_act, b.next_pre + m_spec.rp);
+    b.open_row = -1;
+  }
+  const auto it = m_requests.find(a.order);
+  RequestState& q = it->second;
+  q.done.first_end = std::min(q.done.first_end, end);
+  q.done.last_end = std::max(q.done.last_end, end);
+  if (--q.left == 0) {
+    m_completions.push_back(q.done);
+    m_requests.erase(it);
+  }
 }
 
 }  // namespace vta

@@ -42,6 +42,7 @@ const IntField kIntFields[] = {
     {"DRAM_TWR", &DramSpec::wr, 1, 1000},
     {"DRAM_TRTP", &DramSpec::rtp, 1, 1000},
     {"DRAM_TWTR", &DramSpec::wtr, 1, 1000},
+    {"DRAM_TWTR_L", &DramSpec::wtr_l, 0, 1000},
     {"DRAM_TRTW", &DramSpec::rtw, 0, 1000},
     {"DRAM_TRRD", &DramSpec::rrd, 1, 1000},
     {"DRAM_TRRD_L", &DramSpec::rrd_l, 0, 1000},
@@ -251,7 +252,10 @@ void memory_spec_to_json(const MemorySpec& m, nlohmann::json& j) {
   j["MEMORY_MODEL"] = m.model;
   j["DRAM_PRESET"] = m.dram.preset;
   for (const IntField& f : kIntFields) {
-    j[f.key] = m.dram.*(f.field);
+    // DRAM_TWTR_L came later: unset (0 = tWTR) it stays out, so configs keep their hash.
+    if (std::string(f.key) != "DRAM_TWTR_L" || m.dram.wtr_l != 0) {
+      j[f.key] = m.dram.*(f.field);
+    }
   }
   j["DRAM_PAGE_POLICY"] = m.dram.open_page ? "open" : "closed";
   j["DRAM_SCHEDULER"] = m.dram.frfcfs ? "frfcfs" : "fcfs";

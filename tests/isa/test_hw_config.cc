@@ -296,6 +296,26 @@ TEST_CASE("memory model keys: default, presets, overrides and rejections", "[con
   CHECK(error_of(bad) == "test.json: key 'DRAM_TCK_PS' must be an integer, got \"fast\"");
 }
 
+// DRAM_TWTR_L (DDR4's same-bank-group tWTR) came after the other keys: unset (0 = tWTR) it is
+// not written back, so every existing config keeps its canonical JSON and hash.
+TEST_CASE("memory model keys: DRAM_TWTR_L is written back only when set", "[config][dram]") {
+  nlohmann::json j = pynq_json();
+  j["MEMORY_MODEL"] = "dram";
+  const HwConfig c = HwConfig::from_json(j, "test.json");
+  CHECK(c.memory.dram.wtr_l == 0);
+  CHECK(c.memory.dram.wtr_l_ck() == c.memory.dram.wtr);
+  CHECK(c.to_json().contains("DRAM_TWTR"));
+  CHECK(!c.to_json().contains("DRAM_TWTR_L"));
+  j["DRAM_TWTR"] = 3;
+  j["DRAM_TWTR_L"] = 9;
+  const HwConfig d = HwConfig::from_json(j, "test.json");
+  CHECK(d.memory.dram.wtr_l_ck() == 9);
+  CHECK(d.to_json().at("DRAM_TWTR_L") == 9);
+  CHECK(HwConfig::from_json(d.to_json(), "again.json").to_json() == d.to_json());
+  j["DRAM_TWTR_L"] = -1;
+  CHECK(error_of(j) == "test.json: key 'DRAM_TWTR_L' = -1 is out of range [0, 1000]");
+}
+
 // The element-width rule (docs/element_widths.md), with the derived constants of
 // vta-reference.md 1.3 worked out by hand.
 TEST_CASE("config accepts every legal element width with its derived constants", "[config]") {

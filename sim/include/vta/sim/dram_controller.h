@@ -10,12 +10,22 @@
 // the oldest DRAM_QUEUE_DEPTH waiting accesses. The result therefore depends only on the
 // sequence of (grant, address, size) - which is what keeps cycle = rtl exact. The formulas are
 // in sim/DRAM.md.
+//
+// The request queue (submit / run_until / take_completions) is the controller for several
+// streams: requests wait in one queue with their arrival cycles, and the scheduler issues one
+// command at a time, in time order, choosing among the oldest DRAM_QUEUE_DEPTH waiting accesses
+// (FR-FCFS: row hits first, then the oldest; reads before writes, writes drained in batches
+// between watermarks), so that a bank still within tRC holds up only its own accesses. Refresh
+// is postponed while the rank has work, at most eight intervals (JEDEC), and pulled in when it
+// is idle. A run uses either this queue or read / post_write, not both (reset() between).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "vta/sim/dram_spec.h"
@@ -39,11 +49,29 @@ struct DramCommand {
 
 struct DramCounters {
   uint64_t activates = 0, precharges = 0, refreshes = 0;
-  uint64_t reads = 0, writes = 0;  // column accesses
-  uint64_t row_hits = 0;           // the bank had the row open
-  uint64_t row_misses = 0;         // the bank was closed (precharged)
-  uint64_t row_conflicts = 0;      // another row was open: PRE + ACT
-  uint64_t bytes = 0;              // bytes moved on the DRAM data bus (whole column accesses)
+  uint64_t reads = 0, writes = 0;    // column accesses
+  uint64_t row_hits = 0;             // the bank had the row open
+  uint64_t row_misses = 0;           // the bank was closed (precharged)
+  uint64_t row_conflicts = 0;        // another row was open: PRE + ACT
+  uint64_t bytes = 0;                // bytes moved on the DRAM data bus (whole column accesses)
+  uint64_t refreshes_postponed = 0;  // request queue: refresh intervals deferred (busy rank)
+};
+
+// A request for the request queue: [addr, addr + bytes) read or written, at the controller
+// from DRAM cycle `arrival`. `source` (a core, a stream) comes back in its completion.
+struct DramRequest {
+  uint64_t addr = 0, bytes = 0;
+  bool write = false;
+  int64_t arrival = 0;
+  int source = 0;
+};
+
+// A request the queue has served: the end of its first and last column access's data (nCK).
+struct DramCompletion {
+  uint64_t id = 0;  // submit()'s answer
+  int source = 0;
+  bool write = false;
+  int64_t arrival = 0, first_end = 0, last_end = 0;
 };
 
 // When the data of a read is on the DRAM bus (nCK, end of the data transfer).
@@ -69,6 +97,22 @@ class DramController {
   // Schedules every posted write (as if a read arrived after all of them).
   void drain_writes();
 
+  // ---- request queue ----
+  // Queues a request; returns its id. Arrivals must not decrease and must not precede the
+  // cycle run_until has reached (throws std::invalid_argument naming the request).
+  uint64_t submit(const DramRequest& q);
+  // Issues every command due before cycle `ck` (requests arriving later are not known yet).
+  void run_until(int64_t ck);
+  // Issues commands until every queued request is served.
+  void drain();
+  // The earliest cycle at which run_until would issue a command or start a refresh, given the
+  // requests queued so far (INT64_MAX: nothing to do): a model can wait until then or until
+  // its next request arrives, whichever is first.
+  int64_t next_event();
+  // Requests served since the last call, in the order their last access was issued.
+  std::vector<DramCompletion> take_completions();
+  size_t queued_accesses() const { return m_pending.size(); }
+
   DramLocation decode(uint64_t addr) const;
   const DramSpec& spec() const { return m_spec; }
   const DramCounters& counters() const { return m_counters; }
@@ -90,8 +134,10 @@ class DramController {
     int64_t last_act = -1;             // tRRD
     std::vector<int64_t> last_act_bg;  // tRRD_L, per bank group
     int64_t wr_data_end = -1;          // tWTR: end of the last write's data
+    std::vector<int64_t> wr_end_bg;    // tWTR_L: ... per bank group
     int64_t next_ref = 0;              // the next refresh is due
     int64_t ref_done = 0;              // tRFC after the last refresh
+    int owed = 0;                      // request queue: refreshes postponed
   };
   struct Channel {
     std::vector<Rank> ranks;
@@ -107,9 +153,20 @@ class DramController {
     int64_t left = 0;  // accesses not yet served
     bool write = false;
     int64_t arrival = 0;
-    uint64_t order = 0;
+    uint64_t order = 0;  // request queue: the request's id
+    uint8_t opened = 0;  // request queue: 1 its row was activated for it, 2 after a PRE
   };
   using RunQueue = std::deque<Run>;
+  // Request queue: the next command of a waiting access and the cycle it can issue.
+  struct Candidate {
+    DramCommand::Kind kind = DramCommand::kAct;
+    int64_t ck = std::numeric_limits<int64_t>::max();
+    size_t index = 0;  // in m_pending
+  };
+  struct RequestState {
+    DramCompletion done;
+    uint64_t left = 0;  // accesses not yet served
+  };
 
   void split(uint64_t addr, uint64_t bytes, bool write, int64_t arrival, uint64_t order,
              RunQueue& out) const;
@@ -121,10 +178,36 @@ class DramController {
   DataEnds serve(Run& run, int64_t hit_limit);  // serves one access of `run` or more
   int64_t serve_one(const Run& run);            // the first access of `run`
   int64_t serve_hits(const Run& run, int64_t count);
+  int64_t column_access(Channel& c, Rank& r, Bank& b, const Run& a, int64_t col);
   int64_t open_row(Rank& r, Bank& b, const Run& a, int64_t t);
   int64_t column_cycle(const Channel& c, const Rank& r, const Bank& b, const Run& a,
                        int64_t t) const;
   void refresh_due(Rank& r, int ch, int rank, int64_t t);
+  void issue_refresh(Rank& r, int ch, int rank, int64_t t);
+  int64_t act_cycle(const Rank& r, const Bank& b, const DramLocation& l, int64_t t) const;
+  void activate(Rank& r, Bank& b, const DramLocation& l, int64_t act);
+  static constexpr int kMaxPostponedRefreshes = 8;  // JEDEC JESD79-3 / JESD79-4
+  // Request queue steps (dram_controller.cc, "Request queue").
+  bool queue_step(int64_t limit);
+  int64_t scan_window(size_t window);
+  void choose_direction();
+  Candidate next_command(size_t k) const;
+  size_t flat_bank(const DramLocation& l) const {
+    const int rank = l.channel * m_spec.ranks + l.rank;
+    const int group = rank * m_spec.bank_groups + l.bank_group;
+    const int index = group * m_spec.banks + l.bank;
+    return static_cast<size_t>(index);
+  }
+  bool pending_hit(const DramLocation& l, int64_t row, size_t window, bool any_dir) const;
+  bool refresh_before(int64_t horizon, size_t window);
+  int64_t refresh_lead() const;
+  bool rank_busy(int ch, int rank, int64_t t, size_t window) const;
+  void issue(const Candidate& x);
+  void issue_column(size_t k);
+  size_t window() const {  // FCFS: the oldest access only
+    const int depth = m_spec.frfcfs ? m_spec.queue_depth : 1;
+    return std::min(m_pending.size(), static_cast<size_t>(depth));
+  }
   void log(DramCommand::Kind k, int64_t ck, const DramLocation& l, int64_t row);
   Bank& bank(const Run& a) {
     return m_channels[static_cast<size_t>(a.loc.channel)]
@@ -143,6 +226,21 @@ class DramController {
   std::vector<Channel> m_channels;
   RunQueue m_writes;  // posted, not yet scheduled (in grant order)
   RunQueue m_queue;   // the waiting accesses of one read (kept to reuse its storage)
+  // Request queue state.
+  RunQueue m_pending;  // waiting accesses, oldest first (one column access each)
+  std::unordered_map<uint64_t, RequestState> m_requests;
+  std::vector<DramCompletion> m_completions;
+  uint64_t m_next_id = 1;
+  int64_t m_now = 0;           // the last command the queue issued
+  int64_t m_reached = 0;       // run_until's cycle: no request may arrive before it
+  int64_t m_last_arrival = 0;  // arrivals must not decrease
+  bool m_write_mode = false;   // draining writes
+  // Per bank and direction (2 * flat_bank + write): == m_mark if a waiting access hits its
+  // open row, and the first such access's arrival.
+  std::vector<uint64_t> m_hit_mark;
+  std::vector<int64_t> m_hit_arrival;
+  std::array<int, 2> m_arrived{};  // reads, writes in the window that have arrived by m_now
+  uint64_t m_mark = 0;
   DramCounters m_counters;
   std::vector<DramCommand>* m_log = nullptr;
 };

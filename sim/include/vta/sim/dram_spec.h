@@ -35,7 +35,8 @@ struct DramSpec {
   int rc = 27;          // tRC: ACT -> ACT, same bank
   int wr = 8;           // tWR: end of write data -> PRE
   int rtp = 4;          // tRTP: READ -> PRE
-  int wtr = 4;          // tWTR: end of write data -> READ, same rank
+  int wtr = 4;          // tWTR(_S): end of write data -> READ, same rank (other bank group)
+  int wtr_l = 0;        // tWTR_L: end of write data -> READ, same bank group (0: = tWTR)
   int rtw = 0;          // tRTW: READ -> WRITE, same rank (0: CL + BL/2 + 2 - CWL, JEDEC)
   int rrd = 6;          // tRRD(_S): ACT -> ACT, other bank (other bank group)
   int rrd_l = 0;        // tRRD_L: ACT -> ACT, same bank group (0: = tRRD)
@@ -58,6 +59,7 @@ struct DramSpec {
   int rtw_ck() const { return rtw != 0 ? rtw : cl + burst_ck() + 2 - cwl; }
   int rrd_l_ck() const { return rrd_l != 0 ? rrd_l : rrd; }
   int ccd_l_ck() const { return ccd_l != 0 ? ccd_l : ccd; }
+  int wtr_l_ck() const { return wtr_l != 0 ? wtr_l : wtr; }
   // Peak bandwidth of all channels, bytes per nanosecond (= GB/s).
   double peak_bytes_per_ns() const { return 2.0 * channels * bus_bytes() * 1000.0 / tck_ps; }
 };
