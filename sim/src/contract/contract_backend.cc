@@ -8,6 +8,44 @@
 
 namespace vta {
 
+namespace {
+
+// Sets the named counter (creating it): the mirror of a count kept elsewhere.
+void set_counter(Stats& into, const std::string& name, double value, const std::string& unit,
+                 const std::string& description) {
+  for (NamedCounter& c : into.extra) {
+    if (c.name == name) {
+      c.value = value;
+      return;
+    }
+  }
+  into.extra.push_back({name, value, unit, description});
+}
+
+// Core k's counters (k >= 1) under "coreK." in the system's stats() too (core 0's are stats()'s
+// own), so one report shows every core.
+void mirror_core(Stats& into, const Stats& core, int k) {
+  const std::string p = fmt::format("core{}.", k);
+  const std::pair<const char*, uint64_t> upstream[] = {{"inp_load_nbytes", core.inp_load_nbytes},
+                                                       {"wgt_load_nbytes", core.wgt_load_nbytes},
+                                                       {"acc_load_nbytes", core.acc_load_nbytes},
+                                                       {"uop_load_nbytes", core.uop_load_nbytes},
+                                                       {"out_store_nbytes", core.out_store_nbytes}};
+  for (const auto& [name, v] : upstream) {
+    set_counter(into, p + name, static_cast<double>(v), "bytes", "this core's upstream counter");
+  }
+  set_counter(into, p + "gemm_counter", static_cast<double>(core.gemm_counter), "uops",
+              "this core's upstream counter");
+  set_counter(into, p + "alu_counter", static_cast<double>(core.alu_counter), "uops",
+              "this core's upstream counter");
+  set_counter(into, p + "runs", static_cast<double>(core.runs), "runs", "this core's runs");
+  for (const NamedCounter& c : core.extra) {
+    set_counter(into, p + c.name, c.value, c.unit, c.description);
+  }
+}
+
+}  // namespace
+
 ContractBackend::ContractBackend(const HwConfig& cfg, Dram& dram)
     : Backend(cfg, dram), m_codec(cfg) {
   for (int k = 1; k < cfg.num_cores(); ++k) {
@@ -102,6 +140,9 @@ RunStatus ContractBackend::run_cores(const std::vector<CoreProgram>& programs,
       throw ProgramError(where(k) + e.what());
     }
     timeout = timeout || outs[k].kind == RunOutcome::kTimeout;
+    if (k > 0) {
+      mirror_core(m_stats, core_stats(static_cast<int>(k)), static_cast<int>(k));
+    }
   }
   if (m_stats.timed) {
     m_stats.add("system.cycles", static_cast<double>(makespan), "cycles",
