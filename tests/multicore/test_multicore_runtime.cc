@@ -1,5 +1,6 @@
 // The runtime of several cores (vta/system.h): a device per core, a command queue per core, and
 // programs of two cores run alone and together, checked against a plain reference.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
+#include "vta/backend_factory.h"
 #include "vta/runtime.h"
 #include "vta/runtime_cpp.h"
 #include "vta/sim/error.h"
@@ -161,4 +163,14 @@ TEST_CASE("multicore runtime: a command queue per core, alone and together", "[m
     VTABufferFree(c->acc);
     VTABufferFree(c->out);
   }
+}
+
+TEST_CASE("multicore runtime: the rtl backend refuses CORES, naming the key", "[multicore]") {
+  const auto names = available_backends();
+  if (std::find(names.begin(), names.end(), "rtl") == names.end()) {
+    SUCCEED("rtl backend not built");
+    return;
+  }
+  Dram dram;
+  CHECK_THROWS_WITH(make_backend("rtl", two_cores(), dram), Contains("has CORES = 2"));
 }

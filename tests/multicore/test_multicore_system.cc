@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench_programs.h"
 #include "interconnect.h"
 #include "isa_programs.h"
 #include "vta/sim/backend.h"
@@ -234,5 +235,31 @@ TEST_CASE("multicore: two ISA programs together, bit-exact and never faster than
       CHECK(both.a_cycles >= alone.a_cycles);
       CHECK(both.b_cycles >= alone.b_cycles);
     }
+  }
+}
+
+TEST_CASE("multicore: one core behind a wide interconnect of latency 0 is the single core",
+          "[multicore]") {
+  // A hold of one cycle per burst and no latency leave every burst's timing to the memory
+  // model, so CORES = 1 must give the single core's cycles exactly, on both memory models.
+  for (const char* preset : {"pynq_fixed", "pynq"}) {
+    INFO(preset);
+    nlohmann::json keys = resolve_config(preset, {}).keys;
+    const HwConfig single = HwConfig::from_json(keys, preset);
+    keys["CORES"] = 1;
+    keys["INTERCONNECT_BYTES_PER_CYCLE"] = 4096;
+    const HwConfig system = HwConfig::from_json(keys, preset);
+    uint64_t cycles[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const HwConfig& cfg = k == 0 ? single : system;
+      Dram dram;
+      CycleBackend be(cfg, dram);
+      testprog::ProgramBuilder pb(cfg, dram);
+      testprog::build_memory_bound_program(pb, 2);
+      REQUIRE(pb.run(be) == RunStatus::kOk);
+      cycles[k] = be.stats().cycles;
+    }
+    CHECK(cycles[0] > 0);
+    CHECK(cycles[1] == cycles[0]);
   }
 }
