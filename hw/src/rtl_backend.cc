@@ -737,6 +737,13 @@ std::vector<std::string> RtlBackend::built_configs() {
 }
 
 RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, dram) {
+  if (cfg.cores != 0) {
+    // docs/multicore.md: the cores' clock threads would need to run in lock step.
+    throw Error(
+        fmt::format("rtl backend: config {} has CORES = {}; the rtl backend simulates "
+                    "one core without an interconnect (remove CORES)",
+                    config_name(cfg), cfg.cores));
+  }
   // Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
   // tensor elements other than micro-ops are written one per cycle.
   if (cfg.bus_bytes > kInsnBytes) {

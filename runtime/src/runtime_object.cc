@@ -4,14 +4,15 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
-#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "command_queue.h"
+#include "core_device.h"
 #include "device_memory.h"
 #include "dma_bounds.h"
 #include "runtime_context.h"
@@ -73,10 +74,16 @@ struct Runtime::Impl {
   SyncHooks hooks;
   ErrorMode mode = ErrorMode::kThrow;
   size_t max_xfer = VTA_MAX_XFER;
-  std::unordered_set<void*> device_handles;
+  std::map<void*, int> device_handles;  // live handle -> its core
   std::string status_json;
   std::unique_ptr<Backend> device;
-  std::unique_ptr<CommandQueue> queue;
+  std::unique_ptr<CommandQueue> queue;  // core 0's
+  // CORES (docs/multicore.md): each core as a device, cores 1..N-1's command queues, the core
+  // the runtime calls record for, and the programs of a system run.
+  std::unique_ptr<SystemRun> batch;
+  std::vector<std::unique_ptr<CoreDevice>> core_devices;
+  std::vector<std::unique_ptr<CommandQueue>> core_queues;
+  int command_core = 0;
 
   // The environment's switches, read when the runtime is created.
   Impl() {
@@ -87,7 +94,7 @@ struct Runtime::Impl {
     }
   }
   ~Impl() {
-    for (void* h : device_handles) {  // handles the caller never freed
+    for (const auto& [h, core] : device_handles) {  // handles the caller never freed
       delete static_cast<char*>(h);
     }
   }
@@ -180,8 +187,35 @@ void Runtime::clear_stats() {
 }
 
 void Runtime::reset() {
+  m->core_queues.clear();
   m->queue.reset();
+  m->core_devices.clear();
+  m->batch.reset();
   m->device.reset();
+  m->command_core = 0;
+}
+
+Backend& Runtime::core_device(int core) {
+  Backend& system = backend();
+  if (config().cores == 0) {
+    return system;  // no CORES: the one core, exactly as without systems
+  }
+  check_core(core, "core");
+  if (m->core_devices.empty()) {
+    m->batch = std::make_unique<SystemRun>(system);
+    for (int k = 0; k < system.cores(); ++k) {
+      m->core_devices.push_back(std::make_unique<CoreDevice>(system, k, *m->batch));
+    }
+  }
+  return *m->core_devices[static_cast<size_t>(core)];
+}
+
+void Runtime::check_core(int core, const char* who) {
+  const int n = config().num_cores();
+  if (core < 0 || core >= n) {
+    throw Error(fmt::format("{}: core {} does not exist (the config has {} core{}: CORES)", who,
+                            core, n, n == 1 ? "" : "s"));
+  }
 }
 
 void Runtime::set_error_mode(ErrorMode mode) {
@@ -261,24 +295,39 @@ uint32_t Runtime::phys_addr(const void* buffer, const char* who) {
 // ---- Command queue ----
 
 void* Runtime::command_handle() {
-  if (!m->queue) {
-    Backend& dev = backend();
-    m->queue =
-        std::make_unique<CommandQueue>(config(), m->mem, dev, m->kernels, m->hooks, m->max_xfer);
+  const int core = m->command_core;
+  if (core == 0) {
+    if (!m->queue) {
+      Backend& dev = core_device(0);
+      m->queue =
+          std::make_unique<CommandQueue>(config(), m->mem, dev, m->kernels, m->hooks, m->max_xfer);
+    }
+    return m->queue.get();
   }
-  return m->queue.get();
+  m->core_queues.resize(static_cast<size_t>(config().num_cores()) - 1);
+  std::unique_ptr<CommandQueue>& q = m->core_queues[static_cast<size_t>(core) - 1];
+  if (!q) {
+    Backend& dev = core_device(core);
+    q = std::make_unique<CommandQueue>(dev.config(), m->mem, dev, m->kernels, m->hooks,
+                                       m->max_xfer);
+  }
+  return q.get();
 }
 
 CommandQueue& Runtime::queue() {
-  command_handle();
-  return *m->queue;
+  return *static_cast<CommandQueue*>(command_handle());
 }
 
 void* Runtime::live_command_handle() const {
-  return m->queue.get();
+  const auto k = static_cast<size_t>(m->command_core);
+  if (k == 0) {
+    return m->queue.get();
+  }
+  return k <= m->core_queues.size() ? m->core_queues[k - 1].get() : nullptr;
 }
 
 void Runtime::shutdown_queue() {
+  m->core_queues.clear();
   m->queue.reset();
 }
 
@@ -357,9 +406,39 @@ void Runtime::synchronize(uint32_t wait_cycles) {
 
 void* Runtime::device_alloc() {
   backend();  // creating the device reports a bad VTA_BACKEND / VTA_CONFIG here
+  int core = 0;
+  if (config().cores != 0) {
+    // The lowest core no live handle holds.
+    std::vector<bool> held(static_cast<size_t>(config().cores), false);
+    for (const auto& [h, c] : m->device_handles) {
+      held[static_cast<size_t>(c)] = true;
+    }
+    while (core < config().cores && held[static_cast<size_t>(core)]) {
+      ++core;
+    }
+    if (core == config().cores) {
+      throw Error(fmt::format(
+          "VTADeviceAlloc: every core of the system (CORES = {}) has a device; free one or use "
+          "VTADeviceAllocCore",
+          config().cores));
+    }
+  }
   void* h = new char(0);
-  m->device_handles.insert(h);
+  m->device_handles[h] = core;
   return h;
+}
+
+void* Runtime::device_alloc_core(int core) {
+  backend();
+  check_core(core, "VTADeviceAllocCore");
+  void* h = new char(0);
+  m->device_handles[h] = core;
+  return h;
+}
+
+int Runtime::device_core(void* handle) const {
+  check_device_handle(handle, "VTADeviceCore");
+  return m->device_handles.at(handle);
 }
 
 void Runtime::check_device_handle(void* handle, const char* who) const {
@@ -378,11 +457,41 @@ bool Runtime::device_run(void* handle, uint32_t insn_phys, uint32_t insn_count,
                          uint32_t wait_cycles) {
   return named("VTADeviceRun", [&] {
     check_device_handle(handle, "VTADeviceRun");
-    Backend& dev = backend();
+    Backend& dev = core_device(m->device_handles.at(handle));
     if (m->hooks.dma_bounds) {
-      check_dma_bounds(m->mem, config(), insn_phys, insn_count, "VTADeviceRun");
+      check_dma_bounds(m->mem, dev.config(), insn_phys, insn_count, "VTADeviceRun");
     }
     return dev.run(insn_phys, insn_count, wait_cycles) == RunStatus::kTimeout;
+  });
+}
+
+void Runtime::set_command_core(int core) {
+  named("VTACommandCore", [&] {
+    check_core(core, "VTACommandCore");
+    m->command_core = core;
+  });
+}
+
+int Runtime::command_core() const {
+  return m->command_core;
+}
+
+void Runtime::system_begin() {
+  named("VTASystemBegin", [&] {
+    if (config().cores == 0) {
+      throw Error("the config has no CORES key: one core, nothing to run together");
+    }
+    core_device(0);
+    m->batch->begin();
+  });
+}
+
+bool Runtime::system_run(uint32_t wait_cycles) {
+  return named("VTASystemRun", [&] {
+    if (!m->batch) {
+      throw Error("no system run was begun (VTASystemBegin first)");
+    }
+    return m->batch->run(wait_cycles);
   });
 }
 

@@ -50,13 +50,36 @@ struct FsimBackend::Impl {
 };
 
 FsimBackend::FsimBackend(const HwConfig& cfg, Dram& dram)
-    : ContractBackend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats)) {}
+    : ContractBackend(cfg, dram), m_impl(std::make_unique<Impl>(m_cfg, m_dram, m_stats)) {
+  // CORES: cores 1..N-1, each with its own SRAMs and counters (docs/multicore.md).
+  for (int k = 1; k < cores(); ++k) {
+    m_more.push_back(std::make_unique<Impl>(m_cfg.core_config(k), m_dram, core_stats_mut(k)));
+  }
+}
 
 FsimBackend::~FsimBackend() = default;
 
 RunOutcome FsimBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
   (void)wait_cycles;  // untimed: set_work_limit bounds a run instead
   return m_impl->run(program);
+}
+
+// Untimed, so the cores' streams run one after the other, core 0 first: the same results as
+// together whenever the programs touch disjoint memory (or only read what they share).
+std::vector<RunOutcome> FsimBackend::execute_cores(
+    const std::vector<const LoadedProgram*>& programs, uint64_t wait_cycles, uint64_t& makespan) {
+  (void)wait_cycles;
+  makespan = 0;
+  std::vector<RunOutcome> outs(programs.size());
+  for (size_t k = 0; k < programs.size(); ++k) {
+    if (programs[k] != nullptr) {
+      Impl& core = k == 0 ? *m_impl : *m_more[k - 1];
+      core.order_seed = m_impl->order_seed;
+      core.work_limit = m_impl->work_limit;
+      outs[k] = core.run(*programs[k]);
+    }
+  }
+  return outs;
 }
 
 void FsimBackend::set_work_limit(uint64_t units) {

@@ -13,6 +13,7 @@
 #include "vta/sim/error.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/json_read.h"
+#include "vta/sim/system_config.h"
 
 namespace vta {
 
@@ -219,7 +220,8 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   }
   seen["TARGET"] = seen["HW_VER"] = seen["CLOCK_MHZ"] = false;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (seen.count(it.key()) == 0 && !is_memory_key(it.key()) && !is_energy_key(it.key())) {
+    if (seen.count(it.key()) == 0 && !is_memory_key(it.key()) && !is_energy_key(it.key()) &&
+        !is_system_key(it.key())) {
       throw ConfigError(fmt::format("{}: unknown key '{}'", src, it.key()));
     }
     seen[it.key()] = true;
@@ -247,6 +249,7 @@ HwConfig HwConfig::from_json(const nlohmann::json& j, const std::string& src) {
   derive(c, src);
   c.memory = parse_memory_spec(j, c.target, src);
   c.energy = parse_energy_spec(j, src);
+  parse_system_keys(j, src, c);
   return c;
 }
 
@@ -325,7 +328,18 @@ nlohmann::json HwConfig::to_json() const {
   j["CLOCK_MHZ"] = clock_mhz;
   memory_spec_to_json(memory, j);
   energy_spec_to_json(energy, j);
+  system_keys_to_json(*this, j);
   return j;
+}
+
+const HwConfig& HwConfig::core_config(int k) const {
+  if (cores == 0) {
+    return *this;
+  }
+  if (k < 0 || k >= cores) {
+    throw Error(fmt::format("core {} does not exist: the system has {} cores (CORES)", k, cores));
+  }
+  return core_configs[static_cast<size_t>(k)];
 }
 
 }  // namespace vta

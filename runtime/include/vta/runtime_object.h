@@ -137,11 +137,21 @@ class Runtime {
   void synchronize(uint32_t wait_cycles);
 
   // ---- Driver (vta/driver.h) ----
+  // With CORES (docs/multicore.md, vta/system.h): core 0 first, then 1, 2, ...
   void* device_alloc();
+  void* device_alloc_core(int core);  // VTADeviceAllocCore
+  int device_core(void* handle) const;
   void device_free(void* handle);
   void check_device_handle(void* handle, const char* who) const;
   // Runs `insn_count` instructions at `insn_phys` on the device; true on a timeout.
   bool device_run(void* handle, uint32_t insn_phys, uint32_t insn_count, uint32_t wait_cycles);
+  // The device of core `core`: the backend itself without CORES, else that core of it.
+  Backend& core_device(int core);
+  // ---- Several cores (vta/system.h) ----
+  void set_command_core(int core);  // VTACommandCore
+  int command_core() const;
+  void system_begin();                    // VTASystemBegin
+  bool system_run(uint32_t wait_cycles);  // VTASystemRun: true on a timeout
   // VTASimProfilerStatus: the statistics as JSON, valid until the next call.
   const char* profiler_status();
 
@@ -150,6 +160,8 @@ class Runtime {
   struct FromEnvironment {};
   explicit Runtime(FromEnvironment);
   CommandQueue& queue();
+  // Throws Error naming `who` unless 0 <= core < the config's cores.
+  void check_core(int core, const char* who);
   std::unique_ptr<Impl> m;
 };
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "interconnect.h"
 #include "vta/sim/cycle/memory_target.h"
 #include "vta/sim/cycle/sim_context.h"
 #include "vta_core.h"
@@ -23,35 +24,87 @@ using namespace vta::cycle;
 // fresh SRAMs; every run starts from a reset core anyway (sim/README.md section 1), so results
 // and cycles are those of a new core. Cores with a MemoryBinder's model are not pooled.
 struct CycleBackend::Impl {
-  // `model` null: `bind` supplies the memory model.
-  Impl(const HwConfig& c, Dram& dram, Stats& s, const MemoryModelEntry* model,
-       const MemoryBinder& bind, std::string key)
+  // `model` null: `bind` supplies the memory model. `core_stats(k)`: the Stats of core k.
+  Impl(const HwConfig& c, Dram& dram, const std::function<Stats&(int)>& core_stats,
+       const MemoryModelEntry* model, const MemoryBinder& bind, std::string key)
       : cfg(c), memory_model(model != nullptr ? model->name : ""), pool_key(std::move(key)) {
     const SimContext::Lock lock = ctx.activate();
-    core = std::make_unique<VtaCore>("vta", cfg, dram, s, model, bind);
+    if (cfg.cores == 0) {
+      core = std::make_unique<VtaCore>("vta", cfg, dram, core_stats(0), model, bind);
+      return;
+    }
+    build_system(dram, core_stats, model, bind);
   }
 
   const HwConfig cfg;  // the core's own copy: it outlives the backend that built it
   std::string memory_model;
   std::string pool_key;  // "" = not pooled
   SimContext ctx;
-  std::unique_ptr<VtaCore> core;
+  std::unique_ptr<VtaCore> core;  // core 0
+  // CORES (docs/multicore.md): cores 1..N-1, the interconnect and the one memory model.
+  std::vector<std::unique_ptr<VtaCore>> more;
+  std::unique_ptr<Interconnect> interconnect;
+  std::unique_ptr<MemoryTarget> shared_memory;
+  int running = 0;  // cores whose run has not ended yet
   uint64_t last_cycles = 0;
   bool idle = true;  // no run inside the kernel (false while one runs or after it broke off)
 
   // A parked core of this hardware rebound to `dram` and `s`, else a new one.
-  static std::unique_ptr<Impl> acquire(const HwConfig& cfg, Dram& dram, Stats& s,
+  static std::unique_ptr<Impl> acquire(const HwConfig& cfg, Dram& dram,
+                                       const std::function<Stats&(int)>& core_stats,
                                        const MemoryModelEntry* model, const MemoryBinder& bind);
   // Frees what is big and parks the core (or, if it cannot be reused, leaves it to its kernel).
   static void release(std::unique_ptr<Impl> impl);
 
-  RunOutcome run(const LoadedProgram& program, uint64_t wait_cycles);
-  uint64_t begin_run(const LoadedProgram& program);
+  void build_system(Dram& dram, const std::function<Stats&(int)>& core_stats,
+                    const MemoryModelEntry* model, const MemoryBinder& bind);
+  VtaCore& core_at(size_t k) const { return k == 0 ? *core : *more[k - 1]; }
+  size_t num_cores() const { return 1 + more.size(); }
+  MemoryTarget* memory() const { return core->memory ? core->memory.get() : shared_memory.get(); }
+
+  std::vector<RunOutcome> run(const std::vector<const LoadedProgram*>& programs,
+                              uint64_t wait_cycles, uint64_t& makespan);
+  uint64_t begin_run(const std::vector<const LoadedProgram*>& programs);
+  void begin_core(VtaCore& c, const LoadedProgram& program, uint64_t base);
   void unwind();
   void end_run(uint64_t run_cycles);
-  RunOutcome stuck() const;
-  TimedCounters counters() const;
+  void rethrow_error(const std::vector<const LoadedProgram*>& programs);
+  RunOutcome outcome(size_t k, uint64_t base, uint64_t wait_cycles);
+  RunOutcome stuck(const VtaCore& c) const;
+  static TimedCounters counters(const VtaCore& c, const MemoryTarget* memory);
 };
+
+// The system of docs/multicore.md: the memory model behind the interconnect, each core's memory
+// interface bound to one of its target sockets. A core's run ends without pausing the kernel;
+// the last one to end (or the first error) pauses it.
+void CycleBackend::Impl::build_system(Dram& dram, const std::function<Stats&(int)>& core_stats,
+                                      const MemoryModelEntry* model, const MemoryBinder& bind) {
+  interconnect = std::make_unique<Interconnect>("interconnect", cfg);
+  if (model != nullptr) {
+    shared_memory = model->make("dram", cfg, dram);
+    interconnect->memory.bind(shared_memory->target_socket());
+  } else {
+    MemoryPort port{interconnect->memory, cfg, dram};
+    bind(port);
+  }
+  const auto to_interconnect = [this](MemoryPort& port) { port.socket.bind(interconnect->cores); };
+  for (int k = 0; k < cfg.cores; ++k) {
+    const std::string name = k == 0 ? "vta" : fmt::format("vta{}", k);
+    auto c = std::make_unique<VtaCore>(name.c_str(), cfg.core_config(k), dram, core_stats(k),
+                                       nullptr, to_interconnect);
+    c->run.set_end_hook([this, raw = c.get()] {
+      running -= 1;
+      if (running <= 0 || raw->run.error()) {
+        sc_core::sc_pause();
+      }
+    });
+    if (k == 0) {
+      core = std::move(c);
+    } else {
+      more.push_back(std::move(c));
+    }
+  }
+}
 
 namespace {
 
@@ -73,13 +126,13 @@ constexpr uint64_t kMaxReuseCycles = uint64_t{1} << 33;
 
 }  // namespace
 
-std::unique_ptr<CycleBackend::Impl> CycleBackend::Impl::acquire(const HwConfig& cfg, Dram& dram,
-                                                                Stats& s,
-                                                                const MemoryModelEntry* model,
-                                                                const MemoryBinder& bind) {
-  if (model == nullptr) {
-    return std::make_unique<Impl>(cfg, dram, s, model, bind, "");
+std::unique_ptr<CycleBackend::Impl> CycleBackend::Impl::acquire(
+    const HwConfig& cfg, Dram& dram, const std::function<Stats&(int)>& core_stats,
+    const MemoryModelEntry* model, const MemoryBinder& bind) {
+  if (model == nullptr || cfg.cores != 0) {
+    return std::make_unique<Impl>(cfg, dram, core_stats, model, bind, "");
   }
+  Stats& s = core_stats(0);
   std::string key = model->name + "\n" + cfg.to_json().dump();
   std::unique_ptr<Impl> impl;
   {
@@ -92,7 +145,7 @@ std::unique_ptr<CycleBackend::Impl> CycleBackend::Impl::acquire(const HwConfig& 
     }
   }
   if (!impl) {
-    return std::make_unique<Impl>(cfg, dram, s, model, bind, std::move(key));
+    return std::make_unique<Impl>(cfg, dram, core_stats, model, bind, std::move(key));
   }
   const SimContext::Lock lock = impl->ctx.activate();
   VtaCore& c = *impl->core;
@@ -116,6 +169,13 @@ void CycleBackend::Impl::release(std::unique_ptr<Impl> impl) {
   if (impl->pool_key.empty() || !impl->idle || now_cycle() >= kMaxReuseCycles) {
     // The modules are left to the kernel (SystemC cannot destroy a module with processes).
     (void)impl->core.release();
+    for (auto& m : impl->more) {
+      m->functional.release_storage();
+      m->fetch.release_storage();
+      (void)m.release();
+    }
+    (void)impl->interconnect.release();
+    (void)impl->shared_memory.release();
     return;
   }
   const std::lock_guard<std::mutex> guard(pool_lock());
@@ -128,17 +188,24 @@ CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram)
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const std::string& memory_model)
     : ContractBackend(cfg, dram),
-      m_impl(
-          Impl::acquire(m_cfg, m_dram, m_stats, &find_memory_model(memory_model), MemoryBinder{})) {
-  m_stats.timed = true;
+      m_impl(Impl::acquire(
+          m_cfg, m_dram, [this](int k) -> Stats& { return core_stats_mut(k); },
+          &find_memory_model(memory_model), MemoryBinder{})) {
+  mark_timed();
 }
 
 CycleBackend::CycleBackend(const HwConfig& cfg, Dram& dram, const MemoryBinder& bind_memory)
     : ContractBackend(cfg, dram),
-      m_impl(Impl::acquire(m_cfg, m_dram, m_stats,
-                           bind_memory ? nullptr : &find_memory_model(cfg.memory.model),
-                           bind_memory)) {
-  m_stats.timed = true;
+      m_impl(Impl::acquire(
+          m_cfg, m_dram, [this](int k) -> Stats& { return core_stats_mut(k); },
+          bind_memory ? nullptr : &find_memory_model(cfg.memory.model), bind_memory)) {
+  mark_timed();
+}
+
+void CycleBackend::mark_timed() {
+  for (int k = 0; k < cores(); ++k) {
+    core_stats_mut(k).timed = true;
+  }
 }
 
 CycleBackend::~CycleBackend() {
@@ -148,14 +215,35 @@ CycleBackend::~CycleBackend() {
 }
 
 RunOutcome CycleBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
-  m_stats.timed = true;
-  return m_impl->run(program, wait_cycles);
+  mark_timed();
+  uint64_t makespan = 0;
+  return m_impl->run({&program}, wait_cycles, makespan).front();
+}
+
+std::vector<RunOutcome> CycleBackend::execute_cores(
+    const std::vector<const LoadedProgram*>& programs, uint64_t wait_cycles, uint64_t& makespan) {
+  mark_timed();
+  std::vector<RunOutcome> outs = m_impl->run(programs, wait_cycles, makespan);
+  if (m_impl->interconnect) {
+    for (size_t k = 0; k < programs.size(); ++k) {
+      const InterconnectCoreStats& ic = m_impl->interconnect->core_stats(static_cast<int>(k));
+      const double cycles = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
+      m_stats.add(fmt::format("core{}.cycles", k), cycles, "cycles",
+                  "cycles of this core's runs in runs of several cores");
+      m_stats.add(fmt::format("core{}.dram_contention_cycles", k),
+                  static_cast<double>(ic.contention_cycles), "cycles",
+                  "cycles this core's bursts waited at the interconnect behind other cores'");
+      m_stats.add(fmt::format("core{}.interconnect_bursts", k), static_cast<double>(ic.requests),
+                  "bursts", "bursts this core sent through the interconnect");
+    }
+  }
+  return outs;
 }
 
 void CycleBackend::enable_trace(const std::string& path) {
   m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);
-  if (m_impl->core->memory) {
-    m_impl->core->memory->record_trace_events(true);
+  if (m_impl->memory() != nullptr) {
+    m_impl->memory()->record_trace_events(true);
   }
 }
 
@@ -196,10 +284,9 @@ int32_t CycleBackend::out_lane(uint32_t index, uint32_t lane) const {
   return m_impl->core->functional.out_lane(index, lane);
 }
 
-// Resets the core (sim/README.md section 1: only the SRAMs persist) and begins the run;
-// returns its cycle 0 as an absolute cycle.
-uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
-  VtaCore& c = *core;
+// Resets core `c` (sim/README.md section 1: only the SRAMs persist) and begins its run in
+// absolute cycle `base`.
+void CycleBackend::Impl::begin_core(VtaCore& c, const LoadedProgram& program, uint64_t base) {
   c.program.set(&program);
   for (int s = kStageLoad; s <= kStageStore; ++s) {
     c.insn_q[s]->reset();
@@ -214,19 +301,37 @@ uint64_t CycleBackend::Impl::begin_run(const LoadedProgram& program) {
   c.compute.clear_compute_stats();
   c.store.clear_stats();
   c.mem.clear_stats();
-  const uint64_t base = now_cycle() + 1;
-  if (c.memory) {
-    c.memory->reset(base);
-    c.memory->reset_counters();
-  }
   c.trace.begin_run(base);
   c.run.begin(base);
+}
+
+// Resets the memory model (and interconnect) and begins every core that has a program; returns
+// the run's cycle 0 as an absolute cycle.
+uint64_t CycleBackend::Impl::begin_run(const std::vector<const LoadedProgram*>& programs) {
+  const uint64_t base = now_cycle() + 1;
+  if (MemoryTarget* m = memory()) {
+    m->reset(base);
+    m->reset_counters();
+  }
+  if (interconnect) {
+    interconnect->reset(base);
+    interconnect->clear_stats();
+  }
+  running = 0;
+  for (size_t k = 0; k < programs.size(); ++k) {
+    if (programs[k] != nullptr) {
+      ++running;
+      begin_core(core_at(k), *programs[k], base);
+    }
+  }
   return base;
 }
 
 // Lets every thread still inside the run unwind to its idle state.
 void CycleBackend::Impl::unwind() {
-  core->run.abort_all();
+  for (size_t k = 0; k < num_cores(); ++k) {
+    core_at(k).run.abort_all();
+  }
   for (int k = 0; k < 4 && sc_core::sc_pending_activity_at_current_time(); ++k) {
     SimContext::start(sc_core::SC_ZERO_TIME);
   }
@@ -236,39 +341,52 @@ void CycleBackend::Impl::unwind() {
 // who waited on whom); the run took `run_cycles` (later runs are traced after them).
 void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   unwind();
-  if (core->memory && core->trace.tracing()) {
+  MemoryTarget* m = memory();
+  if (m != nullptr && core->trace.tracing()) {
     std::vector<MemoryTraceEvent> events;
-    core->memory->take_trace_events(events,
-                                    [this](uint64_t c) { return core->trace.in_window(c, c); });
+    m->take_trace_events(events, [this](uint64_t c) { return core->trace.in_window(c, c); });
     for (MemoryTraceEvent& e : events) {
       core->trace.span_named(TraceRecorder::kDramTrack, e.cycle, e.cycle, std::move(e.name));
     }
   }
-  core->program.set(nullptr);
+  for (size_t k = 0; k < num_cores(); ++k) {
+    core_at(k).program.set(nullptr);
+  }
   idle = true;
   const uint64_t now = now_cycle();
+  for (size_t k = 1; k < num_cores(); ++k) {
+    core_at(k).trace.end_run(run_cycles);
+  }
   core->trace.end_run(run_cycles);
   core->trace.flush(now);  // last: it throws when the VCD passed its size limit
 }
 
-RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_cycles) {
-  const SimContext::Lock lock = ctx.activate();  // one thread at a time in SystemC
-  idle = false;
-  const uint64_t base = begin_run(program);
-  core->run.set_budget_end(wait_cycles != 0 ? base + wait_cycles : UINT64_MAX);
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const sc_core::sc_time limit = wait_cycles != 0 ? cycles(base + wait_cycles - now_cycle())
-                                                  : sc_core::sc_max_time() - now - cycles(1u << 20);
-  SimContext::start(limit, sc_core::SC_EXIT_ON_STARVATION);
-
-  RunControl& run = core->run;
-  if (run.error()) {
-    end_run(now_cycle() + 1 - base);
-    std::rethrow_exception(run.error());
+// After an error: ends the run and rethrows the first core's error (naming the core when there
+// are several).
+void CycleBackend::Impl::rethrow_error(const std::vector<const LoadedProgram*>& programs) {
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const std::exception_ptr e = core_at(k).run.error();
+    if (programs[k] == nullptr || !e) {
+      continue;
+    }
+    end_run(now_cycle() + 1 - core_at(k).run.base());
+    if (cfg.cores == 0) {
+      std::rethrow_exception(e);
+    }
+    try {
+      std::rethrow_exception(e);
+    } catch (const ProgramError& pe) {
+      throw ProgramError(fmt::format("core {}: {}", k, pe.what()));
+    }
   }
+}
+
+// Core k's outcome once the kernel stopped.
+RunOutcome CycleBackend::Impl::outcome(size_t k, uint64_t base, uint64_t wait_cycles) {
+  const VtaCore& c = core_at(k);
   RunOutcome out;
-  if (run.finished()) {
-    out.cycles = run.finish_cycle() + 1 - base;
+  if (c.run.finished()) {
+    out.cycles = c.run.finish_cycle() + 1 - base;
     if (wait_cycles != 0 && out.cycles > wait_cycles) {
       out.kind = RunOutcome::kTimeout;
       out.cycles = wait_cycles;
@@ -279,22 +397,57 @@ RunOutcome CycleBackend::Impl::run(const LoadedProgram& program, uint64_t wait_c
     out.kind = RunOutcome::kTimeout;
     out.cycles = wait_cycles;
   } else {
-    out = stuck();
-    end_run(now_cycle() + 1 - base);
-    return out;
-  }
-  end_run(out.cycles);
-  last_cycles = out.cycles;
-  out.counters = counters();
-  for (size_t k = 0; k < 3; ++k) {
-    out.completed[k] = out.counters->unit[k].insns;
+    out = stuck(c);
   }
   return out;
 }
 
-// What every unit is doing when none can progress, for the contract's deadlock report.
-RunOutcome CycleBackend::Impl::stuck() const {
-  const VtaCore& c = *core;
+std::vector<RunOutcome> CycleBackend::Impl::run(const std::vector<const LoadedProgram*>& programs,
+                                                uint64_t wait_cycles, uint64_t& makespan) {
+  const SimContext::Lock lock = ctx.activate();  // one thread at a time in SystemC
+  std::vector<RunOutcome> outs(programs.size());
+  idle = false;
+  const uint64_t base = begin_run(programs);
+  if (running == 0) {
+    idle = true;
+    return outs;
+  }
+  for (size_t k = 0; k < programs.size(); ++k) {
+    core_at(k).run.set_budget_end(wait_cycles != 0 ? base + wait_cycles : UINT64_MAX);
+  }
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time limit = wait_cycles != 0 ? cycles(base + wait_cycles - now_cycle())
+                                                  : sc_core::sc_max_time() - now - cycles(1u << 20);
+  SimContext::start(limit, sc_core::SC_EXIT_ON_STARVATION);
+  rethrow_error(programs);
+  makespan = 0;
+  bool any_stuck = false;
+  for (size_t k = 0; k < programs.size(); ++k) {
+    if (programs[k] != nullptr) {
+      outs[k] = outcome(k, base, wait_cycles);
+      makespan = std::max(makespan, outs[k].cycles);
+      any_stuck = any_stuck || outs[k].kind == RunOutcome::kStuck;
+    }
+  }
+  // A deadlock is traced up to where the kernel stopped; else up to the last FINISH / timeout.
+  end_run(any_stuck ? now_cycle() + 1 - base : makespan);
+  if (!any_stuck) {
+    last_cycles = makespan;
+  }
+  for (size_t k = 0; k < programs.size(); ++k) {
+    if (programs[k] != nullptr && outs[k].kind != RunOutcome::kStuck) {
+      outs[k].counters = counters(core_at(k), k == 0 ? memory() : nullptr);
+      for (size_t u = 0; u < 3; ++u) {
+        outs[k].completed[u] = outs[k].counters->unit[u].insns;
+      }
+    }
+  }
+  return outs;
+}
+
+// What every unit of core `c` is doing when none can progress, for the contract's deadlock
+// report.
+RunOutcome CycleBackend::Impl::stuck(const VtaCore& c) const {
   RunOutcome out;
   out.kind = RunOutcome::kStuck;
   const PipelineUnit* units[3] = {&c.load, &c.compute, &c.store};
@@ -312,9 +465,9 @@ RunOutcome CycleBackend::Impl::stuck() const {
   return out;
 }
 
-// The run's counters (sim/README.md section 6), published by the contract's counter schema.
-TimedCounters CycleBackend::Impl::counters() const {
-  const VtaCore& c = *core;
+// The run's counters of core `c` (sim/README.md section 6), published by the contract's counter
+// schema; `memory` (the memory model's own counters) is given to core 0 only.
+TimedCounters CycleBackend::Impl::counters(const VtaCore& c, const MemoryTarget* memory) {
   TimedCounters t;
   t.fetch_active = c.fetch.stats().active_cycles;
   t.fetch_stall_queue_full = c.fetch.stats().stall_queue_full_cycles;
@@ -338,8 +491,8 @@ TimedCounters CycleBackend::Impl::counters() const {
   t.write = TimedCounters::Traffic{w.bytes, w.bursts, w.beats, w.latency_sum, w.latency_max};
   t.gemm_active = c.compute.compute_stats().gemm_active_cycles;
   t.alu_active = c.compute.compute_stats().alu_active_cycles;
-  if (c.memory) {
-    c.memory->add_counters(t);
+  if (memory != nullptr) {
+    memory->add_counters(t);
   }
   return t;
 }

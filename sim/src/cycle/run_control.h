@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <utility>
 
 #include <systemc>
 
@@ -93,6 +95,10 @@ class RunControl {
     end();
   }
 
+  // Called instead of pausing the kernel when this core's run ends (a system of several cores
+  // pauses once every core's run has ended).
+  void set_end_hook(std::function<void()> hook) { m_end_hook = std::move(hook); }
+
   // An instruction ending in absolute cycle `c` would retire after the run's budget.
   bool past_budget(uint64_t c) const { return c >= m_budget_end; }
   uint64_t gen() const { return m_gen; }
@@ -110,7 +116,11 @@ class RunControl {
   void end() {
     m_active = false;
     m_abort.notify();
-    sc_core::sc_pause();
+    if (m_end_hook) {
+      m_end_hook();
+    } else {
+      sc_core::sc_pause();
+    }
   }
 
   uint64_t m_gen = 0;
@@ -122,6 +132,7 @@ class RunControl {
   uint64_t m_shown_cycles = 0;  // cycles of this run given to run_progress
   uint64_t m_budget_end = UINT64_MAX;
   std::exception_ptr m_error;
+  std::function<void()> m_end_hook;
   sc_core::sc_event m_start{"run_start"};
   sc_core::sc_event m_abort{"run_abort"};
 };

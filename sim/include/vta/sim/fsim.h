@@ -52,10 +52,14 @@ class FsimBackend : public ContractBackend {
   // Untimed: `wait_cycles` is ignored (as upstream); the outcome is kFinished or kStuck, or
   // kTimeout under a work limit.
   RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
+  // CORES: each core's stream runs on its own SRAMs, one core after the other.
+  std::vector<RunOutcome> execute_cores(const std::vector<const LoadedProgram*>& programs,
+                                        uint64_t wait_cycles, uint64_t& makespan) override;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
+  std::vector<std::unique_ptr<Impl>> m_more;  // cores 1..N-1
 };
 
 }  // namespace vta

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -48,6 +49,17 @@ struct HwConfig {
   MemorySpec memory;
   EnergySpec energy;  // optional ENERGY_* overrides of the energy model
 
+  // ---- System keys (optional; docs/multicore.md, sim/include/vta/sim/system_config.h) ----
+  // CORES: the number of cores, or a list of per-core key overrides. Absent (0): one core with
+  // no interconnect, exactly the single-core model. With CORES, the cores share one DRAM (the
+  // memory model of this config) through one interconnect.
+  int cores = 0;
+  int interconnect_latency_cycles = 0;   // INTERCONNECT_LATENCY_CYCLES: each way, core cycles
+  int interconnect_bytes_per_cycle = 0;  // INTERCONNECT_BYTES_PER_CYCLE: per channel
+  // The configuration of each core (cores entries; every one a single-core config, cores = 0).
+  // This object's own core keys are those of core 0.
+  std::vector<HwConfig> core_configs;
+
   // ---- Derived (computed by derive(); never set by hand) ----
   int batch = 0, block_in = 0, block_out = 0;
   int inp_width = 0, wgt_width = 0, acc_width = 0, out_width = 0;  // bits per element lane
@@ -82,6 +94,11 @@ struct HwConfig {
   uint32_t buff_depth(int memory_type) const;
 
   nlohmann::json to_json() const;  // the keys as read (not the derived values)
+
+  // Cores of the system: 1 without CORES.
+  int num_cores() const { return cores == 0 ? 1 : cores; }
+  // The configuration of core k (this one without CORES).
+  const HwConfig& core_config(int k) const;
 };
 
 }  // namespace vta

@@ -68,8 +68,14 @@ class CycleBackend : public ContractBackend {
   // Runs `program` on the core until FINISH, `wait_cycles` (0 = no limit) or until no unit can
   // progress; rethrows the ProgramError of an instruction that failed its dynamic checks.
   RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
+  // CORES: the programs run together on the cores around the interconnect and the one memory
+  // model (docs/multicore.md).
+  std::vector<RunOutcome> execute_cores(const std::vector<const LoadedProgram*>& programs,
+                                        uint64_t wait_cycles, uint64_t& makespan) override;
 
  private:
+  void mark_timed();
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };
