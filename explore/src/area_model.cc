@@ -235,6 +235,7 @@ std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
       {"alu_mul_dsp", alu_multiplier_dsp(c)},
       {"index_mul_dsp", index_multiplier_dsp(c)},
       {"bus_bits", c.bus_bytes * 8.0},
+      // The SRAM ports' data bits: the compute unit's operand registers and their muxes.
       {"sram_port_bits",
        8.0 * (c.inp_elem_bytes + c.wgt_elem_bytes + c.acc_elem_bytes + c.out_elem_bytes)},
       {"lutram_read_bits", lutram_read_bits(c)},

@@ -127,8 +127,8 @@ nlohmann::ordered_json calibrated_range(const std::vector<Sample>& samples) {
       continue;
     }
     for (const auto& [name, value] : vta::explore::area_features(s.config)) {
-      if (name == "const" || name == "sram_port_bits" || name == "acc_lanes" ||
-          name == "alu_mul_dsp" || name == "index_mul_dsp") {
+      if (name == "const" || name == "acc_lanes" || name == "alu_mul_dsp" ||
+          name == "index_mul_dsp") {
         continue;
       }
       if (!range.contains(name)) {
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     }
     out["lut"] = fit(samples,
                      {"const", "macs", "acc_lane_bits", "bus_bits", "mac_add_bits", "lut_mul_bits",
-                      "packed_macs", "split_dsp"},
+                      "packed_macs", "split_dsp", "sram_port_bits"},
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] =
         fit(samples, {"const", "macs", "wgt_bits", "acc_lane_bits", "bus_bits", "lutram_read_bits"},
