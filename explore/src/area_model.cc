@@ -215,7 +215,7 @@ double lut_mul_bits(const HwConfig& c) {
 std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
   const double lanes = static_cast<double>(c.batch) * c.block_out;
   const double macs = lanes * c.block_in;
-  const double split_dsp = gemm_packed(c) ? 0.0 : std::max(0.0, gemm_array_dsp(c) - macs);
+  const bool split = !gemm_packed(c) && dsp_per_product(c.inp_width, c.wgt_width, c.acc_width) > 1;
   return {
       {"const", 1.0},
       {"macs", macs},
@@ -230,8 +230,9 @@ std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
       {"lut_mul_bits", lut_mul_bits(c)},
       // The packed GEMM's extra adders (splitting each 32-bit product into two).
       {"packed_macs", gemm_packed(c) ? macs : 0.0},
-      // The adders that join the partial products of a product split over several DSPs.
-      {"split_dsp", split_dsp},
+      // The adders that join the partials of a product split over several DSPs: as many LUTs
+      // for int8 x int32 (2 slices) as for int32 x int32 (3), gemm_core.v alone at 1x4x4.
+      {"split_macs", split ? macs : 0.0},
       {"alu_mul_dsp", alu_multiplier_dsp(c)},
       {"index_mul_dsp", index_multiplier_dsp(c)},
       {"bus_bits", c.bus_bytes * 8.0},

@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     }
     out["lut"] = fit(samples,
                      {"const", "macs", "acc_lane_bits", "bus_bits", "mac_add_bits", "lut_mul_bits",
-                      "packed_macs", "split_dsp", "sram_port_bits"},
+                      "packed_macs", "split_macs", "sram_port_bits"},
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] =
         fit(samples, {"const", "macs", "wgt_bits", "acc_lane_bits", "bus_bits", "lutram_read_bits"},
