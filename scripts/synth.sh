@@ -10,7 +10,8 @@
 # (DIR/hw/gen_vta_params), never by hand. Results are cached by the SHA-256 of the generated
 # parameter header and the RTL sources under DIR/synth/cache/<hash>/: an unchanged design is not
 # synthesized again. The GEMM core is read in its synthesis variant (VTA_GEMM_PACKED: two int8
-# MACs per DSP48). A run takes 1-20 minutes depending on the GEMM array.
+# MACs per DSP48 at int8 x int8 -> int32; other widths one product per MAC). A run takes 1-20
+# minutes depending on the GEMM array.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=build
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --out) OUT_JSON=$2; shift 2 ;;
     --set) sets+=("$2"); shift 2 ;;
     --set=*) sets+=("${1#--set=}"); shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "synth.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) CONFIG=$1; shift ;;
   esac

@@ -37,8 +37,9 @@ def main():
             if m:
                 params[m.group(1)] = int(m.group(2))
     config = json.load(open(config_path))
-    label = "%dx%d bus%d uop%d inp%d wgt%d acc%d" % (
-        params["BATCH"], params["BLOCK_IN"], params.get("BUS_BYTES", 0) * 8,
+    label = "%dx%d i%dw%da%d bus%d uop%d inp%d wgt%d acc%d" % (
+        params["BATCH"], params["BLOCK_IN"], params.get("INP_WIDTH", 8),
+        params.get("WGT_WIDTH", 8), params.get("ACC_WIDTH", 32), params.get("BUS_BYTES", 0) * 8,
         params["LOG_UOP_DEPTH"], params["LOG_INP_DEPTH"], params["LOG_WGT_DEPTH"],
         params["LOG_ACC_DEPTH"])
     json.dump({"tool": "yosys synth_xilinx -family xc7 -flatten (VTA_GEMM_PACKED)",

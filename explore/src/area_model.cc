@@ -124,16 +124,119 @@ double lutram_read_bits(const HwConfig& c) {
 
 }  // namespace
 
+namespace {
+
+// Yosys 0.23's mul2dsp (/usr/share/yosys/mul2dsp.v) with synth_xilinx's 7-series options
+// (DSP_A_MAXWIDTH=25, DSP_B_MAXWIDTH=18, DSP_A_MAXWIDTH_PARTIAL=18, DSP_SIGNEDONLY: one bit
+// of every partial operand is sign headroom, so a split takes 17 bits at a time). `shift` is
+// where this partial's product lands in the whole one; partials at or above the `used` bits
+// drive nothing and opt_clean removes them.
+int mul2dsp_slices(int a, int b, int used, int shift) {
+  if (shift >= used) {
+    return 0;
+  }
+  if (a < b) {
+    std::swap(a, b);
+  }
+  constexpr int kChunk = 17;
+  if (a > 25) {
+    const int n = (a - 9) / kChunk;  // full 18-bit chunks; the last takes the rest
+    int sum = 0;
+    for (int i = 0; i < n; ++i) {
+      sum += mul2dsp_slices(kChunk + 1, b, used, shift + i * kChunk);
+    }
+    return sum + mul2dsp_slices(a - n * kChunk, b, used, shift + n * kChunk);
+  }
+  if (b > 18) {
+    const int n = (b - 2) / kChunk;
+    int sum = 0;
+    for (int i = 0; i < n; ++i) {
+      sum += mul2dsp_slices(a, kChunk + 1, used, shift + i * kChunk);
+    }
+    return sum + mul2dsp_slices(a, b - n * kChunk, used, shift + n * kChunk);
+  }
+  return 1;
+}
+
+}  // namespace
+
+int dsp_per_product(int a_bits, int b_bits, int used_bits) {
+  // mul2dsp leaves a product in LUTs (DSP_A/B_MINWIDTH=2, DSP_Y_MINWIDTH=9).
+  if (a_bits < 2 || b_bits < 2 || std::min(used_bits, a_bits + b_bits) < 9) {
+    return 0;
+  }
+  return mul2dsp_slices(a_bits, b_bits, std::min(used_bits, a_bits + b_bits), 0);
+}
+
+bool gemm_packed(const HwConfig& c) {
+  return c.inp_width == 8 && c.wgt_width == 8 && c.acc_width == 32;
+}
+
+double gemm_array_dsp(const HwConfig& c) {
+  const double macs = static_cast<double>(c.batch) * c.block_in * c.block_out;
+  if (gemm_packed(c)) {
+    return macs / 2;  // gemm_core.v VTA_GEMM_PACKED: one 25 x 8 product for two channels
+  }
+  // gemm_core.v's generic path: signed inp x wgt products of which the accumulator keeps the low
+  // ACC_WIDTH bits (Yosys' wreduce drops the rest before DSP mapping).
+  return macs * dsp_per_product(c.inp_width, c.wgt_width, c.acc_width);
+}
+
+double alu_multiplier_dsp(const HwConfig& c) {
+  // tensor_alu.v's MUL: an unsigned W x W product kept at W bits; mul2dsp makes it a signed
+  // (W + 1) x (W + 1) one.
+  const int w = c.acc_width;
+  return static_cast<double>(c.batch) * c.block_out * dsp_per_product(w + 1, w + 1, w);
+}
+
+double index_multiplier_dsp(const HwConfig& c) {
+  // tensor_load.v's y_size x row width (16 x 17 unsigned bits), kept at the SRAM's index bits.
+  // Yosys merges the identical products of the loads of one unit (load.v: inp and wgt;
+  // compute.v: uop, acc and acc8) into one, kept at the widest index.
+  const auto slices = [](int index_bits) { return dsp_per_product(17, 18, index_bits); };
+  return slices(std::max(c.log_inp_buff_depth, c.log_wgt_buff_depth)) +
+         slices(std::max(c.log_uop_buff_depth, c.log_acc_buff_depth));
+}
+
+double mac_add_bits(const HwConfig& c) {
+  // gemm_core.v sums each dot product at its exact width XW = product bits + 1 + log2 BLOCK_IN
+  // (the packed path's DW is the same for int8), of which only the accumulator's bits are kept.
+  const int xw = c.inp_width + c.wgt_width + 1 + clog2(static_cast<uint64_t>(c.block_in));
+  return static_cast<double>(c.batch) * c.block_in * c.block_out * std::min(xw, c.acc_width);
+}
+
+double lut_mul_bits(const HwConfig& c) {
+  if (gemm_packed(c) || dsp_per_product(c.inp_width, c.wgt_width, c.acc_width) > 0) {
+    return 0;
+  }
+  return static_cast<double>(c.batch) * c.block_in * c.block_out * c.inp_width * c.wgt_width;
+}
+
 std::vector<std::pair<std::string, double>> area_features(const HwConfig& c) {
   const double lanes = static_cast<double>(c.batch) * c.block_out;
+  const double macs = lanes * c.block_in;
+  const bool split = !gemm_packed(c) && dsp_per_product(c.inp_width, c.wgt_width, c.acc_width) > 1;
   return {
       {"const", 1.0},
-      {"macs", lanes * c.block_in},
+      {"macs", macs},
       // The GEMM core's weight register (block_out x block_in elements, shared by the batch):
       // what separates a 2x16 array's flip-flops from a 1x32 one's at the same lane count.
       {"wgt_bits", c.wgt_elem_bytes * 8.0},
       {"acc_lanes", lanes},
+      // The accumulator datapath (the ALU, the GEMM's accumulate, their registers) is as wide as
+      // the accumulator lanes.
+      {"acc_lane_bits", lanes * c.acc_width},
+      {"mac_add_bits", mac_add_bits(c)},
+      {"lut_mul_bits", lut_mul_bits(c)},
+      // The packed GEMM's extra adders (splitting each 32-bit product into two).
+      {"packed_macs", gemm_packed(c) ? macs : 0.0},
+      // The adders that join the partials of a product split over several DSPs: as many LUTs
+      // for int8 x int32 (2 slices) as for int32 x int32 (3), gemm_core.v alone at 1x4x4.
+      {"split_macs", split ? macs : 0.0},
+      {"alu_mul_dsp", alu_multiplier_dsp(c)},
+      {"index_mul_dsp", index_multiplier_dsp(c)},
       {"bus_bits", c.bus_bytes * 8.0},
+      // The SRAM ports' data bits: the compute unit's operand registers and their muxes.
       {"sram_port_bits",
        8.0 * (c.inp_elem_bytes + c.wgt_elem_bytes + c.acc_elem_bytes + c.out_elem_bytes)},
       {"lutram_read_bits", lutram_read_bits(c)},
@@ -198,8 +301,7 @@ AreaEstimate estimate_area(const HwConfig& c, const nlohmann::json& k) {
     a.total.lutram += mm.lutram * m.copies;
   }
   const auto f = area_features(c);
-  // gemm_core.v (VTA_GEMM_PACKED): two output channels share one multiplier, one DSP48 each.
-  a.gemm_dsp = static_cast<double>(c.batch) * c.block_in * c.block_out / 2;
+  a.gemm_dsp = gemm_array_dsp(c);
   a.alu_dsp = linear(k.at("alu_dsp"), f, "alu_dsp");
   a.total.dsp = a.gemm_dsp + a.alu_dsp;
   a.total.lut = linear(k.at("lut"), f, "lut");

@@ -12,10 +12,12 @@ namespace vta::explore {
 
 namespace {
 
-// Horowitz, "Computing's energy problem", ISSCC 2014 (45 nm): 8-bit multiply 0.2 pJ, 32-bit add
-// 0.1 pJ, 64-bit read of an 8 KiB SRAM 10 pJ, 64-bit DRAM access 1.3-2.6 nJ (DDR3).
-constexpr double kMacPj = 0.2 + 0.1;
-constexpr double kAluOpPj = 0.1;
+// Horowitz, "Computing's energy problem", ISSCC 2014 (45 nm): 8-bit multiply 0.2 pJ, 32-bit
+// multiply 3.1 pJ, 8-bit add 0.03 pJ, 32-bit add 0.1 pJ, 64-bit read of an 8 KiB SRAM 10 pJ,
+// 64-bit DRAM access 1.3-2.6 nJ (DDR3).
+constexpr double kMul8Pj = 0.2;
+constexpr double kAdd8Pj = 0.03;
+constexpr double kAdd32Pj = 0.1;
 constexpr double kSram8KiBPjPerByte = 10.0 / 8;
 constexpr double kDdr3PjPerByte = (1300.0 + 2600.0) / 2 / 8;
 // Other standards scale DDR3's figure by the square of their I/O voltage over DDR3's (the board
@@ -31,10 +33,24 @@ constexpr double kSramCalibratedMaxBytes = 1 << 20;
 
 }  // namespace
 
+double multiply_pj(int a_bits, int b_bits) {
+  // An array multiplier has a_bits x b_bits partial-product cells: Horowitz's 8 x 8 figure
+  // scaled by the cell count (32 x 32: 3.2 pJ against his 3.1).
+  return kMul8Pj * a_bits * b_bits / 64.0;
+}
+
+double add_pj(int bits) {
+  // A ripple adder's energy is linear in its width: the line through Horowitz's 8-bit and
+  // 32-bit figures.
+  return kAdd8Pj + (kAdd32Pj - kAdd8Pj) * (bits - 8) / 24.0;
+}
+
 EnergyParams EnergyParams::for_config(const HwConfig& cfg) {
   EnergyParams p;
-  p.mac_pj = kMacPj;
-  p.alu_op_pj = kAluOpPj;
+  // A MAC is one inp x wgt product and one add at the accumulator's width; an ALU lane
+  // operation one add at that width.
+  p.mac_pj = multiply_pj(cfg.inp_width, cfg.wgt_width) + add_pj(cfg.acc_width);
+  p.alu_op_pj = add_pj(cfg.acc_width);
   p.sram_pj_per_byte_8kib = kSram8KiBPjPerByte;
   // The board's DRAM (a target that is not a board, e.g. sim: the default board's).
   const nlohmann::json& dram = board_section(cfg.target, "dram");

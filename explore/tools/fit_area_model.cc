@@ -127,7 +127,8 @@ nlohmann::ordered_json calibrated_range(const std::vector<Sample>& samples) {
       continue;
     }
     for (const auto& [name, value] : vta::explore::area_features(s.config)) {
-      if (name == "const" || name == "sram_port_bits") {
+      if (name == "const" || name == "acc_lanes" || name == "alu_mul_dsp" ||
+          name == "index_mul_dsp") {
         continue;
       }
       if (!range.contains(name)) {
@@ -166,16 +167,21 @@ int main(int argc, char** argv) {
     const auto samples = read_samples(argc, argv);
     const auto res = [](const Sample& s, const char* k) { return s.resources.at(k).get<double>(); };
     nlohmann::ordered_json out;
-    out["alu_dsp"] = fit(samples, {"const", "acc_lanes"}, [&](const Sample& s) {
-      return res(s, "dsp") - s.config.batch * s.config.block_in * s.config.block_out / 2.0;
+    // The GEMM array's DSPs are derived (vta::explore::gemm_array_dsp); the rest is the ALU's
+    // MUL and the loads' index products (both derived: their coefficients should come out 1)
+    // and the fixed ones.
+    out["alu_dsp"] = fit(samples, {"const", "alu_mul_dsp", "index_mul_dsp"}, [&](const Sample& s) {
+      return res(s, "dsp") - vta::explore::gemm_array_dsp(s.config);
     });
     for (auto& [name, coef] : out["alu_dsp"].items()) {
       coef = std::round(coef.get<double>());  // slices per lane and fixed ones: whole numbers
     }
-    out["lut"] = fit(samples, {"const", "macs", "acc_lanes", "bus_bits"},
+    out["lut"] = fit(samples,
+                     {"const", "macs", "acc_lane_bits", "bus_bits", "mac_add_bits", "lut_mul_bits",
+                      "packed_macs", "split_macs", "sram_port_bits"},
                      [&](const Sample& s) { return res(s, "lut"); });
     out["ff"] =
-        fit(samples, {"const", "macs", "wgt_bits", "acc_lanes", "bus_bits", "lutram_read_bits"},
+        fit(samples, {"const", "macs", "wgt_bits", "acc_lane_bits", "bus_bits", "lutram_read_bits"},
             [&](const Sample& s) { return res(s, "ff"); });
     out["calibrated_range"] = calibrated_range(samples);
     std::ofstream(argv[1]) << out.dump(1) << "\n";

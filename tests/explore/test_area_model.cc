@@ -30,6 +30,87 @@ TEST_CASE("area: one memory maps like Yosys maps vta_sram alone", "[explore][are
   CHECK(map_memory(1024, 32).bram36 == 1);
 }
 
+namespace {
+
+// pynq (1x16x16, 64-bit bus) at other element widths; buffer sizes as configs/pynq_int*.json.
+vta::HwConfig pynq_at(int log_inp, int log_wgt, int log_acc) {
+  nlohmann::json j = vta::HwConfig::default_config().to_json();
+  j["LOG_INP_WIDTH"] = log_inp;
+  j["LOG_WGT_WIDTH"] = log_wgt;
+  j["LOG_ACC_WIDTH"] = log_acc;
+  j["LOG_INP_BUFF_SIZE"] = 15 + log_inp - 3;
+  j["LOG_WGT_BUFF_SIZE"] = 18 + log_wgt - 3;
+  j["LOG_ACC_BUFF_SIZE"] = 17 + log_acc - 5;
+  return vta::HwConfig::from_json(j, "pynq_at");
+}
+
+}  // namespace
+
+TEST_CASE("area: DSP48 slices of one product at each width", "[explore][area]") {
+  using vta::explore::dsp_per_product;
+  // By hand from Yosys' mul2dsp rule (25 x 18 signed multiplier; wider operands split into
+  // 17-bit chunks plus a rest; products under 9 bits or with a 1-bit operand stay in LUTs).
+  CHECK(dsp_per_product(8, 8, 32) == 1);
+  CHECK(dsp_per_product(4, 4, 16) == 0);  // 8 product bits
+  CHECK(dsp_per_product(4, 4, 32) == 0);
+  CHECK(dsp_per_product(2, 4, 32) == 0);  // 6 bits
+  CHECK(dsp_per_product(1, 8, 32) == 0);  // a 1-bit operand
+  CHECK(dsp_per_product(4, 8, 32) == 1);  // 12 bits
+  CHECK(dsp_per_product(16, 16, 32) == 1);
+  CHECK(dsp_per_product(25, 18, 43) == 1);  // the multiplier exactly
+  CHECK(dsp_per_product(19, 18, 37) == 1);  // 19 <= 25: a is the wider operand
+  CHECK(dsp_per_product(20, 20, 40) == 2);  // b = 20 > 18: 17 + 3 bits
+  CHECK(dsp_per_product(26, 18, 44) == 2);  // a = 26 > 25: 17 + 9 bits
+  CHECK(dsp_per_product(8, 32, 32) == 2);   // 32 = 17 + 15 bits: two 17 x 8 products
+  CHECK(dsp_per_product(16, 32, 32) == 2);
+  // 32 x 32: (lo, lo) at bit 0, (lo, hi) and (hi, lo) at bit 17, (hi, hi) at bit 34 >= 32.
+  CHECK(dsp_per_product(32, 32, 32) == 3);
+  CHECK(dsp_per_product(32, 32, 64) == 4);  // the whole product keeps (hi, hi)
+  // tensor_alu.v's unsigned W x W MUL becomes a signed (W + 1) x (W + 1) one.
+  CHECK(dsp_per_product(17, 17, 16) == 1);
+  CHECK(dsp_per_product(33, 33, 32) == 3);
+}
+
+TEST_CASE("area: the GEMM array's and the ALU's DSPs follow the widths", "[explore][area]") {
+  // Measured: Yosys 0.23 `synth_xilinx -family xc7 -flatten` of hw/rtl/gemm_core.v alone
+  // (-DVTA_GEMM_PACKED) at 1x4x4 (16 products) gave 8 DSP48E1 at int8 x int8 -> int32, 16 at
+  // int8 -> int16, 0 at int4 (int16 and int32 acc), 16 at int16 x int16, 16 at int4 x int8,
+  // 32 at int8 x int32 and at int16 x int32, 48 at int32 x int32; tensor_alu.v alone at 4
+  // lanes gave 12 at int32 and 4 at int16.
+  const auto g = [](int i, int w, int a) { return vta::explore::gemm_array_dsp(pynq_at(i, w, a)); };
+  CHECK(g(3, 3, 5) == 128);  // 256 MACs, two per DSP
+  CHECK(g(3, 3, 4) == 256);  // int8 -> int16 is not packed: one DSP per product
+  CHECK(g(2, 2, 4) == 0);    // int4: LUT multipliers
+  CHECK(g(2, 2, 5) == 0);
+  CHECK(g(2, 3, 5) == 256);
+  CHECK(g(4, 4, 5) == 256);
+  CHECK(g(3, 5, 5) == 512);
+  CHECK(g(5, 5, 5) == 768);
+  CHECK(vta::explore::lut_mul_bits(pynq_at(2, 2, 4)) == 256 * 16);
+  CHECK(vta::explore::lut_mul_bits(pynq_at(3, 3, 5)) == 0);
+  CHECK(vta::explore::alu_multiplier_dsp(pynq_at(3, 3, 5)) == 48);  // 16 lanes x 3
+  CHECK(vta::explore::alu_multiplier_dsp(pynq_at(2, 2, 4)) == 16);
+}
+
+TEST_CASE("area: the buffers' block RAM follows the widths", "[explore][area]") {
+  // pynq at int4: the same depths as int8 (half the bytes), tiles half as wide.
+  const auto mems = vta::explore::core_memories(pynq_at(2, 2, 4));
+  for (const auto& m : mems) {
+    if (m.name == "inp") {
+      CHECK(m.depth == 2048);
+      CHECK(m.width_bits == 64);  // 16 lanes x 4 bits
+    } else if (m.name == "wgt") {
+      CHECK(m.depth == 1024);
+      CHECK(m.width_bits == 1024);  // 16 x 16 lanes x 4 bits
+    } else if (m.name == "acc") {
+      CHECK(m.depth == 2048);
+      CHECK(m.width_bits == 256);  // 16 lanes x 16 bits
+    } else if (m.name == "out") {
+      CHECK(m.width_bits == 64);
+    }
+  }
+}
+
 TEST_CASE("area: the model against the committed Yosys reports", "[explore][area]") {
   const std::filesystem::path dir = VTA_AREA_DATA_DIR "/reports";
   REQUIRE(std::filesystem::is_directory(dir));

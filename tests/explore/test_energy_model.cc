@@ -83,3 +83,45 @@ TEST_CASE("energy: ENERGY_* config keys override the table", "[explore][energy]"
   CHECK_THROWS_WITH(HwConfig::from_json(j, "test"),
                     Catch::Contains("key 'ENERGY_ALU_OP_PJ' = -1 must be a number > 0"));
 }
+
+TEST_CASE("energy: MAC and ALU energies follow the element widths, by hand", "[explore][energy]") {
+  // Horowitz (45 nm): 8-bit multiply 0.2 pJ, 8-bit add 0.03 pJ, 32-bit add 0.1 pJ. A multiply
+  // scales with a x b bits (16 x 16: 4 x 0.2 pJ); an add linearly between 8 and 32 bits
+  // (16 bits: 0.03 + 0.07 x 8 / 24 pJ).
+  CHECK(vta::explore::multiply_pj(8, 8) == Approx(0.2));
+  CHECK(vta::explore::multiply_pj(4, 4) == Approx(0.05));
+  CHECK(vta::explore::multiply_pj(16, 16) == Approx(0.8));
+  CHECK(vta::explore::multiply_pj(32, 32) == Approx(3.2));  // Horowitz: 3.1 pJ
+  CHECK(vta::explore::multiply_pj(4, 8) == Approx(0.1));
+  CHECK(vta::explore::add_pj(8) == Approx(0.03));
+  CHECK(vta::explore::add_pj(32) == Approx(0.1));
+  CHECK(vta::explore::add_pj(16) == Approx(0.03 + 0.07 / 3));
+
+  const auto at = [](int log_inp, int log_wgt, int log_acc) {
+    nlohmann::json j = HwConfig::default_config().to_json();
+    j["LOG_INP_WIDTH"] = log_inp;
+    j["LOG_WGT_WIDTH"] = log_wgt;
+    j["LOG_ACC_WIDTH"] = log_acc;
+    j["LOG_INP_BUFF_SIZE"] = 15 + log_inp - 3;  // the same depths as pynq's
+    j["LOG_WGT_BUFF_SIZE"] = 18 + log_wgt - 3;
+    j["LOG_ACC_BUFF_SIZE"] = 17 + log_acc - 5;
+    return HwConfig::from_json(j, "pynq_at");
+  };
+  Stats s;
+  s.gemm_counter = 1000;  // 256 MACs each
+  s.alu_counter = 100;    // 16 lanes each
+  const double add16 = 0.03 + 0.07 / 3;
+  const auto i4 = estimate_energy(at(2, 2, 4), s);
+  CHECK(i4.params.mac_pj == Approx(0.05 + add16));
+  CHECK(part(i4, "gemm.mac") == Approx(256000 * (0.05 + add16) * 1e-12));
+  CHECK(part(i4, "alu.op") == Approx(1600 * add16 * 1e-12));
+  const auto i8 = estimate_energy(at(3, 3, 5), s);
+  CHECK(i8.params.mac_pj == Approx(0.3));  // the int8 x int8 -> int32 MAC as before
+  CHECK(part(i8, "alu.op") == Approx(1600 * 0.1e-12));
+  CHECK(estimate_energy(at(4, 4, 5), s).params.mac_pj == Approx(0.9));
+  CHECK(estimate_energy(at(5, 5, 5), s).params.mac_pj == Approx(3.3));
+  // SRAM traffic is in bytes, so it follows the widths too: an int4 input tile (16 lanes) is 8
+  // bytes, read 1000 times from a 16 KiB buffer at 1.25 x sqrt(2) pJ/B.
+  CHECK(part(i4, "sram.inp") == Approx(1000 * 8 * 1.25e-12 * std::sqrt(2.0)));
+  CHECK(part(i8, "sram.inp") == Approx(1000 * 16 * 1.25e-12 * std::sqrt(4.0)));
+}

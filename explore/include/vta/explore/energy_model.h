@@ -19,17 +19,23 @@ namespace vta::explore {
 
 // Energies per event, in picojoules (static power in milliwatts).
 struct EnergyParams {
-  double mac_pj = 0;                 // one int8 x int8 multiply + its share of the int32 sum
-  double alu_op_pj = 0;              // one int32 ALU lane operation
+  double mac_pj = 0;                 // one inp x wgt multiply + one add at the acc width
+  double alu_op_pj = 0;              // one ALU lane operation (an add at the acc width)
   double sram_pj_per_byte_8kib = 0;  // SRAM access energy per byte for an 8 KiB array
   double dram_pj_per_byte = 0;       // DRAM read or write per byte, including I/O
   double static_mw = 0;              // static power of the accelerator's share of the device
   std::string dram_type;             // the DRAM standard the default DRAM energy is for
 
-  // The defaults for this design (DRAM energy by the board's DRAM standard), with any ENERGY_*
-  // override of the config applied.
+  // The defaults for this design (MAC and ALU energies by its element widths, DRAM energy by the
+  // board's DRAM standard), with any ENERGY_* override of the config applied.
   static EnergyParams for_config(const HwConfig& cfg);
 };
+
+// Energy of one signed a_bits x b_bits multiply and of one bits-wide add (45 nm, Horowitz
+// ISSCC 2014: the multiply scales with a_bits x b_bits, the add linearly in its width; the
+// rules and their error against the source are in explore/README.md).
+double multiply_pj(int a_bits, int b_bits);
+double add_pj(int bits);
 
 // SRAM energy per byte of an array of `bytes`: grows with the square root of its size, the
 // shape of Horowitz's 8 KiB / 32 KiB / 1 MiB figures.
