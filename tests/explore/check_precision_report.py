@@ -259,4 +259,5 @@ def main():
     check_accuracy_report(vtasim, work, db, real, browser)
 
 
-main()
+if __name__ == "__main__":
+    main()
