@@ -192,7 +192,7 @@ std::vector<JobBatch> batch_jobs(const SweepSpec& spec,
   return batches;
 }
 
-// The element widths of design point `i` when a network can run at them (lanes of 1 to 8 bits
+// The element widths of design point `p` when a network can run at them (lanes of 1 to 8 bits
 // in a config that resolves); nullopt otherwise (its jobs need no model: they are invalid).
 std::optional<compiler::LayerWidths> network_widths(const SweepSpec& spec, const DesignPoint& p) {
   try {
