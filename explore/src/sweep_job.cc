@@ -8,6 +8,7 @@
 
 #include "vta/compiler/reports/layer_fields.h"
 #include "vta/compiler/reports/report.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/schedule.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
@@ -208,6 +209,40 @@ void add_model_columns(nlohmann::ordered_json& r, const QuantizedModel* imported
           : nlohmann::ordered_json(r["time_s"].get<double>() + model.host_us * 1e-6);
 }
 
+// Why a network workload cannot run on design `cfg` as {status, error}, or {} when it can (then
+// `model` is a MODEL.onnx's quantization at the design's widths). Input or weight lanes wider
+// than 8 bits, which the network path does not hold, are "invalid" (the design cannot hold the
+// workload, on every rerun alike: docs/element_widths.md); a model that did not import, or did
+// not quantize at these widths, is "failed".
+std::pair<std::string, std::string> network_blocker(const SweepWorkload& w, const HwConfig& cfg,
+                                                    const QuantizedModel*& model) {
+  if (w.kind != SweepWorkload::Kind::kNetwork) {
+    return {};
+  }
+  try {
+    check_network_widths(cfg, w.text.substr(w.text.find(':') + 1));
+  } catch (const Error& e) {
+    return {"invalid", e.what()};
+  }
+  if (!w.onnx) {
+    return {};
+  }
+  if (!w.import_error.empty()) {
+    return {"failed", "import: " + w.import_error};
+  }
+  const LayerWidths lanes = LayerWidths::of(cfg);
+  const SweepWorkload::Quantized* q = w.quantized_at(lanes);
+  if (q == nullptr) {
+    return {"failed", fmt::format("the model was not quantized to {} lanes", lanes.describe())};
+  }
+  if (!q->error.empty()) {
+    return {"failed",
+            fmt::format("import: quantization to {} lanes: {}", lanes.describe(), q->error)};
+  }
+  model = q->model.get();
+  return {};
+}
+
 }  // namespace
 
 std::string job_key(const SweepSpec& spec, const SweepJob& job) {
@@ -249,8 +284,9 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   summary["model"] = rc.config.model_name;
   add_area(summary, rc.config);
   const SweepWorkload& w = spec.workloads[job.workload];
-  if (!w.import_error.empty()) {
-    return finish("failed", "import: " + w.import_error);
+  const QuantizedModel* model = nullptr;
+  if (const auto [status, why] = network_blocker(w, rc.config, model); !status.empty()) {
+    return finish(status, why);
   }
   try {
     Target target(rc.config, spec.backend);
@@ -263,7 +299,7 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
     summary["wall_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
-    add_model_columns(rows.front(), w.model.get(), rc.config);
+    add_model_columns(rows.front(), model, rc.config);
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
         const std::string why =

@@ -3,19 +3,23 @@
 #include <malloc.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/process_pool.h"
 #include "vta/compiler/run/progress_display.h"
 #include "vta/explore/results_db.h"
 #include "vta/explore/sweep_job.h"
+#include "vta/sim/config_source.h"
 
 namespace vta::explore {
 
@@ -188,16 +192,46 @@ std::vector<JobBatch> batch_jobs(const SweepSpec& spec,
   return batches;
 }
 
-// Imports the batch's models into `live` (each once: workloads of the same file share it).
-void load_models(SweepSpec& live, const JobBatch& b) {
+// The element widths of design point `p` when a network can run at them (lanes of 1 to 8 bits
+// in a config that resolves); nullopt otherwise (its jobs need no model: they are invalid).
+std::optional<compiler::LayerWidths> network_widths(const SweepSpec& spec, const DesignPoint& p) {
+  try {
+    const ResolvedConfig rc =
+        resolve_config_keys(config_label(spec.base, spec.base_keys, p.keys), p.keys, {});
+    const compiler::LayerWidths w = compiler::LayerWidths::of(rc.config);
+    return w.inp <= 8 && w.wgt <= 8 ? std::optional(w) : std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Imports the batch's models into `live`, each once (workloads of the same file share it) and
+// quantized once per distinct element widths of the batch's designs that run it.
+void load_models(SweepSpec& live, const DesignSpace& space,
+                 const std::vector<std::pair<size_t, size_t>>& todo, const JobBatch& b) {
+  std::map<size_t, std::optional<compiler::LayerWidths>> point_widths;
+  std::map<std::string, std::vector<compiler::LayerWidths>> widths;  // by model_of
+  for (size_t k : b.jobs) {
+    const auto [point, workload] = todo[k];
+    if (!live.workloads[workload].onnx) {
+      continue;
+    }
+    auto it = point_widths.find(point);
+    if (it == point_widths.end()) {
+      it = point_widths.emplace(point, network_widths(live, space.point(point))).first;
+    }
+    std::vector<compiler::LayerWidths>& list = widths[model_of(live.workloads[workload])];
+    if (it->second && std::find(list.begin(), list.end(), *it->second) == list.end()) {
+      list.push_back(*it->second);
+    }
+  }
   for (size_t w : b.models) {
-    live.workloads[w].load_model(live.quant, live.input);
+    live.workloads[w].load_model(live.quant, live.input, widths[model_of(live.workloads[w])]);
   }
   for (SweepWorkload& w : live.workloads) {
     for (size_t m : b.models) {
       if (w.onnx && &w != &live.workloads[m] && model_of(w) == model_of(live.workloads[m])) {
-        w.network = live.workloads[m].network;
-        w.model = live.workloads[m].model;
+        w.quantized = live.workloads[m].quantized;
         w.import_error = live.workloads[m].import_error;
       }
     }
@@ -300,7 +334,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& opt) {
   for (const JobBatch& b : batch_jobs(spec, todo, pool_options(opt).workers)) {
     bool done = !(opt.interrupted && opt.interrupted());  // a Ctrl-C during the last import
     if (done) {
-      load_models(live, b);
+      load_models(live, space, todo, b);
       done = run_batch(live, space, todo, b, opt, record);
       unload_models(live);
     }

@@ -115,7 +115,8 @@ void check_model_input(const std::string& path, const std::string& input) {
 
 }  // namespace
 
-void SweepWorkload::load_model(compiler::QuantOptions quant, const std::string& input) {
+void SweepWorkload::load_model(compiler::QuantOptions quant, const std::string& input,
+                               const std::vector<compiler::LayerWidths>& widths) {
   unload_model();
   compiler::FloatGraph g;
   try {
@@ -123,17 +124,37 @@ void SweepWorkload::load_model(compiler::QuantOptions quant, const std::string& 
     if (!input.empty()) {
       quant.first_input = compiler::read_float_input(g, input);
     }
-    auto m = std::make_shared<compiler::QuantizedModel>(compiler::quantize_graph(g, quant));
-    network = m->net;
-    model = std::move(m);
   } catch (const Error& e) {
     import_error = e.what();
+    return;
+  }
+  // The float graph is imported once; each width is its own quantization (calibration and the
+  // reference at those lanes), as `vtasim network MODEL.onnx --config` quantizes to its config.
+  for (const compiler::LayerWidths& lanes : widths) {
+    Quantized q;
+    q.widths = lanes;
+    quant.widths = lanes;
+    try {
+      q.model = std::make_shared<compiler::QuantizedModel>(compiler::quantize_graph(g, quant));
+    } catch (const Error& e) {
+      q.error = e.what();
+    }
+    quantized.push_back(std::move(q));
   }
 }
 
+const SweepWorkload::Quantized* SweepWorkload::quantized_at(
+    const compiler::LayerWidths& widths) const {
+  for (const Quantized& q : quantized) {
+    if (q.widths == widths) {
+      return &q;
+    }
+  }
+  return nullptr;
+}
+
 void SweepWorkload::unload_model() {
-  network = compiler::Network();
-  model.reset();
+  quantized.clear();
   import_error.clear();
 }
 
@@ -204,6 +225,15 @@ std::vector<LayerRun> run_workload(const Target& target, const SweepWorkload& w,
       NetworkOptions no;
       no.check = opt.check;
       no.tune_candidates = opt.tune;
+      if (w.onnx) {
+        const LayerWidths lanes = LayerWidths::of(target.config);
+        const SweepWorkload::Quantized* q = w.quantized_at(lanes);
+        if (q == nullptr || !q->model) {
+          throw Error(fmt::format("workload '{}': the model is not quantized to {} lanes{}", w.text,
+                                  lanes.describe(), q ? ": " + q->error : ""));
+        }
+        return run_network(target, q->model->net, no).runs;
+      }
       return run_network(target, w.network, no).runs;
     }
     case SweepWorkload::Kind::kConv2d: {

@@ -16,6 +16,7 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
 
@@ -34,11 +35,17 @@ struct SweepWorkload {
   std::string content_id;
   bool onnx = false;  // network:MODEL.onnx: imported and quantized with the spec's model settings
   std::string model_path;  // MODEL.onnx: the file (relative ones resolved against `dir`)
-  // MODEL.onnx, between load_model and unload_model: its network and quantization report
-  // (accuracy, MACs by place, host layers, front-end times) for the rows; or, for a model file
-  // that exists but does not import or quantize, the error that fails its jobs (the other
-  // workloads of the sweep run on).
-  std::shared_ptr<const compiler::QuantizedModel> model;
+  // MODEL.onnx, between load_model and unload_model: one quantization per element widths of
+  // the designs that run it (QuantOptions::widths), each with its network and quantization
+  // report (accuracy, MACs by place, host layers, front-end times) for the rows, or the error of
+  // a quantization that failed; or, for a model file that exists but does not import, the error
+  // that fails its jobs (the other workloads of the sweep run on).
+  struct Quantized {
+    compiler::LayerWidths widths;
+    std::shared_ptr<const compiler::QuantizedModel> model;  // null when `error` is set
+    std::string error;
+  };
+  std::vector<Quantized> quantized;
   std::string import_error;
 
   // Throws vta::Error naming `text` when it is malformed or names an unknown layer / network;
@@ -48,9 +55,13 @@ struct SweepWorkload {
   static SweepWorkload parse(const std::string& text, const std::string& dir,
                              const std::string& input = "");
 
-  // MODEL.onnx imported and quantized with `quant` and, when `input` is given, that raw float32
-  // file as its first calibration sample and its input: sets network and model, or import_error.
-  void load_model(compiler::QuantOptions quant, const std::string& input);
+  // MODEL.onnx imported once and quantized with `quant` at each of `widths` (lanes of 1 to 8
+  // bits) and, when `input` is given, that raw float32 file as its first calibration sample and
+  // its input: sets quantized, or import_error.
+  void load_model(compiler::QuantOptions quant, const std::string& input,
+                  const std::vector<compiler::LayerWidths>& widths);
+  // The quantization at `widths`; nullptr when load_model was not asked for them.
+  const Quantized* quantized_at(const compiler::LayerWidths& widths) const;
   // Frees what load_model made (the workload is as parse left it).
   void unload_model();
 };
@@ -63,8 +74,9 @@ struct WorkloadOptions {
   uint64_t seed = 1;
 };
 
-// Runs the workload's layers on the target. Throws compiler::ScheduleFitError when no schedule
-// of a layer fits the design, vta::Error for any other failure.
+// Runs the workload's layers on the target (a MODEL.onnx: its quantization at the target's
+// widths). Throws compiler::ScheduleFitError when no schedule of a layer fits the design,
+// vta::Error for any other failure.
 std::vector<compiler::LayerRun> run_workload(const compiler::Target& target, const SweepWorkload& w,
                                              const WorkloadOptions& opt);
 
