@@ -58,12 +58,13 @@ bool needs_wide_network(const LayerWidths& w);
 
 // As run_network (network.h) at the widths of `target`'s config; NetworkRun::wide_output holds
 // the last layer's lanes. Every VTA layer is checked against the width reference (opt.check).
+// Layers take their own or the automatic schedule (opt.tune_candidates is not used yet).
 NetworkRun run_network_wide(const Target& target, const Network& net, const NetworkOptions& opt);
 
 // Every tensor of the network computed on the host with the width reference in place of VTA.
 WideTensors reference_network_tensors_wide(const Network& net, const LayerWidths& widths);
 
-// A wide layer's output lane bounds: [2^(b-1) - 1] and its negative minus one, b = OUT_WIDTH.
+// Saturates every value to a `bits`-bit lane [-2^(bits-1), 2^(bits-1) - 1] (none at 32 bits).
 void saturate_wide_lanes(std::vector<int32_t>& v, int bits);
 
 }  // namespace vta::compiler
