@@ -4,6 +4,8 @@
     /usr/bin/python3 scripts/width_accuracy.py [--models resnet18:1x3x64x64,vit_b_16:1x3x32x32]
         [--configs pynq_int4,pynq_int4_acc32,pynq,pynq_int16,zcu104_int4,...] [--calib 4]
         [--backend cycle] [--out DIR]
+    /usr/bin/python3 scripts/width_accuracy.py --builtin resnet18:1x3x64x64
+        [--configs pynq,pynq_int16,zcu104,zcu104_int16]
 
 Exports each torchvision model with scripts/export_torchvision.py (seeded random weights) at the
 given input, runs `vtasim network M.onnx --config C --calib N` on every config (the quantizer
@@ -14,6 +16,12 @@ output cosine against the float model over the calibration inputs and the top-1 
 run's VTA output must equal the network's reference at its widths (the script stops otherwise).
 A config whose widths networks do not run at gives its error in the table. Long-running (minutes
 per model and config on the cycle backend); not part of ctest.
+
+--builtin runs the built-in network (`vtasim network --network resnet18 --print-json`, its
+input resized) with its seeded random weights and input at every config instead: the cycles,
+bytes and VTA time of each width, every VTA layer checked against the reference at its widths,
+no accuracy (no float model). This is how int16 networks are measured: the ONNX path
+(quantization) takes lanes of up to 8 bits.
 """
 import argparse
 import json
@@ -35,6 +43,11 @@ WIDTH_SETS = {
     "int16": ["LOG_INP_WIDTH=4", "LOG_WGT_WIDTH=4", "LOG_INP_BUFF_SIZE=16",
               "LOG_WGT_BUFF_SIZE=19"],
 }
+
+# The lanes of a config by its name's suffix (pynq_int16, zcu104_int16, ...; none: int8).
+LANES = {"": "int8 x int8 -> int32", "int4": "int4 x int4 -> int16",
+         "int4_acc32": "int4 x int4 -> int32", "int16": "int16 x int16 -> int32",
+         "int32": "int32 x int32 -> int32"}
 
 
 def config_args(config):
@@ -79,6 +92,36 @@ def row(name, config, rep):
             f"{100 * fe['top1_agreement']:.0f}% |")
 
 
+def builtin_row(args, spec, config):
+    """The row of the built-in network `spec` (name:NxCxHxW) at `config`, random weights."""
+    name, shape = spec.split(":")
+    n, c, h, w = (int(v) for v in shape.split("x"))
+    net = json.loads(subprocess.run([args.vtasim, "network", "--network", name, "--print-json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    net["name"] = f"{name}_{h}x{w}"
+    net["input"].update(n=n, c=c, h=h, w=w)
+    path = os.path.join(args.out, f"{net['name']}.json")
+    with open(path, "w") as f:
+        json.dump(net, f)
+    report = os.path.join(args.out, f"{net['name']}.{config}.json")
+    cmd = [args.vtasim, "network", "--network", path, *config_args(config), "--backend",
+           args.backend, "--quiet", "--json", report]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return f"| {name} {shape} | `{config}` | refused: {p.stderr.strip().splitlines()[-1]} |||||"
+    with open(report) as f:
+        rep = json.load(f)
+    bad = [l["name"] for l in rep["layers"] if l["mismatches"] or not l["checked"]]
+    if bad:
+        sys.exit(f"width_accuracy: {name} on {config}: VTA differs from the reference at its "
+                 f"widths ({', '.join(bad)})")
+    s = rep["summary"]
+    widths = LANES.get(config.partition("_")[2], "")
+    return (f"| {name} {shape} (random weights) | `{config}` | {widths} | "
+            f"{s['cycles'] / 1e6:.2f}M | {s['bytes_moved'] / 1e6:.2f} MB | "
+            f"{1e6 * rep['time_s']:.0f} us (VTA) | - | - |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=DEFAULT_MODELS)
@@ -87,8 +130,16 @@ def main():
     ap.add_argument("--backend", default="cycle")
     ap.add_argument("--out", default="width_accuracy")
     ap.add_argument("--vtasim", default=os.path.join(ROOT, "build", "vtasim"))
+    ap.add_argument("--builtin", help="NAME:NxCxHxW: the built-in network, random weights")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    if args.builtin:
+        print("| model | config | inp x wgt -> acc | VTA cycles | bytes moved | VTA time | "
+              "cosine | top-1 |")
+        print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
+        for config in args.configs.split(","):
+            print(builtin_row(args, args.builtin, config), flush=True)
+        return
     print("| model | config | inp x wgt -> acc | VTA cycles | bytes moved | end to end | "
           "cosine (lowest / mean) | top-1 agreement |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")

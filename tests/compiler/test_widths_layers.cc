@@ -287,9 +287,10 @@ TEST_CASE("widths the compiler does not run are named errors", "[compiler][width
   const WideConvData wd = random_wide_conv_data(p, res, 1, int16.config);
   REQUIRE_THROWS_WITH(run_conv2d_wide(int16, p, res, auto_schedule(p, res, int16.config), wd, true),
                       Catch::Contains("residual epilogue needs output lanes of up to 8 bits"));
-  // Networks run at lanes of up to 8 bits (test_widths_network.cc), not wider.
-  REQUIRE_THROWS_WITH(check_network_widths(int16.config, "tiny"),
-                      Catch::Contains("network path") && Catch::Contains("int16 x int16 -> int32"));
+  // Networks run at lanes of up to 16 bits (test_widths_network*.cc), not wider.
+  REQUIRE_THROWS_WITH(check_network_widths(int32, "tiny"),
+                      Catch::Contains("network tiny") && Catch::Contains("int32 x int32 -> int32"));
+  REQUIRE_NOTHROW(check_network_widths(int16.config, "tiny"));
   REQUIRE_NOTHROW(check_network_widths(int4.config, "tiny"));
   REQUIRE_NOTHROW(check_network_widths(HwConfig::from_file(config_path("pynq")), "tiny"));
 }

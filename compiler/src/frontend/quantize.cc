@@ -814,7 +814,8 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.widths.inp > 8 || opt.widths.wgt > 8) {
     throw Error(
         fmt::format("quantization of {} to {} lanes: quantized networks hold tensors in "
-                    "int8_t, lanes of 1 to 8 bits",
+                    "int8_t, lanes of 1 to 8 bits (networks of int16 lanes run from a network "
+                    "JSON, docs/element_widths.md)",
                     g.name, opt.widths.describe()));
   }
   const auto start = std::chrono::steady_clock::now();

@@ -7,6 +7,7 @@
 
 #include "ops/binary_alu_job.h"
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 #include "vta/compiler/run/alu_runner.h"
 #include "vta/sim/error.h"
 
@@ -90,6 +91,17 @@ uint64_t add_cycles(const NetworkLayer& l, const TensorShape& in, const HwConfig
   return alu_add_cycle_estimate(add_plan(l, in, cfg), cfg);
 }
 
+WideNetworkTensor run_add_wide(const WideOpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  note = fmt::format("{}: add on host", l.name);
+  auto b = ctx.tensors.find(l.residual);
+  if (b == ctx.tensors.end()) {
+    throw Error(fmt::format("network {}: layer '{}' reads unknown tensor '{}'", ctx.net.name,
+                            l.name, l.residual));
+  }
+  return wide_add(l, ctx.in, b->second, ctx.widths.out);
+}
+
 }  // namespace
 
 const OpDef& add_op() {
@@ -103,6 +115,7 @@ const OpDef& add_op() {
     d.place = place_add;
     d.attributes = add_attributes;
     d.run_host = run_add;
+    d.run_host_wide = run_add_wide;
     d.host_work = add_host_work;
     d.vta.make_job = make_binary_alu_job;
     d.vta.reference = add_job_reference;

@@ -6,6 +6,7 @@
 
 #include "ops/average_pool_alu.h"
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 
 namespace vta::compiler::ops {
 
@@ -44,6 +45,12 @@ VtaLayerResult run_avgpool_job(const Target& target, const Network&, const Netwo
   return run_average_pool_job(target, l, job, opt);
 }
 
+WideNetworkTensor run_avgpool_wide(const WideOpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  note = fmt::format("{}: avgpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h);
+  return wide_average_pool(ctx.in, l, ctx.widths.out);
+}
+
 }  // namespace
 
 const OpDef& avgpool_op() {
@@ -58,6 +65,7 @@ const OpDef& avgpool_op() {
     d.place = place_avgpool;
     d.attributes = avgpool_attributes;
     d.run_host = run_avgpool;
+    d.run_host_wide = run_avgpool_wide;
     d.host_work = window_host_work;
     d.vta.make_job = make_average_pool_job;
     d.vta.reference = average_pool_job_reference;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 #include "vta/compiler/codegen/kernel_fold.h"
 #include "vta/compiler/references/fast_reference.h"
 #include "vta/compiler/references/reference_cache.h"
@@ -291,6 +292,20 @@ Conv2dParams conv2d_vta_conv(const NetworkLayer& l, const TensorShape& in, const
   return p;
 }
 
+// One group on VTA at wide lanes (grouped layers do not run there yet).
+WideLayerJob conv2d_wide_job(const WideOpContext& ctx) {
+  const NetworkLayer& l = ctx.layer;
+  const WideNetworkTensor& in = ctx.in;
+  WideLayerJob job;
+  job.conv = conv_params(l, TensorShape{in.n, in.c, in.h, in.w});
+  job.conv.validate();
+  const Conv2dParams& p = job.conv;
+  job.data.x = in.data;
+  wide_weights(ctx, size_t(p.k) * p.c * p.kh * p.kw, size_t(p.k), job.data.w, job.data.bias);
+  set_wide_epilogue(l, ctx.widths, job);
+  return job;
+}
+
 }  // namespace
 
 const OpDef& conv2d_op() {
@@ -311,6 +326,7 @@ const OpDef& conv2d_op() {
     d.vta = {make_conv2d_job,      conv2d_reference,      run_conv2d_job,
              conv2d_auto_schedule, conv2d_input_channels, conv2d_vta_conv};
     d.vta.estimate_cycles = conv2d_cycles;
+    d.make_wide_job = conv2d_wide_job;
     return d;
   }();
   return def;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 #include "vta/compiler/references/reference_cache.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
@@ -115,6 +116,19 @@ Conv2dParams dense_vta_conv(const NetworkLayer& l, const TensorShape& in, const 
   return matmul_as_conv(dense_params(l, in), cfg);
 }
 
+WideLayerJob dense_wide_job(const WideOpContext& ctx) {
+  const NetworkLayer& l = ctx.layer;
+  const WideNetworkTensor& in = ctx.in;
+  WideLayerJob job;
+  job.matmul = dense_params(l, TensorShape{in.n, in.c, in.h, in.w});
+  job.matmul->validate();
+  job.mm.a = in.data;  // NCHW flattened per sample = row of A
+  wide_weights(ctx, size_t(job.matmul->k) * job.matmul->n, size_t(job.matmul->n), job.mm.b,
+               job.mm.bias);
+  job.epilogue = l.epilogue;
+  return job;
+}
+
 }  // namespace
 
 const OpDef& dense_op() {
@@ -131,6 +145,7 @@ const OpDef& dense_op() {
     d.attributes = dense_attributes;
     d.vta = {make_dense_job,      dense_reference,      run_dense_job,
              dense_auto_schedule, dense_input_channels, dense_vta_conv};
+    d.make_wide_job = dense_wide_job;
     return d;
   }();
   return def;

@@ -5,6 +5,7 @@
 
 #include "ops/average_pool_alu.h"
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 
 namespace vta::compiler::ops {
 
@@ -71,6 +72,13 @@ uint64_t global_avgpool_cycles(const NetworkLayer& l, const TensorShape& in, con
   return average_pool_cycles(whole_window(l, in), in, cfg);
 }
 
+WideNetworkTensor run_global_avgpool_wide(const WideOpContext& ctx, std::string& note) {
+  const WideNetworkTensor& in = ctx.in;
+  note = fmt::format("{}: global average pool on host", ctx.layer.name);
+  return wide_average_pool(in, whole_window(ctx.layer, TensorShape{in.n, in.c, in.h, in.w}),
+                           ctx.widths.out);
+}
+
 }  // namespace
 
 const OpDef& global_avgpool_op() {
@@ -84,6 +92,7 @@ const OpDef& global_avgpool_op() {
     d.place = place_global_avgpool;
     d.attributes = global_avgpool_attributes;
     d.run_host = run_global_avgpool;
+    d.run_host_wide = run_global_avgpool_wide;
     d.host_work = global_avgpool_host_work;
     d.vta.make_job = make_average_pool_job;
     d.vta.reference = global_avgpool_job_reference;

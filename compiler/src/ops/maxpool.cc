@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ops/op_common.h"
+#include "ops/wide_host_ops.h"
 #include "vta/compiler/run/alu_runner.h"
 
 namespace vta::compiler::ops {
@@ -87,6 +88,12 @@ uint64_t maxpool_cycles(const NetworkLayer& l, const TensorShape& in, const HwCo
   return alu_pool_cycle_estimate(AluPoolPlan::make(pool_window(l, in), cfg), cfg);
 }
 
+WideNetworkTensor run_maxpool_wide(const WideOpContext& ctx, std::string& note) {
+  const NetworkLayer& l = ctx.layer;
+  note = fmt::format("{}: maxpool {}x{} s{} on host", l.name, l.kh, l.kw, l.stride_h);
+  return wide_max_pool(l, ctx.in);
+}
+
 }  // namespace
 
 const OpDef& maxpool_op() {
@@ -100,6 +107,7 @@ const OpDef& maxpool_op() {
     d.place = place_maxpool;
     d.attributes = window_attributes;
     d.run_host = run_maxpool;
+    d.run_host_wide = run_maxpool_wide;
     d.host_work = window_host_work;
     d.vta.make_job = make_maxpool_job;
     d.vta.reference = maxpool_job_reference;

@@ -64,12 +64,12 @@ void check_layer_widths(const HwConfig& cfg, const std::string& layer) {
 
 void check_network_widths(const HwConfig& cfg, const std::string& network) {
   const LayerWidths w = LayerWidths::of(cfg);
-  if (w.inp > 8 || w.wgt > 8) {
+  if (w.inp > 16 || w.wgt > 16) {
     throw Error(fmt::format(
-        "network {}: config {} has {} lanes, and the network path (ONNX import, quantization, "
-        "host operators) holds tensors in int8_t: input and weight lanes of 1 to 8 bits "
-        "(LOG_INP_WIDTH, LOG_WGT_WIDTH <= 3); single conv2d and matmul layers run at every "
-        "width (docs/element_widths.md)",
+        "network {}: config {} has {} lanes, and networks hold input and weight lanes of 1 to "
+        "16 bits (int8_t tensors up to 8 bits, int32_t ones of int16 lanes in "
+        "wide_network_run.h; a 32-bit accumulator leaves int32 lanes int16 precision); single "
+        "conv2d and matmul layers run at every width (docs/element_widths.md)",
         network, cfg.model_name, w.describe()));
   }
 }

@@ -8,6 +8,7 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/wide_network_run.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler {
@@ -115,6 +116,10 @@ std::map<std::string, NetworkTensor> reference_network_tensors(const Network& ne
 NetworkJobs reference_layer_jobs(const Network& net, const HwConfig* cfg) {
   net.validate();
   const LayerWidths widths = cfg ? LayerWidths::of(*cfg) : LayerWidths{};
+  if (needs_wide_network(widths)) {
+    throw Error(fmt::format("network {}: networks of {} lanes run in one process (-j 1)", net.name,
+                            widths.describe()));
+  }
   Tensors tensors;
   tensors[net.input_name] = network_input(net, widths);
   NetworkJobs result;
@@ -154,8 +159,11 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
 
 NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
   check_network_widths(target.config, net.name);
-  net.validate();  // also for networks built in code: every shape below is then valid
   const LayerWidths widths = LayerWidths::of(target.config);
+  if (needs_wide_network(widths)) {
+    return run_network_wide(target, net, opt);
+  }
+  net.validate();  // also for networks built in code: every shape below is then valid
   Tensors tensors;
   tensors[net.input_name] = network_input(net, widths);
   NetworkRun result;

@@ -8,6 +8,7 @@
 #include "vta/compiler/reports/layer_run_codec.h"
 #include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/process_pool.h"
+#include "vta/compiler/run/wide_network_run.h"
 #include "vta/sim/run_progress.h"
 
 namespace vta::compiler {
@@ -15,6 +16,9 @@ namespace vta::compiler {
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers) {
   check_network_widths(target.config, net.name);
+  if (needs_wide_network(LayerWidths::of(target.config))) {
+    return run_network(target, net, opt);  // the jobs hold int8 tensors: one process
+  }
   const NetworkJobs jobs =
       reference_layer_jobs(net, &target.config);  // before the fork: workers inherit it
   NetworkOptions quiet = opt;

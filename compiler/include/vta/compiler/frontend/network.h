@@ -112,10 +112,12 @@ struct NetworkRun {
   std::vector<LayerRun> runs;         // VTA layers, in order
   std::vector<std::string> host_ops;  // host layers, "p1: maxpool 3x3 s2 on host"
   std::vector<int8_t> output;         // the last layer's output
+  std::vector<int32_t> wide_output;   // the same of a wide network (wide_network_run.h)
 };
 
 // Runs every layer in order on the target (VTA layers through run_conv2d / run_matmul) at the
-// config's element widths (LayerWidths::of; check_network_widths): at lanes narrower than 8
+// config's element widths (LayerWidths::of; check_network_widths; input or weight lanes wider
+// than 8 bits: run_network_wide, wide_network_run.h): at lanes narrower than 8
 // bits a random input, random weights are kept to their lanes (wrap_lanes), every host
 // operator's output saturates to the output lane and every VTA layer computes as the hardware
 // does (conv2d_reference_lanes: the accumulator wraps at ACC_WIDTH, the clip bounds narrow to the

@@ -19,6 +19,7 @@
 #include "vta/compiler/frontend/float_graph.h"
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/host_cpu.h"
+#include "vta/compiler/run/wide_network_run.h"
 
 namespace vta::compiler {
 
@@ -125,6 +126,11 @@ struct OpDef {
   // NetworkRun::host_ops.
   NetworkTensor (*run_host)(const OpContext& ctx, std::string& note) = nullptr;
   VtaLowering vta;  // set for an operator that can run on VTA
+  // Networks of input and weight lanes wider than 8 bits (run/wide_network_run.h): a host
+  // layer's execution (its output saturates to the output lane after it) or a VTA layer's job.
+  // Neither: the operator does not run in such a network (a named error).
+  WideNetworkTensor (*run_host_wide)(const WideOpContext& ctx, std::string& note) = nullptr;
+  WideLayerJob (*make_wide_job)(const WideOpContext& ctx) = nullptr;
   // The operator's float reference, when the table holds it (calibration of a float graph).
   FloatTensor (*float_reference)(const NetworkLayer& l,
                                  const std::vector<const FloatTensor*>& in) = nullptr;

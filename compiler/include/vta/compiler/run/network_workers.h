@@ -27,7 +27,8 @@ class NetworkLayerError : public Error {
 // layer order in the calling process. A failing layer (an error, or its worker dying) stops
 // the dispatch of further layers once the layers before it are reported, and throws
 // NetworkLayerError when the running ones are done; a worker's Ctrl-C throws RunInterrupted.
-// NetworkRun::output is the last VTA layer's output.
+// NetworkRun::output is the last VTA layer's output. Networks of wide lanes (wide_network_run.h)
+// run in this process (run_network).
 NetworkRun run_network_parallel(const Target& target, const Network& net, const NetworkOptions& opt,
                                 int workers);
 
