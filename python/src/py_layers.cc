@@ -235,7 +235,13 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
     fe["output_matches_reference"] = run.output == model->reference_output;
     d["frontend"] = fe;
   }
-  d["output"] = to_numpy(std::move(run.output), {static_cast<pyb::ssize_t>(run.output.size())});
+  if (run.output.empty() && !run.wide_output.empty()) {
+    // An int16-lane network keeps its tensors in int32 (wide_network_run.h).
+    d["output"] = pyb::array_t<int32_t>(static_cast<pyb::ssize_t>(run.wide_output.size()),
+                                        run.wide_output.data());
+  } else {
+    d["output"] = to_numpy(std::move(run.output), {static_cast<pyb::ssize_t>(run.output.size())});
+  }
   return d;
 }
 

@@ -117,6 +117,16 @@ def test_network_json_gives_a_layer_table():
     assert net["output"].dtype == np.int8
 
 
+def test_network_at_int16_lanes_returns_its_int32_tensor():
+    path = os.path.join(SOURCE_DIR, "compiler", "networks", "tiny_resnet.json")
+    wide = vtasim.network(path, "pynq_int16", backend="fsim")
+    narrow = vtasim.network(path, "pynq", backend="fsim")
+    assert all(layer["mismatches"] == 0 for layer in wide["layers"])
+    out = wide["output"]
+    assert out.dtype == np.int32 and out.size == narrow["output"].size > 0
+    assert out.min() >= -32768 and out.max() <= 32767
+
+
 def test_bad_network_file():
     with pytest.raises(vtasim.Error):
         vtasim.network("/nonexistent/net.json", "pynq", backend="fsim")
