@@ -45,6 +45,7 @@ inline const char* const kIsaWidthConfigs[] = {
     "pynq_int4_acc32",   // int4 / int4 / int32
     "small_int4",        // int4 / int4 / int16, BATCH 2, BLOCK 8 (Verilated)
     "small_int8_acc16",  // int8 / int8 / int16, BLOCK 8 (Verilated)
+    "small_int4_bus128",  // small_int4 on a 128-bit bus: 8-byte inp/out tiles (Verilated)
     "pynq_int16",        // int16 / int16 / int32
     "pynq_int32",        // int32 / int32 / int32 (Verilated)
     "pynq_int16+LOG_ACC_WIDTH=4,LOG_ACC_BUFF_SIZE=16",  // int16 / int16 / int16
