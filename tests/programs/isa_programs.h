@@ -45,13 +45,14 @@ inline const char* const kIsaWidthConfigs[] = {
     "pynq_int4_acc32",   // int4 / int4 / int32
     "small_int4",        // int4 / int4 / int16, BATCH 2, BLOCK 8 (Verilated)
     "small_int8_acc16",  // int8 / int8 / int16, BLOCK 8 (Verilated)
-    "small_int4_bus128",  // small_int4 on a 128-bit bus: 8-byte inp/out tiles (Verilated)
     "pynq_int16",        // int16 / int16 / int32
     "pynq_int32",        // int32 / int32 / int32 (Verilated)
     "pynq_int16+LOG_ACC_WIDTH=4,LOG_ACC_BUFF_SIZE=16",  // int16 / int16 / int16
     "pynq+LOG_INP_WIDTH=1,LOG_INP_BUFF_SIZE=13",        // int2 / int8 / int32
     // int4 / int16 / int32
-    "pynq+LOG_INP_WIDTH=2,LOG_WGT_WIDTH=4,LOG_INP_BUFF_SIZE=14,LOG_WGT_BUFF_SIZE=19"};
+    "pynq+LOG_INP_WIDTH=2,LOG_WGT_WIDTH=4,LOG_INP_BUFF_SIZE=14,LOG_WGT_BUFF_SIZE=19",
+    // int4 / int4 / int16, small_int4 on a 128-bit bus: 8-byte inp/out tiles (Verilated)
+    "small_int4_bus128"};
 
 // A suite config: a preset name, or "<preset>+KEY=VALUE,..." (the preset with the keys changed).
 HwConfig isa_suite_config(const std::string& spec);
