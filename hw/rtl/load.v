@@ -5,7 +5,13 @@
 // clients inp and wgt) and pushes in the end cycle E. A LOAD with x_size = 0 is a NOP (E = S).
 `default_nettype none
 `include "vta_params.vh"
-module load (
+module load #(
+    // bits of one SRAM write: an element, or a whole beat of elements narrower than it
+    parameter integer INP_DW = `VTA_INP_ELEM_BYTES >= `VTA_BUS_BYTES ?
+        `VTA_INP_ELEM_BYTES * 8 : `VTA_BUS_WIDTH,
+    parameter integer WGT_DW = `VTA_WGT_ELEM_BYTES >= `VTA_BUS_BYTES ?
+        `VTA_WGT_ELEM_BYTES * 8 : `VTA_BUS_WIDTH
+) (
     input  wire                                clk,
     input  wire                                rst,
     // instruction queue
@@ -29,10 +35,12 @@ module load (
     // SRAM write ports
     output wire                                inp_wr_en,
     output wire [      `VTA_LOG_INP_DEPTH-1:0] inp_wr_idx,
-    output wire [`VTA_INP_ELEM_BYTES*8-1:0]    inp_wr_data,
+    output wire [                         7:0] inp_wr_count,  // elements from inp_wr_idx
+    output wire [              INP_DW-1:0]     inp_wr_data,    // element j at bits j*E*8
     output wire                                wgt_wr_en,
     output wire [      `VTA_LOG_WGT_DEPTH-1:0] wgt_wr_idx,
-    output wire [`VTA_WGT_ELEM_BYTES*8-1:0]    wgt_wr_data,
+    output wire [                         7:0] wgt_wr_count,
+    output wire [              WGT_DW-1:0]     wgt_wr_data,
     // event counters
     output reg  [                        63:0] inp_bytes,
     output reg  [                        63:0] wgt_bytes,
@@ -67,15 +75,12 @@ module load (
   assign idle = !running && !issue;
 
   wire inp_busy, wgt_busy, inp_fin, wgt_fin, inp_ms, wgt_ms;
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [7:0] inp_cnt, wgt_cnt;  // always 1: the rtl backend requires elements >= a beat
-  /* verilator lint_on UNUSEDSIGNAL */
 
   tensor_load #(
       .ELEM_BYTES(`VTA_INP_ELEM_BYTES),
       .LOG_ELEM_BYTES(kLogInpE),
       .LOG_DEPTH(`VTA_LOG_INP_DEPTH),
-      .DW(`VTA_INP_ELEM_BYTES * 8)
+      .DW(INP_DW)
   ) u_inp (
       .clk(clk), .rst(rst), .start(start_inp),
       .sram_base(q_insn[`VTA_MEM_SRAM_BASE_LO+:16]), .dram_base(q_insn[`VTA_MEM_DRAM_BASE_LO+:32]),
@@ -85,13 +90,13 @@ module load (
       .busy(inp_busy), .finish(inp_fin), .mem_stall(inp_ms),
       .req_valid(req_valid[0]), .req_grant(req_grant[0]), .req_addr(req_addr[31:0]),
       .req_beats(req_beats[8:0]), .data_valid(data_valid[0]), .data(data),
-      .wr_en(inp_wr_en), .wr_idx(inp_wr_idx), .wr_count(inp_cnt), .wr_data(inp_wr_data));
+      .wr_en(inp_wr_en), .wr_idx(inp_wr_idx), .wr_count(inp_wr_count), .wr_data(inp_wr_data));
 
   tensor_load #(
       .ELEM_BYTES(`VTA_WGT_ELEM_BYTES),
       .LOG_ELEM_BYTES(kLogWgtE),
       .LOG_DEPTH(`VTA_LOG_WGT_DEPTH),
-      .DW(`VTA_WGT_ELEM_BYTES * 8)
+      .DW(WGT_DW)
   ) u_wgt (
       .clk(clk), .rst(rst), .start(start_wgt),
       .sram_base(q_insn[`VTA_MEM_SRAM_BASE_LO+:16]), .dram_base(q_insn[`VTA_MEM_DRAM_BASE_LO+:32]),
@@ -101,7 +106,7 @@ module load (
       .busy(wgt_busy), .finish(wgt_fin), .mem_stall(wgt_ms),
       .req_valid(req_valid[1]), .req_grant(req_grant[1]), .req_addr(req_addr[63:32]),
       .req_beats(req_beats[17:9]), .data_valid(data_valid[1]), .data(data),
-      .wr_en(wgt_wr_en), .wr_idx(wgt_wr_idx), .wr_count(wgt_cnt), .wr_data(wgt_wr_data));
+      .wr_en(wgt_wr_en), .wr_idx(wgt_wr_idx), .wr_count(wgt_wr_count), .wr_data(wgt_wr_data));
 
   // end cycle E: a NOP ends where it starts, a LOAD when its engine finishes
   wire end_now = (issue && h_nop) || inp_fin || wgt_fin;

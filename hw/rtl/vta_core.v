@@ -64,6 +64,7 @@ module vta_core (
     output wire                      mem_wr_data_valid,
     input  wire                      mem_wr_data_ready,
     output wire [`VTA_BUS_WIDTH-1:0] mem_wr_data,
+    output wire [`VTA_BUS_BYTES-1:0] mem_wr_strb,  // bytes of the beat to write
     input  wire                      mem_wr_resp_valid
 );
   localparam integer QD = `VTA_INSN_QUEUE_DEPTH;
@@ -130,21 +131,43 @@ module vta_core (
   assign token_counts[8*`VTA_TOKEN_G2S+:8] = tc_g2s[7:0];
 
   // ---- shared SRAMs ----
+  // Elements narrower than a bus beat: R = bus / element bytes of them per beat, so the buffer
+  // is R banks (vta_sram_lanes) that take (inp, wgt) or give (out) a whole beat per cycle.
+  localparam integer kLogB = `VTA_LOG_BUS_BYTES;
+  localparam integer kLogInpR = `VTA_INP_ELEM_BYTES < `VTA_BUS_BYTES ?
+      kLogB - $clog2(`VTA_INP_ELEM_BYTES) : 0;
+  localparam integer kLogWgtR = `VTA_WGT_ELEM_BYTES < `VTA_BUS_BYTES ?
+      kLogB - $clog2(`VTA_WGT_ELEM_BYTES) : 0;
+  localparam integer kLogOutR = `VTA_OUT_ELEM_BYTES < `VTA_BUS_BYTES ?
+      kLogB - $clog2(`VTA_OUT_ELEM_BYTES) : 0;
+  localparam integer kInpW = `VTA_INP_ELEM_BYTES * 8;
+  localparam integer kWgtW = `VTA_WGT_ELEM_BYTES * 8;
+  localparam integer kOutW = `VTA_OUT_ELEM_BYTES * 8;
   wire inp_we, wgt_we, out_we, inp_re, wgt_re, out_re;
+  wire [7:0] inp_wc, wgt_wc;
   wire [`VTA_LOG_INP_DEPTH-1:0] inp_wi, inp_ri;
   wire [`VTA_LOG_WGT_DEPTH-1:0] wgt_wi, wgt_ri;
   wire [`VTA_LOG_ACC_DEPTH-1:0] out_wi, out_ri;
-  wire [`VTA_INP_ELEM_BYTES*8-1:0] inp_wd, inp_rd;
-  wire [`VTA_WGT_ELEM_BYTES*8-1:0] wgt_wd, wgt_rd;
-  wire [`VTA_OUT_ELEM_BYTES*8-1:0] out_wd, out_rd;
-  vta_sram #(.WIDTH(`VTA_INP_ELEM_BYTES * 8), .LOG_DEPTH(`VTA_LOG_INP_DEPTH)) u_inp_sram (
-      .clk(clk), .wr_en(inp_we), .wr_idx(inp_wi), .wr_data(inp_wd), .rd_en(inp_re),
-      .rd_idx(inp_ri), .rd_data(inp_rd));
-  vta_sram #(.WIDTH(`VTA_WGT_ELEM_BYTES * 8), .LOG_DEPTH(`VTA_LOG_WGT_DEPTH)) u_wgt_sram (
-      .clk(clk), .wr_en(wgt_we), .wr_idx(wgt_wi), .wr_data(wgt_wd), .rd_en(wgt_re),
-      .rd_idx(wgt_ri), .rd_data(wgt_rd));
-  vta_sram #(.WIDTH(`VTA_OUT_ELEM_BYTES * 8), .LOG_DEPTH(`VTA_LOG_ACC_DEPTH)) u_out_sram (
-      .clk(clk), .wr_en(out_we), .wr_idx(out_wi), .wr_data(out_wd), .rd_en(out_re),
+  wire [(kInpW<<kLogInpR)-1:0] inp_wd, inp_rd_lanes;
+  wire [(kWgtW<<kLogWgtR)-1:0] wgt_wd, wgt_rd_lanes;
+  wire [(kOutW<<kLogOutR)-1:0] out_rd;
+  wire [kInpW-1:0] inp_rd = inp_rd_lanes[kInpW-1:0];  // GEMM reads one element: lane 0
+  wire [kWgtW-1:0] wgt_rd = wgt_rd_lanes[kWgtW-1:0];
+  wire [kOutW-1:0] out_wd;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [(kInpW<<kLogInpR)-1:0] inp_rd_unused = inp_rd_lanes;
+  wire [(kWgtW<<kLogWgtR)-1:0] wgt_rd_unused = wgt_rd_lanes;
+  /* verilator lint_on UNUSEDSIGNAL */
+  vta_sram_lanes #(.WIDTH(kInpW), .LOG_DEPTH(`VTA_LOG_INP_DEPTH), .LOG_R(kLogInpR)) u_inp_sram (
+      .clk(clk), .wr_en(inp_we), .wr_idx(inp_wi), .wr_count(inp_wc), .wr_data(inp_wd),
+      .rd_en(inp_re), .rd_idx(inp_ri), .rd_data(inp_rd_lanes));
+  vta_sram_lanes #(.WIDTH(kWgtW), .LOG_DEPTH(`VTA_LOG_WGT_DEPTH), .LOG_R(kLogWgtR)) u_wgt_sram (
+      .clk(clk), .wr_en(wgt_we), .wr_idx(wgt_wi), .wr_count(wgt_wc), .wr_data(wgt_wd),
+      .rd_en(wgt_re), .rd_idx(wgt_ri), .rd_data(wgt_rd_lanes));
+  // compute writes one element per cycle (lane 0), store reads a beat
+  vta_sram_lanes #(.WIDTH(kOutW), .LOG_DEPTH(`VTA_LOG_ACC_DEPTH), .LOG_R(kLogOutR)) u_out_sram (
+      .clk(clk), .wr_en(out_we), .wr_idx(out_wi), .wr_count(8'd1),
+      .wr_data({{((kOutW << kLogOutR) - kOutW) {1'b0}}, out_wd}), .rd_en(out_re),
       .rd_idx(out_ri), .rd_data(out_rd));
 
   // ---- units ----
@@ -163,8 +186,8 @@ module vta_core (
       .req_addr({`VTA_RQ_ADDR(`VTA_CLIENT_WGT), `VTA_RQ_ADDR(`VTA_CLIENT_INP)}),
       .req_beats({`VTA_RQ_BEATS(`VTA_CLIENT_WGT), `VTA_RQ_BEATS(`VTA_CLIENT_INP)}),
       .data_valid({rd_valid[`VTA_CLIENT_WGT], rd_valid[`VTA_CLIENT_INP]}), .data(mem_rd_data),
-      .inp_wr_en(inp_we), .inp_wr_idx(inp_wi), .inp_wr_data(inp_wd),
-      .wgt_wr_en(wgt_we), .wgt_wr_idx(wgt_wi), .wgt_wr_data(wgt_wd),
+      .inp_wr_en(inp_we), .inp_wr_idx(inp_wi), .inp_wr_count(inp_wc), .inp_wr_data(inp_wd),
+      .wgt_wr_en(wgt_we), .wgt_wr_idx(wgt_wi), .wgt_wr_count(wgt_wc), .wgt_wr_data(wgt_wd),
       .inp_bytes(inp_load_nbytes), .wgt_bytes(wgt_load_nbytes), .insn_done(l_insns),
       .busy_cycles(l_busy), .idle_cycles(l_idlec), .stall_g2l(l_stall_tok),
       .stall_l2g_full(l_stall_full), .mem_stall_cycles(l_ms), .idle(l_idle));
@@ -198,7 +221,7 @@ module vta_core (
       .wr_req_valid(mem_wr_req_valid), .wr_req_ready(mem_wr_req_ready),
       .wr_req_addr(mem_wr_req_addr), .wr_req_beats(mem_wr_req_beats),
       .wr_data_valid(mem_wr_data_valid), .wr_data_ready(mem_wr_data_ready),
-      .wr_data(mem_wr_data), .wr_resp_valid(mem_wr_resp_valid),
+      .wr_data(mem_wr_data), .wr_strb(mem_wr_strb), .wr_resp_valid(mem_wr_resp_valid),
       .out_bytes(out_store_nbytes), .insn_done(s_insns), .busy_cycles(s_busy),
       .idle_cycles(s_idlec), .stall_g2s(s_stall_tok), .stall_s2g_full(s_stall_full),
       .mem_stall_cycles(s_ms), .idle(s_idle));

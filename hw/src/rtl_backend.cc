@@ -81,6 +81,7 @@ struct WriteBurst {
   uint32_t beats = 0;
   uint32_t next = 0;
   std::vector<uint8_t> data;
+  std::vector<bool> strb;  // bytes the store unit writes (a row narrower than its beats)
 };
 
 // How the clock thread's run ended.
@@ -409,18 +410,37 @@ class RtlTop : public sc_core::sc_module {
                       " (RTL timing bug)",
                       c));
     }
-    std::memcpy(wb.data.data() + static_cast<size_t>(wb.next) * bus_bytes(), out.wr_data,
-                bus_bytes());
+    const size_t at = static_cast<size_t>(wb.next) * bus_bytes();
+    std::memcpy(wb.data.data() + at, out.wr_data, bus_bytes());
+    for (size_t k = 0; k < bus_bytes(); ++k) {
+      wb.strb[at + k] = ((out.wr_strb >> k) & 1U) != 0;
+    }
     if (++wb.next == wb.beats) {
-      uint8_t* host = m_dram->checked_ptr(wb.addr, wb.data.size());
-      if (host == nullptr) {
-        throw ProgramError(
-            fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
-                        wb.addr, wb.addr + wb.data.size()));
-      }
-      std::memcpy(host, wb.data.data(), wb.data.size());
+      write_strobed(wb);
       m_writes.pop_front();
     }
+  }
+
+  // Writes the strobed bytes of a complete burst (a contiguous range: one row's part).
+  void write_strobed(const WriteBurst& wb) {
+    size_t lo = 0;
+    size_t hi = wb.data.size();
+    while (lo < hi && !wb.strb[lo]) {
+      ++lo;
+    }
+    while (hi > lo && !wb.strb[hi - 1]) {
+      --hi;
+    }
+    if (lo == hi) {
+      return;
+    }
+    uint8_t* host = m_dram->checked_ptr(wb.addr + lo, hi - lo);
+    if (host == nullptr) {
+      throw ProgramError(
+          fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
+                      wb.addr + lo, wb.addr + hi));
+    }
+    std::memcpy(host, wb.data.data() + lo, hi - lo);
   }
 
   void post_write(uint64_t abs, const MemOut& out) {
@@ -434,6 +454,7 @@ class RtlTop : public sc_core::sc_module {
     w.interval = wt.interval;
     w.beats = out.wr_beats;
     w.data.resize(static_cast<size_t>(out.wr_beats) * bus_bytes());
+    w.strb.resize(w.data.size());
     m_writes.push_back(std::move(w));
     m_resps.push_back(wt.response);
   }
@@ -745,17 +766,15 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
                     config_name(cfg), cfg.cores));
   }
   // Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
-  // tensor elements other than micro-ops are written one per cycle.
+  // the acc buffer is written one element per cycle (micro-op, inp, wgt and out buffers take or
+  // give a whole beat of narrower elements).
   if (cfg.bus_bytes > kInsnBytes) {
     throw Error(
         fmt::format("rtl backend: config {} has a {}-byte bus; the RTL supports at most "
                     "{} bytes (LOG_BUS_WIDTH <= 7)",
                     config_name(cfg), cfg.bus_bytes, kInsnBytes));
   }
-  for (const auto& [what, bytes] : {std::pair<const char*, int>{"INP", cfg.inp_elem_bytes},
-                                    {"WGT", cfg.wgt_elem_bytes},
-                                    {"ACC", cfg.acc_elem_bytes},
-                                    {"OUT", cfg.out_elem_bytes},
+  for (const auto& [what, bytes] : {std::pair<const char*, int>{"ACC", cfg.acc_elem_bytes},
                                     {"ACC_8BIT", cfg.elem_bytes(kMemAcc8)}}) {
     if (bytes < cfg.bus_bytes) {
       throw Error(

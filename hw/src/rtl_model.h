@@ -32,6 +32,7 @@ struct MemOut {
   uint32_t wr_beats = 0;
   bool wr_data_valid = false;
   uint8_t wr_data[128] = {};  // bus_bytes of data
+  uint32_t wr_strb = 0;       // bit k: byte k of wr_data is written (a bus of <= 16 bytes)
   bool stuck = false;         // nothing can move any more (deadlock watch)
   bool error = false;         // compute hit an out-of-range index
   bool finish = false;        // FINISH ended in this cycle (sampled after the rising edge)

@@ -110,6 +110,7 @@ class RtlModelImpl final : public RtlModel {
     out.wr_data_valid = t.mem_wr_data_valid;
     if (in.wr_data_take) {
       get_bytes(t.mem_wr_data, out.wr_data, static_cast<size_t>(m_bus_bytes));
+      out.wr_strb = static_cast<uint32_t>(t.mem_wr_strb);
     }
     out.stuck = t.stuck;
     out.error = t.error;

@@ -50,7 +50,9 @@ inline const char* const kIsaWidthConfigs[] = {
     "pynq_int16+LOG_ACC_WIDTH=4,LOG_ACC_BUFF_SIZE=16",  // int16 / int16 / int16
     "pynq+LOG_INP_WIDTH=1,LOG_INP_BUFF_SIZE=13",        // int2 / int8 / int32
     // int4 / int16 / int32
-    "pynq+LOG_INP_WIDTH=2,LOG_WGT_WIDTH=4,LOG_INP_BUFF_SIZE=14,LOG_WGT_BUFF_SIZE=19"};
+    "pynq+LOG_INP_WIDTH=2,LOG_WGT_WIDTH=4,LOG_INP_BUFF_SIZE=14,LOG_WGT_BUFF_SIZE=19",
+    // int4 / int4 / int16, small_int4 on a 128-bit bus: 8-byte inp/out tiles (Verilated)
+    "small_int4_bus128"};
 
 // A suite config: a preset name, or "<preset>+KEY=VALUE,..." (the preset with the keys changed).
 HwConfig isa_suite_config(const std::string& spec);

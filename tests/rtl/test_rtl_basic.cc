@@ -340,13 +340,15 @@ TEST_CASE("rtl: configs beyond the RTL limits are refused by name", "[rtl]") {
   CHECK_THROWS_WITH(RtlBackend(HwConfig::from_json(wide, "wide"), dram),
                     Catch::Contains("32-byte bus"));
   nlohmann::json tiny = HwConfig::from_file(config_path("pynq")).to_json();
-  tiny["LOG_BLOCK"] = 2;  // 4-byte input tiles on an 8-byte bus
+  // 4-byte input and ACC_8BIT tiles on an 8-byte bus: input tiles share a beat (the inp buffer
+  // takes a beat per cycle), ACC_8BIT tiles cannot (the acc buffer takes one element per cycle)
+  tiny["LOG_BLOCK"] = 2;
   tiny["LOG_UOP_BUFF_SIZE"] = 10;
   tiny["LOG_INP_BUFF_SIZE"] = 12;
   tiny["LOG_WGT_BUFF_SIZE"] = 14;
   tiny["LOG_ACC_BUFF_SIZE"] = 14;
   CHECK_THROWS_WITH(RtlBackend(HwConfig::from_json(tiny, "tiny"), dram),
-                    Catch::Contains("INP elements of 4 bytes"));
+                    Catch::Contains("ACC_8BIT elements of 4 bytes"));
 }
 
 TEST_CASE("rtl: an index error found by the RTL names the instruction and the core recovers",
