@@ -1,6 +1,7 @@
 #include "vta/explore/sweep_job.h"
 
 #include <chrono>
+#include <filesystem>
 #include <new>
 
 #include <fmt/format.h>
@@ -210,10 +211,10 @@ void add_model_columns(nlohmann::ordered_json& r, const QuantizedModel* imported
 }
 
 // Why a network workload cannot run on design `cfg` as {status, error}, or {} when it can (then
-// `model` is a MODEL.onnx's quantization at the design's widths). Input or weight lanes wider
-// than 8 bits, which the network path does not hold, are "invalid" (the design cannot hold the
-// workload, on every rerun alike: docs/element_widths.md); a model that did not import, or did
-// not quantize at these widths, is "failed".
+// `model` is a MODEL.onnx's quantization at the design's widths). Widths the network path or the
+// quantizer does not hold (int32 lanes; ONNX models beyond 8-bit lanes) are "invalid": the design
+// cannot hold the workload, on every rerun alike (docs/element_widths.md). A model that did not
+// import, or did not quantize at these widths, is "failed".
 std::pair<std::string, std::string> network_blocker(const SweepWorkload& w, const HwConfig& cfg,
                                                     const QuantizedModel*& model) {
   if (w.kind != SweepWorkload::Kind::kNetwork) {
@@ -231,6 +232,11 @@ std::pair<std::string, std::string> network_blocker(const SweepWorkload& w, cons
     return {"failed", "import: " + w.import_error};
   }
   const LayerWidths lanes = LayerWidths::of(cfg);
+  try {
+    check_quantizable_widths(std::filesystem::path(w.model_path).stem().string(), lanes);
+  } catch (const Error& e) {
+    return {"invalid", e.what()};
+  }
   const SweepWorkload::Quantized* q = w.quantized_at(lanes);
   if (q == nullptr) {
     return {"failed", fmt::format("the model was not quantized to {} lanes", lanes.describe())};

@@ -10,7 +10,7 @@
    pynq's depths, then synthetic designs at int16 copied from R's row with latency, LUTs and
    cosine set relative to it. The test requires of the real rows what makes the Pareto set in
    (latency, LUTs, cosine) and the precision answer known by hand (A faster than R, no larger,
-   less accurate; B as accurate as A, slower, and over the xc7z020's DSPs), and checks the
+   less accurate; B as accurate as A, slower and no smaller, so A dominates it), and checks the
    report's summary.json and the page in headless Chromium (the circled Pareto points, no
    console errors, nothing clipped or off-screen) against them, for two --min-cosine floors.
 3. The report script's Pareto function on a hand-made set.
@@ -148,15 +148,15 @@ def add_network(vtasim, work, db):
              % (c, real["R"]["top1_agreement"]))
     a, b, r = real["A"], real["B"], real["R"]
     lut = {k: v["area_lut"] + (v["area_lutram"] or 0) for k, v in real.items()}
-    # A in the Pareto set beside R: faster, no larger, less accurate; B dominated by A and, over
-    # the xc7z020's DSPs (the data sheet's 220), not a fitting design.
+    # A in the Pareto set beside R: faster, no larger, less accurate; B dominated by A (as
+    # accurate, slower, no smaller), so whether B fits the part changes neither answer.
     if not (a["time_s"] < r["time_s"] and lut["A"] <= lut["R"] and a["cosine"] < c - 0.01):
         fail("int4 A (%s s, %s LUTs, cosine %s) is not faster, no larger and less accurate than "
              "int8 R (%s s, %s LUTs, cosine %s)" % (a["time_s"], lut["A"], a["cosine"],
                                                     r["time_s"], lut["R"], c))
-    if not (b["cosine"] == a["cosine"] and b["time_s"] > a["time_s"] and b["area_dsp"] > 220):
-        fail("int4 B (%s s, %s DSPs, cosine %s) against A (%s s, cosine %s)"
-             % (b["time_s"], b["area_dsp"], b["cosine"], a["time_s"], a["cosine"]))
+    if not (b["cosine"] == a["cosine"] and b["time_s"] > a["time_s"] and lut["B"] >= lut["A"]):
+        fail("int4 B (%s s, %s LUTs, cosine %s) against A (%s s, %s LUTs, cosine %s)"
+             % (b["time_s"], lut["B"], b["cosine"], a["time_s"], lut["A"], a["cosine"]))
     return real
 
 
@@ -208,8 +208,9 @@ def check_accuracy_report(vtasim, work, db, real, browser):
         if "Which precision?</b> The fastest design that fits the xc7z020 with output cosine " \
                 "&gt;= %g: <b>%s</b>" % (floor, prec) not in page:
             fail("the page's precision answer does not name %s" % prec)
-        # By precision: designs, how many fit, the cosine (a range when they differ).
-        for line in ("<tr><td>int4</td><td>2</td><td>1</td><td>%.5f</td>" % ca,
+        # By precision: designs, how many fit, the cosine (a range when they differ); int4's
+        # fitting count depends on B, which the area model decides, so only its cells around it.
+        for line in ("<tr><td>int4</td><td>2</td><td>", "</td><td>%.5f</td>" % ca,
                      "<tr><td>int8</td><td>1</td><td>1</td><td>%.5f</td>" % c,
                      "<tr><td>int16</td><td>2</td><td>2</td><td>%.5f..%.5f</td>" % (
                          c, (1 + c) / 2)):

@@ -85,7 +85,7 @@ def check_rows(rows):
         if not by[label][0]["cosine"] < c8:
             fail("%s cosine %.6f is not below int8's %.6f" % (label, by[label][0]["cosine"], c8))
     for r in by["int16"]:
-        if r["status"] != "invalid" or "has int16 x int16 -> int32 lanes" not in (r["error"] or ""):
+        if r["status"] != "invalid" or "to int16 x int16 -> int32 lanes" not in (r["error"] or ""):
             fail("int16 LOG_BLOCK %d: %s %s" % (r["LOG_BLOCK"], r["status"], r["error"]))
     ok = [r for r in rows if r["status"] == "ok"]
     imports = {r["import_seconds"] for r in ok}
@@ -115,7 +115,7 @@ def check_against_cli(vtasim, work, by):
                  "%.15f" % (label, got, r["cosine"], want, fe["cosine_similarity"]))
     r = by["int16"][0]
     status, _, err = cli_network(vtasim, work, r)
-    tail = r["error"][r["error"].index("config "):]
+    tail = r["error"][r["error"].index("to int16 x int16"):]
     if status == 0 or tail not in err:
         fail("vtasim network at int16: exit %d, %s; the sweep's error: %s" % (status, err, tail))
     print("int4, int4/int4/int16, int8: cosine, top-1, cycles and config hash as `vtasim network "

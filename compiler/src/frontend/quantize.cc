@@ -804,6 +804,16 @@ void QuantizedModel::time_host(const HostCpu& cpu, const HwConfig* cfg) {
   }
 }
 
+void check_quantizable_widths(const std::string& model, const LayerWidths& widths) {
+  if (widths.inp > 8 || widths.wgt > 8) {
+    throw Error(
+        fmt::format("quantization of {} to {} lanes: quantized networks hold tensors in "
+                    "int8_t, lanes of 1 to 8 bits (networks of int16 lanes run from a network "
+                    "JSON, docs/element_widths.md)",
+                    model, widths.describe()));
+  }
+}
+
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.calib < 1) {
     throw Error(fmt::format("quantization needs at least 1 calibration input (got {})", opt.calib));
@@ -811,13 +821,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.mode != "max" && opt.mode != "percentile") {
     throw Error(fmt::format("quantization mode '{}' is unknown (max, percentile)", opt.mode));
   }
-  if (opt.widths.inp > 8 || opt.widths.wgt > 8) {
-    throw Error(
-        fmt::format("quantization of {} to {} lanes: quantized networks hold tensors in "
-                    "int8_t, lanes of 1 to 8 bits (networks of int16 lanes run from a network "
-                    "JSON, docs/element_widths.md)",
-                    g.name, opt.widths.describe()));
-  }
+  check_quantizable_widths(g.name, opt.widths);
   const auto start = std::chrono::steady_clock::now();
   Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}, {}};
   std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);

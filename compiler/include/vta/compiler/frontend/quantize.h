@@ -121,5 +121,8 @@ FloatGraph import_onnx_timed(const std::string& path);
 // Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
 // Conv, Gemm or Add before it absorbs).
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);
+// Throws vta::Error naming `model` and the widths unless quantize_graph quantizes to them: the
+// tensors of a quantized network are int8_t, so input and weight lanes of 1 to 8 bits.
+void check_quantizable_widths(const std::string& model, const LayerWidths& widths);
 
 }  // namespace vta::compiler
