@@ -145,8 +145,7 @@ ConvSchedule slice_schedule(ConvSchedule s, const Conv2dParams& slice, const HwC
 
 }  // namespace
 
-SplitEstimate estimate_split(const Conv2dParams& p, const Epilogue& e, const CoreSplitPlan& plan,
-                             const HwConfig& cfg) {
+SplitEstimate estimate_split(const Epilogue& e, const CoreSplitPlan& plan, const HwConfig& cfg) {
   SplitEstimate est;
   double read = 0, write = 0;
   MinimumBytes all;
@@ -168,7 +167,6 @@ SplitEstimate estimate_split(const Conv2dParams& p, const Epilogue& e, const Cor
     all.read += b.read, all.write += b.write;
     all.acc_counted += b.acc_counted, all.acc_moved += b.acc_moved;
   }
-  (void)p;
   est.dram = dram_cycles(read, write, cfg);
   est.bytes = read + write;
   est.cycles = std::max(est.core_max, est.dram);

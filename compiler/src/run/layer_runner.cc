@@ -400,7 +400,7 @@ LayerRun run_split_conv2d(const Target& target, const Conv2dParams& p, const Epi
   const auto t1 = std::chrono::steady_clock::now();
   LayerRun r = describe_conv_run(target, p, plan);
   r.peak_macs_per_cycle *= split.ranges.size();  // every core's MACs in a cycle of the system
-  r.bound = estimate_split(p, e, split, cfg).bound;
+  r.bound = estimate_split(e, split, cfg).bound;
   r.min_bytes = r.bound.bytes.total();
   r.stats = system_stats(target.runtime->backend());
   r.verdict = verdict_of(r.bound, r.stats, cfg);

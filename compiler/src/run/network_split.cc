@@ -109,7 +109,7 @@ void add_layer_estimates(const Conv2dParams& p, const Epilogue& e, const ConvSch
       ls = LayerSplit::kColumns;
     }
     const CoreSplitPlan plan = split_layer(p, s, ls, cores, cfg);
-    k.est_cycles += estimate_split(p, e, plan, cfg).cycles;
+    k.est_cycles += estimate_split(e, plan, cfg).cycles;
   }
 }
 

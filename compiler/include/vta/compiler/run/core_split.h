@@ -49,7 +49,6 @@ struct SplitEstimate {
   double bytes = 0;     // that traffic (read + write)
   LayerBound bound;     // compute: the busiest core's; memory: all cores' minimum bytes
 };
-SplitEstimate estimate_split(const Conv2dParams& p, const Epilogue& e, const CoreSplitPlan& plan,
-                             const HwConfig& cfg);
+SplitEstimate estimate_split(const Epilogue& e, const CoreSplitPlan& plan, const HwConfig& cfg);
 
 }  // namespace vta::compiler
