@@ -150,3 +150,18 @@ TEST_CASE("multicore split: splits that cannot run are named errors", "[multicor
   CHECK(choose_network_split(small_network(2), with_cores(0), NetworkSplit::kAuto).split ==
         NetworkSplit::kNone);
 }
+
+TEST_CASE("multicore split: tiles balanced over the cores", "[multicore][split]") {
+  // 1000 units = 63 blocks of 16 on 4 cores: tiles of 16 give 16 + 16 + 16 + 15 (tiles of 15
+  // would give the first core 2 of 5 tiles, 30 blocks).
+  const HwConfig cfg = with_cores(4);
+  Conv2dParams p;
+  p.n = 1, p.c = 64, p.h = p.w = 1, p.k = 1000, p.kh = p.kw = 1;
+  const Epilogue e;
+  ConvSchedule s = auto_schedule(p, e, cfg);
+  s.tile_oc_blocks = 63;
+  const CoreSplitPlan plan = split_layer(p, s, LayerSplit::kChannels, 4, cfg);
+  CHECK(plan.why == "63 output-channel blocks: 16 + 16 + 16 + 15 on 4 cores");
+  CHECK(plan.schedule.tile_oc_blocks == 16);
+  CHECK(plan.slices[3].k == 1000 - 48 * 16);
+}

@@ -71,6 +71,35 @@ Conv2dParams slice_of(const Conv2dParams& p, LayerSplit split, int u0, int u1,
   return q;
 }
 
+// Units of the busiest core and the cores with units when `count` units in tiles of `tile` go
+// to `cores` cores.
+std::pair<int, int> core_load(int count, int tile, int cores) {
+  int most = 0, busy = 0;
+  for (const auto& [t0, t1] : partition(ceil_div(count, tile), cores)) {
+    const int units = std::min(count, t1 * tile) - std::min(count, t0 * tile);
+    most = std::max(most, units);
+    busy += units > 0 ? 1 : 0;
+  }
+  return {most, busy};
+}
+
+// The tile size (at most the schedule's `largest`) that gives the busiest core the fewest
+// units; of equal ones the one that keeps the most cores busy, then the largest (fewer tiles
+// reload less input): 63 blocks on 4 cores in tiles of 16 (16 + 16 + 16 + 15; tiles of 15 would
+// give 30 + 15 + 15 + 3), 4 blocks on 3 cores in tiles of 1 (2 + 1 + 1).
+int balanced_tile(int count, int largest, int cores) {
+  int best = 1;
+  std::pair<int, int> best_load = core_load(count, 1, cores);
+  for (int t = 2; t <= std::min(largest, count); ++t) {
+    const std::pair<int, int> load = core_load(count, t, cores);
+    if (load.first < best_load.first ||
+        (load.first == best_load.first && load.second >= best_load.second)) {
+      best = t, best_load = load;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 CoreSplitPlan split_layer(const Conv2dParams& p, const ConvSchedule& s, LayerSplit split, int cores,
@@ -92,10 +121,9 @@ CoreSplitPlan split_layer(const Conv2dParams& p, const ConvSchedule& s, LayerSpl
     plan.why = fmt::format("1 {}: core 0 alone", axis.unit);
     return plan;
   }
-  // Tiles of at most count / cores units, so that every core (or each of `count`) gets one.
   int tile = 1;
   if (axis.tile != nullptr) {
-    *axis.tile = std::max(1, std::min(*axis.tile, axis.count / cores));
+    *axis.tile = balanced_tile(axis.count, *axis.tile, cores);
     tile = *axis.tile;
   }
   const int tiles = ceil_div(axis.count, tile);

@@ -3,10 +3,10 @@
 // same output tensor in DRAM, and all cores start together (one run of several cores per layer).
 //
 //   channels: output-channel tiles (each core reads the whole input and its own weights);
-//             tile_oc_blocks is cut to at most ocb / cores so every core gets a tile
+//             tile_oc_blocks is cut to the size that leaves the busiest core the fewest blocks
 //   batch:    batch blocks (each core reads its own samples and all the weights); a matmul's
 //             (dense layer's) batch is its rows, which lie in the output columns: column tiles,
-//             tile_w cut to at most the columns / cores
+//             tile_w cut the same way
 //
 // A layer with fewer tiles of the split's kind than two runs on core 0 alone, and says why. The
 // cost model of a split is the schedule's own (auto_schedule.h: estimate_cycles of each core's
