@@ -20,9 +20,10 @@ chooses (--split auto), every layer checked against the reference. Per point:
                DRAM_CHANNELS / CLOCK)
   read util    input, weight and micro-op bytes / (cycles x the read channel's bytes per cycle)
   contention   DRAM contention cycles of each core (cycles its bursts waited behind others')
-  bound        max(compute bound = single-core cycles / N, DRAM bound = the larger of
-               (reads + writes) / peak, reads / channel, writes / channel), where reads are the
-               input, weight and micro-op bytes (the accumulator loads, counted as 4-byte
+  bound        max(compute bound = single-core cycles / N, memory bound = the largest of
+               (reads + writes) / peak, reads / channel, writes / channel, and the busiest
+               core's reads / its bus's bytes per cycle summed over the layers), where reads are
+               the input, weight and micro-op bytes (the accumulator loads, counted as 4-byte
                elements by the upstream rules, are left out: a lower bound of the traffic)
   x bound      cycles / bound (>= 1 unless the model is wrong)
 
@@ -92,10 +93,21 @@ def point(vtasim, net, config, cores, out_dir, sets, reuse):
     # accumulator loads are counted as 4-byte elements, more than an ACC_8BIT load moves).
     reads = sum(l["stats"][k] for l in j["layers"]
                 for k in ("inp_load_nbytes", "wgt_load_nbytes", "uop_load_nbytes"))
+    # Each core reads over its own bus: per layer (one run of all cores) its busiest core's.
+    read_keys = ("inp_load_nbytes", "wgt_load_nbytes", "uop_load_nbytes")
+    core_reads = 0
+    for l in j["layers"]:
+        st = l["stats"]
+        per_core = [sum(st.get("core{}.{}".format(k, key), 0) for key in read_keys)
+                    for k in range(1, cores)]
+        per_core.append(sum(st[key] for key in read_keys) - sum(per_core))  # core 0's
+        core_reads += max(per_core)
     return {
         "cycles": s["cycles"],
         "bytes": s["bytes_moved"],
         "reads": reads,
+        "core_reads": core_reads,
+        "bus": 2 ** j["config"]["LOG_BUS_WIDTH"] / 8,
         "writes": writes,
         "channel": channel_bytes_per_cycle(j["config"], cores),
         "peak": peak_bytes_per_cycle(j["config"], cores),
@@ -107,7 +119,7 @@ def point(vtasim, net, config, cores, out_dir, sets, reuse):
 
 def table(rows):
     head = ("| network | config | cores | split | cycles | speed-up | DRAM util | read channel "
-            "util | contention per core (cycles) | bound (compute / DRAM) | x bound |\n"
+            "util | contention per core (cycles) | bound (compute / memory) | x bound |\n"
             "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |\n")
     lines = []
     for r in rows:
@@ -153,7 +165,7 @@ def main():
                 compute = single / cores
                 # The read and the write channel each carry at most `channel` bytes a cycle.
                 dram = max((p["reads"] + p["writes"]) / p["peak"], p["reads"] / p["channel"],
-                           p["writes"] / p["channel"])
+                           p["writes"] / p["channel"], p["core_reads"] / p["bus"])
                 bound = max(compute, dram)
                 rows.append({
                     "net": os.path.basename(net).split(".")[0], "config": config, "cores": cores,
