@@ -67,6 +67,7 @@ struct Conv2dFlags {
   uint64_t seed = 1;
   bool no_check = false;
   bool print_lowered = false;
+  std::string split;
 };
 
 void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
@@ -104,6 +105,7 @@ void add_conv2d_options(po::options_description& desc, Conv2dFlags& f) {
       "print the layer's lowered program (a loop nest of runtime calls) instead of running it");
   add_epilogue_options(desc, f.epilogue);
   add_plot_option(desc, f.plot_path);
+  add_split_option(desc, f.split);
 }
 
 void check_conv2d_options(const po::variables_map& vm, const Conv2dFlags& f) {
@@ -201,7 +203,8 @@ int cmd_conv2d(int argc, char** argv) {
     const std::optional<ConvSchedule> sched = read_schedule_option(f.schedule_path, e);
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
-    const Target target = setup_target(f.common, !f.no_check);
+    Target target = setup_target(f.common, !f.no_check);
+    const NetworkSplit asked = split_option(vm, f.split, target.config);
     if (f.tune && needs_wide_lanes(target.config)) {
       throw UsageError("--tune runs layers with lanes of up to 8 bits; this config's are wider");
     }
@@ -215,6 +218,13 @@ int cmd_conv2d(int argc, char** argv) {
     if (!f.dump_path.empty()) {
       target.runtime->set_program_dump(f.dump_path);
     }
+    SplitChoice choice;
+    if (target.config.num_cores() > 1) {
+      const ConvSchedule s = sched ? *sched : auto_schedule(p, e, target.config);
+      choice = choose_layer_split(p, e, s, false, target.config, asked);
+      target.layer_split = layer_split_of(choice.split);
+      std::cout << "split: " << choice.reason << "\n";
+    }
     nlohmann::ordered_json extra;
     const LayerRun run = compiler::with_simulation_progress(
         f.common.progress_flags(), target.backend,
@@ -223,6 +233,7 @@ int cmd_conv2d(int argc, char** argv) {
                              e.describe(), run.schedule.describe(),
                              extra["schedule_source"].get<std::string>());
     std::cout << TilePlan::make(p, e, run.schedule, target.config).describe(target.config);
+    report_split(choice, {run}, extra);
     return finish_compiler_command(f.common, target, "conv2d", run.name, {run}, extra, f.plot_path);
   });
 }

@@ -27,7 +27,7 @@ int cmd_matmul(int argc, char** argv) {
     uint64_t seed = 1;
     bool no_check = false;
     bool print_lowered = false;
-    std::string dump_path, plot_path;
+    std::string dump_path, plot_path, split;
     po::options_description desc("matmul options");
     add_common_options(desc, common);
     auto add = desc.add_options();
@@ -45,6 +45,7 @@ int cmd_matmul(int argc, char** argv) {
         "print the lowered program (a loop nest of runtime calls) instead of running it");
     add_epilogue_options(desc, ef);
     add_plot_option(desc, plot_path);
+    add_split_option(desc, split);
     po::variables_map vm;
     if (!parse_args(argc, argv, "vtasim matmul --m M --k K --n N [options]", desc, {}, vm)) {
       return 0;
@@ -56,8 +57,9 @@ int cmd_matmul(int argc, char** argv) {
     Epilogue e;
     const std::optional<ConvSchedule> sched = read_schedule_option(schedule_path, e);
     e = apply_epilogue_flags(e, ef, vm);
-    const Target target = setup_target(common, !no_check);
+    Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
+    const NetworkSplit asked = split_option(vm, split, cfg);
     e = epilogue_at_widths(e, cfg);  // clip bounds within the output lane
     if (!dump_path.empty()) {
       target.runtime->set_program_dump(dump_path);
@@ -67,6 +69,12 @@ int cmd_matmul(int argc, char** argv) {
       std::cout << lowered_header("matmul", p.describe(), e, s, cfg)
                 << format_lowered(*lower_conv2d(cfg, matmul_as_conv(p, cfg), e, s));
       return 0;
+    }
+    SplitChoice choice;
+    if (cfg.num_cores() > 1) {
+      choice = choose_layer_split(matmul_as_conv(p, cfg), e, s, true, cfg, asked);
+      target.layer_split = layer_split_of(choice.split);
+      std::cout << "split: " << choice.reason << "\n";
     }
     TargetStep step(target, "layers", p.describe());  // the layer's slice of a trace
     const LayerRun run =
@@ -81,8 +89,9 @@ int cmd_matmul(int argc, char** argv) {
     step.done(run.stats);
     std::cout << fmt::format("matmul {}: epilogue {}, schedule {} ({})\n", p.describe(),
                              e.describe(), s.describe(), sched ? schedule_path : "automatic");
-    return finish_compiler_command(common, target, "matmul", p.describe(), {run},
-                                   nlohmann::ordered_json::object(), plot_path);
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object();
+    report_split(choice, {run}, extra);
+    return finish_compiler_command(common, target, "matmul", p.describe(), {run}, extra, plot_path);
   });
 }
 

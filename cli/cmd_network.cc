@@ -381,6 +381,7 @@ struct NetworkCommand {
   std::string name, plot_path;
   int tune = 0, batch = 1, jobs = 1;
   bool no_check = false, print_json = false;
+  std::string split;
   ModelOptions model;
   PipelineOptions pipeline;
 };
@@ -400,10 +401,31 @@ void add_network_options(po::options_description& desc, NetworkCommand& c) {
       "print the network description as JSON (a starting point for your own) and exit");
   add_model_options(desc, c.model);
   add_pipeline_options(desc, c.pipeline);
+  add_split_option(desc, c.split);
 }
 
 // Runs the compiled network on the target and reports it.
-int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
+// The split of the network on the target's cores (printed), for -j 1 only.
+SplitChoice network_split_choice(const NetworkCommand& c, const po::variables_map& vm,
+                                 const Network& net, const HwConfig& cfg) {
+  const NetworkSplit asked = split_option(vm, c.split, cfg);
+  if (cfg.num_cores() < 2) {
+    return SplitChoice{};
+  }
+  if (c.jobs > 1 && asked != NetworkSplit::kNone) {
+    throw UsageError("a split over the cores runs in one process: use -j 1 (or --split none)");
+  }
+  SplitChoice choice;
+  try {
+    choice = choose_network_split(net, cfg, asked);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--split: ") + e.what());
+  }
+  std::cout << "split: " << choice.reason << "\n";
+  return choice;
+}
+
+int run_compiled_network(NetworkCommand& c, const po::variables_map& vm, const ir::Module& module) {
   const Network& net = *module.net;
   Target target = setup_target(c.common, !c.no_check);
   check_network_widths(target.config, net.name);
@@ -420,6 +442,8 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
   NetworkOptions opt;
   opt.check = !c.no_check;
   opt.tune_candidates = size_t(c.tune);
+  const SplitChoice choice = network_split_choice(c, vm, net, target.config);
+  opt.layer_split = layer_split_of(choice.split);
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
   ProgressDisplay progress("network " + net.name, "VTA layers",
                            vta_layer_count(module, target.config), c.common.progress_flags());
@@ -442,6 +466,7 @@ int run_compiled_network(NetworkCommand& c, const ir::Module& module) {
       run_or_report_failure(c.common, target, net, opt, c.jobs, {progress, done, current}, extra);
   print_host_rows(model, r);
   extra["host_ops"] = r.host_ops;
+  report_split(choice, r.runs, extra);
   const std::string mismatch = model ? check_model_output(*model, r, extra) : std::string();
   if (model) {
     report_host_time(*model, r, target.config.clock_mhz, extra);
@@ -497,7 +522,7 @@ int cmd_network(int argc, char** argv) {
                         resolve_config(c.common.config, c.common.sets).config);
       return 0;
     }
-    return c.pipeline.stop_after.empty() ? run_compiled_network(c, module) : 0;
+    return c.pipeline.stop_after.empty() ? run_compiled_network(c, vm, module) : 0;
   });
 }
 

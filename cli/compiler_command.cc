@@ -169,6 +169,82 @@ nlohmann::ordered_json take_command_summary(nlohmann::ordered_json& extra) {
 
 }  // namespace
 
+void add_split_option(po::options_description& desc, std::string& split) {
+  desc.add_options()("split", po::value(&split),
+                     "with CORES > 1: split layers over the cores by output channels, by batch, "
+                     "or as the cost model chooses (auto|channels|batch|none; default auto)");
+}
+
+NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
+                          const HwConfig& cfg) {
+  if (!vm.count("split")) {
+    return cfg.num_cores() > 1 ? NetworkSplit::kAuto : NetworkSplit::kNone;
+  }
+  NetworkSplit s = NetworkSplit::kNone;
+  try {
+    s = parse_network_split(text);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--split: ") + e.what());
+  }
+  if (cfg.num_cores() < 2 && s != NetworkSplit::kNone) {
+    throw UsageError(fmt::format(
+        "--split {}: config {} has one core; a split needs CORES > 1 (e.g. --set CORES=2)", text,
+        cfg.model_name));
+  }
+  return s;
+}
+
+namespace {
+
+// Core k's cycles and DRAM contention summed over the runs.
+nlohmann::ordered_json core_totals(int cores, const std::vector<LayerRun>& runs,
+                                   std::string& line) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (int k = 0; k < cores; ++k) {
+    double cycles = 0, contention = 0;
+    for (const LayerRun& r : runs) {
+      const NamedCounter* c = r.stats.find(fmt::format("core{}.cycles", k));
+      const NamedCounter* w = r.stats.find(fmt::format("core{}.dram_contention_cycles", k));
+      cycles += c ? c->value : 0.0;
+      contention += w ? w->value : 0.0;
+    }
+    j.push_back({{"core", k}, {"cycles", cycles}, {"dram_contention_cycles", contention}});
+    line += fmt::format("{}core {} {:.0f} cycles (DRAM contention {:.0f})", k ? ", " : "", k,
+                        cycles, contention);
+  }
+  return j;
+}
+
+}  // namespace
+
+void report_split(const SplitChoice& choice, const std::vector<LayerRun>& runs,
+                  nlohmann::ordered_json& extra) {
+  if (choice.cores < 2) {
+    return;
+  }
+  nlohmann::ordered_json m;
+  m["cores"] = choice.cores;
+  m["split"] = network_split_name(choice.split);
+  m["reason"] = choice.reason;
+  m["candidates"] = nlohmann::ordered_json::array();
+  for (const SplitCandidate& c : choice.candidates) {
+    m["candidates"].push_back({{"split", network_split_name(c.split)},
+                               {"possible", c.why_not.empty()},
+                               {"estimated_cycles", c.why_not.empty() ? c.est_cycles : 0.0},
+                               {"why_not", c.why_not}});
+  }
+  std::string line;
+  m["per_core"] = core_totals(choice.cores, runs, line);
+  m["layers"] = nlohmann::ordered_json::object();
+  for (const LayerRun& r : runs) {
+    m["layers"][r.name] = r.split;
+  }
+  extra["multicore"] = m;
+  if (!runs.empty() && runs.front().stats.timed) {
+    extra["summary_lines"].push_back("cores: " + line);
+  }
+}
+
 Target setup_target(const CommonOptions& o, bool verify) {
   Target target(resolve_config(o.config, o.sets).config,
                 o.backend.empty() ? backend_name_from_env() : o.backend);

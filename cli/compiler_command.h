@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "vta/compiler/run/layer_runner.h"
+#include "vta/compiler/run/network_split.h"
 #include "vta/compiler/scheduling/schedule.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
@@ -38,6 +39,19 @@ void check_option_range(const po::variables_map& vm, const std::string& option, 
 
 // --plot FILE.png: the cycle breakdown and roofline of the run (explore/plots/run_plot.py).
 void add_plot_option(po::options_description& desc, std::string& plot_path);
+
+// --split auto|channels|batch|none: how layers go to the cores of a config with CORES > 1
+// (default auto there; run/network_split.h).
+void add_split_option(po::options_description& desc, std::string& split);
+// The split the command line asks for on `cfg`: unknown, or given on a config of one core, is a
+// UsageError naming it; not given: auto with CORES > 1, else none.
+compiler::NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
+                                    const HwConfig& cfg);
+// Prints the split chosen and why, and adds the report's "multicore" key: the choice, each
+// candidate's estimate, and per core the cycles and DRAM contention summed over `runs` (also
+// as a summary line). Nothing for a config of one core.
+void report_split(const compiler::SplitChoice& choice, const std::vector<compiler::LayerRun>& runs,
+                  nlohmann::ordered_json& extra);
 
 // The command's target (--config, --backend); with `verify` the compiler checks every
 // synchronised program for cross-stage races before it runs. Also configures the runtime's

@@ -13,6 +13,7 @@
 
 #include "vta/sim/error.h"
 #include "vta/sim/input_file.h"
+#include "vta/sim/system_config.h"
 #include "vta/sim/text_hash.h"
 
 namespace vta {
@@ -117,8 +118,9 @@ ResolvedConfig resolve(const std::string& source, const std::string& root,
   nlohmann::json j = keys;
   std::string set_keys;
   for (const ConfigOverride& o : overrides) {
-    // The optional memory-model keys (dram_spec.h) may be set on a config that lacks them.
-    if (!j.contains(o.key) && !is_memory_key(o.key)) {
+    // The optional memory-model keys (dram_spec.h) and system keys (CORES, INTERCONNECT_*:
+    // system_config.h) may be set on a config that lacks them.
+    if (!j.contains(o.key) && !is_memory_key(o.key) && !is_system_key(o.key)) {
       throw ConfigError(fmt::format("{}: --set {}: unknown key '{}'", source, o.key, o.key));
     }
     j[o.key] = o.value;

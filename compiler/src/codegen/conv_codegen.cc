@@ -34,6 +34,7 @@ Clip clip_window(int start, int len, int limit, int step = 1) {
 struct ConvCodegen::Tile {
   uint64_t index = 0;             // position in emission order
   int nb = 0, ot = 0;             // batch block, output-channel tile
+  int pass = 0;                   // (nb, ot) pairs emitted before this tile's (weight tags)
   int ob0 = 0, oy0 = 0, ox0 = 0;  // first output-channel block, output row, output column
   int to = 0, th = 0, tw = 0;     // output-channel blocks, rows, columns
   uint32_t acc_slot = 0, acc_base = 0, out_base = 0;
@@ -128,7 +129,9 @@ ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t i
   s.shape = P.shape(tile.th, tile.tw, tile.to, s.ti);
   s.io_slot = uint32_t(index % uint64_t(P.s.threads));
   s.inp_base = s.io_slot * P.inp_slot;
-  s.wgt = P.weight_slot(tile.nb, tile.ot, chunk, index);
+  // Weight tags count the passes in emission order: a range's passes stay consecutive (the
+  // slot rotation TilePlan::weight_slot relies on), the whole layer's are nb * oc_tiles + ot.
+  s.wgt = P.weight_slot(0, tile.pass, chunk, index);
   s.wgt_base = s.wgt.slot * P.wgt_slot;
   // Skip the weight load when the slot already holds these weights (TilePlan::weight_slot).
   s.loads_wgt = m_wgt_tag[s.wgt.slot] != s.wgt.tag;
@@ -146,19 +149,26 @@ ConvCodegen::Step ConvCodegen::make_step(const Tile& tile, int chunk, uint64_t i
   return s;
 }
 
-void ConvCodegen::emit(ProgramSink& sink, const ConvBuffers& b) {
+void ConvCodegen::emit(ProgramSink& sink, const ConvBuffers& b, const ConvTileRange& r) {
   const TilePlan& P = m_plan;
   m_wgt_tag.assign(size_t(P.s.threads), -1);
+  const auto end = [](int e, int all) { return e < 0 ? all : std::min(e, all); };
   std::vector<Tile> tiles;
   tiles.reserve(P.tiles());
-  for (int nb = 0; nb < P.g.nb; ++nb) {
-    for (int ot = 0; ot < P.oc_tiles; ++ot) {
+  int pass = 0;
+  for (int nb = r.nb_begin; nb < end(r.nb_end, P.g.nb); ++nb) {
+    for (int ot = r.ot_begin; ot < end(r.ot_end, P.oc_tiles); ++ot) {
       for (int ht = 0; ht < P.h_tiles; ++ht) {
-        for (int wt = 0; wt < P.w_tiles; ++wt) {
+        for (int wt = r.wt_begin; wt < end(r.wt_end, P.w_tiles); ++wt) {
           tiles.push_back(make_tile(nb, ot, ht, wt, tiles.size()));
+          tiles.back().pass = pass;
         }
       }
+      ++pass;
     }
+  }
+  if (tiles.empty()) {
+    return;
   }
   uint64_t step = 0;
   for (size_t j = 0; j < tiles.size(); ++j) {

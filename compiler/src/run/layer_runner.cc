@@ -16,6 +16,7 @@
 #include "vta/compiler/codegen/layout.h"
 #include "vta/compiler/references/reference_cache.h"
 #include "vta/compiler/references/width_reference.h"
+#include "vta/compiler/run/core_split.h"
 #include "vta/compiler/run/layer_widths.h"
 #include "vta/sim/error.h"
 
@@ -327,19 +328,126 @@ LayerRun run_packed_conv2d(const Target& target, const Conv2dParams& p, const Ti
   return r;
 }
 
+namespace {
+
+// The counters of a run of several cores as one layer's: every core's counts added, the cycles
+// the system's (first start to last FINISH); core 0's unit counters and the system's named
+// counters (coreK.cycles, coreK.dram_contention_cycles, ...) as the backend gives them.
+Stats system_stats(const Backend& b) {
+  Stats s = b.stats();
+  for (int k = 1; k < b.cores(); ++k) {
+    s.add_counts(b.core_stats(k));
+  }
+  s.cycles = 0;
+  if (const NamedCounter* c = s.find("system.cycles")) {
+    s.cycles = uint64_t(c->value);
+  }
+  return s;
+}
+
+// One run of several cores (VTASystemBegin ... VTASystemRun): on an error before the run the
+// runtime is reset, so no later program is kept for a run that never comes.
+class SystemRunScope {
+ public:
+  explicit SystemRunScope(Runtime& rt) : m_rt(rt) { m_rt.system_begin(); }
+  ~SystemRunScope() {
+    if (!m_ran) {
+      m_rt.reset();
+    }
+  }
+  SystemRunScope(const SystemRunScope&) = delete;
+  SystemRunScope& operator=(const SystemRunScope&) = delete;
+  void record_on(int core) { m_rt.set_command_core(core); }
+  // True on a timeout.
+  bool run(uint32_t wait_cycles) {
+    m_rt.set_command_core(0);
+    m_ran = true;
+    return m_rt.system_run(wait_cycles);
+  }
+
+ private:
+  Runtime& m_rt;
+  bool m_ran = false;
+};
+
+// The layer on every core of the split at once: one program per core over its tile range,
+// all into the same output tensor, started together.
+LayerRun run_split_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                          const TilePlan& plan, const CoreSplitPlan& split,
+                          const PackedConv& packed, std::vector<int8_t>& out_bytes) {
+  const HwConfig& cfg = target.config;
+  RuntimeSink sink(target);  // outlives the buffers below
+  std::vector<std::unique_ptr<ConvCodegen>> codegens;
+  for (size_t k = 0; k < split.ranges.size(); ++k) {
+    codegens.push_back(std::make_unique<ConvCodegen>(plan, cfg));
+  }
+  const ConvDeviceTensors tensors = upload(sink, plan, cfg, packed, codegens[0]->zero_bytes());
+  sink.clear_stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    SystemRunScope system(*target.runtime);
+    for (size_t k = 0; k < split.ranges.size(); ++k) {
+      system.record_on(int(k));
+      codegens[k]->emit(sink, tensors.buffers(), split.ranges[k]);
+      sink.synchronize();  // kept for the run of all cores
+    }
+    if (system.run(target.max_cycles)) {
+      throw Error(fmt::format("{}: the {} cores did not all finish within {} cycles",
+                              p.name.empty() ? "conv2d" : p.name, split.ranges.size(),
+                              target.max_cycles));
+    }
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  LayerRun r = describe_conv_run(target, p, plan);
+  r.peak_macs_per_cycle *= split.ranges.size();  // every core's MACs in a cycle of the system
+  r.bound = estimate_split(e, split, cfg).bound;
+  r.min_bytes = r.bound.bytes.total();
+  r.stats = system_stats(target.runtime->backend());
+  r.verdict = verdict_of(r.bound, r.stats, cfg);
+  r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
+  for (const auto& c : codegens) {
+    r.kernels += c->kernel_count();
+    r.kernel_uops += c->kernel_uops();
+  }
+  out_bytes = tensors.out.read<int8_t>();
+  return r;
+}
+
+// The layer's run on the target: split over the cores as target.layer_split says, else (one
+// core, no split, or a layer the split cannot divide) on core 0 alone.
+LayerRun run_planned_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& e,
+                            const ConvSchedule& s, const ConvData& data,
+                            std::vector<int8_t>& out_bytes, TilePlan& plan) {
+  const HwConfig& cfg = target.config;
+  CoreSplitPlan split;
+  if (target.layer_split != LayerSplit::kNone && cfg.num_cores() > 1) {
+    split = split_layer(p, s, target.layer_split, cfg.num_cores(), cfg);
+  }
+  plan = TilePlan::make(p, e, split.split != LayerSplit::kNone ? split.schedule : s, cfg);
+  const PackedConv packed = pack_conv(plan, cfg, s.fold_rows ? planned_data(p, s, data) : data);
+  LayerRun r = split.split != LayerSplit::kNone
+                   ? run_split_conv2d(target, p, e, plan, split, packed, out_bytes)
+                   : run_packed_conv2d(target, p, plan, packed, out_bytes);
+  if (target.layer_split != LayerSplit::kNone && cfg.num_cores() > 1) {
+    r.split = fmt::format("{}: {}", layer_split_name(target.layer_split), split.why);
+  }
+  return r;
+}
+
+}  // namespace
+
 LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& layer_e,
                     const ConvSchedule& s, const ConvData& data, bool check) {
   const HwConfig& cfg = target.config;
   const LayerWidths widths = LayerWidths::of(cfg);
   check_layer_widths(cfg, p.name.empty() ? "conv2d" : p.name);
   const Epilogue e = epilogue_at_widths(layer_e, cfg);
-  const TilePlan plan = TilePlan::make(p, e, s, cfg);
-  const BlockedConv& g = plan.g;
   check_conv_data(p, e, data);
   check_conv_lanes(p.name.empty() ? "conv2d" : p.name, data, widths);
-  const PackedConv packed = pack_conv(plan, cfg, s.fold_rows ? planned_data(p, s, data) : data);
   std::vector<int8_t> out_bytes;
-  LayerRun r = run_packed_conv2d(target, p, plan, packed, out_bytes);
+  TilePlan plan;
+  LayerRun r = run_planned_conv2d(target, p, e, s, data, out_bytes, plan);
+  const BlockedConv& g = plan.g;
   const size_t out_lanes = size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.batch * cfg.block_out;
   r.out = unpack_nchw(unpack_lanes(std::move(out_bytes), cfg.out_width, out_lanes), p.n, p.k, g.oh,
                       g.ow, g.batch, g.block_out);
@@ -419,7 +527,12 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
     throw Error(fmt::format("matmul '{}': operand sizes do not match {}", p.name, p.describe()));
   }
   const Conv2dParams c = matmul_as_conv(p, target.config);
-  LayerRun r = run_conv2d(target, c, e, s, matmul_conv_data(p, c, data), false);
+  // A matmul's batch is its rows: the convolution's columns.
+  Target t = target;
+  if (t.layer_split == LayerSplit::kBatch) {
+    t.layer_split = LayerSplit::kColumns;
+  }
+  LayerRun r = run_conv2d(t, c, e, s, matmul_conv_data(p, c, data), false);
   r.out = matmul_output(p, c, r.out);
   r.kind = "matmul";
   r.shape = p.describe();

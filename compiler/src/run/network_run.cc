@@ -157,7 +157,11 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
   return std::move(v.run);
 }
 
-NetworkRun run_network(const Target& target, const Network& net, const NetworkOptions& opt) {
+NetworkRun run_network(const Target& system, const Network& net, const NetworkOptions& opt) {
+  Target target = system;  // the same runtime, with the layers' split
+  if (opt.layer_split != LayerSplit::kNone) {
+    target.layer_split = opt.layer_split;
+  }
   check_network_widths(target.config, net.name);
   const LayerWidths widths = LayerWidths::of(target.config);
   if (needs_wide_network(widths)) {

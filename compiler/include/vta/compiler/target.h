@@ -18,6 +18,10 @@ namespace vta::compiler {
 
 struct ProgramCheck;
 
+// How a layer's output tiles go to the cores of a system (run/core_split.h): kNone runs every
+// layer on core 0 alone, as on a single core; kColumns is a matmul's batch (its rows).
+enum class LayerSplit { kNone, kChannels, kBatch, kColumns };
+
 struct Target {
   Target(HwConfig cfg, std::string backend_name)
       : config(std::move(cfg)),
@@ -35,6 +39,9 @@ struct Target {
   bool verify_programs = true;
   // Budget of each synchronised program (VTASynchronize's wait_cycles; fsim counts work units).
   uint32_t max_cycles = 1u << 31;
+  // With CORES > 1: each conv2d / matmul layer runs on every core together, its output tiles
+  // split this way (run/core_split.h); the default runs on core 0 alone.
+  LayerSplit layer_split = LayerSplit::kNone;
   // Optional: also receives the verifier's result for every checked program (e.g. to collect
   // statistics); called before the error for a failing program is thrown.
   std::function<void(const ProgramCheck&)> on_program_check;

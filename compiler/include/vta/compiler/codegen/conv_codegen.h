@@ -42,14 +42,25 @@ struct ConvBuffers {
   BufferHandle shifts = nullptr;    // [K/BO][B][BO] int32 (if the shifts are per channel)
 };
 
+// The output tiles one program computes: batch blocks [nb_begin, nb_end), output-channel tiles
+// [ot_begin, ot_end) and column tiles [wt_begin, wt_end) of the plan (an end of -1: to the last).
+// The cores of a system each emit a disjoint range into the same output tensor
+// (run/core_split.h); the default is the whole layer.
+struct ConvTileRange {
+  int nb_begin = 0, nb_end = -1;
+  int ot_begin = 0, ot_end = -1;
+  int wt_begin = 0, wt_end = -1;
+};
+
 class ConvCodegen {
  public:
   ConvCodegen(const TilePlan& plan, const HwConfig& cfg);
   ConvCodegen(const ConvCodegen&) = delete;
   ConvCodegen& operator=(const ConvCodegen&) = delete;
 
-  // Appends the layer to the sink's program (no synchronize).
-  void emit(ProgramSink& sink, const ConvBuffers& buffers);
+  // Appends the layer's tiles in `range` to the sink's program (no synchronize); nothing for
+  // an empty range.
+  void emit(ProgramSink& sink, const ConvBuffers& buffers, const ConvTileRange& range = {});
   // Bytes of the all-zero buffer needed for input windows that lie entirely in the padding.
   size_t zero_bytes() const { return m_zero_elems * size_t(m_cfg.inp_elem_bytes); }
   const TilePlan& plan() const { return m_plan; }

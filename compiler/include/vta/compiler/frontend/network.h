@@ -106,6 +106,9 @@ struct NetworkOptions {
   size_t tune_candidates = 0;  // 0: automatic schedule; otherwise tune each layer
   // Called after each VTA layer (for progress output).
   std::function<void(const LayerRun&)> on_layer;
+  // With CORES > 1: how the conv2d and dense layers go to the cores (run/core_split.h;
+  // run/network_split.h chooses one); the default runs every layer on core 0 alone.
+  LayerSplit layer_split = LayerSplit::kNone;
 };
 
 struct NetworkRun {

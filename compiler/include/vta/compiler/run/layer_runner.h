@@ -55,6 +55,9 @@ struct LayerRun {
   LayerBound bound;                  // the honest bound (compute or memory, whichever is larger)
   Verdict verdict;                   // what keeps the run at its cycles (from the counters)
   size_t kernels = 0, kernel_uops = 0;
+  // With CORES and a split (Target::layer_split): how the layer went to the cores,
+  // "channels: 4 output-channel blocks: 2 + 2 on 2 cores" (empty: core 0, no split asked).
+  std::string split;
   bool checked = false;
   size_t mismatches = 0;
   std::string first_mismatch;

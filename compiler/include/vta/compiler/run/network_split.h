@@ -1,0 +1,45 @@
+// Which split a network runs with on a system of several cores (a config with CORES,
+// docs/multicore.md), and why: the cost model's estimate of the network's VTA cycles under each
+// candidate (core_split.h: each conv2d / dense layer's split estimate; every other VTA layer on
+// core 0 alone at its own estimate), the smallest chosen.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/target.h"
+
+namespace vta::compiler {
+
+enum class NetworkSplit { kNone, kAuto, kChannels, kBatch };
+
+// "none", "auto", "channels", "batch"; parse throws Error naming the text and the choices.
+const char* network_split_name(NetworkSplit split);
+NetworkSplit parse_network_split(const std::string& text);
+// The layer split a network split runs its conv2d / dense layers with (kNone for kNone).
+LayerSplit layer_split_of(NetworkSplit split);
+
+struct SplitCandidate {
+  NetworkSplit split = NetworkSplit::kNone;
+  double est_cycles = 0;  // the network's VTA layers, summed (0: not possible)
+  std::string why_not;    // why the candidate cannot run (empty: it can)
+};
+
+struct SplitChoice {
+  NetworkSplit split = NetworkSplit::kNone;  // kChannels, kBatch or kNone
+  int cores = 1;
+  std::vector<SplitCandidate> candidates;  // none (core 0 alone), channels, batch
+  std::string reason;                      // "auto: channels, est 1.20M cycles < batch ..."
+};
+
+// The candidates' estimates and the choice for `asked` on `cfg`. Errors (vta::Error) for a split
+// that cannot run: any split but none on a config of one core ("... set CORES"), batch on a
+// batch of 1. kAuto on one core is kNone.
+SplitChoice choose_network_split(const Network& net, const HwConfig& cfg, NetworkSplit asked);
+
+// The same for one conv2d / matmul layer (`matmul`: its batch is its rows).
+SplitChoice choose_layer_split(const Conv2dParams& p, const Epilogue& e, const ConvSchedule& s,
+                               bool matmul, const HwConfig& cfg, NetworkSplit asked);
+
+}  // namespace vta::compiler

@@ -1,0 +1,167 @@
+// The compiler's splits over the cores of a system (compiler/include/vta/compiler/run/
+// core_split.h, network_split.h): a small network of conv2d and dense layers on 2 and 3 cores,
+// split by output channels and by batch, bit-exact with its single-core run and with the
+// network's plain C++ reference on fsim and the cycle model; the choice of the cost model where
+// the answer is known by hand; the errors of splits that cannot run.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_paths.h"
+#include "vta/compiler/frontend/network.h"
+#include "vta/compiler/run/core_split.h"
+#include "vta/compiler/run/network_split.h"
+#include "vta/compiler/scheduling/auto_schedule.h"
+#include "vta/sim/error.h"
+
+using namespace vta;
+using namespace vta::compiler;
+using Catch::Matchers::Contains;
+
+namespace {
+
+HwConfig with_cores(int cores) {
+  nlohmann::json j = HwConfig::from_file(config_path("pynq_fixed")).to_json();
+  if (cores > 0) {
+    j["CORES"] = cores;
+  }
+  return HwConfig::from_json(j, "pynq_fixed with CORES");
+}
+
+// Batch 2; 64 output channels = 4 blocks of 16 (3 cores: 2 + 1 + 1), a residual, a strided
+// 1x1, a dense layer of 40 units (3 blocks, the last one partial).
+Network small_network(int batch) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "name": "split_net", "seed": 11, "input": {"name": "data", "n": 2, "c": 16, "h": 8, "w": 8},
+    "layers": [
+      {"name": "c1", "op": "conv2d", "input": "data", "k": 64, "kernel": 3, "pad": 1,
+       "epilogue": {"bias": true, "shift": 10, "relu": true, "clip_hi": 127}},
+      {"name": "c2", "op": "conv2d", "input": "c1", "k": 64, "kernel": 3, "pad": 1,
+       "residual": "c1", "epilogue": {"shift": 11, "relu": true, "clip_hi": 127}},
+      {"name": "down", "op": "conv2d", "input": "c2", "k": 48, "kernel": 1, "stride": 2,
+       "epilogue": {"shift": 9, "clip_lo": -128, "clip_hi": 127}},
+      {"name": "fc", "op": "dense", "input": "down", "units": 40,
+       "epilogue": {"bias": true, "shift": 10, "clip_lo": -128, "clip_hi": 127}}]})");
+  j["input"]["n"] = batch;
+  return Network::from_json(j, "split_net.json");
+}
+
+NetworkRun run_on(const std::string& backend, int cores, LayerSplit split, const Network& net) {
+  Target target(with_cores(cores), backend);
+  NetworkOptions opt;
+  opt.layer_split = split;
+  return run_network(target, net, opt);
+}
+
+double counter(const Stats& s, const std::string& name) {
+  const NamedCounter* c = s.find(name);
+  return c ? c->value : -1.0;
+}
+
+}  // namespace
+
+TEST_CASE("multicore split: channels and batch bit-exact with one core and the reference",
+          "[multicore][split]") {
+  const Network net = small_network(2);
+  const auto ref = reference_network_tensors(net);
+  const std::vector<int8_t>& expected = ref.at("fc").data;
+  for (const std::string backend : {"fsim", "cycle"}) {
+    const NetworkRun alone = run_on(backend, 0, LayerSplit::kNone, net);
+    REQUIRE(alone.output == expected);
+    struct Case {
+      int cores;
+      LayerSplit split;
+    };
+    for (const Case c : {Case{2, LayerSplit::kChannels}, Case{2, LayerSplit::kBatch},
+                         Case{3, LayerSplit::kChannels}}) {
+      INFO(backend << " on " << c.cores << " cores, split " << layer_split_name(c.split));
+      const NetworkRun r = run_on(backend, c.cores, c.split, net);
+      CHECK(r.output == expected);
+      REQUIRE(r.runs.size() == alone.runs.size());
+      for (size_t i = 0; i < r.runs.size(); ++i) {
+        const LayerRun& l = r.runs[i];
+        INFO("layer " << l.name << ": " << l.split);
+        CHECK((l.checked && l.mismatches == 0));
+        CHECK_THAT(l.split, Contains(fmt::format("on {} cores", c.cores)));
+        // The same work, divided: every GEMM micro-op and every output byte once.
+        CHECK(l.stats.gemm_counter == alone.runs[i].stats.gemm_counter);
+        CHECK(l.stats.out_store_nbytes == alone.runs[i].stats.out_store_nbytes);
+        if (backend == "cycle") {
+          // The run lasts as long as its slowest core, and never less than that core's GEMMs.
+          for (int k = 0; k < c.cores; ++k) {
+            CHECK(double(l.stats.cycles) >= counter(l.stats, fmt::format("core{}.cycles", k)));
+          }
+          CHECK(l.stats.cycles >= l.bound.gemm_cycles);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("multicore split: 3 cores share 4 channel blocks 2 + 1 + 1", "[multicore][split]") {
+  const HwConfig cfg = with_cores(3);
+  Conv2dParams p;
+  p.n = 1, p.c = 16, p.h = p.w = 8, p.k = 64, p.kh = p.kw = 3, p.pad_top = p.pad_bottom = 1;
+  p.pad_left = p.pad_right = 1;
+  const Epilogue e;
+  const CoreSplitPlan plan =
+      split_layer(p, auto_schedule(p, e, cfg), LayerSplit::kChannels, 3, cfg);
+  CHECK(plan.why == "4 output-channel blocks: 2 + 1 + 1 on 3 cores");
+  REQUIRE(plan.slices.size() == 3);
+  CHECK(plan.slices[0].k == 32);
+  CHECK(plan.slices[1].k == 16);
+  CHECK(plan.slices[2].k == 16);
+}
+
+TEST_CASE("multicore split: the cost model's choice where it is known by hand",
+          "[multicore][split]") {
+  const HwConfig cfg = with_cores(2);
+  // Batch 1: a batch split is impossible, whatever the estimates.
+  const SplitChoice one = choose_network_split(small_network(1), cfg, NetworkSplit::kAuto);
+  CHECK(one.split == NetworkSplit::kChannels);
+  CHECK_THAT(one.reason,
+             Contains("auto: channels") && Contains("batch not possible (a batch of 1)"));
+  // One output-channel block: the channel split leaves core 1 idle (its estimate is the single
+  // core's), the batch of 2 gives each core one sample.
+  Conv2dParams p;
+  p.n = 2, p.c = 64, p.h = p.w = 14, p.k = 16, p.kh = p.kw = 3;
+  p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
+  const Epilogue e;
+  const SplitChoice c =
+      choose_layer_split(p, e, auto_schedule(p, e, cfg), false, cfg, NetworkSplit::kAuto);
+  CHECK(c.split == NetworkSplit::kBatch);
+  REQUIRE(c.candidates.size() == 3);
+  CHECK(c.candidates[1].est_cycles == c.candidates[0].est_cycles);  // channels = one core
+  CHECK(c.candidates[2].est_cycles < c.candidates[0].est_cycles);
+  CHECK_THAT(c.reason, Contains("auto: batch"));
+  const CoreSplitPlan ch = split_layer(p, auto_schedule(p, e, cfg), LayerSplit::kChannels, 2, cfg);
+  CHECK(ch.split == LayerSplit::kNone);
+  CHECK(ch.why == "1 output-channel block: core 0 alone");
+}
+
+TEST_CASE("multicore split: splits that cannot run are named errors", "[multicore][split]") {
+  CHECK_THROWS_WITH(choose_network_split(small_network(1), with_cores(2), NetworkSplit::kBatch),
+                    Contains("split batch: network split_net has a batch of 1"));
+  CHECK_THROWS_WITH(choose_network_split(small_network(2), with_cores(0), NetworkSplit::kChannels),
+                    Contains("split channels: the config has one core"));
+  CHECK_THROWS_WITH(parse_network_split("diagonal"),
+                    Contains("unknown split 'diagonal' (auto, channels, batch or none)"));
+  // auto on one core runs as before.
+  CHECK(choose_network_split(small_network(2), with_cores(0), NetworkSplit::kAuto).split ==
+        NetworkSplit::kNone);
+}
+
+TEST_CASE("multicore split: tiles balanced over the cores", "[multicore][split]") {
+  // 1000 units = 63 blocks of 16 on 4 cores: tiles of 16 give 16 + 16 + 16 + 15 (tiles of 15
+  // would give the first core 2 of 5 tiles, 30 blocks).
+  const HwConfig cfg = with_cores(4);
+  Conv2dParams p;
+  p.n = 1, p.c = 64, p.h = p.w = 1, p.k = 1000, p.kh = p.kw = 1;
+  const Epilogue e;
+  ConvSchedule s = auto_schedule(p, e, cfg);
+  s.tile_oc_blocks = 63;
+  const CoreSplitPlan plan = split_layer(p, s, LayerSplit::kChannels, 4, cfg);
+  CHECK(plan.why == "63 output-channel blocks: 16 + 16 + 16 + 15 on 4 cores");
+  CHECK(plan.schedule.tile_oc_blocks == 16);
+  CHECK(plan.slices[3].k == 1000 - 48 * 16);
+}
