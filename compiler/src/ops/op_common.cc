@@ -125,7 +125,11 @@ void check_weight_sizes(const NetworkLayer& l, uint64_t weights, uint64_t output
     throw Error(fmt::format("layer '{}' carries {} weights but needs {}", l.name, l.weights->size(),
                             weights));
   }
-  if (l.weights && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
+  if (l.weights_i16 && l.weights_i16->size() != weights) {
+    throw Error(fmt::format("layer '{}' carries {} int16 weights but needs {}", l.name,
+                            l.weights_i16->size(), weights));
+  }
+  if ((l.weights || l.weights_i16) && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
     throw Error(fmt::format("layer '{}' carries {} bias values but needs {}", l.name,
                             l.bias ? l.bias->size() : 0, outputs));
   }

@@ -60,6 +60,9 @@ WideNetworkTensor wide_max_pool(const NetworkLayer& l, const WideNetworkTensor& 
 }
 
 WideNetworkTensor wide_average_pool(const WideNetworkTensor& in, const NetworkLayer& l, int bits) {
+  // A quantized model's bounds of the pool's output (its consumers' fan-in rule), else the lane.
+  const int32_t lo = std::max(lane_min(bits), l.epilogue.clip_lo.value_or(lane_min(bits)));
+  const int32_t hi = std::min(lane_max(bits), l.epilogue.clip_hi.value_or(lane_max(bits)));
   return pool(l, in, [&](int nc, int y, int x) {
     int64_t sum = 0;
     int count = 0;
@@ -67,7 +70,9 @@ WideNetworkTensor wide_average_pool(const WideNetworkTensor& in, const NetworkLa
       sum += v;
       ++count;
     });
-    return wide_scaled_mean(sum, l.count_include_pad ? l.kh * l.kw : count, l.rescale, bits);
+    const int32_t mean =
+        wide_scaled_mean(sum, l.count_include_pad ? l.kh * l.kw : count, l.rescale, bits);
+    return std::clamp(mean, lo, hi);
   });
 }
 
@@ -85,8 +90,12 @@ WideNetworkTensor wide_add(const NetworkLayer& l, const WideNetworkTensor& a,
 void wide_weights(const WideOpContext& ctx, size_t weights, size_t outputs, std::vector<int32_t>& w,
                   std::vector<int32_t>& bias) {
   const NetworkLayer& l = ctx.layer;
-  if (l.weights) {
-    w.assign(l.weights->begin(), l.weights->end());
+  if (l.weights_i16 || l.weights) {
+    if (l.weights_i16) {
+      w.assign(l.weights_i16->begin(), l.weights_i16->end());
+    } else {
+      w.assign(l.weights->begin(), l.weights->end());
+    }
     bias = l.bias ? *l.bias : std::vector<int32_t>();
     return;
   }

@@ -22,17 +22,27 @@ namespace {
 // A VTA layer's output: from the target or from the width reference.
 using VtaStep = std::function<WideNetworkTensor(const NetworkLayer&, const WideLayerJob&)>;
 
-// The network's input: its own int8 data (values of every lane of 8 bits and up), else uniform
-// over the input lane from the seed.
+// The network's own input data (int16 or int8 values) copied into `t`; false without any.
+template <class T>
+bool copy_input(const Network& net, const std::shared_ptr<const std::vector<T>>& data,
+                WideNetworkTensor& t) {
+  if (!data) {
+    return false;
+  }
+  if (data->size() != t.data.size()) {
+    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
+                            net.name, data->size(), net.n, net.c, net.h, net.w));
+  }
+  std::copy(data->begin(), data->end(), t.data.begin());
+  return true;
+}
+
+// The network's input: its own int16 data (a quantized model's) or int8 data (values of every
+// lane of 8 bits and up), else uniform over the input lane from the seed.
 WideNetworkTensor wide_input(const Network& net, const LayerWidths& widths) {
   const size_t size = size_t(net.n) * net.c * net.h * net.w;
-  if (net.input_data && net.input_data->size() != size) {
-    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
-                            net.name, net.input_data->size(), net.n, net.c, net.h, net.w));
-  }
   WideNetworkTensor t{net.n, net.c, net.h, net.w, std::vector<int32_t>(size)};
-  if (net.input_data) {
-    std::copy(net.input_data->begin(), net.input_data->end(), t.data.begin());
+  if (copy_input(net, net.input_i16, t) || copy_input(net, net.input_data, t)) {
     return t;
   }
   std::mt19937_64 rng(net.seed);
