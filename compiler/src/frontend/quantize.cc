@@ -692,9 +692,9 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   if (m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool) {
     l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
     rep.shift = -l.rescale;
-    if (q.wide()) {  // the wide pool saturates to the bits' lane (wide_average_pool)
-      l.epilogue.clip_lo = lane_min(out_bits), l.epilogue.clip_hi = lane_max(out_bits);
-    }
+  }
+  if (q.wide() && !q.weighted(i)) {  // a host layer's output within its bits (follow_wide)
+    l.epilogue.clip_lo = lane_min(out_bits), l.epilogue.clip_hi = lane_max(out_bits);
   }
   if (m.op == GraphOp::kAdd || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
     const bool constant = m.inputs.size() == 1;  // a Min / Max with a constant: its clip bound
@@ -1034,9 +1034,8 @@ void check_wide_operators(const FloatGraph& g, const std::vector<PlannedLayer>& 
   }
   throw Error(fmt::format(
       "quantization of {} to {} lanes: operators without an int16 path: {} (networks of lanes "
-      "wider than 8 bits run conv2d of one group, dense, maxpool, avgpool, global_avgpool and "
-      "add)",
-      g.name, widths.describe(), list));
+      "wider than 8 bits run {})",
+      g.name, widths.describe(), list, wide_operator_names()));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The operators of networks of wide lanes (run/wide_network_run.h) as the operator table's
-// entries use them: host kernels on int32_t lanes (the int8 ones of each operator with the
-// output lane's bounds for int8's) and the job data of a VTA layer.
+// entries use them: host kernels on int32_t lanes (the int8 path's own kernels of
+// ops/lane_kernels.h, at the output lane's bounds) and the job data of a VTA layer.
 #pragma once
 
 #include <cstdint>

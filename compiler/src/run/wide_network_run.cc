@@ -3,6 +3,7 @@
 #include "vta/compiler/run/wide_network_run.h"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <random>
 
@@ -62,6 +63,18 @@ const WideNetworkTensor& wide_tensor(const Network& net, const NetworkLayer& l,
   return it->second;
 }
 
+// A quantized model's bounds of a host layer's output (the fan-in rule of its consumers:
+// quantize.h), where the layer has them.
+void clip_to_epilogue(WideNetworkTensor& out, const Epilogue& e) {
+  if (!e.clip_lo && !e.clip_hi) {
+    return;
+  }
+  const int32_t lo = e.clip_lo.value_or(INT32_MIN), hi = e.clip_hi.value_or(INT32_MAX);
+  for (auto& x : out.data) {
+    x = std::clamp(x, lo, hi);
+  }
+}
+
 // The host's residual add after a VTA layer: the residual (rounded down by residual_shift as
 // VTA's ALU ADD 2^(r-1), SHR r would), the layer's bounds, saturated to the output lane.
 void add_residual(WideNetworkTensor& out, const WideNetworkTensor& r, const WideLayerJob& job,
@@ -108,9 +121,10 @@ void follow_wide(const Network& net, const LayerWidths& widths, const VtaStep& v
     const bool vta_layer = def.make_wide_job && l.on_vta();
     if (!vta_layer && !def.run_host_wide) {
       throw Error(fmt::format(
-          "network {}: layer '{}' ({}) does not run at {} lanes yet (networks of lanes wider "
-          "than 8 bits: conv2d, dense, maxpool, avgpool, global_avgpool, add)",
-          net.name, l.name, l.op, widths.describe()));
+          "network {}: layer '{}' ({}{}) does not run at {} lanes yet (networks of lanes wider "
+          "than 8 bits: {})",
+          net.name, l.name, l.op, l.groups > 1 ? ", grouped" : "", widths.describe(),
+          wide_operator_names()));
     }
     if (vta_layer) {
       tensors[l.name] = wide_vta_layer(def, ctx, vta, host_ops);
@@ -119,6 +133,7 @@ void follow_wide(const Network& net, const LayerWidths& widths, const VtaStep& v
     std::string note;
     WideNetworkTensor out = def.run_host_wide(ctx, note);
     saturate_wide_lanes(out.data, widths.out);
+    clip_to_epilogue(out, l.epilogue);
     host_ops.push_back(std::move(note));
     tensors[l.name] = std::move(out);
     if (target && target->on_host_layer) {
@@ -164,6 +179,16 @@ WideLayerRun run_wide_job(const Target& target, const NetworkLayer& l, const Wid
 
 bool needs_wide_network(const LayerWidths& w) {
   return w.inp > 8 || w.wgt > 8;
+}
+
+std::string wide_operator_names() {
+  std::string s;
+  for (const OpDef* d : op_defs()) {
+    if (d->make_wide_job || d->run_host_wide) {
+      s += (s.empty() ? "" : ", ") + d->name + (d->make_wide_job ? " (one group)" : "");
+    }
+  }
+  return s;
 }
 
 void saturate_wide_lanes(std::vector<int32_t>& v, int bits) {
