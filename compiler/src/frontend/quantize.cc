@@ -972,8 +972,12 @@ void QuantizedModel::time_host(const HostCpu& cpu, const HwConfig* cfg) {
   }
 }
 
+bool quantizable_widths(const LayerWidths& widths) {
+  return widths.inp <= 16 && widths.wgt <= 16;
+}
+
 void check_quantizable_widths(const std::string& model, const LayerWidths& widths) {
-  if (widths.inp > 16 || widths.wgt > 16) {
+  if (!quantizable_widths(widths)) {
     throw Error(
         fmt::format("quantization of {} to {} lanes: quantized networks hold input and weight "
                     "lanes of 1 to 16 bits (int8_t, or int16_t from 9 bits; lanes wider than "

@@ -131,6 +131,8 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);
 // and weight lanes of 1 to 8 bits (int8_t tensors) or 9 to 16 (int16_t weights and input, the
 // wide path of run/wide_network_run.h, whose operators quantize_graph checks by name).
 void check_quantizable_widths(const std::string& model, const LayerWidths& widths);
+// The same as a predicate (sweeps quantize a model once per such widths of their designs).
+bool quantizable_widths(const LayerWidths& widths);
 
 // True when the run's output (NetworkRun::output, or wide_output at lanes wider than 8 bits)
 // equals the model's reference output bit for bit; `differ` (if given) counts the differing
