@@ -187,3 +187,41 @@ def test_int16_operator_without_a_wide_path_is_named(tmp_path):
     # int32 lanes: no quantization (the fan-in rule leaves them int16's precision).
     _, _, err = vtasim(str(tmp_path), model, "--config", "pynq_int32", status=1)
     assert "lanes of 1 to 16 bits" in err, err
+
+
+def test_int16_transformer_block(tmp_path):
+    # A one-layer ViT (torchvision's VisionTransformer, 32x32 input, 16x16 patches, 2 heads of
+    # 16): the patch Conv, the class token and position embedding (add_constant), LayerNorm,
+    # the attention's batch matmuls and Softmax, GELU, views and permutes. At int16 the host
+    # runs them on its int32 lanes; the output equals the network's reference on fsim and cycle
+    # and follows torch's float output at least as closely as int8 does.
+    from torchvision.models.vision_transformer import VisionTransformer
+    seed = 36
+    print(f"seed {seed}")
+    torch.manual_seed(seed)
+    model = VisionTransformer(image_size=32, patch_size=16, num_layers=1, num_heads=2,
+                              hidden_dim=32, mlp_dim=64, num_classes=10).eval()
+    with torch.no_grad():  # torchvision starts the head at zero
+        model.heads.head.weight.normal_(0, 0.3)
+        model.heads.head.bias.normal_(0, 0.1)
+    x = torch.randn((1, 3, 32, 32), generator=torch.Generator().manual_seed(seed + 1))
+    path = str(tmp_path / "m.onnx")
+    torch.onnx.export(model, x, path, opset_version=13, do_constant_folding=True,
+                      input_names=["input"], output_names=["output"])
+    x.numpy().astype("<f4").tofile(str(tmp_path / "m.in.f32"))
+    with torch.no_grad():
+        ref = model(x).numpy().ravel()
+    outputs = []
+    for backend in ("fsim", "cycle"):
+        fe, out = run_int16(tmp_path, path, backend, calib=1)
+        outputs.append(fe["reference_output"])
+    assert outputs[0] == outputs[1]
+    for op in ("layer_norm", "softmax", "gelu", "batch_matmul", "add_constant"):
+        assert f": {op}" in out, (op, out)
+    deq = np.asarray(outputs[0]) * 2.0 ** -fe["output_exponent"]
+    rep8, _, _ = vtasim(str(tmp_path), path, "--input", str(tmp_path / "m.in.f32"), "--calib",
+                        "1")
+    fe8 = rep8["frontend"]
+    deq8 = np.asarray(fe8["reference_output"]) * 2.0 ** -fe8["output_exponent"]
+    assert cosine(deq, ref) > 0.9999 and cosine(deq, ref) >= cosine(deq8, ref), (
+        cosine(deq, ref), cosine(deq8, ref))
