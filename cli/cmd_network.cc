@@ -2,6 +2,7 @@
 // through the pass pipeline (passes/pass_manager.h), then run it layer by layer
 // through the runtime, every VTA layer checked against the C++ reference, and print one report
 // row per layer plus the totals.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <fstream>
@@ -208,23 +209,20 @@ void add_model_report(const std::optional<QuantizedModel>& model, const std::str
 std::string check_model_output(const QuantizedModel& model, const NetworkRun& r,
                                nlohmann::ordered_json& extra) {
   size_t differ = 0;
-  for (size_t i = 0; i < r.output.size() && i < model.reference_output.size(); ++i) {
-    differ += r.output[i] != model.reference_output[i] ? 1 : 0;
-  }
-  const bool same = differ == 0 && r.output.size() == model.reference_output.size();
+  const bool same = output_matches_reference(model, r, &differ);
   extra["frontend"]["output_matches_reference"] = same;
   const LayerWidths& w = model.options.widths;  // int8, or the reference at the config's lanes
   const std::string ref = w.is_int8() ? "int8 reference" : "reference at " + w.describe();
   std::cout << fmt::format(
       "  end to end: the VTA output {} the {} of the quantized "
       "graph ({} values{})\n",
-      same ? "equals" : "DIFFERS FROM", ref, r.output.size(),
+      same ? "equals" : "DIFFERS FROM", ref, std::max(r.output.size(), r.wide_output.size()),
       same ? "" : fmt::format(", {} differ", differ));
   return same ? std::string()
               : fmt::format(
                     "network {}: the output differs from the {} of the "
                     "quantized graph in {} of {} values",
-                    model.net.name, ref, differ, r.output.size());
+                    model.net.name, ref, differ, std::max(r.output.size(), r.wide_output.size()));
 }
 
 // Host time and the end-to-end latency of an imported model. Serial: a host layer starts when

@@ -17,11 +17,13 @@ run's VTA output must equal the network's reference at its widths (the script st
 A config whose widths networks do not run at gives its error in the table. Long-running (minutes
 per model and config on the cycle backend); not part of ctest.
 
+int16 configs (pynq_int16, zcu104_int16) quantize under the fan-in rule (docs/element_widths.md):
+each layer's inputs and weights keep to the bits that hold its sums in the 32-bit accumulator.
+
 --builtin runs the built-in network (`vtasim network --network resnet18 --print-json`, its
 input resized) with its seeded random weights and input at every config instead: the cycles,
 bytes and VTA time of each width, every VTA layer checked against the reference at its widths,
-no accuracy (no float model). This is how int16 networks are measured: the ONNX path
-(quantization) takes lanes of up to 8 bits.
+no accuracy (no float model).
 """
 import argparse
 import json
@@ -88,7 +90,7 @@ def row(name, config, rep):
     return (f"| {name} | `{config}` | {widths} | {cycles if cycles is not None else '-'} | "
             f"{s['bytes_moved'] / 1e6:.2f} MB | "
             f"{f'{e2e:.0f} us' if e2e is not None else '-'} | "
-            f"{fe['cosine_similarity']:.3f} / {fe['cosine_similarity_mean']:.3f} | "
+            f"{fe['cosine_similarity']:.5f} / {fe['cosine_similarity_mean']:.5f} | "
             f"{100 * fe['top1_agreement']:.0f}% |")
 
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/process_pool.h"
 #include "vta/compiler/run/progress_display.h"
@@ -199,7 +200,7 @@ std::optional<compiler::LayerWidths> network_widths(const SweepSpec& spec, const
     const ResolvedConfig rc =
         resolve_config_keys(config_label(spec.base, spec.base_keys, p.keys), p.keys, {});
     const compiler::LayerWidths w = compiler::LayerWidths::of(rc.config);
-    return w.inp <= 8 && w.wgt <= 8 ? std::optional(w) : std::nullopt;
+    return compiler::quantizable_widths(w) ? std::optional(w) : std::nullopt;
   } catch (const Error&) {
     return std::nullopt;
   }

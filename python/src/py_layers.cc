@@ -232,7 +232,7 @@ pyb::dict network(const std::string& name_or_path, const pyb::object& config,
     d["import_seconds"] = model->import_seconds;
     d["quantize_seconds"] = model->quantize_seconds;
     pyb::dict fe = to_python(model->to_json()).cast<pyb::dict>();
-    fe["output_matches_reference"] = run.output == model->reference_output;
+    fe["output_matches_reference"] = compiler::output_matches_reference(*model, run);
     d["frontend"] = fe;
   }
   if (run.output.empty() && !run.wide_output.empty()) {

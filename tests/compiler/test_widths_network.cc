@@ -224,12 +224,12 @@ TEST_CASE("a float graph quantized to int4 lanes runs on fsim as its reference",
   REQUIRE_FALSE(m8.to_json().contains("widths"));
 }
 
-TEST_CASE("quantization refuses lanes wider than 8 bits", "[compiler][widths][network]") {
-  const Target int16 = use("fsim", "pynq_int16");
+TEST_CASE("quantization refuses lanes wider than 16 bits", "[compiler][widths][network]") {
+  const Target int32 = use("fsim", "pynq_int32");
   FloatGraph g;
   g.name = "g";
   QuantOptions opt;
-  opt.widths = LayerWidths::of(int16.config);
+  opt.widths = LayerWidths::of(int32.config);
   REQUIRE_THROWS_WITH(quantize_graph(g, opt),
-                      Catch::Contains("quantization of g to int16 x int16 -> int32 lanes"));
+                      Catch::Contains("quantization of g to int32 x int32 -> int32 lanes"));
 }

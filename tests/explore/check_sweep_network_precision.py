@@ -3,15 +3,14 @@ here (seeded) over PRECISION int4, int4/int4/int16, int8 and int16 x LOG_BLOCK 4
 held at pynq's depths by the constraints of configs/sweeps/precision.json (so that every design
 is legal), on the cycle model.
 
-- int4 and int8 rows are ok, each with the accuracy of its own quantization: the int4 cosines
-  are lower than the int8 one, and every checked row's cosine, top-1 agreement, cycles and
-  config hash equal those of `vtasim network MODEL.onnx --config pynq --set ...` of the same
-  design run alone (the CLI quantizes to its config's widths: an independent run);
+- every row is ok, each with the accuracy of its own quantization: the int4 cosines are lower
+  than the int8 one, the int16 one (the fan-in rule's lanes) is not lower, and every checked
+  row's cosine, top-1 agreement, cycles and config hash equal those of `vtasim network
+  MODEL.onnx --config pynq --set ...` of the same design run alone (the CLI quantizes to its
+  config's widths: an independent run);
 - the model is imported once (one import time on every row) and quantized once per width (one
-  quantization time per precision, the same on both block sizes, three in all);
-- int16 rows are `invalid` with the network path's named error, the one `vtasim network`
-  gives for that design, and the sweep exits 0;
-- the report's table by precision shows the int4 and int8 rows' real cosines.
+  quantization time per precision, the same on both block sizes, four in all);
+- the report's table by precision shows every row's real cosine.
 
 usage: check_sweep_network_precision.py VTASIM SOURCE_DIR WORKDIR
 """
@@ -42,8 +41,8 @@ def run_sweep(vtasim, src, work):
         os.remove(db)
     p = subprocess.run([vtasim, "sweep", path, "--db", db, "-j", "2", "--quiet"],
                        capture_output=True, text=True)
-    if p.returncode != 0 or "ok 6, invalid 2, failed 0, timeout 0" not in p.stdout:
-        fail("sweep: exit %d (expected 0 with ok 6, invalid 2)\n%s%s"
+    if p.returncode != 0 or "ok 8, invalid 0, failed 0, timeout 0" not in p.stdout:
+        fail("sweep: exit %d (expected 0 with ok 8)\n%s%s"
              % (p.returncode, p.stdout, p.stderr))
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
@@ -75,7 +74,7 @@ def check_rows(rows):
         by.setdefault(r["precision"], []).append(r)
     if sorted(by) != sorted(PRECISIONS) or any(len(v) != 2 for v in by.values()):
         fail("rows by precision: %s" % {k: len(v) for k, v in by.items()})
-    for label in ("int4", "int4/int4/int16", "int8"):
+    for label in PRECISIONS:
         for r in by[label]:
             if r["status"] != "ok" or r["cosine"] is None or r["top1_agreement"] is None:
                 fail("%s LOG_BLOCK %d: %s %s, cosine %s" % (label, r["LOG_BLOCK"], r["status"],
@@ -84,25 +83,24 @@ def check_rows(rows):
     for label in ("int4", "int4/int4/int16"):
         if not by[label][0]["cosine"] < c8:
             fail("%s cosine %.6f is not below int8's %.6f" % (label, by[label][0]["cosine"], c8))
-    for r in by["int16"]:
-        if r["status"] != "invalid" or "to int16 x int16 -> int32 lanes" not in (r["error"] or ""):
-            fail("int16 LOG_BLOCK %d: %s %s" % (r["LOG_BLOCK"], r["status"], r["error"]))
+    if not by["int16"][0]["cosine"] >= c8:
+        fail("int16 cosine %.6f is below int8's %.6f" % (by["int16"][0]["cosine"], c8))
     ok = [r for r in rows if r["status"] == "ok"]
     imports = {r["import_seconds"] for r in ok}
-    quants = {label: {r["quantize_seconds"] for r in by[label]}
-              for label in ("int4", "int4/int4/int16", "int8")}
+    quants = {label: {r["quantize_seconds"] for r in by[label]} for label in PRECISIONS}
     if len(imports) != 1:
         fail("the model was imported %d times: %s" % (len(imports), imports))
-    if any(len(q) != 1 for q in quants.values()) or len(set.union(*quants.values())) != 3:
-        fail("quantization times by precision %s: expected one per precision, 3 in all" % quants)
-    print("rows: int4, int4/int4/int16, int8 ok (cosines %.5f, %.5f < %.5f), int16 invalid; one "
+    if any(len(q) != 1 for q in quants.values()) or len(set.union(*quants.values())) != 4:
+        fail("quantization times by precision %s: expected one per precision, 4 in all" % quants)
+    print("rows: all ok (cosines int4 %.5f, int4/int4/int16 %.5f < int8 %.5f <= int16 %.5f); one "
           "import, one quantization per width" % (by["int4"][0]["cosine"],
-                                                  by["int4/int4/int16"][0]["cosine"], c8))
+                                                  by["int4/int4/int16"][0]["cosine"], c8,
+                                                  by["int16"][0]["cosine"]))
     return by
 
 
 def check_against_cli(vtasim, work, by):
-    for label in ("int4", "int4/int4/int16", "int8"):
+    for label in PRECISIONS:
         r = by[label][0]
         status, rep, err = cli_network(vtasim, work, r)
         if status != 0:
@@ -113,13 +111,8 @@ def check_against_cli(vtasim, work, by):
         if got != want or abs(r["cosine"] - fe["cosine_similarity"]) > 1e-12:
             fail("%s: sweep row (hash, cycles, top-1) %s cosine %.15f; vtasim network %s cosine "
                  "%.15f" % (label, got, r["cosine"], want, fe["cosine_similarity"]))
-    r = by["int16"][0]
-    status, _, err = cli_network(vtasim, work, r)
-    tail = r["error"][r["error"].index("to int16 x int16"):]
-    if status == 0 or tail not in err:
-        fail("vtasim network at int16: exit %d, %s; the sweep's error: %s" % (status, err, tail))
-    print("int4, int4/int4/int16, int8: cosine, top-1, cycles and config hash as `vtasim network "
-          "--config pynq --set ...` alone; int16: the same error")
+    print("every precision: cosine, top-1, cycles and config hash as `vtasim network "
+          "--config pynq --set ...` alone")
 
 
 def check_report(vtasim, work, db, by):
@@ -132,16 +125,16 @@ def check_report(vtasim, work, db, by):
         summary = json.load(f)
     with open(os.path.join(out, "index.html")) as f:
         page = f.read()
-    if summary.get("accuracy", {}).get("designs") != 6:
-        fail("the report's accuracy counts %s designs, expected the 6 ok ones"
+    if summary.get("accuracy", {}).get("designs") != 8:
+        fail("the report's accuracy counts %s designs, expected the 8 ok ones"
              % summary.get("accuracy", {}).get("designs"))
-    for label in ("int4", "int4/int4/int16", "int8"):
+    for label in PRECISIONS:
         fits = sum(1 for r in by[label] if summary["verdicts"][r["point_id"]]["xc7z020"]["fits"])
         line = "<tr><td>%s</td><td>2</td><td>%d</td><td>%.5f</td>" % (label, fits,
                                                                        by[label][0]["cosine"])
         if line not in page:
             fail("the table by precision has no line %s" % line)
-    print("report: 6 designs with accuracy, the table by precision with the real cosines")
+    print("report: 8 designs with accuracy, the table by precision with the real cosines")
 
 
 def main():

@@ -167,11 +167,13 @@ double calibrated_range(const std::vector<std::map<std::string, FloatTensor>>& r
   return mags[k];
 }
 
-std::vector<int8_t> quantize_values(const std::vector<float>& v, int e, int limit) {
-  std::vector<int8_t> q(v.size());
+// Values at exponent e in the lane [-limit - 1, limit], as T (int8_t, or int16_t at wide lanes).
+template <class T = int8_t>
+std::vector<T> quantize_values(const std::vector<float>& v, int e, int limit) {
+  std::vector<T> q(v.size());
   const double scale = std::ldexp(1.0, e);
   for (size_t i = 0; i < v.size(); ++i) {
-    q[i] = int8_t(std::clamp(std::lround(double(v[i]) * scale), long(-limit - 1), long(limit)));
+    q[i] = T(std::clamp(std::lround(double(v[i]) * scale), long(-limit - 1), long(limit)));
   }
   return q;
 }
@@ -218,6 +220,10 @@ struct Quantizer {
   std::vector<int> w_exp;  // per planned layer (Conv, Gemm): the whole tensor's
   // Per planned layer with per-channel scales: each output channel's own (>= w_exp).
   std::vector<std::vector<int>> channel_w_exp;
+  // Lanes of 9 to 16 bits: the fan-in rule's bits (fan_in_rule below). Per float tensor, the
+  // value bits its weighted consumers allow; per network tensor, its calibrated magnitude.
+  std::map<std::string, int> consumer_bits;
+  std::map<std::string, double> amax;
 
   const GraphNode& main(size_t i) const { return g.nodes[plan[i].main]; }
   const std::string& in_name(size_t i) const { return net_name.at(main(i).inputs[0]); }
@@ -225,7 +231,77 @@ struct Quantizer {
   bool weighted(size_t i) const {
     return main(i).op == GraphOp::kConv || main(i).op == GraphOp::kGemm;
   }
+  bool wide() const { return needs_wide_network(opt.widths); }
 };
+
+// The fan-in rule of lanes wider than 8 bits (docs/element_widths.md): a weighted layer of
+// fan-in K sums K products in an ACC-bit accumulator, so its inputs x (a B_x-bit lane, |x| <=
+// 2^(B_x-1)) and weights w (B_w bits) keep |x| |w| K <= 2^(B_x-1+B_w-1) K <= 2^(ACC-2): half
+// the accumulator's range, the bias (saturated to ACC-1 bits) the other half, so that no sum
+// wraps. p = (B_x - 1) + (B_w - 1), the largest with K 2^p <= 2^(ACC-2), is split evenly (the
+// weights take the odd bit), each side at most its lane. At int8 and narrower the lanes are
+// the config's (the accumulator may wrap, as the hardware does).
+int product_bits(const GraphNode& m, int acc_bits) {
+  const uint64_t k = m.weight.data.size() / uint64_t(m.weight.dims[0]);
+  int p = 0;
+  while (p < 62 && (k << (p + 1)) <= (uint64_t(1) << (acc_bits - 2))) {
+    ++p;
+  }
+  if (k > (uint64_t(1) << (acc_bits - 2)) || p < 2) {
+    throw Error(fmt::format(
+        "quantization: node '{}': fan-in {} leaves no room for an input and a weight of one bit "
+        "each in an int{} accumulator ({} x 2^2 > 2^{}: the fan-in rule, "
+        "docs/element_widths.md)",
+        m.name, k, acc_bits, k, acc_bits - 2));
+  }
+  return p;
+}
+
+// The value bits (signed lane width) of the inputs of weighted layer m at widths w.
+int input_bits_for(const GraphNode& m, const LayerWidths& w) {
+  return std::min(w.inp, product_bits(m, w.acc) / 2 + 1);
+}
+
+// Per float tensor, the narrowest input lane of its weighted consumers (absent: the config's).
+std::map<std::string, int> fan_in_rule(const Quantizer& q) {
+  std::map<std::string, int> bits;
+  for (size_t i = 0; i < q.plan.size(); ++i) {
+    if (q.weighted(i)) {
+      const std::string& t = q.main(i).inputs[0];
+      const int b = input_bits_for(q.main(i), q.opt.widths);
+      bits[t] = bits.count(t) ? std::min(bits[t], b) : b;
+    }
+  }
+  return bits;
+}
+
+// A network tensor's value bits: the config's input lane; at lanes wider than 8 bits the
+// narrowest that the fan-in rule allows any tensor sharing its exponent (the tensors of one
+// exponent group hold the same values, so one bound).
+int value_bits(Quantizer& q, const std::string& net_tensor) {
+  if (!q.wide()) {
+    return q.opt.widths.inp;
+  }
+  const std::string root = q.groups.root(net_tensor);
+  int bits = q.opt.widths.inp;
+  for (const auto& [f, n] : q.net_name) {
+    auto it = q.consumer_bits.find(f);
+    if (it != q.consumer_bits.end() && q.groups.root(n) == root) {
+      bits = std::min(bits, it->second);
+    }
+  }
+  return bits;
+}
+
+// Weighted layer i's weight lane: the config's; at lanes wider than 8 bits what the fan-in rule
+// leaves beside its input's lane, at most the config's.
+int weight_bits(Quantizer& q, size_t i) {
+  if (!q.wide()) {
+    return q.opt.widths.wgt;
+  }
+  const int p = product_bits(q.main(i), q.opt.widths.acc);
+  return std::min(q.opt.widths.wgt, p - (value_bits(q, q.in_name(i)) - 1) + 1);
+}
 
 // A network layer's name from its first node's: torch's "/layer1/layer1.0/conv1/Conv" becomes
 // "layer1/layer1.0/conv1" (the full name if that is taken; the full name and "#2", "#3", ... if
@@ -306,25 +382,42 @@ bool coarsen_for_residual(Quantizer& q, size_t i) {
 
 void settle_exponents(Quantizer& q);
 
+// At lanes wider than 8 bits: every tensor's exponent lowered until its calibrated magnitude
+// fits the value bits of its exponent group (the fan-in rule), then the shifts settled again.
+void fit_fan_in_rule(Quantizer& q) {
+  for (const auto& [t, amax] : q.amax) {
+    const int e = exp_for_range(amax, "values of tensor '" + t + "'", lane_max(value_bits(q, t)));
+    q.groups.at(t) = std::min(q.groups.at(t), e);
+  }
+  settle_exponents(q);
+}
+
 // Calibrated exponents, shared exponents joined, weight exponents, and shifts made >= 0. The
 // per-tensor weight exponent is the smallest channel's, so per-channel scales change no
 // activation exponent: only the weights' and the shifts.
 void choose_exponents(Quantizer& q) {
+  if (q.wide()) {
+    q.consumer_bits = fan_in_rule(q);
+  }
   // A QDQ graph's own exponents replace the calibrated ones.
-  auto calibrated = [&](const std::string& t) {
+  auto calibrated = [&](const std::string& t, const std::string& name) {
     auto fixed = q.g.fixed_exponents.find(t);
-    return fixed != q.g.fixed_exponents.end()
-               ? fixed->second
-               : exp_for_range(calibrated_range(q.runs, t, q.opt), "values of tensor '" + t + "'",
-                               lane_max(q.opt.widths.inp));
+    if (fixed != q.g.fixed_exponents.end()) {
+      return fixed->second;
+    }
+    const double amax = calibrated_range(q.runs, t, q.opt);
+    q.amax[name] = amax;
+    auto bits = q.consumer_bits.find(t);
+    return exp_for_range(amax, "values of tensor '" + t + "'",
+                         lane_max(bits == q.consumer_bits.end() ? q.opt.widths.inp : bits->second));
   };
   q.net_name[q.g.input] = q.g.input;
-  q.groups.exp[q.g.input] = calibrated(q.g.input);
+  q.groups.exp[q.g.input] = calibrated(q.g.input, q.g.input);
   std::set<std::string> used{q.g.input};
   for (const PlannedLayer& p : q.plan) {
     const std::string name = layer_name(q.g.nodes[p.main].name, used);
     q.net_name[p.out] = name;
-    q.groups.exp[name] = calibrated(p.out);
+    q.groups.exp[name] = calibrated(p.out, name);
   }
   const std::vector<bool> shared = shared_residuals(q);
   for (size_t i = 0; i < q.plan.size(); ++i) {
@@ -340,14 +433,20 @@ void choose_exponents(Quantizer& q) {
     if (shared[i]) {
       q.groups.join(out, q.net_name.at(q.plan[i].residual));
     }
+  }
+  for (size_t i = 0; i < q.plan.size(); ++i) {  // after the joins: the fan-in rule's groups
+    const GraphNode& m = q.main(i);
     float wmax = 0;
     for (float v : m.weight.data) {
       wmax = std::max(wmax, std::fabs(v));
     }
-    const int wlimit = lane_max(q.opt.widths.wgt);
+    const int wlimit = lane_max(q.weighted(i) ? weight_bits(q, i) : q.opt.widths.wgt);
     q.w_exp.push_back(exp_for_range(wmax, "weights of node '" + m.name + "'", wlimit));
     q.channel_w_exp.push_back(q.opt.per_channel && q.weighted(i) ? channel_exponents(m, wlimit)
                                                                  : std::vector<int>());
+  }
+  if (q.wide()) {
+    fit_fan_in_rule(q);
   }
   settle_exponents(q);
 }
@@ -379,8 +478,8 @@ void settle_exponents(Quantizer& q) {
 }
 
 // The int32 bias of output channel u at scale 2^-(e_in + e_w) with the rounding half unit of
-// its shift; throws naming the node when it does not fit. Narrower accumulators (`acc_bits` <
-// 32) saturate it to their lane, which the accumulator would otherwise wrap.
+// its shift; throws naming the node when it does not fit. A lane narrower than 32 bits
+// (`acc_bits`: a narrower accumulator, or ACC - 1 under the fan-in rule) saturates it.
 int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift, int acc_bits) {
   const double half = shift ? std::ldexp(1.0, shift - 1) : 0.0;
   const double b = std::round(double(m.bias.data[u]) * std::ldexp(1.0, e_in + e_w)) + half;
@@ -394,40 +493,61 @@ int32_t quantize_bias(const GraphNode& m, size_t u, int e_in, int e_w, int shift
   return int32_t(b);
 }
 
-// The quantized weights (dense: transposed to B, inputs x units) and int32 bias of weighted
-// layer `m` at input exponent e_in and per output channel u weight exponent e_w[u] and shift
-// shift[u] (one value each: the same for every channel).
-void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
-                      const std::vector<int>& shift, const LayerWidths& widths, NetworkLayer& l) {
-  const long wlo = lane_min(widths.wgt), whi = lane_max(widths.wgt);
+int per_unit(const std::vector<int>& v, size_t u) {
+  return v.size() == 1 ? v[0] : v[u];
+}
+
+// The weights of `m` quantized per output channel u at e_w[u] to a `bits`-bit lane, as T (int8_t,
+// or int16_t at wide lanes); dense: transposed to B, inputs x units.
+template <class T>
+std::shared_ptr<const std::vector<T>> quantized_weights(const GraphNode& m,
+                                                        const std::vector<int>& e_w, int bits) {
+  const long wlo = lane_min(bits), whi = lane_max(bits);
   const int units = m.weight.dims[0];
   const size_t per = m.weight.data.size() / size_t(units);
-  auto at = [](const std::vector<int>& v, size_t u) { return v.size() == 1 ? v[0] : v[u]; };
-  std::vector<int8_t> w(m.weight.data.size());
+  std::vector<T> w(m.weight.data.size());
   for (size_t u = 0; u < size_t(units); ++u) {
-    const double scale = std::ldexp(1.0, at(e_w, u));
+    const double scale = std::ldexp(1.0, per_unit(e_w, u));
     for (size_t j = u * per; j < (u + 1) * per; ++j) {
-      w[j] = int8_t(std::clamp(std::lround(double(m.weight.data[j]) * scale), wlo, whi));
+      w[j] = T(std::clamp(std::lround(double(m.weight.data[j]) * scale), wlo, whi));
     }
   }
-  if (m.op == GraphOp::kConv) {
-    l.k = units, l.groups = m.groups;
-  } else {  // dense: B is inputs x units
-    l.units = units;
-    const size_t k = size_t(m.weight.dims[1]);
-    std::vector<int8_t> t(w.size());
+  if (m.op == GraphOp::kGemm) {  // dense: B is inputs x units
+    std::vector<T> t(w.size());
     for (size_t u = 0; u < size_t(units); ++u) {
-      for (size_t j = 0; j < k; ++j) {
-        t[j * size_t(units) + u] = w[u * k + j];
+      for (size_t j = 0; j < per; ++j) {
+        t[j * size_t(units) + u] = w[u * per + j];
       }
     }
     w.swap(t);
   }
+  return std::make_shared<const std::vector<T>>(std::move(w));
+}
+
+// The quantized weights (a `wgt_bits`-bit lane) and int32 bias of weighted layer `m` at input
+// exponent e_in and per output channel u weight exponent e_w[u] and shift shift[u] (one value
+// each: the same for every channel). Lanes wider than 8 bits: int16_t weights (weights_i16),
+// the bias within ACC - 1 bits (the fan-in rule).
+void quantize_weights(const GraphNode& m, int e_in, const std::vector<int>& e_w,
+                      const std::vector<int>& shift, const LayerWidths& widths, int wgt_bits,
+                      NetworkLayer& l) {
+  const int units = m.weight.dims[0];
+  if (m.op == GraphOp::kConv) {
+    l.k = units, l.groups = m.groups;
+  } else {
+    l.units = units;
+  }
+  const bool wide = needs_wide_network(widths);
+  if (wide) {
+    l.weights_i16 = quantized_weights<int16_t>(m, e_w, wgt_bits);
+  } else {
+    l.weights = quantized_weights<int8_t>(m, e_w, wgt_bits);
+  }
   std::vector<int32_t> bias(static_cast<size_t>(units));
   for (size_t u = 0; u < bias.size(); ++u) {
-    bias[u] = quantize_bias(m, u, e_in, at(e_w, u), at(shift, u), widths.acc);
+    bias[u] = quantize_bias(m, u, e_in, per_unit(e_w, u), per_unit(shift, u),
+                            wide ? widths.acc - 1 : widths.acc);
   }
-  l.weights = std::make_shared<const std::vector<int8_t>>(std::move(w));
   l.bias = std::make_shared<const std::vector<int32_t>>(std::move(bias));
 }
 
@@ -531,10 +651,12 @@ void lower_weights(Quantizer& q, size_t i, NetworkLayer& l, QuantLayerReport& re
   int& e_w = q.w_exp[i];
   const int max_shift = q.opt.widths.acc - 1;  // 31, or 15 in an int16 accumulator
   e_w = std::min(e_w, max_shift - e_in + e_out);
+  rep.inp_bits = value_bits(q, l.input), rep.wgt_bits = weight_bits(q, i);
+  rep.fan_in = m.weight.data.size() / size_t(m.weight.dims[0]);
   rep.w_exp = e_w, rep.shift = e_in + e_w - e_out;
   if (!q.opt.per_channel) {
     l.epilogue.shift = rep.shift;
-    return quantize_weights(m, e_in, {e_w}, {rep.shift}, q.opt.widths, l);
+    return quantize_weights(m, e_in, {e_w}, {rep.shift}, q.opt.widths, rep.wgt_bits, l);
   }
   std::vector<int> ce = q.channel_w_exp[i], shifts(ce.size());
   for (size_t u = 0; u < ce.size(); ++u) {
@@ -549,7 +671,7 @@ void lower_weights(Quantizer& q, size_t i, NetworkLayer& l, QuantLayerReport& re
   rep.w_exp_max = *std::max_element(ce.begin(), ce.end());
   rep.shift_max = e_in + rep.w_exp_max - e_out;
   l.epilogue.shifts = shifts;
-  quantize_weights(m, e_in, ce, shifts, q.opt.widths, l);
+  quantize_weights(m, e_in, ce, shifts, q.opt.widths, rep.wgt_bits, l);
 }
 
 NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
@@ -564,14 +686,20 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
   rep = QuantLayerReport{l.name, layer_ops(m, p), false, e_in, 0, e_out, 0, 0, 0};
   l.op = op_def_for_graph_op(m.op).name;
   l.count_include_pad = m.count_include_pad;
+  // The output's lane: the config's, or under the fan-in rule its exponent group's bits.
+  const int out_bits = value_bits(q, l.name);
+  rep.out_bits = out_bits;
   if (m.op == GraphOp::kAvgPool || m.op == GraphOp::kGlobalAvgPool) {
     l.rescale = std::clamp(e_out - e_in, -24, 24);  // averaging shrinks the range: its own scale
     rep.shift = -l.rescale;
   }
+  if (q.wide() && !q.weighted(i)) {  // a host layer's output within its bits (follow_wide)
+    l.epilogue.clip_lo = lane_min(out_bits), l.epilogue.clip_hi = lane_max(out_bits);
+  }
   if (m.op == GraphOp::kAdd || m.op == GraphOp::kMin || m.op == GraphOp::kMax) {
     const bool constant = m.inputs.size() == 1;  // a Min / Max with a constant: its clip bound
     l.residual = constant ? std::string() : q.net_name.at(m.inputs[1]);
-    activation_bounds(constant ? &m : p.act, e_out, q.opt.widths.out, l.epilogue);
+    activation_bounds(constant ? &m : p.act, e_out, out_bits, l.epilogue);
   }
   if (m.op == GraphOp::kConcat) {
     for (const std::string& in : m.inputs) {
@@ -584,7 +712,7 @@ NetworkLayer lower_layer(Quantizer& q, size_t i, QuantLayerReport& rep) {
     return l;
   }
   l.epilogue.bias = true;
-  activation_bounds(p.act, e_out, q.opt.widths.out, l.epilogue);
+  activation_bounds(p.act, e_out, out_bits, l.epilogue);
   if (p.add) {
     l.residual = q.net_name.at(p.residual);
     l.epilogue.residual = true;
@@ -603,50 +731,90 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
   return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1.0 : 0.0);
 }
 
-// Runs the int8 reference on every calibration input: SNR per layer, output agreement; counts
-// each run on `progress` after the float runs.
-void measure(Quantizer& q, QuantizedModel& m, ProgressDisplay& progress) {
-  std::vector<double> signal(q.plan.size()), noise(q.plan.size());
+// The network's input: sample s quantized at the input's exponent, into net.input_data (int8
+// and narrower lanes) or net.input_i16 (lanes of 9 to 16 bits), within the input's value bits.
+void set_quantized_input(Quantizer& q, const QuantizedModel& m, size_t s, Network& net) {
+  const std::vector<float>& x = q.runs[s].at(q.g.input).data;
+  const int limit = lane_max(value_bits(q, q.g.input));
+  if (q.wide()) {
+    net.input_i16 = std::make_shared<const std::vector<int16_t>>(
+        quantize_values<int16_t>(x, m.input_exp, limit));
+  } else {
+    net.input_data =
+        std::make_shared<const std::vector<int8_t>>(quantize_values(x, m.input_exp, limit));
+  }
+}
+
+// The reference's tensors of `net`: int8_t ones, or int32_t lanes at lanes wider than 8 bits.
+void reference_tensors(const Network& net, const LayerWidths& w,
+                       std::map<std::string, NetworkTensor>& out) {
+  out = reference_network_tensors(net, w);
+}
+void reference_tensors(const Network& net, const LayerWidths& w, WideTensors& out) {
+  out = reference_network_tensors_wide(net, w);
+}
+
+// Per-sample agreement of the reference's output with the float graph's.
+struct Agreement {
+  std::vector<double> signal, noise;  // per layer
   double cos_sum = 0;
   int agree = 0;
-  m.cosine = 1;
-  for (size_t s = 0; s < q.runs.size(); ++s) {
-    Network net = m.net;
-    net.input_data = std::make_shared<const std::vector<int8_t>>(
-        quantize_values(q.runs[s].at(q.g.input).data, m.input_exp, lane_max(q.opt.widths.inp)));
-    const auto ints = reference_network_tensors(net, q.opt.widths);
-    progress.update(q.runs.size() + s + 1, 0);
-    for (size_t i = 0; i < q.plan.size(); ++i) {
-      const std::vector<float>& f = q.runs[s].at(q.plan[i].out).data;
-      const std::vector<int8_t>& v = ints.at(m.layers[i].name).data;
-      const double step = std::ldexp(1.0, -m.layers[i].out_exp);
-      for (size_t j = 0; j < f.size(); ++j) {
-        signal[i] += double(f[j]) * f[j];
-        noise[i] += (f[j] - v[j] * step) * (f[j] - v[j] * step);
-      }
+};
+
+// Sample s on the reference (`Tensors`: int8 or wide), into each layer's SNR and the output's
+// cosine and top-1 agreement; the first sample's output into `first`.
+template <class Tensors, class Lane>
+void measure_sample(Quantizer& q, QuantizedModel& m, size_t s, Agreement& a,
+                    std::vector<Lane>& first) {
+  Network net = m.net;
+  set_quantized_input(q, m, s, net);
+  Tensors ints;
+  reference_tensors(net, q.opt.widths, ints);
+  for (size_t i = 0; i < q.plan.size(); ++i) {
+    const std::vector<float>& f = q.runs[s].at(q.plan[i].out).data;
+    const auto& v = ints.at(m.layers[i].name).data;
+    const double step = std::ldexp(1.0, -m.layers[i].out_exp);
+    for (size_t j = 0; j < f.size(); ++j) {
+      a.signal[i] += double(f[j]) * f[j];
+      a.noise[i] += (f[j] - v[j] * step) * (f[j] - v[j] * step);
     }
-    const std::vector<float>& fo = q.runs[s].at(q.g.output).data;
-    const std::vector<int8_t>& io = ints.at(m.output_layer).data;
-    if (s == 0) {
-      m.reference_output = io;
-    }
-    const size_t batch = size_t(q.g.batch_size()), per = fo.size() / batch;
-    for (size_t b = 0; b < batch; ++b) {
-      std::vector<double> x(fo.begin() + long(b * per), fo.begin() + long((b + 1) * per));
-      std::vector<double> y(io.begin() + long(b * per), io.begin() + long((b + 1) * per));
-      const double c = cosine(x, y);
-      cos_sum += c, m.cosine = std::min(m.cosine, c), ++m.samples;
-      agree += std::max_element(x.begin(), x.end()) - x.begin() ==
+  }
+  const std::vector<float>& fo = q.runs[s].at(q.g.output).data;
+  const std::vector<Lane>& io = ints.at(m.output_layer).data;
+  if (s == 0) {
+    first = io;
+  }
+  const size_t batch = size_t(q.g.batch_size()), per = fo.size() / batch;
+  for (size_t b = 0; b < batch; ++b) {
+    std::vector<double> x(fo.begin() + long(b * per), fo.begin() + long((b + 1) * per));
+    std::vector<double> y(io.begin() + long(b * per), io.begin() + long((b + 1) * per));
+    const double c = cosine(x, y);
+    a.cos_sum += c, m.cosine = std::min(m.cosine, c), ++m.samples;
+    a.agree += std::max_element(x.begin(), x.end()) - x.begin() ==
                        std::max_element(y.begin(), y.end()) - y.begin()
                    ? 1
                    : 0;
+  }
+}
+
+// Runs the reference at the widths on every calibration input: SNR per layer, output
+// agreement; counts each run on `progress` after the float runs.
+void measure(Quantizer& q, QuantizedModel& m, ProgressDisplay& progress) {
+  Agreement a{std::vector<double>(q.plan.size()), std::vector<double>(q.plan.size())};
+  m.cosine = 1;
+  for (size_t s = 0; s < q.runs.size(); ++s) {
+    if (q.wide()) {
+      measure_sample<WideTensors>(q, m, s, a, m.reference_output_wide);
+    } else {
+      measure_sample<std::map<std::string, NetworkTensor>>(q, m, s, a, m.reference_output);
     }
+    progress.update(q.runs.size() + s + 1, 0);
   }
   for (size_t i = 0; i < q.plan.size(); ++i) {
-    m.layers[i].snr_db = noise[i] > 0 ? 10 * std::log10(signal[i] / noise[i]) : 99.0;
+    m.layers[i].snr_db = a.noise[i] > 0 ? 10 * std::log10(a.signal[i] / a.noise[i]) : 99.0;
   }
-  m.cosine_mean = cos_sum / std::max(m.samples, 1);
-  m.top1_agreement = double(agree) / std::max(m.samples, 1);
+  m.cosine_mean = a.cos_sum / std::max(m.samples, 1);
+  m.top1_agreement = double(a.agree) / std::max(m.samples, 1);
 }
 
 }  // namespace
@@ -804,15 +972,77 @@ void QuantizedModel::time_host(const HostCpu& cpu, const HwConfig* cfg) {
   }
 }
 
+bool quantizable_widths(const LayerWidths& widths) {
+  return widths.inp <= 16 && widths.wgt <= 16;
+}
+
 void check_quantizable_widths(const std::string& model, const LayerWidths& widths) {
-  if (widths.inp > 8 || widths.wgt > 8) {
+  if (!quantizable_widths(widths)) {
     throw Error(
-        fmt::format("quantization of {} to {} lanes: quantized networks hold tensors in "
-                    "int8_t, lanes of 1 to 8 bits (networks of int16 lanes run from a network "
-                    "JSON, docs/element_widths.md)",
+        fmt::format("quantization of {} to {} lanes: quantized networks hold input and weight "
+                    "lanes of 1 to 16 bits (int8_t, or int16_t from 9 bits; lanes wider than "
+                    "16 bits would hold no more precision under the fan-in rule, "
+                    "docs/element_widths.md)",
                     model, widths.describe()));
   }
 }
+
+namespace {
+
+template <class A, class B>
+bool same_values(const std::vector<A>& a, const std::vector<B>& b, size_t* differ) {
+  size_t d = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    d += a[i] != b[i] ? 1 : 0;
+  }
+  if (differ) {
+    *differ = d;
+  }
+  return d == 0 && a.size() == b.size();
+}
+
+}  // namespace
+
+bool output_matches_reference(const QuantizedModel& model, const NetworkRun& run, size_t* differ) {
+  if (needs_wide_network(model.options.widths)) {
+    return same_values(run.wide_output, model.reference_output_wide, differ);
+  }
+  return same_values(run.output, model.reference_output, differ);
+}
+
+namespace {
+
+// The operators of `plan` that networks of lanes wider than 8 bits do not run (none at 8 bits
+// and below): a named error listing each with its first node.
+void check_wide_operators(const FloatGraph& g, const std::vector<PlannedLayer>& plan,
+                          const LayerWidths& widths) {
+  if (!needs_wide_network(widths)) {
+    return;
+  }
+  std::map<std::string, std::string> missing;  // operator -> its first node
+  for (const PlannedLayer& p : plan) {
+    const GraphNode& m = g.nodes[p.main];
+    const OpDef& def = op_def_for_graph_op(m.op);
+    const bool grouped = m.op == GraphOp::kConv && m.groups > 1;
+    if (grouped || (!def.make_wide_job && !def.run_host_wide)) {
+      const std::string op = grouped ? "grouped conv2d" : def.name;
+      missing.emplace(op, m.name);
+    }
+  }
+  if (missing.empty()) {
+    return;
+  }
+  std::string list;
+  for (const auto& [op, node] : missing) {
+    list += fmt::format("{}{} (node '{}')", list.empty() ? "" : ", ", op, node);
+  }
+  throw Error(fmt::format(
+      "quantization of {} to {} lanes: operators without an int16 path: {} (networks of lanes "
+      "wider than 8 bits run {})",
+      g.name, widths.describe(), list, wide_operator_names()));
+}
+
+}  // namespace
 
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   if (opt.calib < 1) {
@@ -823,7 +1053,8 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   }
   check_quantizable_widths(g.name, opt.widths);
   const auto start = std::chrono::steady_clock::now();
-  Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}, {}};
+  Quantizer q{g, opt, plan_layers(g), {}, {}, {}, {}, {}, {}, {}};
+  check_wide_operators(g, q.plan, opt.widths);
   std::vector<FloatTensor> inputs = calibration_inputs(g, opt.calib, opt.seed);
   if (opt.first_input) {
     if (opt.first_input->size() != inputs[0].size()) {
@@ -865,8 +1096,7 @@ QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt) {
   progress->finish();
   m.import_seconds = g.import_seconds;
   m.quantize_seconds = seconds_since(start);
-  m.net.input_data = std::make_shared<const std::vector<int8_t>>(
-      quantize_values(q.runs[0].at(g.input).data, m.input_exp, lane_max(opt.widths.inp)));
+  set_quantized_input(q, m, 0, m.net);
   return m;
 }
 
@@ -893,7 +1123,11 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
     j["host_cpu"] = host_cpu;
     j["host_time_us"] = host_us;
   }
-  j["reference_output"] = reference_output;
+  if (needs_wide_network(options.widths)) {
+    j["reference_output"] = reference_output_wide;
+  } else {
+    j["reference_output"] = reference_output;
+  }
   j["layers"] = nlohmann::ordered_json::array();
   for (const QuantLayerReport& l : layers) {
     j["layers"].push_back({{"name", l.name},
@@ -909,6 +1143,14 @@ nlohmann::ordered_json QuantizedModel::to_json() const {
     if (l.per_channel) {  // weight_exponent and shift are then the smallest of the channels'
       j["layers"].back()["weight_exponent_max"] = l.w_exp_max;
       j["layers"].back()["shift_max"] = l.shift_max;
+    }
+    if (needs_wide_network(options.widths)) {  // the fan-in rule's lanes
+      j["layers"].back()["output_bits"] = l.out_bits;
+      if (l.fan_in) {
+        j["layers"].back()["input_bits"] = l.inp_bits;
+        j["layers"].back()["weight_bits"] = l.wgt_bits;
+        j["layers"].back()["fan_in"] = l.fan_in;
+      }
     }
   }
   return j;

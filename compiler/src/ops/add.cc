@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ops/binary_alu_job.h"
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "ops/wide_host_ops.h"
 #include "vta/compiler/run/alu_runner.h"
@@ -49,12 +50,7 @@ HostWorkCount add_host_work(const NetworkLayer&, const TensorShape& in) {
 
 NetworkTensor add_reference(const NetworkLayer& l, const NetworkTensor& a,
                             const std::vector<int8_t>& b) {
-  NetworkTensor out = a;
-  const int lo = add_lo(l), hi = add_hi(l);
-  for (size_t i = 0; i < out.data.size(); ++i) {
-    out.data[i] = int8_t(std::clamp(int(a.data[i]) + int(b[i]), lo, hi));
-  }
-  return out;
+  return add_lanes(a, b, add_lo(l), add_hi(l));
 }
 
 std::string add_attributes(const NetworkLayer& l) {

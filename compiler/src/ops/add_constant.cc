@@ -6,6 +6,7 @@
 // 2^-in_exp and the result quantized at 2^-out_exp (op_common.h: run_in_float).
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 #include "vta/sim/error.h"
@@ -83,12 +84,14 @@ FloatTensor add_constant_float(const NetworkLayer& l, const std::vector<const Fl
   return add_constant(*in[0], attr(l, 0), attr(l, 1), prefix, addend);
 }
 
-NetworkTensor run_add_constant(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_add_constant(const Ctx& ctx, std::string& note) {
   note = fmt::format("{}: add_constant ({} rows before each of {} sequences{}) in f32 on host",
                      ctx.layer.name, attr(ctx.layer, 1), attr(ctx.layer, 0),
                      attr(ctx.layer, 3) ? ", a tensor added" : "");
-  return run_in_float(ctx.in, attr(ctx.layer, 4), attr(ctx.layer, 5),
-                      [&](const FloatTensor& x) { return add_constant_float(ctx.layer, {&x}); });
+  return in_float(ctx, attr(ctx.layer, 4), attr(ctx.layer, 5),
+                  [&](const FloatTensor& x) { return add_constant_float(ctx.layer, {&x}); });
 }
 
 }  // namespace
@@ -105,7 +108,8 @@ const OpDef& add_constant_op() {
     d.infer_shape = add_constant_shape;
     d.place = place_add_constant;
     d.attributes = add_constant_attributes;
-    d.run_host = run_add_constant;
+    d.run_host = run_add_constant<OpContext>;
+    d.run_host_wide = run_add_constant<WideOpContext>;
     d.float_reference = add_constant_float;
     return d;
   }();

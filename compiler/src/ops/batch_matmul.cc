@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/codegen/lowered_program.h"
 #include "vta/compiler/ops/float_math.h"
@@ -92,32 +93,20 @@ int product_scale(const NetworkLayer& l) {
 // The int8 reference: a (planes x M x K) times b (planes x K x P).
 NetworkTensor matmul_reference(const NetworkLayer& l, const NetworkTensor& a,
                                const std::vector<int8_t>& b) {
-  const size_t planes = size_t(a.n) * size_t(a.c), m = size_t(a.h), k = size_t(a.w);
-  const size_t p = b.size() / (planes * k);
-  const int scale = product_scale(l);
-  NetworkTensor out{a.n, a.c, a.h, int(p), std::vector<int8_t>(planes * m * p)};
-  for (size_t pl = 0; pl < planes; ++pl) {
-    for (size_t i = 0; i < m; ++i) {
-      for (size_t j = 0; j < p; ++j) {
-        int32_t acc = 0;  // |acc| <= k * 2^14 < 2^31 for k <= 65535
-        for (size_t t = 0; t < k; ++t) {
-          acc += int32_t(a.data[(pl * m + i) * k + t]) * int32_t(b[(pl * k + t) * p + j]);
-        }
-        const double q = std::round(std::ldexp(double(acc), scale));  // exact: a power of two
-        out.data[(pl * m + i) * p + j] = int8_t(std::clamp(q, -128.0, 127.0));
-      }
-    }
-  }
-  return out;
+  return batch_matmul_lanes(a, b, product_scale(l), -128, 127);
 }
 
-NetworkTensor run_matmul(const OpContext& ctx, std::string& note) {
+// On either path: int8 lanes, or the wide lanes of wide_network_run.h (exact int64 sums,
+// saturated to the output lane).
+template <class Ctx>
+TensorOf<Ctx> run_matmul(const Ctx& ctx, std::string& note) {
   const NetworkLayer& l = ctx.layer;
-  const NetworkTensor& a = ctx.in;
-  const NetworkTensor& b = named_tensor(ctx, l.residual);
-  note = fmt::format("{}: batch_matmul {}x{}x{} x {} planes (int8, int32 accumulation) on host",
-                     l.name, a.h, a.w, b.w, a.n * a.c);
-  return matmul_reference(l, a, b.data);
+  const TensorOf<Ctx>& a = ctx.in;
+  const TensorOf<Ctx>& b = tensor_named(ctx, l.residual);
+  note = fmt::format("{}: batch_matmul {}x{}x{} x {} planes ({}) on host", l.name, a.h, a.w, b.w,
+                     a.n * a.c,
+                     host_hi(ctx) == 127 ? "int8, int32 accumulation" : "int64 accumulation");
+  return batch_matmul_lanes(a, b.data, product_scale(l), host_lo(ctx), host_hi(ctx));
 }
 
 // The layer's plan on VTA for input `in` (A) and the output width P its shape gives.
@@ -204,7 +193,8 @@ const OpDef& batch_matmul_op() {
     d.infer_shape = matmul_shape;
     d.place = place_matmul;
     d.attributes = matmul_attributes;
-    d.run_host = run_matmul;
+    d.run_host = run_matmul<OpContext>;
+    d.run_host_wide = run_matmul<WideOpContext>;
     d.host_work = matmul_host_work;
     d.vta_host_work = matmul_repack_work;
     d.vta.make_job = make_matmul_job;

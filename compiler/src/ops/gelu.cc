@@ -3,6 +3,7 @@
 // 2^-in_exp, the result quantized at 2^-out_exp (op_common.h: run_in_float).
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 
@@ -48,10 +49,12 @@ FloatTensor gelu_float(const NetworkLayer&, const std::vector<const FloatTensor*
   return out;
 }
 
-NetworkTensor run_gelu(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_gelu(const Ctx& ctx, std::string& note) {
   note = fmt::format("{}: gelu in f32 on host", ctx.layer.name);
-  return run_in_float(ctx.in, exp_of(ctx.layer, 0), exp_of(ctx.layer, 1),
-                      [&](const FloatTensor& x) { return gelu_float(ctx.layer, {&x}); });
+  return in_float(ctx, exp_of(ctx.layer, 0), exp_of(ctx.layer, 1),
+                  [&](const FloatTensor& x) { return gelu_float(ctx.layer, {&x}); });
 }
 
 }  // namespace
@@ -67,7 +70,8 @@ const OpDef& gelu_op() {
     d.infer_shape = gelu_shape;
     d.place = place_gelu;
     d.attributes = gelu_attributes;
-    d.run_host = run_gelu;
+    d.run_host = run_gelu<OpContext>;
+    d.run_host_wide = run_gelu<WideOpContext>;
     d.float_reference = gelu_float;
     return d;
   }();

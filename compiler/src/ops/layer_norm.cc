@@ -6,6 +6,7 @@
 // normalisation, torch's F.normalize: Swin v2's cosine attention); the key is written only then.
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 #include "vta/sim/error.h"
@@ -85,11 +86,13 @@ FloatTensor layer_norm_float(const NetworkLayer& l, const std::vector<const Floa
   return layer_norm(*in[0], int(attr(l, 0)), attr(l, 1), gain, bias, is_l2(l));
 }
 
-NetworkTensor run_layer_norm(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_layer_norm(const Ctx& ctx, std::string& note) {
   note = fmt::format("{}: layer_norm{} in f32 on host", ctx.layer.name,
                      is_l2(ctx.layer) ? " (l2)" : "");
-  return run_in_float(ctx.in, int(attr(ctx.layer, 2)), int(attr(ctx.layer, 3)),
-                      [&](const FloatTensor& x) { return layer_norm_float(ctx.layer, {&x}); });
+  return in_float(ctx, int(attr(ctx.layer, 2)), int(attr(ctx.layer, 3)),
+                  [&](const FloatTensor& x) { return layer_norm_float(ctx.layer, {&x}); });
 }
 
 }  // namespace
@@ -105,7 +108,8 @@ const OpDef& layer_norm_op() {
     d.infer_shape = layer_norm_shape;
     d.place = place_layer_norm;
     d.attributes = layer_norm_attributes;
-    d.run_host = run_layer_norm;
+    d.run_host = run_layer_norm<OpContext>;
+    d.run_host_wide = run_layer_norm<WideOpContext>;
     d.float_reference = layer_norm_float;
     return d;
   }();

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "ops/wide_host_ops.h"
 #include "vta/compiler/run/alu_runner.h"
@@ -26,25 +27,7 @@ Placement place_maxpool(const NetworkLayer&) {
 }
 
 NetworkTensor maxpool_reference(const NetworkLayer& l, const NetworkTensor& in) {
-  const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});
-  NetworkTensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
-  for (int nc = 0; nc < in.n * in.c; ++nc) {
-    for (int y = 0; y < s.h; ++y) {
-      for (int x = 0; x < s.w; ++x) {
-        int best = -128;  // padding never wins
-        for (int ky = 0; ky < l.kh; ++ky) {
-          for (int kx = 0; kx < l.kw; ++kx) {
-            int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
-            if (iy >= 0 && iy < in.h && ix >= 0 && ix < in.w) {
-              best = std::max(best, int(in.data[(size_t(nc) * in.h + iy) * in.w + ix]));
-            }
-          }
-        }
-        out.data[(size_t(nc) * s.h + y) * s.w + x] = int8_t(best);
-      }
-    }
-  }
-  return out;
+  return max_pool_lanes(l, in);
 }
 
 NetworkTensor run_maxpool(const OpContext& ctx, std::string& note) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "vta/sim/error.h"
 
 namespace vta::compiler::ops {
@@ -125,7 +126,11 @@ void check_weight_sizes(const NetworkLayer& l, uint64_t weights, uint64_t output
     throw Error(fmt::format("layer '{}' carries {} weights but needs {}", l.name, l.weights->size(),
                             weights));
   }
-  if (l.weights && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
+  if (l.weights_i16 && l.weights_i16->size() != weights) {
+    throw Error(fmt::format("layer '{}' carries {} int16 weights but needs {}", l.name,
+                            l.weights_i16->size(), weights));
+  }
+  if ((l.weights || l.weights_i16) && l.epilogue.bias && (!l.bias || l.bias->size() != outputs)) {
     throw Error(fmt::format("layer '{}' carries {} bias values but needs {}", l.name,
                             l.bias ? l.bias->size() : 0, outputs));
   }
@@ -142,10 +147,7 @@ const NetworkTensor& named_tensor(const OpContext& ctx, const std::string& name)
 }
 
 int8_t scaled_mean(int64_t sum, int64_t count, int rescale) {
-  const int64_t num = std::abs(sum) << std::max(rescale, 0);
-  const int64_t den = count << std::max(-rescale, 0);
-  const int64_t q = std::min<int64_t>((num + den / 2) / den, 128);
-  return int8_t(std::clamp<int64_t>(sum < 0 ? -q : q, -128, 127));
+  return int8_t(scaled_mean_in(sum, count, rescale, -128, 127));
 }
 
 PoolWindow pool_window(const NetworkLayer& l, const TensorShape& in) {
@@ -166,28 +168,7 @@ HostWorkCount window_host_work(const NetworkLayer& l, const TensorShape& in) {
 }
 
 NetworkTensor average_pool(const NetworkTensor& in, const NetworkLayer& l) {
-  const TensorShape s = window_shape(l, TensorShape{in.n, in.c, in.h, in.w});
-  NetworkTensor out{in.n, in.c, s.h, s.w, std::vector<int8_t>(size_t(in.n) * in.c * s.h * s.w)};
-  for (int nc = 0; nc < in.n * in.c; ++nc) {
-    for (int y = 0; y < s.h; ++y) {
-      for (int x = 0; x < s.w; ++x) {
-        int64_t sum = 0;  // a window may cover up to kMaxLayerBytes int8 values
-        int count = 0;
-        for (int ky = 0; ky < l.kh; ++ky) {
-          for (int kx = 0; kx < l.kw; ++kx) {
-            int iy = y * l.stride_h - l.pad_top + ky, ix = x * l.stride_w - l.pad_left + kx;
-            if (iy >= 0 && iy < in.h && ix >= 0 && ix < in.w) {
-              sum += in.data[(size_t(nc) * in.h + iy) * in.w + ix];
-              ++count;
-            }
-          }
-        }
-        const int div = l.count_include_pad ? l.kh * l.kw : count;
-        out.data[(size_t(nc) * s.h + y) * s.w + x] = scaled_mean(sum, div, l.rescale);
-      }
-    }
-  }
-  return out;
+  return average_pool_lanes(in, l, -128, 127);
 }
 
 AttrSpec exponent_attr(const char* key, int fallback) {
@@ -245,17 +226,7 @@ std::string attrs_text(const NetworkLayer& l, const std::vector<AttrSpec>& specs
 
 NetworkTensor run_in_float(const NetworkTensor& in, int in_exp, int out_exp,
                            const std::function<FloatTensor(const FloatTensor&)>& f) {
-  FloatTensor x{{in.n, in.c, in.h, in.w}, std::vector<float>(in.data.size())};
-  for (size_t i = 0; i < in.data.size(); ++i) {
-    x.data[i] = float(std::ldexp(double(in.data[i]), -in_exp));
-  }
-  const FloatTensor y = f(x);
-  NetworkTensor out{y.dims[0], y.dims[1], y.dims[2], y.dims[3], std::vector<int8_t>(y.size())};
-  for (size_t i = 0; i < y.data.size(); ++i) {
-    const double q = std::round(std::ldexp(double(y.data[i]), out_exp));
-    out.data[i] = int8_t(std::clamp(q, -128.0, 127.0));
-  }
-  return out;
+  return run_in_float_lanes(in, in_exp, out_exp, f, -128, 127);
 }
 
 std::string float_conversions_text(int in_exp, int out_exp) {

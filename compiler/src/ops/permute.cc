@@ -3,6 +3,7 @@
 // swapped). On the host; exact (a copy).
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 #include "vta/sim/error.h"
@@ -55,14 +56,16 @@ std::string permute_attributes(const NetworkLayer& l) {
   return fmt::format("perm=({},{},{},{})", p[0], p[1], p[2], p[3]);
 }
 
-NetworkTensor run_permute(const OpContext& ctx, std::string& note) {
-  const NetworkTensor& in = ctx.in;
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_permute(const Ctx& ctx, std::string& note) {
+  const TensorOf<Ctx>& in = ctx.in;
   const Permutation p = perm_of(ctx.layer);
   const std::vector<int> dims{in.n, in.c, in.h, in.w};
   const std::vector<int> d = permuted_dims(dims, p);
-  note = fmt::format("{}: permute {} to {}x{}x{}x{} on host", ctx.layer.name, in.shape(), d[0],
-                     d[1], d[2], d[3]);
-  NetworkTensor out{d[0], d[1], d[2], d[3], {}};
+  note = fmt::format("{}: permute {}x{}x{}x{} to {}x{}x{}x{} on host", ctx.layer.name, in.n, in.c,
+                     in.h, in.w, d[0], d[1], d[2], d[3]);
+  TensorOf<Ctx> out{d[0], d[1], d[2], d[3], {}};
   out.data.reserve(in.data.size());
   for (size_t i : permutation_sources(dims, p)) {
     out.data.push_back(in.data[i]);
@@ -83,7 +86,8 @@ const OpDef& permute_op() {
     d.infer_shape = permute_shape;
     d.place = place_permute;
     d.attributes = permute_attributes;
-    d.run_host = run_permute;
+    d.run_host = run_permute<OpContext>;
+    d.run_host_wide = run_permute<WideOpContext>;
     return d;
   }();
   return def;

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 #include "vta/compiler/run/alu_runner.h"
@@ -68,10 +69,12 @@ FloatTensor scale_float(const NetworkLayer& l, const std::vector<const FloatTens
                l.float_params ? *l.float_params : std::vector<float>{});
 }
 
-NetworkTensor run_scale(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_scale(const Ctx& ctx, std::string& note) {
   note = fmt::format("{}: scale in f32 on host", ctx.layer.name);
-  return run_in_float(ctx.in, int(attr(ctx.layer, 2)), int(attr(ctx.layer, 3)),
-                      [&](const FloatTensor& x) { return scale_float(ctx.layer, {&x}); });
+  return in_float(ctx, int(attr(ctx.layer, 2)), int(attr(ctx.layer, 3)),
+                  [&](const FloatTensor& x) { return scale_float(ctx.layer, {&x}); });
 }
 
 // The host's int8 result for each of the 256 inputs (index q + 128), by the host path itself.
@@ -196,7 +199,8 @@ const OpDef& scale_op() {
     d.infer_shape = scale_shape;
     d.place = place_scale;
     d.attributes = scale_attributes;
-    d.run_host = run_scale;
+    d.run_host = run_scale<OpContext>;
+    d.run_host_wide = run_scale<WideOpContext>;
     d.float_reference = scale_float;
     d.host_work = scale_host_work;
     d.vta.make_job = make_scale_job;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ops/data_movement.h"
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/sim/error.h"
 #include "vta/sim/json_read.h"
@@ -70,11 +71,13 @@ std::string slice_attributes(const NetworkLayer& l) {
                      b.begin[2], b.end[2]);
 }
 
-NetworkTensor run_slice(const OpContext& ctx, std::string& note) {
-  const NetworkTensor& in = ctx.in;
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_slice(const Ctx& ctx, std::string& note) {
+  const TensorOf<Ctx>& in = ctx.in;
   const SliceBox box = box_of(ctx.layer);
   note = fmt::format("{}: slice {} on host", ctx.layer.name, slice_attributes(ctx.layer));
-  return NetworkTensor{in.n, box.end[0] - box.begin[0], box.end[1] - box.begin[1],
+  return TensorOf<Ctx>{in.n, box.end[0] - box.begin[0], box.end[1] - box.begin[1],
                        box.end[2] - box.begin[2], slice_box(in.data, in.n, in.c, in.h, in.w, box)};
 }
 
@@ -99,7 +102,8 @@ const OpDef& slice_op() {
     d.infer_shape = slice_shape;
     d.place = place_slice;
     d.attributes = slice_attributes;
-    d.run_host = run_slice;
+    d.run_host = run_slice<OpContext>;
+    d.run_host_wide = run_slice<WideOpContext>;
     d.float_reference = slice_float;
     return d;
   }();

@@ -4,6 +4,7 @@
 // (op_common.h: run_in_float).
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/compiler/ops/float_math.h"
 
@@ -46,10 +47,12 @@ FloatTensor softmax_float(const NetworkLayer& l, const std::vector<const FloatTe
   return softmax(*in[0], attr(l, 0));
 }
 
-NetworkTensor run_softmax(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_softmax(const Ctx& ctx, std::string& note) {
   note = fmt::format("{}: softmax in f32 on host", ctx.layer.name);
-  return run_in_float(ctx.in, attr(ctx.layer, 1), attr(ctx.layer, 2),
-                      [&](const FloatTensor& x) { return softmax_float(ctx.layer, {&x}); });
+  return in_float(ctx, attr(ctx.layer, 1), attr(ctx.layer, 2),
+                  [&](const FloatTensor& x) { return softmax_float(ctx.layer, {&x}); });
 }
 
 }  // namespace
@@ -65,7 +68,8 @@ const OpDef& softmax_op() {
     d.infer_shape = softmax_shape;
     d.place = place_softmax;
     d.attributes = softmax_attributes;
-    d.run_host = run_softmax;
+    d.run_host = run_softmax<OpContext>;
+    d.run_host_wide = run_softmax<WideOpContext>;
     d.float_reference = softmax_float;
     return d;
   }();

@@ -2,6 +2,7 @@
 // N*S x D rows seen as N x S x heads x d for attention, and back). On the host; moves no data.
 #include <fmt/format.h>
 
+#include "ops/lane_kernels.h"
 #include "ops/op_common.h"
 #include "vta/sim/error.h"
 
@@ -53,10 +54,13 @@ std::string view_attributes(const NetworkLayer& l) {
   return "to=" + target(l).str();
 }
 
-NetworkTensor run_view(const OpContext& ctx, std::string& note) {
+// On either path (int8 lanes, or the wide lanes of wide_network_run.h).
+template <class Ctx>
+TensorOf<Ctx> run_view(const Ctx& ctx, std::string& note) {
   const TensorShape to = target(ctx.layer);
-  note = fmt::format("{}: view {} as {} on host", ctx.layer.name, ctx.in.shape(), to.str());
-  return NetworkTensor{to.n, to.c, to.h, to.w, ctx.in.data};
+  const TensorShape from{ctx.in.n, ctx.in.c, ctx.in.h, ctx.in.w};
+  note = fmt::format("{}: view {} as {} on host", ctx.layer.name, from.str(), to.str());
+  return TensorOf<Ctx>{to.n, to.c, to.h, to.w, ctx.in.data};
 }
 
 }  // namespace
@@ -72,7 +76,8 @@ const OpDef& view_op() {
     d.infer_shape = view_shape;
     d.place = place_view;
     d.attributes = view_attributes;
-    d.run_host = run_view;
+    d.run_host = run_view<OpContext>;
+    d.run_host_wide = run_view<WideOpContext>;
     return d;
   }();
   return def;

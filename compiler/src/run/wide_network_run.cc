@@ -3,6 +3,7 @@
 #include "vta/compiler/run/wide_network_run.h"
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <random>
 
@@ -22,17 +23,27 @@ namespace {
 // A VTA layer's output: from the target or from the width reference.
 using VtaStep = std::function<WideNetworkTensor(const NetworkLayer&, const WideLayerJob&)>;
 
-// The network's input: its own int8 data (values of every lane of 8 bits and up), else uniform
-// over the input lane from the seed.
+// The network's own input data (int16 or int8 values) copied into `t`; false without any.
+template <class T>
+bool copy_input(const Network& net, const std::shared_ptr<const std::vector<T>>& data,
+                WideNetworkTensor& t) {
+  if (!data) {
+    return false;
+  }
+  if (data->size() != t.data.size()) {
+    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
+                            net.name, data->size(), net.n, net.c, net.h, net.w));
+  }
+  std::copy(data->begin(), data->end(), t.data.begin());
+  return true;
+}
+
+// The network's input: its own int16 data (a quantized model's) or int8 data (values of every
+// lane of 8 bits and up), else uniform over the input lane from the seed.
 WideNetworkTensor wide_input(const Network& net, const LayerWidths& widths) {
   const size_t size = size_t(net.n) * net.c * net.h * net.w;
-  if (net.input_data && net.input_data->size() != size) {
-    throw Error(fmt::format("network {}: input data has {} values for the input {}x{}x{}x{}",
-                            net.name, net.input_data->size(), net.n, net.c, net.h, net.w));
-  }
   WideNetworkTensor t{net.n, net.c, net.h, net.w, std::vector<int32_t>(size)};
-  if (net.input_data) {
-    std::copy(net.input_data->begin(), net.input_data->end(), t.data.begin());
+  if (copy_input(net, net.input_i16, t) || copy_input(net, net.input_data, t)) {
     return t;
   }
   std::mt19937_64 rng(net.seed);
@@ -50,6 +61,18 @@ const WideNetworkTensor& wide_tensor(const Network& net, const NetworkLayer& l,
         fmt::format("network {}: layer '{}' reads unknown tensor '{}'", net.name, l.name, name));
   }
   return it->second;
+}
+
+// A quantized model's bounds of a host layer's output (the fan-in rule of its consumers:
+// quantize.h), where the layer has them.
+void clip_to_epilogue(WideNetworkTensor& out, const Epilogue& e) {
+  if (!e.clip_lo && !e.clip_hi) {
+    return;
+  }
+  const int32_t lo = e.clip_lo.value_or(INT32_MIN), hi = e.clip_hi.value_or(INT32_MAX);
+  for (auto& x : out.data) {
+    x = std::clamp(x, lo, hi);
+  }
 }
 
 // The host's residual add after a VTA layer: the residual (rounded down by residual_shift as
@@ -98,9 +121,10 @@ void follow_wide(const Network& net, const LayerWidths& widths, const VtaStep& v
     const bool vta_layer = def.make_wide_job && l.on_vta();
     if (!vta_layer && !def.run_host_wide) {
       throw Error(fmt::format(
-          "network {}: layer '{}' ({}) does not run at {} lanes yet (networks of lanes wider "
-          "than 8 bits: conv2d, dense, maxpool, avgpool, global_avgpool, add)",
-          net.name, l.name, l.op, widths.describe()));
+          "network {}: layer '{}' ({}{}) does not run at {} lanes yet (networks of lanes wider "
+          "than 8 bits: {})",
+          net.name, l.name, l.op, l.groups > 1 ? ", grouped" : "", widths.describe(),
+          wide_operator_names()));
     }
     if (vta_layer) {
       tensors[l.name] = wide_vta_layer(def, ctx, vta, host_ops);
@@ -109,6 +133,7 @@ void follow_wide(const Network& net, const LayerWidths& widths, const VtaStep& v
     std::string note;
     WideNetworkTensor out = def.run_host_wide(ctx, note);
     saturate_wide_lanes(out.data, widths.out);
+    clip_to_epilogue(out, l.epilogue);
     host_ops.push_back(std::move(note));
     tensors[l.name] = std::move(out);
     if (target && target->on_host_layer) {
@@ -154,6 +179,16 @@ WideLayerRun run_wide_job(const Target& target, const NetworkLayer& l, const Wid
 
 bool needs_wide_network(const LayerWidths& w) {
   return w.inp > 8 || w.wgt > 8;
+}
+
+std::string wide_operator_names() {
+  std::string s;
+  for (const OpDef* d : op_defs()) {
+    if (d->make_wide_job || d->run_host_wide) {
+      s += (s.empty() ? "" : ", ") + d->name + (d->make_wide_job ? " (one group)" : "");
+    }
+  }
+  return s;
 }
 
 void saturate_wide_lanes(std::vector<int32_t>& v, int bits) {

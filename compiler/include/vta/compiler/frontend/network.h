@@ -62,6 +62,9 @@ struct NetworkLayer {
   // Not written by to_json.
   std::shared_ptr<const std::vector<int8_t>> weights;
   std::shared_ptr<const std::vector<int32_t>> bias;
+  // The same at weight lanes of 9 to 16 bits (a model quantized to int16 lanes: the wide path,
+  // run/wide_network_run.h, reads them; `weights` stays empty). Not written by to_json.
+  std::shared_ptr<const std::vector<int16_t>> weights_i16;
   // A host operator's float parameters (layer_norm: the gain, then the bias, one value each per
   // position along its axis); absent: the neutral ones. Not written by to_json.
   std::shared_ptr<const std::vector<float>> float_params;
@@ -82,6 +85,8 @@ struct Network {
   std::vector<NetworkLayer> layers;
   // The input tensor (n*c*h*w int8, NCHW); random from the seed when absent.
   std::shared_ptr<const std::vector<int8_t>> input_data;
+  // The same at input lanes of 9 to 16 bits (a model quantized to int16 lanes).
+  std::shared_ptr<const std::vector<int16_t>> input_i16;
 
   // Reads and validates (see validate) a description; errors name `source` and the layer.
   static Network from_json(const nlohmann::json& j, const std::string& source);

@@ -72,6 +72,10 @@ struct QuantLayerReport {
   // Per-channel weight scales: the largest weight exponent and shift (w_exp, shift: smallest).
   bool per_channel = false;
   int w_exp_max = 0, shift_max = 0;
+  // Lanes wider than 8 bits: the value bits of the input, the weights and the output (signed
+  // lanes the fan-in rule chose within the config's) and the fan-in K; 0 at 8 bits and below.
+  int inp_bits = 0, wgt_bits = 0, out_bits = 0;
+  uint64_t fan_in = 0;
 };
 
 struct QuantizedModel {
@@ -85,6 +89,8 @@ struct QuantizedModel {
   int samples = 0;
   uint64_t vta_macs = 0, host_macs = 0;
   std::vector<int8_t> reference_output;  // the int8 reference's output of net.input_data
+  // The same at lanes wider than 8 bits (of net.input_i16; reference_output is then empty).
+  std::vector<int32_t> reference_output_wide;
   QuantOptions options;
   // Wall times of the front end, apart from any simulation: the import (FloatGraph's) and the
   // quantization (calibration runs in float, then the int8 reference of each sample).
@@ -121,8 +127,17 @@ FloatGraph import_onnx_timed(const std::string& path);
 // Throws vta::Error naming the node for a graph that cannot be quantized (e.g. a Relu that no
 // Conv, Gemm or Add before it absorbs).
 QuantizedModel quantize_graph(const FloatGraph& g, const QuantOptions& opt);
-// Throws vta::Error naming `model` and the widths unless quantize_graph quantizes to them: the
-// tensors of a quantized network are int8_t, so input and weight lanes of 1 to 8 bits.
+// Throws vta::Error naming `model` and the widths unless quantize_graph quantizes to them: input
+// and weight lanes of 1 to 8 bits (int8_t tensors) or 9 to 16 (int16_t weights and input, the
+// wide path of run/wide_network_run.h, whose operators quantize_graph checks by name).
 void check_quantizable_widths(const std::string& model, const LayerWidths& widths);
+// The same as a predicate (sweeps quantize a model once per such widths of their designs).
+bool quantizable_widths(const LayerWidths& widths);
+
+// True when the run's output (NetworkRun::output, or wide_output at lanes wider than 8 bits)
+// equals the model's reference output bit for bit; `differ` (if given) counts the differing
+// values.
+bool output_matches_reference(const QuantizedModel& model, const NetworkRun& run,
+                              size_t* differ = nullptr);
 
 }  // namespace vta::compiler

@@ -64,6 +64,10 @@ NetworkRun run_network_wide(const Target& target, const Network& net, const Netw
 // Every tensor of the network computed on the host with the width reference in place of VTA.
 WideTensors reference_network_tensors_wide(const Network& net, const LayerWidths& widths);
 
+// The operators networks of lanes wider than 8 bits run, comma-separated (the operator table's
+// entries with a wide path; conv2d: one group).
+std::string wide_operator_names();
+
 // Saturates every value to a `bits`-bit lane [-2^(bits-1), 2^(bits-1) - 1] (none at 32 bits).
 void saturate_wide_lanes(std::vector<int32_t>& v, int bits);
 
