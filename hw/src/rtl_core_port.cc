@@ -136,7 +136,8 @@ MemIn RtlCorePort::memory_inputs(uint64_t abs, WriteBurst*& wb) {
 }
 
 // Acts on what the core did in cycle `c` (absolute `abs`): beats delivered and taken, bursts
-// requested.
+// requested. A write burst reaches the memory before the read of the same cycle, as in the
+// cycle model, whose store unit posts its bursts in the cycle before their first grant.
 void RtlCorePort::serve_requests(uint64_t abs, uint64_t c, const MemIn& in, const MemOut& out,
                                  WriteBurst* wb) {
   if (in.rd_data_valid) {
@@ -145,18 +146,18 @@ void RtlCorePort::serve_requests(uint64_t abs, uint64_t c, const MemIn& in, cons
       m_reads.pop_front();
     }
   }
+  if (in.wr_data_take) {
+    take_write_beat(*wb, out, c);
+  }
+  if (out.wr_req) {
+    post_write(abs, out);
+  }
   if (out.rd_req) {
     const uint64_t last = grant_read(abs, out);
     TimedCounters::Traffic& t = read[static_cast<size_t>(read_client(out.rd_tag))];
     ++t.bursts;
     t.beats += out.rd_beats;
     add_latency(t, last - abs);
-  }
-  if (in.wr_data_take) {
-    take_write_beat(*wb, out, c);
-  }
-  if (out.wr_req) {
-    post_write(abs, out);
   }
 }
 
