@@ -580,8 +580,6 @@ const RtlTop& RtlBackend::Impl::run_cores(const std::vector<const LoadedProgram*
       std::rethrow_exception(t.error);
     } catch (const ProgramError& e) {
       throw ProgramError(fmt::format("core {}: {}", t.error_core, e.what()));
-    } catch (const Error& e) {
-      throw Error(fmt::format("core {}: {}", t.error_core, e.what()));
     }
   }
   if (t.vcd_cut != UINT64_MAX) {
@@ -741,8 +739,7 @@ RunOutcome RtlBackend::core_outcome(int k, const LoadedProgram& program) {
 // is checked before the run, up to the first FINISH. In a system, core 0 runs alone.
 RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
   if (m_cfg.cores != 0) {
-    uint64_t makespan = 0;
-    return execute_cores({&program}, wait_cycles, makespan).front();
+    return run_system({&program}, wait_cycles).front();
   }
   check_ranges_until_finish(m_cfg, m_dram, program);
   m_impl->run_cores({&program}, wait_cycles);
@@ -753,6 +750,18 @@ RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycle
 // core_stats, the system's (cycles, contention, bursts per core) to stats().
 std::vector<RunOutcome> RtlBackend::execute_cores(const std::vector<const LoadedProgram*>& programs,
                                                   uint64_t wait_cycles, uint64_t& makespan) {
+  if (m_cfg.cores == 0) {
+    return ContractBackend::execute_cores(programs, wait_cycles, makespan);
+  }
+  std::vector<RunOutcome> outs = run_system(programs, wait_cycles);
+  makespan = m_impl->core->top->run_cycles;
+  publish_system_counters(outs, programs);
+  return outs;
+}
+
+// One run of a system; errors name the core.
+std::vector<RunOutcome> RtlBackend::run_system(const std::vector<const LoadedProgram*>& programs,
+                                               uint64_t wait_cycles) {
   for (size_t k = 0; k < programs.size(); ++k) {
     if (programs[k] != nullptr) {
       try {
@@ -764,7 +773,6 @@ std::vector<RunOutcome> RtlBackend::execute_cores(const std::vector<const Loaded
   }
   const RtlTop& top = m_impl->run_cores(programs, wait_cycles);
   std::vector<RunOutcome> outs(programs.size());
-  makespan = top.run_cycles;
   // An RTL error or a hang of one core ended the run: its error first, the others were cut off.
   const size_t first = top.error_core >= 0 ? static_cast<size_t>(top.error_core) : 0;
   for (size_t j = 0; j < programs.size(); ++j) {
@@ -778,9 +786,6 @@ std::vector<RunOutcome> RtlBackend::execute_cores(const std::vector<const Loaded
       m_impl->reset_cut_cores(top);
       throw ProgramError(fmt::format("core {}: {}", k, e.what()));
     }
-  }
-  if (top.interconnect) {
-    publish_system_counters(outs, programs);
   }
   return outs;
 }

@@ -297,3 +297,22 @@ TEST_CASE("multicore rtl: one core behind a wide interconnect of latency 0 is th
     CHECK(cycles["cycle CORES 1"] == cycles["cycle single"]);
   }
 }
+
+TEST_CASE("multicore rtl: a deadlock of one core names the core, the other finishes",
+          "[multicore][rtl]") {
+  // Core 1's only instruction, FINISH, pops a store-to-compute token no one pushes.
+  for (const char* backend : {"rtl", "cycle"}) {
+    INFO(backend);
+    const HwConfig cfg = system_config(2, 0);
+    Dram dram;
+    std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
+    ProgramBuilder pb0(cfg, dram), pb1(cfg, dram);
+    const CoreProgram ok = worked_example(pb0);
+    pb1.push(make_finish(false, true));
+    const DeviceBuffer stuck = pb1.emit();
+    CHECK_THROWS_WITH(
+        be->run_cores({ok, CoreProgram{stuck.phys, 1}}, 0),
+        Catch::Matchers::StartsWith("core 1: ") && Catch::Matchers::Contains("FINISH"));
+    CHECK(be->core_stats(0).cycles == 61);
+  }
+}

@@ -49,6 +49,8 @@ class RtlBackend : public ContractBackend {
                                         uint64_t wait_cycles, uint64_t& makespan) override;
 
  private:
+  std::vector<RunOutcome> run_system(const std::vector<const LoadedProgram*>& programs,
+                                     uint64_t wait_cycles);
   RunOutcome core_outcome(int k, const LoadedProgram& program);
   void publish_system_counters(const std::vector<RunOutcome>& outs,
                                const std::vector<const LoadedProgram*>& programs);
