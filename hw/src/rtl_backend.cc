@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
-#include <deque>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -17,6 +15,8 @@
 #include <systemc>
 #include <tlm>
 
+#include "interconnect.h"
+#include "rtl_core_port.h"
 #include "rtl_model.h"
 #include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/contract/timing_constants.h"
@@ -33,20 +33,19 @@ namespace vta {
 namespace {
 
 using rtl::CoreStatus;
-using rtl::MemIn;
-using rtl::MemOut;
+using rtl::Ending;
+using rtl::RtlCorePort;
 using rtl::RtlModel;
 
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
-// DRAM target is called with the exact cycle as annotated delay).
+// memory model and the interconnect are called with the exact cycle as annotated delay, and
+// the one clock thread calls them in cycle order, every core of a system within each cycle).
 constexpr uint64_t kQuantum = 4096;
 // Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle).
 constexpr uint64_t kVcdSizeCheck = 256;
-// Cycles between two looks of the watchdog at the core's progress counters.
-constexpr uint64_t kWatchdogCheck = 1024;
 
-// True if the RTL built for `built` implements `cfg`: every key but the ones the glue (not the
-// RTL) implements must match.
+// True if the RTL built for `built` implements `cfg` (one core's config): every key but the
+// ones the glue (not the RTL) implements must match.
 bool same_hardware(const HwConfig& built, const HwConfig& cfg) {
   nlohmann::json a = built.to_json();
   nlohmann::json b = cfg.to_json();
@@ -63,75 +62,53 @@ bool same_hardware(const HwConfig& built, const HwConfig& cfg) {
   return a == b;
 }
 
-// A read burst whose beats are still to be delivered.
-struct ReadBurst {
-  uint64_t first = 0;  // absolute cycle of beat 0
-  uint32_t interval = 1;
-  uint32_t beats = 0;
-  uint32_t next = 0;  // next beat to deliver
-  uint8_t tag = 0;
-  std::vector<uint8_t> data;
-};
-
-// A write burst whose beats are still to be taken from the store unit.
-struct WriteBurst {
-  uint32_t addr = 0;
-  uint64_t first = 0;
-  uint32_t interval = 1;
-  uint32_t beats = 0;
-  uint32_t next = 0;
-  std::vector<uint8_t> data;
-  std::vector<bool> strb;  // bytes the store unit writes (a row narrower than its beats)
-};
-
-// How the clock thread's run ended.
-enum class Ending { kFinished, kTimeout, kStuck, kRtlError, kNoProgress };
-
-// What only moves when the core gets work done: instructions finished, bytes a DMA unit
-// started, GEMM/ALU micro-ops issued (inside an instruction too, so a long loop is progress).
-// (Busy, stall and fetch cycle counters grow while it waits.)
-uint64_t progress_fingerprint(const rtl::CoreStatus& st) {
-  uint64_t f = st.inp_load_nbytes + st.wgt_load_nbytes + st.acc_load_nbytes + st.uop_load_nbytes +
-               st.out_store_nbytes + st.gemm_counter + st.alu_counter + st.alu_active_cycles +
-               st.uops_issued;
-  for (uint32_t n : st.unit_insns) {
-    f += n;
-  }
-  return f;
-}
-
-// The read client of a burst tag (the RTL's arbiter numbers clients as ReadClient).
-int read_client(uint8_t tag) {
-  return tag % kNumReadClients;
-}
-
 }  // namespace
 
-// The SystemC top of the rtl backend: the Verilated core, clocked by one thread, and the memory
-// model the config names (the cycle backend's, MEMORY_MODEL) behind a TLM initiator socket.
+// The SystemC top of the rtl backend: the Verilated cores (an RtlCorePort each), clocked by one
+// thread, and the memory model the config names (the cycle backend's, MEMORY_MODEL). A lone
+// core reaches the memory model through its TLM initiator socket; the cores of a system (CORES,
+// docs/multicore.md) reach it through the cycle model's interconnect, one socket each, and are
+// clocked in lock step: in every cycle each core in turn, core 0 first.
 class RtlTop : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(RtlTop);
 
-  tlm_utils::simple_initiator_socket<RtlTop> socket;
   std::unique_ptr<cycle::MemoryTarget> memory;
+  std::unique_ptr<cycle::Interconnect> interconnect;  // systems only
+  std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<RtlTop>>> sockets;
+  std::vector<std::unique_ptr<RtlCorePort>> ports;  // one per core
 
-  RtlTop(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram, RtlModel& model)
+  RtlTop(sc_core::sc_module_name name, const HwConfig& cfg, Dram& dram,
+         const std::vector<RtlModel*>& models)
       : sc_core::sc_module(name),
-        socket("socket"),
-        memory(cycle::find_memory_model(cfg.memory.model).make("dram", cfg, dram)),
-        m_cfg(cfg),
-        m_dram(&dram),
-        m_model(&model) {
-    socket.bind(memory->target_socket());
+        memory(cycle::find_memory_model(cfg.memory.model).make("dram", cfg, dram)) {
+    if (cfg.cores != 0) {
+      interconnect = std::make_unique<cycle::Interconnect>("interconnect", cfg);
+      interconnect->memory.bind(memory->target_socket());
+    }
+    for (size_t k = 0; k < models.size(); ++k) {
+      const std::string socket_name = k == 0 ? "socket" : fmt::format("socket{}", k);
+      auto s = std::make_unique<tlm_utils::simple_initiator_socket<RtlTop>>(socket_name.c_str());
+      if (interconnect) {
+        s->bind(interconnect->cores);
+      } else {
+        s->bind(memory->target_socket());
+      }
+      ports.push_back(std::make_unique<RtlCorePort>(cfg.core_config(static_cast<int>(k)), dram,
+                                                    *models[k], *s,
+                                                    interconnect ? nullptr : memory.get()));
+      sockets.push_back(std::move(s));
+    }
+    m_active.assign(models.size(), false);
     SC_THREAD(clock_thread);
   }
 
-  // A parked top serves a new backend (RtlBackend::Impl): its DRAM, its Verilated model, no VCD.
-  void rebind(Dram& dram, RtlModel& model) {
-    m_dram = &dram;
-    m_model = &model;
+  // A parked top serves a new backend (RtlBackend::Impl): its DRAM, its Verilated models, no VCD.
+  void rebind(Dram& dram, const std::vector<RtlModel*>& models) {
     memory->rebind_dram(dram);
+    for (size_t k = 0; k < ports.size(); ++k) {
+      ports[k]->rebind(dram, *models[k]);
+    }
     vcd_path.clear();
     vcd_limit = 0;
     vcd_cut = UINT64_MAX;
@@ -139,25 +116,25 @@ class RtlTop : public sc_core::sc_module {
   }
 
   // ---- one run, set by the host before sc_start ----
-  uint32_t insn_phys = 0, insn_count = 0;
+  std::vector<const LoadedProgram*> programs;  // per core; null: idle
   uint64_t wait_cycles = 0;
-  uint64_t watchdog_cycles = 0;         // a run without progress for this long is a hang
-  uint64_t vcd_start = 0, vcd_end = 0;  // window in cycles over all runs
+  uint64_t watchdog_cycles = 0;  // a run without progress for this long is a hang
+  // The VCD (core 0): window in cycles over all runs, and its size limit (0 = none): once the
+  // file passes it, dumping stops at cycle vcd_cut.
+  uint64_t vcd_start = 0, vcd_end = 0;
   bool vcd_on = false;
-  // The VCD size limit (0 = none): once the file passes it, dumping stops at cycle vcd_cut.
   std::string vcd_path;
   uint64_t vcd_limit = 0;
   uint64_t vcd_cut = UINT64_MAX;
   uint64_t total_cycles = 0;  // cycles of earlier runs
   // results of this run
-  Ending ending = Ending::kFinished;
-  uint64_t run_cycles = 0;
-  uint64_t last_progress = 0;  // run cycle of the last progress the watchdog saw
-  uint64_t quiet_cycles = 0;   // kNoProgress: cycles since then
-  std::array<TimedCounters::Traffic, kNumReadClients> read{};  // bursts and beats per client
-  TimedCounters::Traffic write{};
+  uint64_t run_cycles = 0;  // the system's: first start to the last core's end
   std::exception_ptr error;
+  int error_core = -1;  // the core whose error (or RTL error / hang) ended the run; -1 none
   sc_core::sc_event go;
+
+  // False if core k's run was cut off (another core's error ended the system's run).
+  bool ended(size_t k) const { return !m_active[k]; }
 
   // After a cut: the size the VCD up to cycle `end` would have had, the bytes per cycle after
   // the first look (the header aside) continued to `end`.
@@ -176,7 +153,12 @@ class RtlTop : public sc_core::sc_module {
     while (true) {
       sc_core::wait(go);
       try {
-        run_loop();
+        const uint64_t base = begin_run();
+        if (interconnect) {
+          run_system(base);
+        } else {
+          run_core(base);
+        }
       } catch (...) {
         error = std::current_exception();
       }
@@ -186,20 +168,13 @@ class RtlTop : public sc_core::sc_module {
 
   uint64_t now_abs() const { return cycle::now_cycle() + m_local; }
 
-  // Clocks the core from the start of a run until it finishes, fails, gets stuck or times out.
-  void run_loop() {
-    const uint64_t base = begin_run();
-    MemOut out;
-    int stuck_cycles = 0;
+  // Clocks a lone core from the start of a run until it finishes, fails, gets stuck or times
+  // out.
+  void run_core(uint64_t base) {
+    RtlCorePort& port = *ports[0];
     for (uint64_t c = 0;; ++c) {
-      const uint64_t abs = base + c;
-      WriteBurst* wb = nullptr;
-      MemIn in = memory_inputs(abs, wb);
-      in.trace_cycle = total_cycles + c;
-      trace_window(in.trace_cycle);
-      m_model->cycle(in, out);
-      serve_requests(abs, c, in, out, wb);
-      watch_progress(c, in, out);
+      trace_window(total_cycles + c);
+      const bool ended = port.step(base + c, c, total_cycles + c);
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
@@ -209,7 +184,8 @@ class RtlTop : public sc_core::sc_module {
       if (c % kVcdSizeCheck == 0) {
         watch_vcd_size(total_cycles + c + 1);
       }
-      if (run_ended(out, stuck_cycles)) {
+      if (ended) {
+        m_active[0] = false;
         break;
       }
     }
@@ -217,246 +193,93 @@ class RtlTop : public sc_core::sc_module {
     publish_progress();
   }
 
+  // Clocks every core with a program, cycle by cycle, until each has ended; an RTL error or a
+  // hang of one core ends the system's run.
+  void run_system(uint64_t base) {
+    size_t running = static_cast<size_t>(std::count(m_active.begin(), m_active.end(), true));
+    for (uint64_t c = 0; running > 0; ++c) {
+      trace_window(total_cycles + c);
+      for (size_t k = 0; k < ports.size() && running > 0; ++k) {
+        if (m_active[k] && step_core(k, base + c, c)) {
+          m_active[k] = false;
+          --running;
+          const Ending e = ports[k]->ending;
+          if (e == Ending::kRtlError || e == Ending::kNoProgress) {
+            error_core = static_cast<int>(k);
+            running = 0;
+          }
+        }
+      }
+      run_cycles = c + 1;
+      if (++m_local >= kQuantum) {
+        sync();
+        publish_progress();
+        poll_stop(kQuantum);
+      }
+      if (c % kVcdSizeCheck == 0) {
+        watch_vcd_size(total_cycles + c + 1);
+      }
+    }
+    sync();
+    publish_progress();
+  }
+
+  // One cycle of core k; an exception names the core (error_core).
+  bool step_core(size_t k, uint64_t abs, uint64_t c) {
+    try {
+      return ports[k]->step(abs, c, total_cycles + c);
+    } catch (...) {
+      error_core = static_cast<int>(k);
+      throw;
+    }
+  }
+
   // Adds what the run did since the last call to the process's progress (run_progress.h).
   void publish_progress() {
-    const CoreStatus st = m_model->status();
-    const uint64_t insns = uint64_t{st.unit_insns[0]} + st.unit_insns[1] + st.unit_insns[2];
+    uint64_t insns = 0;
+    for (size_t k = 0; k < ports.size(); ++k) {
+      if (programs[k] != nullptr) {
+        const CoreStatus st = ports[k]->model().status();
+        insns += uint64_t{st.unit_insns[0]} + st.unit_insns[1] + st.unit_insns[2];
+      }
+    }
     run_progress().add(run_cycles - std::min(run_cycles, m_shown_cycles),
                        insns - std::min(insns, m_shown_insns));
     m_shown_cycles = std::max(m_shown_cycles, run_cycles);
     m_shown_insns = std::max(m_shown_insns, insns);
   }
 
-  // Clears the results and the bursts in flight and starts the core; returns cycle 0 of the
-  // run in absolute cycles.
+  // Clears the results, resets the memory model (and interconnect) and starts every core with
+  // a program; returns cycle 0 of the run in absolute cycles.
   uint64_t begin_run() {
-    ending = Ending::kFinished;
     run_cycles = 0;
-    last_progress = 0;
+    error_core = -1;
     m_shown_cycles = 0;
     m_shown_insns = 0;
-    m_fingerprint = 0;
-    m_hung = false;
-    read.fill(TimedCounters::Traffic{});
-    write = TimedCounters::Traffic{};
     m_local = 0;
-    m_reads.clear();
-    m_writes.clear();
-    m_resps.clear();
     const uint64_t base = now_abs();
     memory->reset(base);
     memory->reset_counters();
-    m_model->start(insn_phys, insn_count);
+    if (interconnect) {
+      interconnect->reset(base);
+      interconnect->clear_stats();
+    }
+    for (size_t k = 0; k < ports.size(); ++k) {
+      const LoadedProgram* p = programs[k];
+      m_active[k] = p != nullptr;
+      if (p != nullptr) {
+        ports[k]->wait_cycles = wait_cycles;
+        ports[k]->watchdog_cycles = watchdog_cycles;
+        ports[k]->begin(p->insn_phys, p->count(), interconnect ? p : nullptr);
+      }
+    }
     return base;
-  }
-
-  // What the memory drives in cycle `abs`; `wb` is set to the write burst that takes beats next.
-  MemIn memory_inputs(uint64_t abs, WriteBurst*& wb) {
-    MemIn in;
-    if (!m_reads.empty()) {
-      ReadBurst& r = m_reads.front();
-      if (r.first + static_cast<uint64_t>(r.next) * r.interval == abs) {
-        in.rd_data_valid = true;
-        in.rd_data_tag = r.tag;
-        in.rd_data = r.data.data() + static_cast<size_t>(r.next) * bus_bytes();
-      }
-    }
-    for (auto& w : m_writes) {
-      if (w.next < w.beats) {
-        wb = &w;
-        break;
-      }
-    }
-    if (wb != nullptr && wb->first + static_cast<uint64_t>(wb->next) * wb->interval == abs) {
-      in.wr_data_take = true;
-    }
-    if (!m_resps.empty() && m_resps.front() == abs) {
-      in.wr_resp = true;
-      m_resps.pop_front();
-    }
-    // The core takes one read beat and one write response per cycle: a memory model that
-    // times two in one cycle (or one in the past) would leave the core waiting forever.
-    const bool read_missed =
-        !m_reads.empty() &&
-        m_reads.front().first + uint64_t{m_reads.front().next} * m_reads.front().interval < abs;
-    if (read_missed || (!m_resps.empty() && m_resps.front() < abs)) {
-      throw Error(fmt::format(
-          "rtl backend: the memory model timed a read beat or write response before cycle {} "
-          "that the core could not take (one of each per cycle, in order)",
-          abs));
-    }
-    return in;
   }
 
   void trace_window(uint64_t total) {
     if (vcd_on) {
-      m_model->set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
+      ports[0]->model().set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
     }
-  }
-
-  // Acts on what the core did in cycle `c` (absolute `abs`): beats delivered and taken, bursts
-  // requested.
-  void serve_requests(uint64_t abs, uint64_t c, const MemIn& in, const MemOut& out,
-                      WriteBurst* wb) {
-    if (in.rd_data_valid) {
-      ReadBurst& r = m_reads.front();
-      if (++r.next == r.beats) {
-        m_reads.pop_front();
-      }
-    }
-    if (out.rd_req) {
-      const uint64_t last = grant_read(abs, out);
-      TimedCounters::Traffic& t = read[static_cast<size_t>(read_client(out.rd_tag))];
-      ++t.bursts;
-      t.beats += out.rd_beats;
-      add_latency(t, last - abs);
-    }
-    if (in.wr_data_take) {
-      take_write_beat(*wb, out, c);
-    }
-    if (out.wr_req) {
-      post_write(abs, out);
-    }
-  }
-
-  // The watchdog: memory traffic counts as progress at once, the core's counters every
-  // kWatchdogCheck cycles (reading them costs more than a cycle).
-  void watch_progress(uint64_t c, const MemIn& in, const MemOut& out) {
-    if (watchdog_cycles == 0) {
-      return;
-    }
-    if (in.rd_data_valid || in.wr_data_take || in.wr_resp || out.rd_req || out.wr_req) {
-      last_progress = c;
-    }
-    if (c % std::min(kWatchdogCheck, watchdog_cycles) == 0) {
-      const uint64_t f = progress_fingerprint(m_model->status());
-      if (f != m_fingerprint) {
-        m_fingerprint = f;
-        last_progress = c;
-      } else if (c - last_progress >= watchdog_cycles) {
-        quiet_cycles = c - last_progress;
-        m_hung = true;
-      }
-    }
-  }
-
-  bool run_ended(const MemOut& out, int& stuck_cycles) {
-    if (out.error) {
-      ending = Ending::kRtlError;
-      return true;
-    }
-    if (out.finish) {
-      ending = Ending::kFinished;
-      return true;
-    }
-    stuck_cycles = out.stuck ? stuck_cycles + 1 : 0;
-    if (stuck_cycles >= 2) {
-      ending = Ending::kStuck;
-      return true;
-    }
-    if (wait_cycles != 0 && run_cycles >= wait_cycles) {
-      ending = Ending::kTimeout;
-      return true;
-    }
-    if (m_hung) {
-      ending = Ending::kNoProgress;
-      return true;
-    }
-    return false;
-  }
-
-  static void add_latency(TimedCounters::Traffic& t, uint64_t cycles) {
-    t.latency_sum += cycles;
-    t.latency_max = std::max(t.latency_max, cycles);
-  }
-
-  // Returns the cycle of the burst's last beat.
-  uint64_t grant_read(uint64_t abs, const MemOut& out) {
-    const size_t bytes = static_cast<size_t>(out.rd_beats) * bus_bytes();
-    ReadBurst r;
-    r.tag = out.rd_tag;
-    r.beats = out.rd_beats;
-    r.data.resize(bytes);
-    tlm::tlm_generic_payload p;
-    cycle::MemTimingExt ext;
-    p.set_command(tlm::TLM_READ_COMMAND);
-    p.set_address(out.rd_addr);
-    p.set_data_ptr(r.data.data());
-    p.set_data_length(static_cast<unsigned>(bytes));
-    p.set_streaming_width(static_cast<unsigned>(bytes));
-    p.set_byte_enable_ptr(nullptr);
-    p.set_dmi_allowed(false);
-    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    p.set_extension(&ext);
-    sc_core::sc_time delay = cycle::cycles(abs - cycle::now_cycle());
-    socket->b_transport(p, delay);
-    p.clear_extension(&ext);
-    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) {
-      throw ProgramError(fmt::format("{} read burst [{:#x}, {:#x}) is outside allocated memory",
-                                     kReadClientName[read_client(out.rd_tag)], out.rd_addr,
-                                     out.rd_addr + bytes));
-    }
-    r.first = ext.first;
-    r.interval = ext.interval;
-    m_reads.push_back(std::move(r));
-    return ext.last;
-  }
-
-  // The memory takes the store unit's next beat of `wb`; a complete burst is written to DRAM.
-  void take_write_beat(WriteBurst& wb, const MemOut& out, uint64_t c) {
-    if (!out.wr_data_valid) {
-      throw Error(
-          fmt::format("rtl backend: the store unit had no data beat ready in cycle {}"
-                      " (RTL timing bug)",
-                      c));
-    }
-    const size_t at = static_cast<size_t>(wb.next) * bus_bytes();
-    std::memcpy(wb.data.data() + at, out.wr_data, bus_bytes());
-    for (size_t k = 0; k < bus_bytes(); ++k) {
-      wb.strb[at + k] = ((out.wr_strb >> k) & 1U) != 0;
-    }
-    if (++wb.next == wb.beats) {
-      write_strobed(wb);
-      m_writes.pop_front();
-    }
-  }
-
-  // Writes the strobed bytes of a complete burst (a contiguous range: one row's part).
-  void write_strobed(const WriteBurst& wb) {
-    size_t lo = 0;
-    size_t hi = wb.data.size();
-    while (lo < hi && !wb.strb[lo]) {
-      ++lo;
-    }
-    while (hi > lo && !wb.strb[hi - 1]) {
-      --hi;
-    }
-    if (lo == hi) {
-      return;
-    }
-    uint8_t* host = m_dram->checked_ptr(wb.addr + lo, hi - lo);
-    if (host == nullptr) {
-      throw ProgramError(
-          fmt::format("store unit: write burst [{:#x}, {:#x}) is outside allocated memory",
-                      wb.addr + lo, wb.addr + hi));
-    }
-    std::memcpy(host, wb.data.data() + lo, hi - lo);
-  }
-
-  void post_write(uint64_t abs, const MemOut& out) {
-    ++write.bursts;
-    write.beats += out.wr_beats;
-    const cycle::WriteBeats wt = memory->time_write(out.wr_addr, out.wr_beats, abs);
-    add_latency(write, wt.response - abs);
-    WriteBurst w;
-    w.addr = out.wr_addr;
-    w.first = wt.first;
-    w.interval = wt.interval;
-    w.beats = out.wr_beats;
-    w.data.resize(static_cast<size_t>(out.wr_beats) * bus_bytes());
-    w.strb.resize(w.data.size());
-    m_writes.push_back(std::move(w));
-    m_resps.push_back(wt.response);
   }
 
   // Past the size limit the VCD stops at cycle `total` (Verilator's buffer makes the file lag
@@ -488,20 +311,11 @@ class RtlTop : public sc_core::sc_module {
     }
   }
 
-  size_t bus_bytes() const { return static_cast<size_t>(m_cfg.bus_bytes); }
-
-  const HwConfig& m_cfg;
-  Dram* m_dram;
-  RtlModel* m_model;
   uint64_t m_local = 0;                                   // cycles simulated ahead of SystemC time
   uint64_t m_vcd_first_total = 0, m_vcd_first_bytes = 0;  // the VCD's size at its first look
   uint64_t m_vcd_cut_bytes = 0;                           // and when it passed the limit
   uint64_t m_shown_cycles = 0, m_shown_insns = 0;         // progress published in this run
-  uint64_t m_fingerprint = 0;  // progress_fingerprint at the watchdog's last look
-  bool m_hung = false;
-  std::deque<ReadBurst> m_reads;
-  std::deque<WriteBurst> m_writes;
-  std::deque<uint64_t> m_resps;
+  std::vector<bool> m_active;                             // per core: a program still running
 };
 
 namespace {
@@ -594,7 +408,9 @@ void add_upstream_counters(Stats& s, const LoadedProgram& p, const CoreStatus& s
 // The RTL's event counters as the contract's TimedCounters. The RTL lays its stall counters
 // out per stage in the order of the dependency flags (pop_prev, pop_next, push_prev,
 // push_next), one for each flag whose queue exists on the stage.
-TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
+// `memory`: the memory model whose own counters the core reports (core 0's), else null.
+TimedCounters timed_counters(const CoreStatus& st, const RtlCorePort& port,
+                             const cycle::MemoryTarget* memory) {
   TimedCounters c;
   c.exact_bytes = false;
   c.fetch_active = st.fetch_active;
@@ -613,11 +429,13 @@ TimedCounters timed_counters(const CoreStatus& st, const RtlTop& top) {
       }
     }
   }
-  c.read = top.read;
-  c.write = top.write;
+  c.read = port.read;
+  c.write = port.write;
   c.gemm_active = st.gemm_counter;
   c.alu_active = st.alu_active_cycles;
-  top.memory->add_counters(c);
+  if (memory != nullptr) {
+    memory->add_counters(c);
+  }
   return c;
 }
 
@@ -635,10 +453,10 @@ std::string config_name(const HwConfig& cfg) {
 // backend reuses its cores (sim/src/cycle/cycle_backend.cc): a process keeps at most as many
 // as it ever had rtl backends alive at once.
 struct RtlCore {
-  RtlCore(const HwConfig& c, Dram& dram, RtlModel& model, std::string pool_key)
+  RtlCore(const HwConfig& c, Dram& dram, const std::vector<RtlModel*>& models, std::string pool_key)
       : cfg(c), key(std::move(pool_key)) {
     const cycle::SimContext::Lock lock = context.activate();
-    top = std::make_unique<RtlTop>("rtl_top", cfg, dram, model);
+    top = std::make_unique<RtlTop>("rtl_top", cfg, dram, models);
   }
 
   const HwConfig cfg;  // the top's own copy: it outlives the backend that built it
@@ -648,8 +466,9 @@ struct RtlCore {
   bool elaborated = false;
   bool idle = true;  // no run inside the kernel (false while one runs or after it broke off)
 
-  // A parked core for `key` rebound to `dram` and `model`, else a new one.
-  static std::unique_ptr<RtlCore> acquire(const HwConfig& cfg, Dram& dram, RtlModel& model,
+  // A parked core for `key` rebound to `dram` and `models`, else a new one.
+  static std::unique_ptr<RtlCore> acquire(const HwConfig& cfg, Dram& dram,
+                                          const std::vector<RtlModel*>& models,
                                           const std::string& key);
   // Parks the core, or destroys what it can when it cannot be reused.
   static void release(std::unique_ptr<RtlCore> core);
@@ -670,7 +489,8 @@ constexpr uint64_t kMaxReuseCycles = uint64_t{1} << 33;
 
 }  // namespace
 
-std::unique_ptr<RtlCore> RtlCore::acquire(const HwConfig& cfg, Dram& dram, RtlModel& model,
+std::unique_ptr<RtlCore> RtlCore::acquire(const HwConfig& cfg, Dram& dram,
+                                          const std::vector<RtlModel*>& models,
                                           const std::string& key) {
   std::unique_ptr<RtlCore> core;
   {
@@ -683,10 +503,10 @@ std::unique_ptr<RtlCore> RtlCore::acquire(const HwConfig& cfg, Dram& dram, RtlMo
     }
   }
   if (!core) {
-    return std::make_unique<RtlCore>(cfg, dram, model, key);
+    return std::make_unique<RtlCore>(cfg, dram, models, key);
   }
   const cycle::SimContext::Lock lock = core->context.activate();
-  core->top->rebind(dram, model);
+  core->top->rebind(dram, models);
   return core;
 }
 
@@ -702,19 +522,32 @@ void RtlCore::release(std::unique_ptr<RtlCore> core) {
 }
 
 struct RtlBackend::Impl {
-  std::string model_name;
-  std::unique_ptr<RtlModel> model;
+  std::vector<std::string> model_names;  // per core: the config whose model serves it
+  std::vector<std::unique_ptr<RtlModel>> models;
   std::unique_ptr<RtlCore> core;
   uint64_t total_cycles = 0;
   uint64_t watchdog_cycles = RtlBackend::kDefaultWatchdogCycles;
   std::string vcd_path;
   uint64_t vcd_start = 0, vcd_end = 0;
 
-  // Clocks the core through one run of the stream; rethrows what the clock thread threw.
-  const RtlTop& run_core(const LoadedProgram& program, uint64_t wait_cycles);
+  RtlModel& model() const { return *models.front(); }
+  // Clocks the cores through one run of their programs (null: idle); rethrows what the clock
+  // thread threw, naming the core in a system.
+  const RtlTop& run_cores(const std::vector<const LoadedProgram*>& programs, uint64_t wait_cycles);
+  // After a run that broke off: the cores still inside it start clean next time.
+  void reset_cut_cores(const RtlTop& t) const;
 };
 
-const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t wait_cycles) {
+void RtlBackend::Impl::reset_cut_cores(const RtlTop& t) const {
+  for (size_t k = 0; k < models.size(); ++k) {
+    if (!t.ended(k)) {
+      models[k]->reset();
+    }
+  }
+}
+
+const RtlTop& RtlBackend::Impl::run_cores(const std::vector<const LoadedProgram*>& programs,
+                                          uint64_t wait_cycles) {
   const cycle::SimContext::Lock lock = core->context.activate();  // one thread at a time
   core->idle = false;
   if (!core->elaborated) {
@@ -722,8 +555,8 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
     core->elaborated = true;
   }
   RtlTop& t = *core->top;
-  t.insn_phys = program.insn_phys;
-  t.insn_count = program.count();
+  t.programs = programs;
+  t.programs.resize(models.size(), nullptr);
   t.wait_cycles = wait_cycles;
   t.watchdog_cycles = watchdog_cycles;
   t.total_cycles = total_cycles;
@@ -735,11 +568,19 @@ const RtlTop& RtlBackend::Impl::run_core(const LoadedProgram& program, uint64_t 
   cycle::SimContext::start();
   core->idle = true;  // the clock thread waits for the next run again
   if (t.vcd_on) {
-    model->set_vcd_active(false);
+    model().set_vcd_active(false);
   }
   total_cycles += t.run_cycles;
   if (t.error) {
-    std::rethrow_exception(t.error);
+    if (core->cfg.cores == 0) {
+      std::rethrow_exception(t.error);
+    }
+    reset_cut_cores(t);
+    try {
+      std::rethrow_exception(t.error);
+    } catch (const ProgramError& e) {
+      throw ProgramError(fmt::format("core {}: {}", t.error_core, e.what()));
+    }
   }
   if (t.vcd_cut != UINT64_MAX) {
     throw_vcd_over_limit(VcdOverLimit{vcd_path, t.vcd_limit,
@@ -757,17 +598,12 @@ std::vector<std::string> RtlBackend::built_configs() {
   return names;
 }
 
-RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, dram) {
-  if (cfg.cores != 0) {
-    // docs/multicore.md: the cores' clock threads would need to run in lock step.
-    throw Error(
-        fmt::format("rtl backend: config {} has CORES = {}; the rtl backend simulates "
-                    "one core without an interconnect (remove CORES)",
-                    config_name(cfg), cfg.cores));
-  }
-  // Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
-  // the acc buffer is written one element per cycle (micro-op, inp, wgt and out buffers take or
-  // give a whole beat of narrower elements).
+namespace {
+
+// Limits of the Verilog (hw/README.md): fetch takes one instruction per 16 bytes of bus, and
+// the acc buffer is written one element per cycle (micro-op, inp, wgt and out buffers take or
+// give a whole beat of narrower elements).
+void check_rtl_limits(const HwConfig& cfg) {
   if (cfg.bus_bytes > kInsnBytes) {
     throw Error(
         fmt::format("rtl backend: config {} has a {}-byte bus; the RTL supports at most "
@@ -783,37 +619,59 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
                       config_name(cfg), what, bytes, cfg.bus_bytes));
     }
   }
-  m_impl = std::make_unique<Impl>();
+}
+
+// The built model that implements `cfg` (one core's config), else an Error naming the models.
+const rtl::BuiltModel& find_built_model(const HwConfig& cfg) {
   for (const auto& m : rtl::built_models()) {
     const HwConfig built =
         HwConfig::from_json_text(m.config_json, std::string("configs/") + m.name + ".json");
     if (same_hardware(built, cfg)) {
-      m_impl->model_name = m.name;
-      m_impl->model = m.make(cfg.bus_bytes);
-      break;
+      return m;
     }
   }
-  if (!m_impl->model) {
-    std::string built;
-    for (const auto& n : built_configs()) {
-      built += (built.empty() ? "" : ", ") + n;
-    }
-    throw Error(fmt::format(
-        "rtl backend: no RTL model built for config {}; built: {} (set the CMake option "
-        "VTA_RTL_CONFIGS to add one)",
-        config_name(cfg), built.empty() ? "none" : built));
+  std::string built;
+  for (const auto& n : RtlBackend::built_configs()) {
+    built += (built.empty() ? "" : ", ") + n;
   }
-  m_impl->model->reset();
-  m_impl->core = RtlCore::acquire(m_cfg, m_dram, *m_impl->model,
-                                  m_impl->model_name + "\n" + m_cfg.to_json().dump());
+  throw Error(
+      fmt::format("rtl backend: no RTL model built for config {}; built: {} (set the CMake option "
+                  "VTA_RTL_CONFIGS to add one)",
+                  config_name(cfg), built.empty() ? "none" : built));
+}
+
+}  // namespace
+
+RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, dram) {
+  m_impl = std::make_unique<Impl>();
+  std::vector<RtlModel*> models;
+  for (int k = 0; k < cores(); ++k) {
+    const HwConfig& core_cfg = m_cfg.core_config(k);
+    const std::string where = cfg.cores > 1 ? fmt::format("core {}: ", k) : "";
+    try {
+      check_rtl_limits(core_cfg);
+      const rtl::BuiltModel& m = find_built_model(core_cfg);
+      m_impl->model_names.emplace_back(m.name);
+      m_impl->models.push_back(m.make(core_cfg.bus_bytes));
+    } catch (const Error& e) {
+      throw Error(where + e.what());
+    }
+    m_impl->models.back()->reset();
+    models.push_back(m_impl->models.back().get());
+  }
+  std::string key;
+  for (const std::string& n : m_impl->model_names) {
+    key += n + "\n";
+  }
+  m_impl->core = RtlCore::acquire(m_cfg, m_dram, models, key + m_cfg.to_json().dump());
 }
 
 RtlBackend::~RtlBackend() {
   if (!m_impl) {
     return;
   }
-  if (m_impl->model) {
-    m_impl->model->close_vcd();
+  if (!m_impl->models.empty()) {
+    m_impl->model().close_vcd();
   }
   if (m_impl->core) {
     RtlCore::release(std::move(m_impl->core));
@@ -826,11 +684,11 @@ void RtlBackend::set_watchdog_cycles(uint64_t cycles) {
 }
 
 const std::string& RtlBackend::model_config() const {
-  return m_impl->model_name;
+  return m_impl->model_names.front();
 }
 
 void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  if (!m_impl->model->open_vcd(path)) {
+  if (!m_impl->model().open_vcd(path)) {
     throw Error(
         "rtl backend: the RTL model was built without tracing (VTA_RTL_TRACE=OFF), so no "
         "VCD: " +
@@ -844,35 +702,109 @@ void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t en
   m_impl->core->top->vcd_cut = UINT64_MAX;
 }
 
-// The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range
-// is checked before the run, up to the first FINISH.
-RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
-  check_ranges_until_finish(m_cfg, m_dram, program);
-  const RtlTop& top = m_impl->run_core(program, wait_cycles);
-  const CoreStatus st = m_impl->model->status();
-  if (top.ending == Ending::kRtlError) {
-    throw_rtl_error(m_cfg, program, st);
+// Core k's outcome after the run: an RTL error or a hang is a ProgramError (the core's model
+// is reset after a hang); else its counters go to core_stats(k).
+RunOutcome RtlBackend::core_outcome(int k, const LoadedProgram& program) {
+  const HwConfig& cfg = m_cfg.core_config(k);
+  const RtlCorePort& port = *m_impl->core->top->ports[static_cast<size_t>(k)];
+  RtlModel& model = *m_impl->models[static_cast<size_t>(k)];
+  const CoreStatus st = model.status();
+  if (port.ending == Ending::kRtlError) {
+    throw_rtl_error(cfg, program, st);
   }
-  if (top.ending == Ending::kStuck) {
-    return stuck_outcome(m_cfg, program, st);
+  if (port.ending == Ending::kStuck) {
+    return stuck_outcome(cfg, program, st);
   }
-  if (top.ending == Ending::kNoProgress) {
-    m_impl->model->reset();  // a unit is stuck inside an instruction: the next run starts clean
-    throw_hang_error(m_cfg, program, st, top.quiet_cycles, top.run_cycles);
+  if (port.ending == Ending::kNoProgress) {
+    model.reset();  // a unit is stuck inside an instruction: the next run starts clean
+    throw_hang_error(cfg, program, st, port.quiet_cycles, port.run_cycles);
   }
-  m_stats.timed = true;
-  add_upstream_counters(m_stats, program, st);
+  Stats& stats = core_stats_mut(k);
+  stats.timed = true;
+  add_upstream_counters(stats, program, st);
   RunOutcome out;
-  out.kind = top.ending == Ending::kTimeout ? RunOutcome::kTimeout : RunOutcome::kFinished;
-  out.cycles = top.run_cycles;
-  out.counters = timed_counters(st, top);
+  out.kind = port.ending == Ending::kTimeout ? RunOutcome::kTimeout : RunOutcome::kFinished;
+  out.cycles = port.run_cycles;
+  out.counters = timed_counters(st, port, k == 0 ? m_impl->core->top->memory.get() : nullptr);
   // Started instructions count (in flight at FINISH is dropped, sim/README.md section 1): the
   // finished ones plus the one a unit other than compute is still inside.
-  for (size_t k = 0; k < 3; ++k) {
-    const bool inside = k != 1 && ((st.units_running >> k) & 1u) != 0;
-    out.completed[k] = st.unit_insns[k] + (inside ? 1u : 0u);
+  for (size_t u = 0; u < 3; ++u) {
+    const bool inside = u != 1 && ((st.units_running >> u) & 1u) != 0;
+    out.completed[u] = st.unit_insns[u] + (inside ? 1u : 0u);
   }
   return out;
+}
+
+// The RTL checks only GEMM/ALU indices itself (they depend on the uop SRAM); every other range
+// is checked before the run, up to the first FINISH. In a system, core 0 runs alone.
+RunOutcome RtlBackend::execute(const LoadedProgram& program, uint64_t wait_cycles) {
+  if (m_cfg.cores != 0) {
+    return run_system({&program}, wait_cycles).front();
+  }
+  check_ranges_until_finish(m_cfg, m_dram, program);
+  m_impl->run_cores({&program}, wait_cycles);
+  return core_outcome(0, program);
+}
+
+// docs/multicore.md: the cores start in the same cycle; each one's counters go to its
+// core_stats, the system's (cycles, contention, bursts per core) to stats().
+std::vector<RunOutcome> RtlBackend::execute_cores(const std::vector<const LoadedProgram*>& programs,
+                                                  uint64_t wait_cycles, uint64_t& makespan) {
+  if (m_cfg.cores == 0) {
+    return ContractBackend::execute_cores(programs, wait_cycles, makespan);
+  }
+  std::vector<RunOutcome> outs = run_system(programs, wait_cycles);
+  makespan = m_impl->core->top->run_cycles;
+  publish_system_counters(outs, programs);
+  return outs;
+}
+
+// One run of a system; errors name the core.
+std::vector<RunOutcome> RtlBackend::run_system(const std::vector<const LoadedProgram*>& programs,
+                                               uint64_t wait_cycles) {
+  for (size_t k = 0; k < programs.size(); ++k) {
+    if (programs[k] != nullptr) {
+      try {
+        check_ranges_until_finish(m_cfg.core_config(static_cast<int>(k)), m_dram, *programs[k]);
+      } catch (const ProgramError& e) {
+        throw ProgramError(fmt::format("core {}: {}", k, e.what()));
+      }
+    }
+  }
+  const RtlTop& top = m_impl->run_cores(programs, wait_cycles);
+  std::vector<RunOutcome> outs(programs.size());
+  // An RTL error or a hang of one core ended the run: its error first, the others were cut off.
+  const size_t first = top.error_core >= 0 ? static_cast<size_t>(top.error_core) : 0;
+  for (size_t j = 0; j < programs.size(); ++j) {
+    const size_t k = (first + j) % programs.size();
+    if (programs[k] == nullptr) {
+      continue;
+    }
+    try {
+      outs[k] = core_outcome(static_cast<int>(k), *programs[k]);
+    } catch (const ProgramError& e) {
+      m_impl->reset_cut_cores(top);
+      throw ProgramError(fmt::format("core {}: {}", k, e.what()));
+    }
+  }
+  return outs;
+}
+
+// The system's counters of docs/multicore.md, named as the cycle backend names them.
+void RtlBackend::publish_system_counters(const std::vector<RunOutcome>& outs,
+                                         const std::vector<const LoadedProgram*>& programs) {
+  const cycle::Interconnect& ic = *m_impl->core->top->interconnect;
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const cycle::InterconnectCoreStats& s = ic.core_stats(static_cast<int>(k));
+    const double cycles = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
+    m_stats.add(fmt::format("core{}.cycles", k), cycles, "cycles",
+                "cycles of this core's runs in runs of several cores");
+    m_stats.add(fmt::format("core{}.dram_contention_cycles", k),
+                static_cast<double>(s.contention_cycles), "cycles",
+                "cycles this core's bursts waited at the interconnect behind other cores'");
+    m_stats.add(fmt::format("core{}.interconnect_bursts", k), static_cast<double>(s.requests),
+                "bursts", "bursts this core sent through the interconnect");
+  }
 }
 
 }  // namespace vta

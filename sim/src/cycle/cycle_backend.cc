@@ -92,6 +92,7 @@ void CycleBackend::Impl::build_system(Dram& dram, const std::function<Stats&(int
     const std::string name = k == 0 ? "vta" : fmt::format("vta{}", k);
     auto c = std::make_unique<VtaCore>(name.c_str(), cfg.core_config(k), dram, core_stats(k),
                                        nullptr, to_interconnect);
+    c->mem.set_core_rank(k);
     c->run.set_end_hook([this, raw = c.get()] {
       running -= 1;
       if (running <= 0 || raw->run.error()) {

@@ -71,9 +71,16 @@ MemTimingExt MemoryInterface::transport(tlm::tlm_command cmd, const Burst& b, ui
   return t;
 }
 
+void MemoryInterface::wait_rank() const {
+  for (int k = 0; k < m_rank; ++k) {
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+  }
+}
+
 void MemoryInterface::arbiter() {
   for (;;) {
     sc_core::wait(m_kick);
+    wait_rank();
     const uint64_t c = now_cycle();
     for (int k = 0; k < kNumReadClients; ++k) {
       Client& cl = m_clients[k];
@@ -132,6 +139,7 @@ void MemoryInterface::arbiter() {
 uint64_t MemoryInterface::write_bursts(const std::vector<Burst>& bursts,
                                        const std::vector<uint8_t*>& data, uint64_t first_grant) {
   uint64_t last = first_grant;
+  wait_rank();
   for (size_t k = 0; k < bursts.size(); ++k) {
     const MemTimingExt t = transport(tlm::TLM_WRITE_COMMAND, bursts[k], data[k], first_grant + k);
     last = t.response;

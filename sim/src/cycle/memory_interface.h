@@ -53,6 +53,11 @@ class MemoryInterface : public sc_core::sc_module {
 
   explicit MemoryInterface(sc_core::sc_module_name name);
 
+  // Core k of a system (docs/multicore.md): its requests reach the socket k delta cycles into
+  // their cycle, so the interconnect receives the requests of one cycle in core order, core 0
+  // first (the lock-step rtl system's order), whatever order the kernel wakes the cores in.
+  void set_core_rank(int k) { m_rank = k; }
+
   // Trace of the data beats of every burst (optional).
   void set_trace(TraceRecorder* trace) { m_trace = trace; }
 
@@ -90,12 +95,14 @@ class MemoryInterface : public sc_core::sc_module {
   };
 
   void arbiter();
+  void wait_rank() const;
   MemTimingExt transport(tlm::tlm_command cmd, const Burst& b, uint8_t* data, uint64_t at);
 
   std::array<Client, kNumReadClients> m_clients;
   MemClientStats m_write_stats;
   std::function<void(std::exception_ptr)> m_on_error;
   TraceRecorder* m_trace = nullptr;
+  int m_rank = 0;  // delta cycles a request waits in its cycle (set_core_rank)
   sc_core::sc_event m_kick;
   tlm::tlm_generic_payload m_payload;
   MemTimingExt m_ext;

@@ -14,6 +14,28 @@ namespace vta::cycle {
 #include "vta/sim/memory_models.inc"
 #undef VTA_MEMORY_MODEL
 
+namespace {
+
+// Copies the bytes the payload's byte enables leave on (TLM-2.0: the enable array repeats over
+// the data); without enables every byte. A write with every byte disabled moves nothing and is
+// timed like any write: the rtl glue's timing-only bursts, whose data come later.
+void copy_enabled(uint8_t* dst, const uint8_t* src, uint32_t len,
+                  const tlm::tlm_generic_payload& p) {
+  const unsigned char* be = p.get_byte_enable_ptr();
+  const uint32_t be_len = p.get_byte_enable_length();
+  if (be == nullptr || be_len == 0) {
+    std::memcpy(dst, src, len);
+    return;
+  }
+  for (uint32_t k = 0; k < len; ++k) {
+    if (be[k % be_len] == TLM_BYTE_ENABLED) {
+      dst[k] = src[k];
+    }
+  }
+}
+
+}  // namespace
+
 void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, int bus_bytes) {
   const uint64_t addr = p.get_address();
   const uint32_t len = p.get_data_length();
@@ -28,13 +50,13 @@ void MemoryTarget::serve(tlm::tlm_generic_payload& p, sc_core::sc_time& delay, i
   MemTimingExt t;
   t.beats = beats;
   if (p.is_read()) {
-    std::memcpy(p.get_data_ptr(), host, len);
+    copy_enabled(p.get_data_ptr(), host, len, p);
     const ReadBeats r = time_read(addr, beats, grant);
     t.first = r.first;
     t.last = t.response = r.last;
     t.interval = r.interval;
   } else if (p.is_write()) {
-    std::memcpy(host, p.get_data_ptr(), len);
+    copy_enabled(host, p.get_data_ptr(), len, p);
     const WriteBeats w = time_write(addr, beats, grant);
     t.first = w.first;
     t.last = w.last;

@@ -3,6 +3,8 @@
 // by cycle from an SC_THREAD of a SystemC top that also holds the cycle model's memory model
 // (MEMORY_MODEL: "fixed" DramTarget, "dram" DramMemory): same memory timing, same DRAM. The values
 // must equal fsim's bit for bit and the cycle counts the cycle backend's (sim/README.md).
+// A config with CORES (docs/multicore.md) gets one Verilated core per core, clocked in lock step
+// by the same thread, around the cycle model's interconnect and one memory model.
 // A ContractBackend: loading, fetch-time checks, the deadlock wording and the counter names
 // come from the timing contract (vta/sim/contract); this backend only executes.
 #pragma once
@@ -22,7 +24,8 @@ class RtlBackend : public ContractBackend {
   ~RtlBackend() override;
 
   const char* name() const override { return "rtl"; }
-  // VCD of every RTL signal in cycles [start, end), counted over all runs of this backend
+  // VCD of every RTL signal (core 0's in a system) in cycles [start, end), counted over all runs
+  // of this backend
   // (needs the CMake option VTA_RTL_TRACE). VCD time 2c is cycle c with the clock low, 2c + 1
   // the same cycle after its rising edge. The file is complete when the backend is destroyed.
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end) override;
@@ -42,8 +45,16 @@ class RtlBackend : public ContractBackend {
 
  protected:
   RunOutcome execute(const LoadedProgram& program, uint64_t wait_cycles) override;
+  std::vector<RunOutcome> execute_cores(const std::vector<const LoadedProgram*>& programs,
+                                        uint64_t wait_cycles, uint64_t& makespan) override;
 
  private:
+  std::vector<RunOutcome> run_system(const std::vector<const LoadedProgram*>& programs,
+                                     uint64_t wait_cycles);
+  RunOutcome core_outcome(int k, const LoadedProgram& program);
+  void publish_system_counters(const std::vector<RunOutcome>& outs,
+                               const std::vector<const LoadedProgram*>& programs);
+
   struct Impl;
   std::unique_ptr<Impl> m_impl;
 };

@@ -6,7 +6,9 @@
 // is granted (sc_time_stamp() + delay, one cycle = cycle_time()); the target moves the payload
 // bytes to/from the simulated physical memory (vta::Dram), returns delay = time to the last
 // read beat / to the write response, and fills MemTimingExt (else the core assumes
-// back-to-back beats ending at the returned delay).
+// back-to-back beats ending at the returned delay). Byte enables are honoured: a write with
+// every byte disabled is timed and moves nothing (the rtl glue's writes through the
+// interconnect, whose data leave the core later).
 //
 // A model is described once, without SystemC (vta/sim/memory_model.h: name, config keys,
 // analytic bandwidth and latency); its timed implementation registers itself under the same name

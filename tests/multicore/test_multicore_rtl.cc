@@ -1,0 +1,359 @@
+// Several Verilated cores around one DRAM on the rtl backend (docs/multicore.md): the worked
+// example of the timing contract on two cores against cycles derived by hand from the
+// interconnect's rule; two ISA-suite programs run together, each core's outputs checked against
+// its case's plain reference and its cycles and counters equal to the cycle model's two-core
+// run; CORES = 1 equal to the single core. Label "multicore" (built with the rtl backend only).
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "bench_programs.h"
+#include "isa_programs.h"
+#include "program_builder.h"
+#include "vta/hw/rtl_backend.h"
+#include "vta/sim/backend.h"
+#include "vta/sim/config_source.h"
+#include "vta/sim/cycle/cycle_backend.h"
+#include "vta/sim/cycle/dram_target.h"
+#include "vta/sim/cycle/sim_context.h"
+
+using namespace vta;
+using namespace vta::testprog;
+
+namespace {
+
+// pynq_fixed (the contract's memory: Lr 16, Lw 8, one beat per cycle, 8-byte bus) with CORES.
+HwConfig system_config(int cores, int latency) {
+  nlohmann::json j = resolve_config("pynq_fixed", {}).keys;
+  j["CORES"] = cores;
+  j["INTERCONNECT_LATENCY_CYCLES"] = latency;
+  return HwConfig::from_json(j, "pynq_fixed with CORES");
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
+  if (name == "rtl") {
+    return std::make_unique<RtlBackend>(cfg, dram);
+  }
+  return std::make_unique<CycleBackend>(cfg, dram);
+}
+
+// The 5 instructions of sim/README.md section 5: LOAD UOP, LOAD INP (push_next), GEMM (pop_prev,
+// push_next), STORE (pop_prev, push_prev), FINISH (pop_next); 80 bytes = one 10-beat fetch burst.
+CoreProgram worked_example(ProgramBuilder& pb) {
+  const HwConfig& cfg = pb.cfg();
+  const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
+  const DeviceBuffer out = pb.alloc(static_cast<size_t>(cfg.out_elem_bytes));
+  const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+  pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
+  Deps load;
+  load.push_next = true;
+  pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1, load));
+  Deps gemm;
+  gemm.pop_prev = gemm.push_next = true;
+  pb.push(make_gemm(UopLoop{}, false, gemm));
+  Deps store;
+  store.pop_prev = store.push_prev = true;
+  pb.push(make_store_1d(0, out.elem(cfg, kMemOut), 1, store));
+  pb.push(make_finish(false, true));
+  const DeviceBuffer insns = pb.emit();
+  return CoreProgram{insns.phys, static_cast<uint32_t>(pb.insns().size())};
+}
+
+double counter(const Backend& be, const std::string& name) {
+  const NamedCounter* c = be.stats().find(name);
+  return c != nullptr ? c->value : -1;
+}
+
+}  // namespace
+
+TEST_CASE("multicore rtl: the worked example on two cores, by hand", "[multicore][rtl]") {
+  // Alone (sim/README.md section 5) the example takes 61 cycles; the interconnect adds its
+  // latency L each way to the three memory round trips on its critical path (fetch, LOAD UOP,
+  // STORE response): 61 + 6L. Together both fetch bursts (10 beats) are granted in cycle 1:
+  // core 0's first, holding the read channel 10 cycles (width one beat); core 1's is granted in
+  // 11 and its beats come 10 cycles later (the memory's read channel is busy as long). From
+  // there core 1 runs 10 cycles behind core 0, so every later burst of one core finds the
+  // channel and the memory free: core 1 takes 61 + 6L + 10 cycles, its contention is 10.
+  for (const char* backend : {"rtl", "cycle"}) {
+    for (int latency : {0, 3}) {
+      INFO(backend << ", interconnect latency " << latency);
+      const HwConfig cfg = system_config(2, latency);
+      Dram dram;
+      std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
+      ProgramBuilder pb0(cfg, dram), pb1(cfg, dram);
+      const std::vector<CoreProgram> programs = {worked_example(pb0), worked_example(pb1)};
+      REQUIRE(be->run_cores(programs, 0) == RunStatus::kOk);
+      const auto L = static_cast<double>(latency);
+      CHECK(counter(*be, "core0.cycles") == 61 + 6 * L);
+      CHECK(counter(*be, "core1.cycles") == 61 + 6 * L + 10);
+      CHECK(counter(*be, "system.cycles") == 61 + 6 * L + 10);
+      CHECK(counter(*be, "core0.dram_contention_cycles") == 0);
+      CHECK(counter(*be, "core1.dram_contention_cycles") == 10);
+      // fetch, LOAD UOP, LOAD INP, STORE
+      CHECK(counter(*be, "core0.interconnect_bursts") == 4);
+      CHECK(counter(*be, "core1.interconnect_bursts") == 4);
+    }
+  }
+}
+
+namespace {
+
+// Stands for one core of a system backend inside an ISA-suite case: the case builds its program
+// in the system's DRAM and calls run(), which here starts the partner case (whose run() starts
+// both programs together), and checks its outputs afterwards as it does alone.
+class CoreSeat : public Backend {
+ public:
+  CoreSeat(Backend& system, int core)
+      : Backend(system.config(), system.dram()), m_sys(system), m_core(core) {}
+  const char* name() const override { return "core-seat"; }
+
+  CoreSeat* partner = nullptr;
+  const IsaTestCase* partner_case = nullptr;
+  std::string partner_result;
+  // Per run: this core's cycles and named counters (core_stats(k) of the system).
+  std::vector<uint64_t> cycles;
+  std::vector<std::map<std::string, double>> counters;
+
+  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override {
+    m_program = CoreProgram{insn_phys, insn_count};
+    if (partner_case != nullptr) {  // the outer case: let the partner build its program
+      const IsaTestCase* pc = partner_case;
+      partner_case = nullptr;
+      partner_result = pc->run_and_check(*partner);
+      partner->m_program = CoreProgram{};  // its DRAM is freed: later runs are this core's alone
+      return RunStatus::kOk;
+    }
+    std::vector<CoreProgram> progs(2);
+    progs[static_cast<size_t>(m_core)] = m_program;
+    if (partner != nullptr) {
+      progs[static_cast<size_t>(partner->m_core)] = partner->m_program;
+    }
+    m_sys.clear_stats();
+    const RunStatus st = m_sys.run_cores(progs, wait_cycles);
+    for (CoreSeat* s : {this, partner}) {
+      if (s != nullptr) {
+        s->record();
+      }
+    }
+    return st;
+  }
+
+ private:
+  void record() {
+    m_stats = m_sys.core_stats(m_core);
+    m_stats.runs = 1;
+    const NamedCounter* c = m_sys.stats().find(fmt::format("core{}.cycles", m_core));
+    cycles.push_back(c != nullptr ? static_cast<uint64_t>(c->value) : m_stats.cycles);
+    std::map<std::string, double> named;
+    for (const NamedCounter& n : m_stats.extra) {
+      // the exact-byte traffic counters and ratios the RTL does not have (hw/README.md)
+      if (n.unit != "ratio" && n.unit != "bytes/cycle" && n.unit != "bytes") {
+        named[n.name] = n.value;
+      }
+    }
+    const std::string contention = fmt::format("core{}.dram_contention_cycles", m_core);
+    named[contention] = m_sys.stats().find(contention)->value;
+    counters.push_back(named);
+  }
+
+  Backend& m_sys;
+  int m_core;
+  CoreProgram m_program;
+};
+
+const IsaTestCase& find_case(const std::vector<IsaTestCase>& v, const std::string& name) {
+  for (const auto& c : v) {
+    if (c.name == name) {
+      return c;
+    }
+  }
+  FAIL("no ISA case " << name);
+  return v.front();
+}
+
+struct PairRun {
+  std::string a, b;  // "" = outputs and upstream counters match the case's reference
+  std::vector<uint64_t> a_cycles, b_cycles;
+  std::vector<std::map<std::string, double>> a_counters, b_counters;
+};
+
+// Case `a` on core 0 and case `b` on core 1 of a fresh system of `backend`, together.
+PairRun run_pair(const std::string& backend, const HwConfig& cfg, const std::string& a,
+                 const std::string& b) {
+  Dram dram;
+  std::unique_ptr<Backend> sys = make_backend(backend, cfg, dram);
+  const auto cases = isa_test_cases(cfg);
+  CoreSeat seat_a(*sys, 0), seat_b(*sys, 1);
+  seat_a.partner = &seat_b;
+  seat_b.partner = &seat_a;
+  seat_a.partner_case = &find_case(cases, b);
+  PairRun r;
+  r.a = find_case(cases, a).run_and_check(seat_a);
+  r.b = seat_a.partner_result;
+  r.a_cycles = seat_a.cycles;
+  r.b_cycles = seat_b.cycles;
+  r.a_counters = seat_a.counters;
+  r.b_counters = seat_b.counters;
+  return r;
+}
+
+// "" if the rtl core's runs took the cycle model's cycles and counters, else the differences.
+std::string differences(const std::vector<uint64_t>& rtl_cycles,
+                        const std::vector<std::map<std::string, double>>& rtl_counters,
+                        const std::vector<uint64_t>& cycle_cycles,
+                        const std::vector<std::map<std::string, double>>& cycle_counters) {
+  if (rtl_cycles.size() != cycle_cycles.size() || rtl_counters.size() != cycle_counters.size()) {
+    return fmt::format("{} runs on rtl, {} on cycle", rtl_cycles.size(), cycle_cycles.size());
+  }
+  std::string d;
+  for (size_t r = 0; r < rtl_cycles.size(); ++r) {
+    if (rtl_cycles[r] != cycle_cycles[r]) {
+      d += fmt::format("run {}: cycles rtl {} cycle {}; ", r, rtl_cycles[r], cycle_cycles[r]);
+    }
+    for (const auto& [name, v] : cycle_counters[r]) {
+      const auto it = rtl_counters[r].find(name);
+      const double rv = it != rtl_counters[r].end() ? it->second : -1;
+      if (rv != v) {
+        d += fmt::format("run {}: {} rtl {} cycle {}; ", r, name, rv, v);
+      }
+    }
+  }
+  return d;
+}
+
+// Case `name` alone on the single-core rtl backend of the system's core config.
+std::string run_alone_rtl(const HwConfig& cfg, const std::string& name) {
+  const HwConfig& core = cfg.core_config(0);
+  Dram dram;
+  RtlBackend be(core, dram);
+  return find_case(isa_test_cases(core), name).run_and_check(be);
+}
+
+}  // namespace
+
+TEST_CASE("multicore rtl: the ISA suite in pairs equals the cycle model, cycle for cycle",
+          "[multicore][rtl]") {
+  // Every case on core 0 with the next one on core 1, on the contract's fixed memory and on the
+  // DRAM model, without and with interconnect latency. Each core's outputs pass its case's
+  // plain reference (as the case alone does, checked once per case on the single-core rtl);
+  // each core's cycles and counters of every run are the cycle model's two-core run's.
+  bool alone_checked = false;
+  for (const char* preset : {"pynq_fixed", "pynq"}) {
+    for (int latency : {0, 5}) {
+      nlohmann::json j = resolve_config(preset, {}).keys;
+      j["CORES"] = 2;
+      j["INTERCONNECT_LATENCY_CYCLES"] = latency;
+      const HwConfig cfg = HwConfig::from_json(j, std::string(preset) + " with CORES");
+      const auto cases = isa_test_cases(cfg);
+      for (size_t i = 0; i + 1 < cases.size(); ++i) {
+        const std::string a = cases[i].name, b = cases[i + 1].name;
+        INFO(preset << ": " << a << " on core 0, " << b << " on core 1, interconnect latency "
+                    << latency);
+        const PairRun rtl = run_pair("rtl", cfg, a, b);
+        const PairRun cyc = run_pair("cycle", cfg, a, b);
+        CHECK(rtl.a == "");
+        CHECK(rtl.b == "");
+        if (!alone_checked) {
+          CHECK(run_alone_rtl(cfg, a) == "");
+        }
+        CHECK_FALSE(rtl.a_cycles.empty());
+        CHECK(differences(rtl.a_cycles, rtl.a_counters, cyc.a_cycles, cyc.a_counters) == "");
+        CHECK(differences(rtl.b_cycles, rtl.b_counters, cyc.b_cycles, cyc.b_counters) == "");
+      }
+      alone_checked = true;
+    }
+  }
+}
+
+TEST_CASE("multicore rtl: one core behind a wide interconnect of latency 0 is the single core",
+          "[multicore][rtl]") {
+  // A hold of one cycle per burst and no latency leave every burst's timing to the memory
+  // model, so CORES = 1 must give the single core's cycles exactly, on both memory models.
+  for (const char* preset : {"pynq_fixed", "pynq"}) {
+    INFO(preset);
+    nlohmann::json keys = resolve_config(preset, {}).keys;
+    const HwConfig single = HwConfig::from_json(keys, preset);
+    keys["CORES"] = 1;
+    keys["INTERCONNECT_BYTES_PER_CYCLE"] = 4096;
+    const HwConfig system = HwConfig::from_json(keys, preset);
+    std::map<std::string, uint64_t> cycles;
+    for (const char* backend : {"rtl", "cycle"}) {
+      for (int k = 0; k < 2; ++k) {
+        const HwConfig& cfg = k == 0 ? single : system;
+        Dram dram;
+        std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
+        ProgramBuilder pb(cfg, dram);
+        build_memory_bound_program(pb, 2);
+        REQUIRE(pb.run(*be) == RunStatus::kOk);
+        cycles[fmt::format("{} {}", backend, k == 0 ? "single" : "CORES 1")] = be->stats().cycles;
+      }
+    }
+    CHECK(cycles["rtl single"] > 0);
+    CHECK(cycles["rtl CORES 1"] == cycles["rtl single"]);
+    CHECK(cycles["rtl single"] == cycles["cycle single"]);
+    CHECK(cycles["cycle CORES 1"] == cycles["cycle single"]);
+  }
+}
+
+TEST_CASE("multicore rtl: a deadlock of one core names the core, the other finishes",
+          "[multicore][rtl]") {
+  // Core 1's only instruction, FINISH, pops a store-to-compute token no one pushes.
+  for (const char* backend : {"rtl", "cycle"}) {
+    INFO(backend);
+    const HwConfig cfg = system_config(2, 0);
+    Dram dram;
+    std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
+    ProgramBuilder pb0(cfg, dram), pb1(cfg, dram);
+    const CoreProgram ok = worked_example(pb0);
+    pb1.push(make_finish(false, true));
+    const DeviceBuffer stuck = pb1.emit();
+    CHECK_THROWS_WITH(
+        be->run_cores({ok, CoreProgram{stuck.phys, 1}}, 0),
+        Catch::Matchers::StartsWith("core 1: ") && Catch::Matchers::Contains("FINISH"));
+    CHECK(be->core_stats(0).cycles == 61);
+  }
+}
+
+TEST_CASE("multicore rtl: a write with every byte disabled is timed and moves nothing",
+          "[multicore][rtl]") {
+  // The rtl glue's writes through the interconnect: the memory model times them as any write
+  // (the fixed memory: beats from grant + 1, response Lw after the last) and leaves DRAM as is.
+  const HwConfig cfg = system_config(2, 0);
+  Dram dram;
+  uint8_t* host = static_cast<uint8_t*>(dram.alloc(64));
+  const uint32_t phys = dram.phys_addr(host);
+  std::memset(host, 0x5a, 64);
+  cycle::SimContext ctx;
+  const cycle::SimContext::Lock lock = ctx.activate();
+  cycle::DramTarget memory("dram", cfg, dram);
+  memory.reset(0);
+  std::vector<uint8_t> zeros(32, 0);
+  unsigned char disabled = TLM_BYTE_DISABLED;
+  tlm::tlm_generic_payload p;
+  cycle::MemTimingExt ext;
+  p.set_command(tlm::TLM_WRITE_COMMAND);
+  p.set_address(phys);
+  p.set_data_ptr(zeros.data());
+  p.set_data_length(32);
+  p.set_streaming_width(32);
+  p.set_byte_enable_ptr(&disabled);
+  p.set_byte_enable_length(1);
+  p.set_extension(&ext);
+  sc_core::sc_time delay = cycle::cycles(10);
+  memory.socket.get_base_interface().b_transport(p, delay);
+  p.clear_extension(&ext);
+  CHECK(p.get_response_status() == tlm::TLM_OK_RESPONSE);
+  const uint64_t beats = 32 / static_cast<uint64_t>(cfg.bus_bytes);
+  const auto lw = static_cast<uint64_t>(cfg.dram_write_latency_cycles);
+  CHECK(ext.first == 11);
+  CHECK(ext.response == 11 + beats - 1 + lw);
+  for (int k = 0; k < 64; ++k) {
+    CHECK(host[k] == 0x5a);
+  }
+}
