@@ -11,7 +11,7 @@
 # Markdown table: per config its widths, tests passed / run and the test time, then the build
 # and test wall times. The default build and CI keep only the Verilated models of
 # hw/CMakeLists.txt's VTA_RTL_CONFIGS (each model costs 25-35 s of CPU to build); this script is
-# the whole matrix. Exit status: non-zero when any test fails.
+# the whole matrix. Exit status: non-zero when any test fails or a config ran no test.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,12 +42,13 @@ launcher=()
 if command -v ccache > /dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+mkdir -p "$BUILD"
 t0=$(date +%s)
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=/usr/bin/python3 \
-  "${launcher[@]}" "-DVTA_RTL_CONFIGS=$CONFIGS" > "$BUILD.configure.log" 2>&1 \
-  || { cat "$BUILD.configure.log" >&2; exit 1; }
-cmake --build "$BUILD" -j "$JOBS" --target test_rtl > "$BUILD.build.log" 2>&1 \
-  || { tail -40 "$BUILD.build.log" >&2; exit 1; }
+  "${launcher[@]}" "-DVTA_RTL_CONFIGS=$CONFIGS" > "$BUILD/rtl_width_suite.configure.log" 2>&1 \
+  || { cat "$BUILD/rtl_width_suite.configure.log" >&2; exit 1; }
+cmake --build "$BUILD" -j "$JOBS" --target test_rtl > "$BUILD/rtl_width_suite.build.log" 2>&1 \
+  || { tail -40 "$BUILD/rtl_width_suite.build.log" >&2; exit 1; }
 t1=$(date +%s)
 
 # one alternation of the configs, each followed by a space so that small_int4 does not match
@@ -61,7 +62,8 @@ rc=$?
 set -e
 t2=$(date +%s)
 
-/usr/bin/python3 - "$log" "$ROOT" "${CFG_LIST[@]}" <<'EOF'
+table_rc=0
+/usr/bin/python3 - "$log" "$ROOT" "${CFG_LIST[@]}" <<'EOF' || table_rc=$?
 import json, re, sys
 log, root, configs = sys.argv[1], sys.argv[2], sys.argv[3:]
 rows = {c: [0, 0, 0.0] for c in configs}  # passed, run, seconds
@@ -105,7 +107,12 @@ for c in configs:
     print(f"| `{c}` | {widths(c)} | {p} / {n} | {s:.1f} |")
 for name in failed:
     print(f"FAILED: {name}")
+empty = [c for c in configs if rows[c][1] == 0]
+if empty:
+    print("no tests ran for: " + ", ".join(empty))
+sys.exit(1 if failed or empty else 0)
 EOF
 echo "build (configure + test_rtl): $((t1 - t0)) s wall; tests: $((t2 - t1)) s wall at -j $JOBS"
 echo "ctest log: $log"
-exit $rc
+[[ $rc -ne 0 ]] && exit $rc
+exit $table_rc
