@@ -12,7 +12,9 @@ given input, runs `vtasim network M.onnx --config C --calib N` on every config (
 takes the config's input and weight widths, docs/element_widths.md; zcu104_int4, zcu104_int4_acc32
 and zcu104_int16 are zcu104 with the width keys of the pynq presets, see WIDTH_SETS) and prints a Markdown table:
 the widths, the VTA cycles, the bytes moved, the end-to-end time (VTA + host), the lowest and mean
-output cosine against the float model over the calibration inputs and the top-1 agreement. Every
+output cosine against the float model over the calibration inputs, the top-1 agreement, and the
+design's area (LUT, DSP48, BRAM36 of the area model; whether it fits its board's part) and the
+run's energy (the energy model over every VTA layer's counters). Every
 run's VTA output must equal the network's reference at its widths (the script stops otherwise).
 A config whose widths networks do not run at gives its error in the table. Long-running (minutes
 per model and config on the cycle backend); not part of ctest.
@@ -52,6 +54,23 @@ LANES = {"": "int8 x int8 -> int32", "int4": "int4 x int4 -> int16",
          "int32": "int32 x int32 -> int32"}
 
 
+# The design's area and the run's energy (the report's "area" and "energy": explore/'s models).
+DESIGN_HEADER = " area LUT / DSP / BRAM36 | fits the part | energy (VTA) |"
+DESIGN_RULE = " ---: | --- | ---: |"
+
+
+def design_cells(rep):
+    """The added cells of a row: area LUT / DSP48 / BRAM36, whether it fits its board's part
+    (the binding resource's use when not), the energy of everything the run counted in mJ."""
+    a = rep["area"]
+    fits = "-"
+    if "device" in a:
+        use = 100 * a["utilization"][a["binding"]]
+        fits = f"yes ({a['device']})" if a["fits"] else f"no ({a['binding']} {use:.0f}%)"
+    return (f" {a['lut'] / 1e3:.1f}K / {a['dsp']:.0f} / {a['bram36']:.1f} | {fits} | "
+            f"{1e3 * rep['energy']['total_j']:.2f} mJ |")
+
+
 def config_args(config):
     """--config (and --set) of a name: a preset, or zcu104_<widths> (WIDTH_SETS)."""
     base, _, widths = config.partition("_")
@@ -77,7 +96,7 @@ def run(args, model, config):
 
 def row(name, config, rep):
     if isinstance(rep, str):
-        return f"| {name} | `{config}` | refused: {rep} |||||"
+        return f"| {name} | `{config}` | refused: {rep} ||||||||"
     bad = [l["name"] for l in rep["layers"] if l["mismatches"] or not l["checked"]]
     fe = rep["frontend"]
     if bad or not fe["output_matches_reference"]:
@@ -91,7 +110,7 @@ def row(name, config, rep):
             f"{s['bytes_moved'] / 1e6:.2f} MB | "
             f"{f'{e2e:.0f} us' if e2e is not None else '-'} | "
             f"{fe['cosine_similarity']:.5f} / {fe['cosine_similarity_mean']:.5f} | "
-            f"{100 * fe['top1_agreement']:.0f}% |")
+            f"{100 * fe['top1_agreement']:.0f}% |" + design_cells(rep))
 
 
 def builtin_row(args, spec, config):
@@ -110,7 +129,8 @@ def builtin_row(args, spec, config):
            args.backend, "--quiet", "--json", report]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
-        return f"| {name} {shape} | `{config}` | refused: {p.stderr.strip().splitlines()[-1]} |||||"
+        return (f"| {name} {shape} | `{config}` | refused: {p.stderr.strip().splitlines()[-1]} "
+                "||||||||")
     with open(report) as f:
         rep = json.load(f)
     bad = [l["name"] for l in rep["layers"] if l["mismatches"] or not l["checked"]]
@@ -121,7 +141,7 @@ def builtin_row(args, spec, config):
     widths = LANES.get(config.partition("_")[2], "")
     return (f"| {name} {shape} (random weights) | `{config}` | {widths} | "
             f"{s['cycles'] / 1e6:.2f}M | {s['bytes_moved'] / 1e6:.2f} MB | "
-            f"{1e6 * rep['time_s']:.0f} us (VTA) | - | - |")
+            f"{1e6 * rep['time_s']:.0f} us (VTA) | - | - |" + design_cells(rep))
 
 
 def main():
@@ -137,14 +157,14 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     if args.builtin:
         print("| model | config | inp x wgt -> acc | VTA cycles | bytes moved | VTA time | "
-              "cosine | top-1 |")
-        print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
+              "cosine | top-1 |" + DESIGN_HEADER)
+        print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |" + DESIGN_RULE)
         for config in args.configs.split(","):
             print(builtin_row(args, args.builtin, config), flush=True)
         return
     print("| model | config | inp x wgt -> acc | VTA cycles | bytes moved | end to end | "
-          "cosine (lowest / mean) | top-1 agreement |")
-    print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
+          "cosine (lowest / mean) | top-1 agreement |" + DESIGN_HEADER)
+    print("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |" + DESIGN_RULE)
     for spec in args.models.split(","):
         name, shape = spec.split(":")
         model = os.path.join(args.out, f"{name}_{shape.split('x')[-1]}.onnx")

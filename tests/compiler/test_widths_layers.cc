@@ -19,18 +19,15 @@
 #include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/wide_layer_runner.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
+#include "widths_network_fixture.h"
 
 using namespace vta::compiler;
 using vta::HwConfig;
 
 namespace {
 
-// A fixed seed, or $VTA_WIDTHS_SEED to try others; printed either way.
 uint64_t test_seed() {
-  const char* env = std::getenv("VTA_WIDTHS_SEED");
-  const uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 2034;
-  std::printf("test_widths_layers seed %llu\n", static_cast<unsigned long long>(seed));
-  return seed;
+  return widths_test_seed("test_widths_layers", 2034);
 }
 
 }  // namespace

@@ -20,37 +20,23 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "widths_network_fixture.h"
 
 using namespace vta::compiler;
 
 namespace {
 
-// A fixed seed, or $VTA_WIDTHS_SEED to try others; printed either way.
 uint64_t test_seed() {
-  const char* env = std::getenv("VTA_WIDTHS_SEED");
-  const uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 4711;
-  std::printf("test_widths_network seed %llu\n", static_cast<unsigned long long>(seed));
-  return seed;
+  return widths_test_seed("test_widths_network", 4711);
 }
 
-// Convolutions with shifts for int4 data, a residual conv, a host add and maxpool, a dense.
+// Convolutions with shifts for int4 data (their clip bounds int8's, narrowed to the lane), a
+// residual conv, a host add and maxpool, a dense.
 Network small_network(uint64_t seed) {
-  nlohmann::json j = nlohmann::json::parse(R"({
-    "name": "int4_net", "input": {"name": "data", "n": 1, "c": 3, "h": 12, "w": 12},
-    "layers": [
-      {"name": "stem", "op": "conv2d", "input": "data", "k": 16, "kernel": 3, "pad": 1,
-       "epilogue": {"shift": 3, "relu": true, "clip_hi": 127}},
-      {"name": "pool", "op": "maxpool", "input": "stem", "kernel": 2, "stride": 2},
-      {"name": "c1", "op": "conv2d", "input": "pool", "k": 16, "kernel": 3, "pad": 1,
-       "epilogue": {"bias": true, "shift": 4, "clip_lo": -128, "clip_hi": 127}},
-      {"name": "c2", "op": "conv2d", "input": "c1", "k": 16, "kernel": 3, "pad": 1,
-       "residual": "pool", "epilogue": {"shift": 4, "relu": true, "clip_hi": 127}},
-      {"name": "sum", "op": "add", "input": "c2", "residual": "c1", "epilogue": {}},
-      {"name": "gap", "op": "global_avgpool", "input": "sum"},
-      {"name": "fc", "op": "dense", "input": "gap", "units": 10,
-       "epilogue": {"bias": true, "shift": 2, "clip_lo": -128, "clip_hi": 127}}]})");
-  j["seed"] = seed;
-  return Network::from_json(j, "int4_net");
+  WidthsNetworkLanes l;
+  l.name = "int4_net", l.hw = 12;
+  l.stem_shift = 3, l.c1_shift = 4, l.c2_shift = 4, l.fc_shift = 2;
+  return widths_test_network(l, seed);
 }
 
 int wrap(int64_t v, int bits) {

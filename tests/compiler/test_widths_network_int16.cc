@@ -18,38 +18,24 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/layer_widths.h"
 #include "vta/compiler/run/wide_network_run.h"
+#include "widths_network_fixture.h"
 
 using namespace vta::compiler;
 
 namespace {
 
-// A fixed seed, or $VTA_WIDTHS_SEED to try others; printed either way.
 uint64_t test_seed() {
-  const char* env = std::getenv("VTA_WIDTHS_SEED");
-  const uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 4711;
-  std::printf("test_widths_network_int16 seed %llu\n", static_cast<unsigned long long>(seed));
-  return seed;
+  return widths_test_seed("test_widths_network_int16", 4711);
 }
 
 // Shifts for int16 data (random lanes over the whole int16 range), a residual conv, a host add
 // and maxpool, a global average pool and a dense layer.
 Network int16_network(uint64_t seed) {
-  nlohmann::json j = nlohmann::json::parse(R"({
-    "name": "int16_net", "input": {"name": "data", "n": 1, "c": 3, "h": 8, "w": 8},
-    "layers": [
-      {"name": "stem", "op": "conv2d", "input": "data", "k": 16, "kernel": 3, "pad": 1,
-       "epilogue": {"shift": 17, "relu": true, "clip_hi": 32767}},
-      {"name": "pool", "op": "maxpool", "input": "stem", "kernel": 2, "stride": 2},
-      {"name": "c1", "op": "conv2d", "input": "pool", "k": 16, "kernel": 3, "pad": 1,
-       "epilogue": {"bias": true, "shift": 17, "clip_lo": -32768, "clip_hi": 32767}},
-      {"name": "c2", "op": "conv2d", "input": "c1", "k": 16, "kernel": 3, "pad": 1,
-       "residual": "pool", "epilogue": {"shift": 18, "relu": true, "clip_hi": 30000}},
-      {"name": "sum", "op": "add", "input": "c2", "residual": "c1", "epilogue": {}},
-      {"name": "gap", "op": "global_avgpool", "input": "sum"},
-      {"name": "fc", "op": "dense", "input": "gap", "units": 10,
-       "epilogue": {"bias": true, "shift": 14, "clip_lo": -32768, "clip_hi": 32767}}]})");
-  j["seed"] = seed;
-  return Network::from_json(j, "int16_net");
+  WidthsNetworkLanes l;
+  l.name = "int16_net", l.hw = 8, l.lane_lo = -32768, l.lane_hi = 32767;
+  l.stem_shift = 17, l.c1_shift = 17, l.c2_shift = 18, l.fc_shift = 14;
+  l.c2_clip_hi = 30000;
+  return widths_test_network(l, seed);
 }
 
 template <class T>

@@ -1,8 +1,8 @@
 // The DRAM device + controller of the memory model "dram" (DramController), to the DRAM cycle:
 // hand-built request sequences whose expected cycles are written here from the formulas of
-// sim/README.md section 7, on a DDR3-1066 part whose parameters are spelled out below (not
-// read from the preset table), and sustained bandwidths against the efficiency the parameters
-// predict.
+// sim/README.md section 7, on the DDR3-1066 part of ddr3_test_part.h (its parameters spelled
+// out there, not read from the preset table), and sustained bandwidths against the efficiency
+// the parameters predict.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,38 +10,11 @@
 #include <iostream>
 #include <random>
 
+#include "ddr3_test_part.h"
 #include "vta/sim/dram_controller.h"
 
 using namespace vta;
-
-namespace {
-
-// DDR3-1066F x16 (JEDEC 79-3F speed bin, 4 Gb part): values in nCK at tCK = 1.875 ns.
-constexpr int64_t kCL = 7, kCWL = 6, kRCD = 7, kRP = 7, kRAS = 20, kRC = 27, kWR = 8, kRTP = 4;
-constexpr int64_t kWTR = 4, kRRD = 6, kFAW = 27, kCCD = 4, kREFI = 4160, kRFC = 139;
-constexpr int64_t kBurst = 4;   // BL8: four clocks of data
-constexpr uint64_t kAtom = 16;  // 16-bit bus x BL8
-
-DramSpec ddr3() {
-  DramSpec d;
-  d.preset = "test-DDR3-1066";
-  d.channels = 1, d.ranks = 1, d.bank_groups = 1, d.banks = 8, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 16, d.burst_length = 8, d.tck_ps = 1875;
-  d.cl = kCL, d.cwl = kCWL, d.rcd = kRCD, d.rp = kRP, d.ras = kRAS, d.rc = kRC, d.wr = kWR;
-  d.rtp = kRTP, d.wtr = kWTR, d.rrd = kRRD, d.faw = kFAW, d.ccd = kCCD, d.refi = kREFI;
-  d.rfc = kRFC;
-  d.address_map = "RoRaBaBgCoCh";  // byte address = row | bank | column (128 bursts) | 16 B
-  d.open_page = true;
-  d.frfcfs = true;
-  d.queue_depth = 32;
-  return d;
-}
-
-uint64_t addr(uint64_t bank, uint64_t row, uint64_t col) {
-  return ((row << 3 | bank) << 7 | col) * kAtom;
-}
-
-}  // namespace
+using namespace vta::dramtest;
 
 TEST_CASE("dram controller: address map decodes row, bank and column", "[dram]") {
   DramController c(ddr3());

@@ -5,7 +5,6 @@
 // difference is a bug in one of the two; the message lists the per-run cycles of both.
 #include <catch2/catch.hpp>
 
-#include <deque>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "isa_programs.h"
+#include "rtl_test_support.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
@@ -132,14 +132,12 @@ std::vector<std::string> equivalence_configs() {
 }
 
 bool register_equivalence() {
-  static std::deque<std::string> names;
   for (const std::string& config : equivalence_configs()) {
     const HwConfig cfg = HwConfig::from_file(config_path(config));
     const auto cases = isa_test_cases(cfg);
     for (size_t k = 0; k < cases.size(); ++k) {
-      names.push_back("rtl==cycle " + config + " " + cases[k].name);
-      Catch::AutoReg(new EquivInvoker(config, k), CATCH_INTERNAL_LINEINFO, Catch::StringRef(),
-                     Catch::NameAndTags{names.back().c_str(), "[rtl][cycle-equivalence]"});
+      rtltest::register_test_case("rtl==cycle " + config + " " + cases[k].name,
+                                  new EquivInvoker(config, k), "[rtl][cycle-equivalence]");
     }
   }
   return true;

@@ -6,7 +6,6 @@
 // cycles against the cycle model.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -14,21 +13,18 @@
 
 #include "lane_reference.h"
 #include "program_builder.h"
+#include "rtl_test_support.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
 
 using namespace vta;
 using namespace vta::testprog;
+using vta::rtltest::rtl_model_built;
 
 namespace {
 
 constexpr const char* kConfig = "small_int4_bus128";
-
-bool built(const std::string& name) {
-  const std::vector<std::string> names = RtlBackend::built_configs();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
 
 // A rows x cols block of tiles in DRAM at tile offset `lane` of an aligned buffer, rows `stride`
 // tiles apart: the layout both programs below read or write.
@@ -139,16 +135,18 @@ std::string load_block(const HwConfig& cfg, Backend& be, const Block& b, uint64_
   return std::memcmp(bytes.data(), out.host, bytes.size()) == 0 ? "" : "loaded tiles differ";
 }
 
-}  // namespace
+using BlockProgram = std::string (*)(const HwConfig&, Backend&, const Block&, uint64_t&);
 
-TEST_CASE("rtl: STORE of half-beat tiles at either lane keeps the bytes around each row",
-          "[rtl][narrow]") {
-  if (!built(kConfig)) {
+// Runs `program` on rtl and on the cycle model of small_int4_bus128, whose `tile_bytes` tiles
+// are half a beat, for 3-row blocks at either lane of a beat, of 1 to 3 tiles a row, dense or
+// one tile apart: both must pass and take the same cycles.
+void check_half_beat_blocks(BlockProgram program, int HwConfig::*tile_bytes) {
+  if (!rtl_model_built(kConfig)) {
     SUCCEED("no small_int4_bus128 RTL model in this build");
     return;
   }
   const HwConfig cfg = HwConfig::from_file(config_path(kConfig));
-  REQUIRE(cfg.out_elem_bytes * 2 == cfg.bus_bytes);
+  REQUIRE(cfg.*tile_bytes * 2 == cfg.bus_bytes);
   for (uint32_t lane : {0U, 1U}) {
     for (uint32_t cols : {1U, 2U, 3U}) {
       for (uint32_t stride : {cols, cols + 1}) {
@@ -158,35 +156,22 @@ TEST_CASE("rtl: STORE of half-beat tiles at either lane keeps the bytes around e
         RtlBackend rtl(cfg, d_rtl);
         CycleBackend cyc(cfg, d_cyc);
         uint64_t c_rtl = 0, c_cyc = 0;
-        CHECK(store_block(cfg, rtl, b, c_rtl).empty());
-        CHECK(store_block(cfg, cyc, b, c_cyc).empty());
+        CHECK(program(cfg, rtl, b, c_rtl).empty());
+        CHECK(program(cfg, cyc, b, c_cyc).empty());
         CHECK(c_rtl == c_cyc);
       }
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE("rtl: STORE of half-beat tiles at either lane keeps the bytes around each row",
+          "[rtl][narrow]") {
+  check_half_beat_blocks(store_block, &HwConfig::out_elem_bytes);
+}
+
 TEST_CASE("rtl: LOAD INP of half-beat tiles at either lane puts each tile at its index",
           "[rtl][narrow]") {
-  if (!built(kConfig)) {
-    SUCCEED("no small_int4_bus128 RTL model in this build");
-    return;
-  }
-  const HwConfig cfg = HwConfig::from_file(config_path(kConfig));
-  REQUIRE(cfg.inp_elem_bytes * 2 == cfg.bus_bytes);
-  for (uint32_t lane : {0U, 1U}) {
-    for (uint32_t cols : {1U, 2U, 3U}) {
-      for (uint32_t stride : {cols, cols + 1}) {
-        const Block b{lane, 3, cols, stride};
-        INFO("lane " << lane << " cols " << cols << " stride " << stride << " seed " << b.seed());
-        Dram d_rtl, d_cyc;
-        RtlBackend rtl(cfg, d_rtl);
-        CycleBackend cyc(cfg, d_cyc);
-        uint64_t c_rtl = 0, c_cyc = 0;
-        CHECK(load_block(cfg, rtl, b, c_rtl).empty());
-        CHECK(load_block(cfg, cyc, b, c_cyc).empty());
-        CHECK(c_rtl == c_cyc);
-      }
-    }
-  }
+  check_half_beat_blocks(load_block, &HwConfig::inp_elem_bytes);
 }

@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "program_builder.h"
+#include "rtl_test_support.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
@@ -204,12 +204,10 @@ class RandomInvoker : public Catch::ITestInvoker {
 };
 
 bool register_random() {
-  static std::deque<std::string> names;
   for (const std::string& config : RtlBackend::built_configs()) {
     for (uint32_t seed = 1; seed <= 12; ++seed) {
-      names.push_back("rtl random program " + config + " seed " + std::to_string(seed));
-      Catch::AutoReg(new RandomInvoker(config, seed), CATCH_INTERNAL_LINEINFO, Catch::StringRef(),
-                     Catch::NameAndTags{names.back().c_str(), "[rtl][random]"});
+      rtltest::register_test_case("rtl random program " + config + " seed " + std::to_string(seed),
+                                  new RandomInvoker(config, seed), "[rtl][random]");
     }
   }
   return true;

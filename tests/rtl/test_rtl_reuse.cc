@@ -5,13 +5,13 @@
 // or error), and resident memory flat over many backends. The bounds are memory, never time.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "isa_programs.h"
 #include "process_memory.h"
+#include "rtl_test_support.h"
 #include "test_paths.h"
 #include "vta/hw/rtl_backend.h"
 
@@ -22,16 +22,13 @@ namespace {
 
 using vta::testmem::rss_kib;
 
-bool built(const std::string& name) {
-  const std::vector<std::string> names = RtlBackend::built_configs();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+using vta::rtltest::rtl_model_built;
 
 }  // namespace
 
 TEST_CASE("rtl: reused cores run every ISA program, one new backend after another",
           "[rtl][memory]") {
-  if (!built("pynq")) {
+  if (!rtl_model_built("pynq")) {
     SUCCEED("no pynq RTL model in this build");
     return;
   }
@@ -52,7 +49,7 @@ TEST_CASE("rtl: resident memory stays flat over many backends", "[rtl][memory]")
 #ifdef VTA_TEST_ASAN
   SUCCEED("skipped: AddressSanitizer's quarantine keeps freed memory resident");
 #else
-  if (!built("pynq")) {
+  if (!rtl_model_built("pynq")) {
     SUCCEED("no pynq RTL model in this build");
     return;
   }
