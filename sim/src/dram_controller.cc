@@ -138,6 +138,7 @@ DramReadTiming DramController::read(uint64_t addr, uint64_t bytes, int64_t arriv
                                     uint64_t order) {
   if (m_spec.out_of_order) {
     forget_before(arrival);
+    m_own_act = m_own_col = -1;
   }
   // The waiting accesses, oldest first: the writes granted before this read, then its own.
   m_queue.clear();
@@ -267,11 +268,13 @@ int64_t DramController::open_row(Rank& r, Bank& b, const Run& a, int64_t t) {
   } else {
     ++m_counters.row_misses;
   }
-  if (s.out_of_order && a.write) {
-    t = std::max(t, r.last_act);  // posted writes go behind every ACT issued so far
+  if (s.out_of_order) {
+    // Posted writes go behind every ACT issued so far, a read's after its own previous one.
+    t = std::max(t, a.write ? r.last_act : m_own_act);
   }
   const int64_t act = act_cycle(r, b, a.loc, t);
   activate(r, b, a.loc, act);
+  m_own_act = a.write ? m_own_act : act;
   return act;
 }
 
@@ -507,6 +510,7 @@ int64_t DramController::serve_hits(const Run& a, int64_t count) {
   const int64_t data_end = col + (a.write ? s.cwl : s.cl) + s.burst_ck();
   if (s.out_of_order) {
     record_column(c, a, c.last_col + step, col);
+    m_own_col = a.write ? m_own_col : col;
   }
   c.data_free = data_end;
   c.last_col = col;
@@ -571,12 +575,14 @@ int64_t DramController::serve_one(const Run& a) {
   // command when the queue is backed up) comes first.
   refresh_due(r, a.loc.channel, a.loc.rank, std::max(t, c.last_col));
   t = std::max(t, r.ref_done);
+  const bool own = s.out_of_order && !a.write;  // a read's accesses stay in order
   if (b.open_row == a.loc.row) {
     ++m_counters.row_hits;
   } else {
     open_row(r, b, a, t);
   }
-  const int64_t col = column_cycle(c, r, b, a, t);
+  const int64_t col = column_cycle(c, r, b, a, own ? std::max(t, m_own_col) : t);
+  m_own_col = own ? col : m_own_col;
   const int64_t data_end = column_access(c, r, b, a, col);
   if (!s.open_page && a.left == 1) {  // closed page: the run's last access closes the row
     log(DramCommand::kPre, b.next_pre, a.loc, b.open_row);

@@ -259,7 +259,9 @@ class DramController {
   int64_t m_reached = 0;       // run_until's cycle: no request may arrive before it
   int64_t m_last_arrival = 0;  // arrivals must not decrease
   int64_t m_served_col = 0;    // the column command of the access column_access served last
-  bool m_write_mode = false;   // draining writes
+  int64_t m_own_act = -1;      // out of order: the last ACT and READ of the read being served
+  int64_t m_own_col = -1;
+  bool m_write_mode = false;  // draining writes
   // Per bank and direction (2 * flat_bank + write): == m_mark if a waiting access hits its
   // open row, and the first such access's arrival.
   std::vector<uint64_t> m_hit_mark;
