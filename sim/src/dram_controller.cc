@@ -328,6 +328,11 @@ void DramController::activate(Rank& r, Bank& b, const DramLocation& l, int64_t a
 int64_t DramController::fit_act(const Rank& r, int bg, int64_t x) const {
   const DramSpec& s = m_spec;
   const int64_t reach = std::max(s.rrd, s.rrd_l_ck());
+  // A controller queue of DRAM_QUEUE_DEPTH: at most that many of the latest ACTs can be passed.
+  const auto depth = static_cast<size_t>(s.queue_depth);
+  if (r.act_log.size() > depth) {
+    x = std::max(x, r.act_log[r.act_log.size() - depth - 1].first);
+  }
   for (;;) {
     bool moved = false;
     // The log is sorted: only the ACTs within tRRD of x can be in the way.
@@ -339,33 +344,41 @@ int64_t DramController::fit_act(const Rank& r, int bg, int64_t x) const {
         moved = true;
       }
     }
-    if (!moved && faw_allows(r, x)) {
-      return x;
+    if (!moved) {
+      const int64_t next = faw_next(r, x);
+      if (next == x) {
+        return x;
+      }
+      x = next;
     }
-    x += moved ? 0 : 1;
   }
 }
 
-// True if an ACT in cycle `x` leaves every five consecutive ACTs of the rank tFAW apart.
-bool DramController::faw_allows(const Rank& r, int64_t x) const {
+// The first cycle from `x` at which an ACT leaves every five consecutive ACTs of the rank
+// tFAW apart, as far as the windows around x go: x if allowed, else a later cycle no allowed
+// one precedes (fit_act checks it again).
+int64_t DramController::faw_next(const Rank& r, int64_t x) const {
   const int64_t faw = m_spec.faw;
   std::array<int64_t, 9> near{};  // the four ACTs before x, x, the four after
-  size_t n = 0, at = 0;
+  size_t n = 0;
   const auto lo = std::lower_bound(r.act_log.begin(), r.act_log.end(), std::make_pair(x, 0));
   for (auto it = lo - std::min<std::ptrdiff_t>(4, lo - r.act_log.begin()); it != lo; ++it) {
     near[n++] = it->first;
   }
-  at = n;
+  const size_t at = n;
   near[n++] = x;
   for (auto it = lo; it != r.act_log.end() && n < near.size(); ++it) {
     near[n++] = it->first;
   }
   for (size_t i = at >= 4 ? at - 4 : 0; i <= at && i + 4 < n; ++i) {
     if (near[i + 4] - near[i] < faw) {
-      return false;
+      // x last in the window: not before its first + tFAW, unless the next ACT changes the
+      // window first; x inside it: not before the window's last.
+      const int64_t past = at + 1 < n ? near[at + 1] + 1 : near[i] + faw;
+      return i + 4 == at ? std::min(near[i] + faw, past) : near[i + 4] + 1;
     }
   }
-  return true;
+  return x;
 }
 
 // The first READ cycle from `x` that keeps tCCD / tCCD_L and the data bus (BL/2) to every READ
@@ -376,6 +389,16 @@ int64_t DramController::fit_read(const Channel& c, int bg, int64_t x) const {
   const int64_t other = std::max<int64_t>(s.ccd, s.burst_ck());
   const int64_t reach = std::max(same, other);
   const auto& cols = c.read_cols;  // sorted, disjoint: by first and by last alike
+  // At most DRAM_QUEUE_DEPTH of the latest READs can be passed (the controller's queue).
+  int64_t passed = 0;
+  for (auto y = cols.rbegin(); y != cols.rend(); ++y) {
+    const int64_t n = (y->last - y->first) / hit_step() + 1;
+    if (passed + n > s.queue_depth) {
+      x = std::max(x, y->last - (s.queue_depth - passed) * hit_step());
+      break;
+    }
+    passed += n;
+  }
   for (bool moved = true; moved;) {
     moved = false;
     auto it = std::lower_bound(cols.begin(), cols.end(), x - reach,
@@ -405,23 +428,35 @@ void DramController::record_column(Channel& c, const Run& a, int64_t first, int6
   c.read_cols.insert(at, ColSpan{first, last, a.loc.bank_group});
 }
 
-// Commands that end their constraints before `horizon` (a read's arrival: reads arrive in
-// grant order, and writes only go behind everything) no longer matter.
+// Commands that no later request can go before or meet a constraint of: those that end their
+// constraints before `horizon` (a read's arrival: reads arrive in grant order, and writes only
+// go behind everything), and those older than the DRAM_QUEUE_DEPTH + 1 latest ACTs / READs
+// the fits start from (keeping the four ACTs before for tFAW, the span before for tCCD).
 void DramController::forget_before(int64_t horizon) {
   const DramSpec& s = m_spec;
   const int64_t act_reach = std::max<int64_t>({s.faw, s.rrd, s.rrd_l_ck()});
   const int64_t col_reach = std::max<int64_t>({s.ccd, s.ccd_l_ck(), s.burst_ck()});
+  const auto depth = static_cast<std::ptrdiff_t>(s.queue_depth);
   for (Channel& c : m_channels) {
     auto& cols = c.read_cols;
-    cols.erase(std::remove_if(cols.begin(), cols.end(),
-                              [&](const ColSpan& y) { return y.last + col_reach < horizon; }),
-               cols.end());
+    auto keep = std::lower_bound(cols.begin(), cols.end(), horizon - col_reach,
+                                 [](const ColSpan& y, int64_t v) { return y.last < v; });
+    int64_t accesses = 0;
+    for (auto y = cols.end(); y != keep && accesses <= depth;) {
+      --y;
+      accesses += (y->last - y->first) / hit_step() + 1;
+      if (accesses > depth && y != keep) {
+        keep = y - 1;
+      }
+    }
+    cols.erase(cols.begin(), keep);
     for (Rank& r : c.ranks) {
-      // Keep the four latest before the horizon too: tFAW counts back across it.
-      const auto old = std::lower_bound(r.act_log.begin(), r.act_log.end(),
-                                        std::make_pair(horizon - act_reach, 0));
-      const std::ptrdiff_t drop = std::max<std::ptrdiff_t>(0, (old - r.act_log.begin()) - 4);
-      r.act_log.erase(r.act_log.begin(), r.act_log.begin() + drop);
+      auto& acts = r.act_log;
+      const auto old =
+          std::lower_bound(acts.begin(), acts.end(), std::make_pair(horizon - act_reach, 0));
+      const std::ptrdiff_t by_time = (old - acts.begin()) - 4;
+      const std::ptrdiff_t by_depth = static_cast<std::ptrdiff_t>(acts.size()) - depth - 5;
+      acts.erase(acts.begin(), acts.begin() + std::max<std::ptrdiff_t>({0, by_time, by_depth}));
     }
   }
 }

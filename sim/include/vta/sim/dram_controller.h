@@ -206,7 +206,7 @@ class DramController {
   // between the commands already issued, delaying none of them; forgetting commands too old to
   // constrain a request arriving from `horizon` on.
   int64_t fit_act(const Rank& r, int bg, int64_t x) const;
-  bool faw_allows(const Rank& r, int64_t x) const;
+  int64_t faw_next(const Rank& r, int64_t x) const;
   int64_t fit_read(const Channel& c, int bg, int64_t x) const;
   void record_column(Channel& c, const Run& a, int64_t first, int64_t last);
   void forget_before(int64_t horizon);
