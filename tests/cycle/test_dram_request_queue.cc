@@ -11,8 +11,10 @@
 #include <random>
 #include <stdexcept>
 
+#include "vta/sim/config_source.h"
 #include "vta/sim/dram_controller.h"
 #include "vta/sim/dram_spec.h"
+#include "vta/sim/hw_config.h"
 
 using namespace vta;
 
@@ -642,4 +644,23 @@ TEST_CASE("dram out of order: random reads answered at the grant beat in order",
   INFO("in order " << in_order / bound << ", out of order " << ooo / bound << " of the bound");
   CHECK(ooo > in_order * 1.2);
   CHECK(ooo <= bound);
+}
+
+// The key: a wrong value names the key and the choices; "in_order" (the default) stays out of
+// the written config, so configs written before the key keep their hash.
+TEST_CASE("dram out of order: DRAM_REQUEST_ORDER is checked and written", "[dram]") {
+  nlohmann::json j = resolve_config("pynq", {}).keys;
+  const HwConfig plain = HwConfig::from_json(j, "test.json");
+  j["DRAM_REQUEST_ORDER"] = "sometimes";
+  CHECK_THROWS_WITH(HwConfig::from_json(j, "test.json"),
+                    "test.json: key 'DRAM_REQUEST_ORDER' = \"sometimes\" is not one of in_order, "
+                    "out_of_order");
+  j["DRAM_REQUEST_ORDER"] = "in_order";
+  const HwConfig in_order = HwConfig::from_json(j, "test.json");
+  CHECK(!in_order.memory.dram.out_of_order);
+  CHECK(in_order.to_json() == plain.to_json());
+  j["DRAM_REQUEST_ORDER"] = "out_of_order";
+  const HwConfig ooo = HwConfig::from_json(j, "test.json");
+  CHECK(ooo.memory.dram.out_of_order);
+  CHECK(ooo.to_json().value("DRAM_REQUEST_ORDER", "") == "out_of_order");
 }
