@@ -136,6 +136,10 @@ void DramController::drain_writes() {
 
 DramReadTiming DramController::read(uint64_t addr, uint64_t bytes, int64_t arrival,
                                     uint64_t order) {
+  if (m_spec.out_of_order) {
+    forget_before(arrival);
+    m_own_act = m_own_col = -1;
+  }
   // The waiting accesses, oldest first: the writes granted before this read, then its own.
   m_queue.clear();
   while (!m_writes.empty() && m_writes.front().order < order) {
@@ -264,8 +268,13 @@ int64_t DramController::open_row(Rank& r, Bank& b, const Run& a, int64_t t) {
   } else {
     ++m_counters.row_misses;
   }
+  if (s.out_of_order) {
+    // Posted writes go behind every ACT issued so far, a read's after its own previous one.
+    t = std::max(t, a.write ? r.last_act : m_own_act);
+  }
   const int64_t act = act_cycle(r, b, a.loc, t);
   activate(r, b, a.loc, act);
+  m_own_act = a.write ? m_own_act : act;
   return act;
 }
 
@@ -276,6 +285,9 @@ int64_t DramController::act_cycle(const Rank& r, const Bank& b, const DramLocati
   const DramSpec& s = m_spec;
   const size_t bg = static_cast<size_t>(l.bank_group);
   int64_t act = std::max(t, b.next_act);
+  if (s.out_of_order) {
+    return fit_act(r, l.bank_group, act);
+  }
   if (r.last_act >= 0) {
     act = std::max(act, r.last_act + s.rrd);
   }
@@ -295,11 +307,158 @@ void DramController::activate(Rank& r, Bank& b, const DramLocation& l, int64_t a
   r.faw[r.faw_next] = act;
   r.faw_next = (r.faw_next + 1) % r.faw.size();
   ++r.acts;
-  r.last_act = r.last_act_bg[static_cast<size_t>(l.bank_group)] = act;
+  int64_t& last_bg = r.last_act_bg[static_cast<size_t>(l.bank_group)];
+  r.last_act = std::max(r.last_act, act);  // out of order an ACT may go before the latest
+  last_bg = std::max(last_bg, act);
+  if (s.out_of_order) {
+    const auto at =
+        std::upper_bound(r.act_log.begin(), r.act_log.end(), std::make_pair(act, l.bank_group));
+    r.act_log.insert(at, {act, l.bank_group});
+  }
   b.open_row = l.row;
   b.next_col = act + s.rcd;
   b.next_pre = act + s.ras;
   b.next_act = act + s.rc;
+}
+
+// ---- Out of order (DRAM_REQUEST_ORDER "out_of_order", sim/DRAM.md) ----
+
+// The first ACT cycle from `x` that keeps tRRD / tRRD_L to every ACT of the rank, before and
+// after it, and at most four ACTs in any tFAW window.
+int64_t DramController::fit_act(const Rank& r, int bg, int64_t x) const {
+  const DramSpec& s = m_spec;
+  const int64_t reach = std::max(s.rrd, s.rrd_l_ck());
+  // A controller queue of DRAM_QUEUE_DEPTH: at most that many of the latest ACTs can be passed.
+  const auto depth = static_cast<size_t>(s.queue_depth);
+  if (r.act_log.size() > depth) {
+    x = std::max(x, r.act_log[r.act_log.size() - depth - 1].first);
+  }
+  for (;;) {
+    bool moved = false;
+    // The log is sorted: only the ACTs within tRRD of x can be in the way.
+    auto it = std::lower_bound(r.act_log.begin(), r.act_log.end(), std::make_pair(x - reach, 0));
+    for (; it != r.act_log.end() && it->first < x + reach; ++it) {
+      const int64_t d = it->second == bg ? s.rrd_l_ck() : s.rrd;
+      if (x > it->first - d && x < it->first + d) {
+        x = it->first + d;
+        moved = true;
+      }
+    }
+    if (!moved) {
+      const int64_t next = faw_next(r, x);
+      if (next == x) {
+        return x;
+      }
+      x = next;
+    }
+  }
+}
+
+// The first cycle from `x` at which an ACT leaves every five consecutive ACTs of the rank
+// tFAW apart, as far as the windows around x go: x if allowed, else a later cycle no allowed
+// one precedes (fit_act checks it again).
+int64_t DramController::faw_next(const Rank& r, int64_t x) const {
+  const int64_t faw = m_spec.faw;
+  std::array<int64_t, 9> near{};  // the four ACTs before x, x, the four after
+  size_t n = 0;
+  const auto lo = std::lower_bound(r.act_log.begin(), r.act_log.end(), std::make_pair(x, 0));
+  for (auto it = lo - std::min<std::ptrdiff_t>(4, lo - r.act_log.begin()); it != lo; ++it) {
+    near[n++] = it->first;
+  }
+  const size_t at = n;
+  near[n++] = x;
+  for (auto it = lo; it != r.act_log.end() && n < near.size(); ++it) {
+    near[n++] = it->first;
+  }
+  for (size_t i = at >= 4 ? at - 4 : 0; i <= at && i + 4 < n; ++i) {
+    if (near[i + 4] - near[i] < faw) {
+      // x last in the window: not before its first + tFAW, unless the next ACT changes the
+      // window first; x inside it: not before the window's last.
+      const int64_t past = at + 1 < n ? near[at + 1] + 1 : near[i] + faw;
+      return i + 4 == at ? std::min(near[i] + faw, past) : near[i + 4] + 1;
+    }
+  }
+  return x;
+}
+
+// The first READ cycle from `x` that keeps tCCD / tCCD_L and the data bus (BL/2) to every READ
+// issued since the channel's last WRITE, before and after it.
+int64_t DramController::fit_read(const Channel& c, int bg, int64_t x) const {
+  const DramSpec& s = m_spec;
+  const int64_t same = std::max<int64_t>(s.ccd_l_ck(), s.burst_ck());
+  const int64_t other = std::max<int64_t>(s.ccd, s.burst_ck());
+  const int64_t reach = std::max(same, other);
+  const auto& cols = c.read_cols;  // sorted, disjoint: by first and by last alike
+  // At most DRAM_QUEUE_DEPTH of the latest READs can be passed (the controller's queue).
+  int64_t passed = 0;
+  for (auto y = cols.rbegin(); y != cols.rend(); ++y) {
+    const int64_t n = (y->last - y->first) / hit_step() + 1;
+    if (passed + n > s.queue_depth) {
+      x = std::max(x, y->last - (s.queue_depth - passed) * hit_step());
+      break;
+    }
+    passed += n;
+  }
+  for (bool moved = true; moved;) {
+    moved = false;
+    auto it = std::lower_bound(cols.begin(), cols.end(), x - reach,
+                               [](const ColSpan& y, int64_t v) { return y.last < v; });
+    for (; it != cols.end() && it->first < x + reach; ++it) {
+      const int64_t d = it->bank_group == bg ? same : other;
+      if (x > it->first - d && x < it->last + d) {
+        x = it->last + d;
+        moved = true;
+      }
+    }
+  }
+  return x;
+}
+
+// Column commands first..last of `a` (row hits hit_step() apart), for the later fits.
+void DramController::record_column(Channel& c, const Run& a, int64_t first, int64_t last) {
+  if (a.write) {  // every later read follows it; the reads before it constrain none
+    c.read_cols.clear();
+    c.wr_col = last;
+    c.wr_bg = a.loc.bank_group;
+    c.wr_data_free = last + m_spec.cwl + m_spec.burst_ck();
+    return;
+  }
+  const auto at = std::lower_bound(c.read_cols.begin(), c.read_cols.end(), first,
+                                   [](const ColSpan& y, int64_t v) { return y.first < v; });
+  c.read_cols.insert(at, ColSpan{first, last, a.loc.bank_group});
+}
+
+// Commands that no later request can go before or meet a constraint of: those that end their
+// constraints before `horizon` (a read's arrival: reads arrive in grant order, and writes only
+// go behind everything), and those older than the DRAM_QUEUE_DEPTH + 1 latest ACTs / READs
+// the fits start from (keeping the four ACTs before for tFAW, the span before for tCCD).
+void DramController::forget_before(int64_t horizon) {
+  const DramSpec& s = m_spec;
+  const int64_t act_reach = std::max<int64_t>({s.faw, s.rrd, s.rrd_l_ck()});
+  const int64_t col_reach = std::max<int64_t>({s.ccd, s.ccd_l_ck(), s.burst_ck()});
+  const auto depth = static_cast<std::ptrdiff_t>(s.queue_depth);
+  for (Channel& c : m_channels) {
+    auto& cols = c.read_cols;
+    auto keep = std::lower_bound(cols.begin(), cols.end(), horizon - col_reach,
+                                 [](const ColSpan& y, int64_t v) { return y.last < v; });
+    int64_t accesses = 0;
+    for (auto y = cols.end(); y != keep && accesses <= depth;) {
+      --y;
+      accesses += (y->last - y->first) / hit_step() + 1;
+      if (accesses > depth && y != keep) {
+        keep = y - 1;
+      }
+    }
+    cols.erase(cols.begin(), keep);
+    for (Rank& r : c.ranks) {
+      auto& acts = r.act_log;
+      const auto old =
+          std::lower_bound(acts.begin(), acts.end(), std::make_pair(horizon - act_reach, 0));
+      const std::ptrdiff_t by_time = (old - acts.begin()) - 4;
+      const std::ptrdiff_t by_depth = static_cast<std::ptrdiff_t>(acts.size()) - depth - 5;
+      acts.erase(acts.begin(), acts.begin() + std::max<std::ptrdiff_t>({0, by_time, by_depth}));
+    }
+  }
 }
 
 // The earliest READ/WRITE of `a` from cycle `t` on: tRCD, tCCD(_L), tWTR, tRTW, and a data
@@ -308,6 +467,21 @@ int64_t DramController::column_cycle(const Channel& c, const Rank& r, const Bank
                                      int64_t t) const {
   const DramSpec& s = m_spec;
   int64_t col = std::max(t, b.next_col);
+  if (s.out_of_order && !a.write) {
+    // Behind the channel's last WRITE (tCCD, the data bus) and the rank's tWTR; between the
+    // reads issued since.
+    const int bg = a.loc.bank_group;
+    if (c.wr_col >= 0) {
+      col = std::max(col, c.wr_col + (c.wr_bg == bg ? s.ccd_l_ck() : s.ccd));
+      col = std::max(col, c.wr_data_free - s.cl);
+    }
+    if (r.wr_data_end >= 0) {
+      col = std::max(col, r.wr_data_end + s.wtr);
+      const int64_t same = r.wr_end_bg[static_cast<size_t>(bg)];
+      col = same >= 0 ? std::max(col, same + s.wtr_l_ck()) : col;
+    }
+    return fit_read(c, bg, col);
+  }
   if (c.last_col >= 0) {
     col = std::max(col, c.last_col + (c.last_col_bg == a.loc.bank_group ? s.ccd_l_ck() : s.ccd));
   }
@@ -343,7 +517,7 @@ DramController::DataEnds DramController::serve(Run& a, int64_t hit_limit) {
   const Rank& r = c.ranks[static_cast<size_t>(a.loc.rank)];
   const int64_t bound = std::min(r.next_ref, hit_limit);
   const int64_t col0 = c.last_col;
-  if (col0 >= bound) {
+  if (col0 >= bound || m_served_col != col0) {  // out of order: it went before a later one
     return ends;
   }
   count = std::min(count, (bound - 1 - col0) / hit_step() + 1);
@@ -369,6 +543,10 @@ int64_t DramController::serve_hits(const Run& a, int64_t count) {
   }
   const int64_t col = c.last_col + count * step;
   const int64_t data_end = col + (a.write ? s.cwl : s.cl) + s.burst_ck();
+  if (s.out_of_order) {
+    record_column(c, a, c.last_col + step, col);
+    m_own_col = a.write ? m_own_col : col;
+  }
   c.data_free = data_end;
   c.last_col = col;
   const auto n = static_cast<uint64_t>(count);
@@ -391,6 +569,17 @@ int64_t DramController::column_access(Channel& c, Rank& r, Bank& b, const Run& a
   const DramSpec& s = m_spec;
   const int64_t data_end = col + (a.write ? s.cwl : s.cl) + s.burst_ck();
   log(a.write ? DramCommand::kWrite : DramCommand::kRead, col, a.loc, a.loc.row);
+  m_served_col = col;
+  if (s.out_of_order) {
+    record_column(c, a, col, col);
+    if (col < c.last_col) {  // it went before a later read: the latest stay the latest
+      c.last_rd = std::max(c.last_rd, col);
+      b.next_pre = std::max(b.next_pre, col + s.rtp);
+      ++m_counters.reads;
+      m_counters.bytes += static_cast<uint64_t>(s.atom_bytes());
+      return data_end;
+    }
+  }
   c.data_free = data_end;
   c.last_col = col;
   c.last_col_bg = a.loc.bank_group;
@@ -421,12 +610,14 @@ int64_t DramController::serve_one(const Run& a) {
   // command when the queue is backed up) comes first.
   refresh_due(r, a.loc.channel, a.loc.rank, std::max(t, c.last_col));
   t = std::max(t, r.ref_done);
+  const bool own = s.out_of_order && !a.write;  // a read's accesses stay in order
   if (b.open_row == a.loc.row) {
     ++m_counters.row_hits;
   } else {
     open_row(r, b, a, t);
   }
-  const int64_t col = column_cycle(c, r, b, a, t);
+  const int64_t col = column_cycle(c, r, b, a, own ? std::max(t, m_own_col) : t);
+  m_own_col = own ? col : m_own_col;
   const int64_t data_end = column_access(c, r, b, a, col);
   if (!s.open_page && a.left == 1) {  // closed page: the run's last access closes the row
     log(DramCommand::kPre, b.next_pre, a.loc, b.open_row);

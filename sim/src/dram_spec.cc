@@ -87,6 +87,10 @@ void parse_string_fields(const nlohmann::json& j, DramSpec& d, const std::string
   if (j.contains("DRAM_SCHEDULER")) {
     d.frfcfs = choice(j["DRAM_SCHEDULER"], "DRAM_SCHEDULER", {"frfcfs", "fcfs"}, src) == "frfcfs";
   }
+  if (j.contains("DRAM_REQUEST_ORDER")) {
+    d.out_of_order = choice(j["DRAM_REQUEST_ORDER"], "DRAM_REQUEST_ORDER",
+                            {"in_order", "out_of_order"}, src) == "out_of_order";
+  }
   if (j.contains("DRAM_ADDRESS_MAP")) {
     d.address_map = string_value(j["DRAM_ADDRESS_MAP"], "DRAM_ADDRESS_MAP", src);
   }
@@ -172,7 +176,8 @@ std::string default_dram_preset(const std::string& target) {
 }
 
 std::vector<std::string> dram_spec_keys() {
-  std::vector<std::string> keys = {"DRAM_PRESET", "DRAM_PAGE_POLICY", "DRAM_SCHEDULER",
+  std::vector<std::string> keys = {"DRAM_PRESET",      "DRAM_PAGE_POLICY",
+                                   "DRAM_SCHEDULER",   "DRAM_REQUEST_ORDER",
                                    "DRAM_ADDRESS_MAP", "DRAM_INTERCONNECT_NS"};
   for (const IntField& f : kIntFields) {
     keys.emplace_back(f.key);
@@ -259,6 +264,9 @@ void memory_spec_to_json(const MemorySpec& m, nlohmann::json& j) {
   }
   j["DRAM_PAGE_POLICY"] = m.dram.open_page ? "open" : "closed";
   j["DRAM_SCHEDULER"] = m.dram.frfcfs ? "frfcfs" : "fcfs";
+  if (m.dram.out_of_order) {  // came later: in order it stays out, so configs keep their hash
+    j["DRAM_REQUEST_ORDER"] = "out_of_order";
+  }
   j["DRAM_ADDRESS_MAP"] = m.dram.address_map;
   j["DRAM_INTERCONNECT_NS"] = m.dram.interconnect_ns;
 }

@@ -20,7 +20,7 @@ const char* const kPerCoreKeys[] = {
     "LOG_ACC_BUFF_SIZE", "MAX_BURST_BEATS",   "BURST_BOUNDARY_BYTES", "INSN_QUEUE_DEPTH",
     "DEP_QUEUE_DEPTH"};
 const char* const kSystemKeys[] = {"CORES", "INTERCONNECT_LATENCY_CYCLES",
-                                   "INTERCONNECT_BYTES_PER_CYCLE"};
+                                   "INTERCONNECT_BYTES_PER_CYCLE", "INTERCONNECT_ARBITRATION"};
 constexpr int kMaxCores = 16;
 constexpr int kMaxInterconnectLatency = 100000;
 constexpr int kMaxInterconnectBytes = 4096;
@@ -76,6 +76,20 @@ std::vector<HwConfig> read_cores(const nlohmann::json& j, const std::string& src
   return out;
 }
 
+// INTERCONNECT_ARBITRATION: "fixed" (core order, the default) or "round_robin".
+bool read_round_robin(const nlohmann::json& j, const std::string& src) {
+  if (!j.contains("INTERCONNECT_ARBITRATION")) {
+    return false;
+  }
+  const nlohmann::json& v = j.at("INTERCONNECT_ARBITRATION");
+  if (v == "fixed" || v == "round_robin") {
+    return v == "round_robin";
+  }
+  throw ConfigError(fmt::format(
+      "{}: key 'INTERCONNECT_ARBITRATION' = {} is not one of \"fixed\", \"round_robin\"", src,
+      v.dump()));
+}
+
 }  // namespace
 
 bool is_system_key(const std::string& key) {
@@ -115,6 +129,7 @@ void parse_system_keys(const nlohmann::json& j, const std::string& src, HwConfig
       opt("INTERCONNECT_LATENCY_CYCLES", 0, kMaxInterconnectLatency, 0);
   sys.interconnect_bytes_per_cycle =
       opt("INTERCONNECT_BYTES_PER_CYCLE", 1, kMaxInterconnectBytes, c.bus_bytes);
+  sys.interconnect_round_robin = read_round_robin(j, src);
   sys.cores = static_cast<int>(cores.size());
   sys.core_configs = std::move(cores);
   c = std::move(sys);
@@ -139,6 +154,9 @@ void system_keys_to_json(const HwConfig& c, nlohmann::json& j) {
   j["CORES"] = same ? nlohmann::json(c.cores) : list;
   j["INTERCONNECT_LATENCY_CYCLES"] = c.interconnect_latency_cycles;
   j["INTERCONNECT_BYTES_PER_CYCLE"] = c.interconnect_bytes_per_cycle;
+  if (c.interconnect_round_robin) {  // the default stays out, so existing hashes do not move
+    j["INTERCONNECT_ARBITRATION"] = "round_robin";
+  }
 }
 
 }  // namespace vta

@@ -31,7 +31,8 @@ DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& 
       m_cfg(cfg),
       m_ctrl(cfg.memory.dram),
       m_core_ps(static_cast<int64_t>(std::llround(1.0e6 / cfg.clock_mhz))),
-      m_link_ps(static_cast<int64_t>(std::llround(cfg.memory.dram.interconnect_ns * 1000.0))) {
+      m_link_ps(static_cast<int64_t>(std::llround(cfg.memory.dram.interconnect_ns * 1000.0))),
+      m_read_free_of(static_cast<size_t>(std::max(1, cfg.num_cores()))) {
   socket.register_b_transport(this, &DramMemory::b_transport);
   m_stats.present = true;
   m_stats.peak_bytes_per_cycle =
@@ -41,6 +42,7 @@ DramMemory::DramMemory(sc_core::sc_module_name name, const HwConfig& cfg, Dram& 
 void DramMemory::reset(uint64_t base_cycle) {
   m_base = base_cycle;
   m_read_free = m_write_free = m_resp_free = base_cycle;
+  std::fill(m_read_free_of.begin(), m_read_free_of.end(), base_cycle);
   m_ctrl.reset();
   m_commands.clear();
 }
@@ -73,10 +75,11 @@ ReadBeats DramMemory::time_read(uint64_t addr, uint32_t beats, uint64_t grant) {
   ReadBeats r;
   r.interval = 1;
   const uint64_t spread = beats - 1u;  // the last beat may not precede the last data back
+  uint64_t& channel_free = m_ctrl.spec().out_of_order ? m_read_free_of[m_requester] : m_read_free;
   r.first = std::max(
-      {grant + 1, m_read_free, first_back, last_back > spread ? last_back - spread : uint64_t{0}});
+      {grant + 1, channel_free, first_back, last_back > spread ? last_back - spread : uint64_t{0}});
   r.last = r.first + beats - 1;
-  m_read_free = r.last + 1;
+  channel_free = r.last + 1;
   ++m_stats.read_bursts;
   m_stats.read_latency_sum += r.last - grant;
   m_stats.read_latency_max = std::max(m_stats.read_latency_max, r.last - grant);
@@ -176,6 +179,10 @@ void DramMemory::add_counters(TimedCounters& out) const {
 }
 
 void DramMemory::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  RequesterExt* who = nullptr;
+  p.get_extension(who);
+  const size_t k = who != nullptr ? static_cast<size_t>(std::max(0, who->requester)) : 0;
+  m_requester = std::min(k, m_read_free_of.size() - 1);
   serve(p, delay, m_cfg.bus_bytes);
 }
 

@@ -26,6 +26,7 @@
 #include <deque>
 #include <limits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "vta/sim/dram_spec.h"
@@ -138,6 +139,15 @@ class DramController {
     int64_t next_ref = 0;              // the next refresh is due
     int64_t ref_done = 0;              // tRFC after the last refresh
     int owed = 0;                      // request queue: refreshes postponed
+    // DRAM_REQUEST_ORDER "out_of_order": the ACTs (cycle, bank group) that a later request's
+    // ACT may still have to fit between (tRRD, tRRD_L, tFAW on both sides).
+    std::vector<std::pair<int64_t, int>> act_log;
+  };
+  // Out of order: READ commands issued after the channel's last WRITE, as spans of row hits
+  // that follow each other at hit_step() (no room for another column command inside).
+  struct ColSpan {
+    int64_t first = 0, last = 0;
+    int bank_group = 0;
   };
   struct Channel {
     std::vector<Rank> ranks;
@@ -145,6 +155,12 @@ class DramController {
     int64_t last_col = -1;  // last column command, and its bank group (tCCD / tCCD_L)
     int last_col_bg = -1;
     int64_t last_rd = -1;  // last READ command (tRTW)
+    // Out of order (last_col, data_free and last_rd are then the latest ones): the reads a
+    // later read may fit between, and the last WRITE, which every later read follows.
+    std::vector<ColSpan> read_cols;
+    int64_t wr_col = -1;
+    int wr_bg = -1;
+    int64_t wr_data_free = 0;
   };
   // Consecutive column accesses of one request to one row of one bank: they share every
   // timing input, so the scheduler treats them as one entry and serves them in closed form.
@@ -186,6 +202,14 @@ class DramController {
   void issue_refresh(Rank& r, int ch, int rank, int64_t t);
   int64_t act_cycle(const Rank& r, const Bank& b, const DramLocation& l, int64_t t) const;
   void activate(Rank& r, Bank& b, const DramLocation& l, int64_t act);
+  // Out of order: the first cycle from `x` at which an ACT (bank group `bg`) or a READ fits
+  // between the commands already issued, delaying none of them; forgetting commands too old to
+  // constrain a request arriving from `horizon` on.
+  int64_t fit_act(const Rank& r, int bg, int64_t x) const;
+  int64_t faw_next(const Rank& r, int64_t x) const;
+  int64_t fit_read(const Channel& c, int bg, int64_t x) const;
+  void record_column(Channel& c, const Run& a, int64_t first, int64_t last);
+  void forget_before(int64_t horizon);
   static constexpr int kMaxPostponedRefreshes = 8;  // JEDEC JESD79-3 / JESD79-4
   // Request queue steps (dram_controller.cc, "Request queue").
   bool queue_step(int64_t limit);
@@ -234,7 +258,10 @@ class DramController {
   int64_t m_now = 0;           // the last command the queue issued
   int64_t m_reached = 0;       // run_until's cycle: no request may arrive before it
   int64_t m_last_arrival = 0;  // arrivals must not decrease
-  bool m_write_mode = false;   // draining writes
+  int64_t m_served_col = 0;    // the column command of the access column_access served last
+  int64_t m_own_act = -1;      // out of order: the last ACT and READ of the read being served
+  int64_t m_own_col = -1;
+  bool m_write_mode = false;  // draining writes
   // Per bank and direction (2 * flat_bank + write): == m_mark if a waiting access hits its
   // open row, and the first such access's arrival.
   std::vector<uint64_t> m_hit_mark;

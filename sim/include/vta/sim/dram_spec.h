@@ -46,9 +46,12 @@ struct DramSpec {
   int refi = 4160;      // tREFI: refresh interval
   int rfc = 139;        // tRFC: refresh -> next ACT
   // ---- controller ----
-  bool open_page = true;        // DRAM_PAGE_POLICY: "open" | "closed"
-  bool frfcfs = true;           // DRAM_SCHEDULER: "frfcfs" | "fcfs"
-  int queue_depth = 32;         // DRAM_QUEUE_DEPTH: requests the scheduler chooses among
+  bool open_page = true;  // DRAM_PAGE_POLICY: "open" | "closed"
+  bool frfcfs = true;     // DRAM_SCHEDULER: "frfcfs" | "fcfs"
+  int queue_depth = 32;   // DRAM_QUEUE_DEPTH: requests the scheduler chooses among
+  // DRAM_REQUEST_ORDER: "in_order" (a request's commands never before an earlier request's) |
+  // "out_of_order" (they may go first where they delay none of the earlier ones)
+  bool out_of_order = false;
   std::string address_map;      // DRAM_ADDRESS_MAP: fields MSB -> LSB, e.g. "RoRaBaBgCoCh"
   double interconnect_ns = 40;  // DRAM_INTERCONNECT_NS: crossing + SoC interconnect, one way
 

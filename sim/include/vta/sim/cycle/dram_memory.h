@@ -55,7 +55,11 @@ class DramMemory : public MemoryTarget {
   int64_t m_link_ps;  // interconnect, one way, ps
   uint64_t m_base = 0;
   uint64_t m_read_free = 0, m_write_free = 0;  // core-side data channels
-  uint64_t m_resp_free = 0;                    // core-side write response channel
+  // DRAM_REQUEST_ORDER "out_of_order": one read data channel per requester (core), each in
+  // order, so that a core's read the DRAM served first is not held behind another core's.
+  std::vector<uint64_t> m_read_free_of;
+  size_t m_requester = 0;    // of the burst being served (RequesterExt)
+  uint64_t m_resp_free = 0;  // core-side write response channel
   TimedCounters::Dram m_stats;
 };
 

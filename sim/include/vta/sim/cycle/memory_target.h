@@ -62,6 +62,17 @@ struct MemTimingExt : tlm::tlm_extension<MemTimingExt> {
   }
 };
 
+// The requester of a burst behind an interconnect (its core), for a memory model that keeps one
+// read data channel per requester (AXI: one ID per core). Without it: requester 0.
+struct RequesterExt : tlm::tlm_extension<RequesterExt> {
+  int requester = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new RequesterExt(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const RequesterExt&>(other);
+  }
+};
+
 // The core side of the memory port, handed to a user-supplied memory model (see
 // CycleBackend's MemoryBinder): bind `socket` to a TLM-2.0 target that moves the payload bytes
 // and fills MemTimingExt (or at least returns the delay to the last beat / write response).
