@@ -476,6 +476,11 @@ def array_of(d):
     return "%dx%dx%d" % (1 << (d.get("LOG_BATCH") or 0), 1 << d["LOG_BLOCK"], 1 << d["LOG_BLOCK"])
 
 
+def mode_of(d):
+    """How a design ran its workload: "single core", or its multicore_mode ("replicated")."""
+    return (d.get("multicore_mode") or "-") if cores_of(d) > 1 else "single core"
+
+
 def multicore_table(designs, parts, table_id):
     lines = ["<div class='scroll'><table id='%s'><tr><th>design</th><th>cores</th>"
              "<th>array per core</th><th>mode</th><th>per second</th><th>latency ms</th>"
@@ -487,7 +492,7 @@ def multicore_table(designs, parts, table_id):
                      "<td>%.1f</td><td>%.3f</td><td>%.0f</td><td>%.0f</td><td>%.1f</td>"
                      "<td>%s</td>%s</tr>" % (
                          html.escape(str(d.get("config_label") or d["point_id"])), cores_of(d),
-                         array_of(d), html.escape(d.get("multicore_mode") or "single core"),
+                         array_of(d), html.escape(mode_of(d)),
                          d["throughput"], d["latency_ms"], d["contention_pct"],
                          d["energy_mj"] / cores_of(d), d["lut_total"], d["area_dsp"],
                          d["area_bram36"], percent(d["share"]),

@@ -113,7 +113,8 @@ def check_rows(rows):
                                                           r["area_interconnect_lut"], ic))
         base = one[r["LOG_BLOCK"]]
         if not math.isclose(r["area_lut"], n * base["area_lut"] + ic, rel_tol=1e-9) or \
-                r["area_dsp"] != n * base["area_dsp"] or r["area_bram36"] != n * base["area_bram36"]:
+                r["area_dsp"] != n * base["area_dsp"] or \
+                r["area_bram36"] != n * base["area_bram36"]:
             fail("%s: area %s LUT %s DSP %s BRAM36, not %d x the single core's plus the "
                  "interconnect" % (r["config_label"], r["area_lut"], r["area_dsp"],
                                    r["area_bram36"], n))
