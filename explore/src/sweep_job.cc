@@ -310,6 +310,24 @@ std::string replicated_blocker(const HwConfig& cfg) {
   return "";
 }
 
+// A reference mismatch fails the layer's row and the job's summary row (rows[0]).
+void mark_mismatches(std::vector<nlohmann::ordered_json>& rows, const std::vector<LayerRun>& runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].ok()) {
+      continue;
+    }
+    const std::string why =
+        fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
+                    runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
+    for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
+      (*r)["status"] = "failed";
+      if ((*r)["error"].is_null()) {
+        (*r)["error"] = why;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string job_key(const SweepSpec& spec, const SweepJob& job) {
@@ -356,12 +374,12 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   if (const auto [status, why] = network_blocker(w, rc.config, model); !status.empty()) {
     return finish(status, why);
   }
+  if (const std::string why = replicated_blocker(rc.config); !why.empty()) {
+    return finish("invalid", why);
+  }
   try {
     Target target(rc.config, spec.backend);
     target.verify_programs = spec.check;
-    if (const std::string why = replicated_blocker(rc.config); !why.empty()) {
-      return finish("invalid", why);
-    }
     if (rc.config.cores != 0) {
       // Until the compiler splits a workload across cores, a system runs it replicated: the
       // same program on every core together (N copies; multicore_mode "replicated").
@@ -377,19 +395,7 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
     add_model_columns(rows.front(), model, rc.config);
-    for (size_t i = 0; i < runs.size(); ++i) {
-      if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
-        const std::string why =
-            fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
-                        runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
-        for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
-          (*r)["status"] = "failed";
-          if ((*r)["error"].is_null()) {
-            (*r)["error"] = why;
-          }
-        }
-      }
-    }
+    mark_mismatches(rows, runs);
     return rows;
   } catch (const ScheduleFitError& e) {
     return finish("invalid", e.what());
