@@ -11,7 +11,8 @@ list(APPEND VTA_EXPLORE_EMBEDDED_SOURCES ${VTA_EMBEDDED_SOURCE})
 
 set(VTA_EXPLORE_MODEL_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/src/area_model.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/src/energy_model.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/fpga_device.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/src/design_verdict.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/report_verdicts.cc)
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/design_verdict.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/report_verdicts.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/system_area.cc ${CMAKE_CURRENT_SOURCE_DIR}/src/system_energy.cc)
 add_library(vta_explore_models STATIC ${VTA_EXPLORE_MODEL_SOURCES}
   ${VTA_EXPLORE_EMBEDDED_SOURCES})
 target_include_directories(vta_explore_models PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)

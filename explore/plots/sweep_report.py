@@ -457,6 +457,111 @@ def accuracy_section(designs, varying, parts, min_cosine, out):
     return body, answer
 
 
+def cores_of(d):
+    """Cores of a design: the row's `core_count` column (1 for databases from before systems)."""
+    return d.get("core_count") or 1
+
+
+def throughput_of(d):
+    """Copies of the workload per second: the row's throughput_per_s (a system in the
+    replicated mode runs one copy per core in its time), else one copy in time_s."""
+    t = d.get("throughput_per_s")
+    return t if t is not None else 1.0 / d["time_s"]
+
+
+def array_of(d):
+    """The GEMM array of one core, BATCH x BLOCK_IN x BLOCK_OUT, from the config keys."""
+    if d.get("LOG_BLOCK") is None:
+        return "?"
+    return "%dx%dx%d" % (1 << (d.get("LOG_BATCH") or 0), 1 << d["LOG_BLOCK"], 1 << d["LOG_BLOCK"])
+
+
+def mode_of(d):
+    """How a design ran its workload: "single core", or its multicore_mode ("replicated")."""
+    return (d.get("multicore_mode") or "-") if cores_of(d) > 1 else "single core"
+
+
+def multicore_table(designs, parts, table_id):
+    lines = ["<div class='scroll'><table id='%s'><tr><th>design</th><th>cores</th>"
+             "<th>array per core</th><th>mode</th><th>per second</th><th>latency ms</th>"
+             "<th>contention %%</th><th>energy mJ per copy</th><th>LUT</th><th>DSP</th>"
+             "<th>BRAM36</th><th>area share</th>%s</tr>"
+             % (table_id, "".join("<th>fits %s</th>" % html.escape(p) for p in parts))]
+    for d in designs:
+        lines.append("<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.3f</td>"
+                     "<td>%.1f</td><td>%.3f</td><td>%.0f</td><td>%.0f</td><td>%.1f</td>"
+                     "<td>%s</td>%s</tr>" % (
+                         html.escape(str(d.get("config_label") or d["point_id"])), cores_of(d),
+                         array_of(d), html.escape(mode_of(d)),
+                         d["throughput"], d["latency_ms"], d["contention_pct"],
+                         d["energy_mj"] / cores_of(d), d["lut_total"], d["area_dsp"],
+                         d["area_bram36"], percent(d["share"]),
+                         "".join("<td>%s</td>" % fit_cell(d, p) for p in parts)))
+    lines.append("</table></div>")
+    return "\n".join(lines)
+
+
+def contention_pct(d):
+    """Cycles the cores' bursts waited behind other cores' at the interconnect, as a share of
+    the cores' cycles (0 for a single core)."""
+    n = cores_of(d)
+    waited = sum(d.get("core%d_dram_contention_cycles" % k) or 0 for k in range(n))
+    busy = sum(d.get("core%d_cycles" % k) or 0 for k in range(n))
+    return 100.0 * waited / busy if busy else 0.0
+
+
+def multicore_section(designs, parts):
+    """"One big core or several small ones?": when the designs differ in their number of cores,
+    the highest throughput that fits the first part against the best single core, and the
+    Pareto set in throughput and area (share of the part) of the designs that fit it (of all
+    designs when none does). Returns the page's parts and summary.json's entry."""
+    if len({cores_of(d) for d in designs}) < 2:
+        return [], None
+    part = parts[0]
+    for d in designs:
+        d["throughput"] = throughput_of(d)
+        d["period"] = 1.0 / d["throughput"]
+        d["contention_pct"] = contention_pct(d)
+    fitting = [d for d in designs if d["fits"]]
+    pool = fitting or designs
+    front = sorted(pareto_nd(pool, ("period", "share")), key=lambda d: -d["throughput"])
+    best = max(fitting, key=lambda d: (d["throughput"], -d["share"])) if fitting else None
+    singles = [d for d in fitting if cores_of(d) == 1]
+    single = max(singles, key=lambda d: (d["throughput"], -d["share"])) if singles else None
+    if best is None:
+        line = "No design fits the %s." % html.escape(part)
+    else:
+        line = ("Highest throughput that fits the %s: <b>%s</b>, %d core(s) of %s, %.1f per second "
+                "(%s of the part)" % (html.escape(part), html.escape(str(best.get("config_label"))),
+                                      cores_of(best), array_of(best), best["throughput"],
+                                      percent(best["share"])))
+        if single is not None and single is not best:
+            line += ("; the best single core, <b>%s</b> (%s), does %.1f per second: %.2fx"
+                     % (html.escape(str(single.get("config_label"))), array_of(single),
+                        single["throughput"], best["throughput"] / single["throughput"]))
+        elif single is None:
+            line += "; no single core fits"
+        line += "."
+    body = ["<h2>One big core or several small ones?</h2>",
+            "<p id='multicore-answer'>%s Throughput is copies of the workload per second at each "
+            "design's clock; a system runs one copy per core at once (multicore_mode "
+            "'replicated'), each in the latency shown, sharing the DRAM (contention: cycles its "
+            "bursts waited behind other cores'). Area is every core's plus the interconnect's."
+            "</p>" % line,
+            "<h3>Pareto set in throughput and area (share of the %s), of the designs that %s</h3>"
+            % (html.escape(part), "fit it" if fitting else "ran (none fits)"),
+            multicore_table(front, parts, "multicore-pareto"),
+            "<h3>Every design by cores</h3>",
+            multicore_table(sorted(designs, key=lambda d: (cores_of(d), -d["throughput"])), parts,
+                            "multicore-table")]
+    answer = {"best": best["point_id"] if best else None,
+              "best_cores": cores_of(best) if best else None,
+              "best_single_core": single["point_id"] if single else None,
+              "pareto_throughput_area": [d["point_id"] for d in front],
+              "throughput_per_s": {d["point_id"]: d["throughput"] for d in designs}}
+    return body, answer
+
+
 def prepare_out(out):
     try:
         os.makedirs(out, exist_ok=True)
@@ -533,6 +638,8 @@ def page(body, designs, front):
               "document.body.dataset.paretoPoints=Math.max(a,0);"
               "document.body.dataset.paretoFitPoints=f<0?Math.max(a,0):f;"
               "document.body.dataset.paretoAccuracyPoints=n('pareto-accuracy-latency_ms');"
+              "var t=document.getElementById('multicore-pareto');"
+              "document.body.dataset.multicoreParetoRows=t?t.rows.length-1:-1;"
               "document.body.dataset.loaded='1';});</script>")
     return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -564,7 +671,8 @@ def main():
     fitting = [d for d in designs if d["fits"]]
     best = min(fitting, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fitting else None
     svgs, front = plots(rows, workload, designs, devices, best, a.out)
-    varying = [k for k in ("precision",) + CONFIG_KEYS if len({d.get(k) for d in designs}) > 1]
+    varying = [k for k in ("precision", "core_count") + CONFIG_KEYS
+               if len({d.get(k) for d in designs}) > 1]
     # The decision is among designs that can be built: the front of those that fit, if any do.
     front3 = pareto_nd(fitting or designs, ("latency_ms", "energy_mj", "share"))
     body = headline(workload, designs, best, devices, info, varying)
@@ -579,18 +687,20 @@ def main():
     for title, svg in svgs:
         body.append("<h2>%s</h2>\n<div class='plot scroll'>%s</div>" % (html.escape(title), svg))
     body.extend(accuracy_body[head:])
+    multicore_body, multicore = multicore_section(designs, parts)
+    body.extend(multicore_body)
     body.append("<h2>Pareto set in latency, energy and area (share of the %s), of the designs "
                 "that %s</h2>" % (parts[0], "fit it" if fitting else "ran (none fits)"))
     body.append(table(front3, varying, parts, "pareto-table"))
     with open(os.path.join(a.out, "index.html"), "w") as f:
         f.write(page(body, designs, front))
-    summary(a.out, designs, front, front3, best, info, a.json, accuracy)
+    summary(a.out, designs, front, front3, best, info, a.json, accuracy, multicore)
     if not a.quiet:
         print("sweep report: %s/index.html (%d designs, %d on the Pareto front, %d fit the %s)"
           % (a.out, len(designs), len(front), len(fitting), parts[0]))
 
 
-def summary(out, designs, front, front3, best, info, json_path, accuracy=None):
+def summary(out, designs, front, front3, best, info, json_path, accuracy=None, multicore=None):
     """summary.json: the report's answer and every design's verdicts and flags, per device; with
     accuracy in the rows, the precision answer and the accuracy Pareto set ("accuracy")."""
     parts = [d["part"] for d in info["devices"]]
@@ -607,6 +717,8 @@ def summary(out, designs, front, front3, best, info, json_path, accuracy=None):
                            for d in designs}}
     if accuracy is not None:
         answer["accuracy"] = accuracy
+    if multicore is not None:
+        answer["multicore"] = multicore
     for path in [os.path.join(out, "summary.json")] + ([json_path] if json_path else []):
         try:
             with open(path, "w") as f:

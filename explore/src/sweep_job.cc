@@ -14,6 +14,8 @@
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"
+#include "vta/explore/system_area.h"
+#include "vta/explore/system_energy.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/text_hash.h"
@@ -45,6 +47,11 @@ nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
   r["precision"] = precision_label(p.keys);  // the widths by name ("int8", "int4/int4/int16")
   r["config_hash"] = nullptr;
   r["model"] = nullptr;
+  // Systems (docs/multicore.md): the CORES key as written (null without it), the number of
+  // cores, and how a workload ran on them (multicore_mode).
+  r["CORES"] = nullptr;
+  r["core_count"] = nullptr;
+  r["multicore_mode"] = nullptr;
   for (auto it = p.keys.begin(); it != p.keys.end(); ++it) {
     r[it.key()] = it.value();
   }
@@ -64,7 +71,12 @@ std::string column_name(std::string name) {
 // The design's FPGA resources (area model), what the verdicts need of it, and its verdict on
 // the board's device: resources, memory port and clock (design_verdict.h).
 void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
-  const AreaEstimate a = estimate_area(cfg);
+  // A system's area is its cores' and its interconnect's (system_area.h); a single core's is
+  // the core's own.
+  const SystemArea sys = estimate_system_area(cfg);
+  const AreaEstimate& a = sys.total;
+  r["area_interconnect_lut"] = sys.interconnect.lut;
+  r["area_interconnect_ff"] = sys.interconnect.ff;
   r["area_lut"] = a.total.lut;
   r["area_lutram"] = a.total.lutram;
   r["area_ff"] = a.total.ff;
@@ -94,7 +106,13 @@ void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
 
 // The energy model's estimate of what `s` counted, in total and by component.
 void add_energy(nlohmann::ordered_json& r, const HwConfig& cfg, const Stats& s) {
-  const EnergyEstimate e = estimate_energy(cfg, s);
+  const SystemEnergy sys = estimate_system_energy(cfg, s);
+  const EnergyEstimate& e = sys.total;
+  if (cfg.cores != 0) {
+    for (size_t k = 0; k < sys.core_joules.size(); ++k) {
+      r[fmt::format("energy_core{}_j", k)] = sys.core_joules[k];
+    }
+  }
   r["energy_j"] = e.total_joules();
   r["energy_extrapolated"] = !e.extrapolated.empty();
   for (const EnergyPart& part : e.parts) {
@@ -140,6 +158,7 @@ void add_counters(nlohmann::ordered_json& r, const std::vector<const LayerRun*>&
   for (const NamedCounter& c : extra) {
     r[column_name(c.name)] = c.value;
   }
+  t.extra = extra;  // a system's per-core counters (coreK.*) give each core's energy
   add_energy(r, cfg, t);
 }
 
@@ -155,6 +174,31 @@ void add_figures(nlohmann::ordered_json& r, const LayerRun& run, double clock_mh
   }
 }
 
+// A system's figures in the replicated mode (every core runs the same workload together): the
+// run takes the system's cycles, first start to last FINISH ("system.cycles", summed over the
+// layers), in which it does `cores` copies of the work; `throughput_per_s` is copies per second
+// at the clock (images per second of a network, layers of a layer). A single core does one copy
+// in its own cycles.
+void add_throughput(nlohmann::ordered_json& r, const std::vector<const LayerRun*>& runs,
+                    const HwConfig& cfg) {
+  r["copies"] = cfg.num_cores();
+  if (r["time_s"].is_null()) {
+    r["throughput_per_s"] = nullptr;
+    return;
+  }
+  if (cfg.cores != 0) {
+    double cycles = 0;
+    for (const LayerRun* run : runs) {
+      const NamedCounter* c = run->stats.find("system.cycles");
+      cycles += c != nullptr ? c->value : static_cast<double>(run->stats.cycles);
+    }
+    r["cycles"] = static_cast<uint64_t>(cycles);
+    r["time_s"] = cycles / (cfg.clock_mhz * 1e6);
+  }
+  const double t = r["time_s"].get<double>();
+  r["throughput_per_s"] = t > 0 ? nlohmann::ordered_json(cfg.num_cores() / t) : nullptr;
+}
+
 std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
                                             const std::vector<LayerRun>& runs,
                                             const HwConfig& cfg) {
@@ -167,6 +211,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
   summary["layer_schedule"] = nullptr;
   summary["shape"] = nullptr;
   add_figures(summary, total, cfg.clock_mhz);
+  add_throughput(summary, all, cfg);
   add_counters(summary, all, cfg);
   std::vector<nlohmann::ordered_json> rows = {summary};
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -179,6 +224,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
     r["shape"] = runs[i].shape;
     r["wall_seconds"] = runs[i].wall_seconds;
     add_figures(r, runs[i], cfg.clock_mhz);
+    add_throughput(r, {&runs[i]}, cfg);
     add_counters(r, {&runs[i]}, cfg);
     rows.push_back(std::move(r));
   }
@@ -249,6 +295,39 @@ std::pair<std::string, std::string> network_blocker(const SweepWorkload& w, cons
   return {};
 }
 
+// Why the replicated mode cannot run on design `cfg` ("" when it can): it runs one program,
+// encoded for core 0, on every core, so the cores must be identical.
+std::string replicated_blocker(const HwConfig& cfg) {
+  const nlohmann::json first = cfg.core_config(0).to_json();
+  for (int k = 1; k < cfg.num_cores(); ++k) {
+    if (cfg.core_config(k).to_json() != first) {
+      return fmt::format(
+          "CORES: core {} differs from core 0; the replicated mode (the same program on every "
+          "core) needs identical cores until the compiler splits a workload across cores",
+          k);
+    }
+  }
+  return "";
+}
+
+// A reference mismatch fails the layer's row and the job's summary row (rows[0]).
+void mark_mismatches(std::vector<nlohmann::ordered_json>& rows, const std::vector<LayerRun>& runs) {
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].ok()) {
+      continue;
+    }
+    const std::string why =
+        fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
+                    runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
+    for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
+      (*r)["status"] = "failed";
+      if ((*r)["error"].is_null()) {
+        (*r)["error"] = why;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string job_key(const SweepSpec& spec, const SweepJob& job) {
@@ -288,15 +367,25 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   }
   summary["config_hash"] = rc.hash;
   summary["model"] = rc.config.model_name;
+  summary["core_count"] = rc.config.num_cores();
   add_area(summary, rc.config);
   const SweepWorkload& w = spec.workloads[job.workload];
   const QuantizedModel* model = nullptr;
   if (const auto [status, why] = network_blocker(w, rc.config, model); !status.empty()) {
     return finish(status, why);
   }
+  if (const std::string why = replicated_blocker(rc.config); !why.empty()) {
+    return finish("invalid", why);
+  }
   try {
     Target target(rc.config, spec.backend);
     target.verify_programs = spec.check;
+    if (rc.config.cores != 0) {
+      // Until the compiler splits a workload across cores, a system runs it replicated: the
+      // same program on every core together (N copies; multicore_mode "replicated").
+      target.runtime->set_replicated_run(true);
+      summary["multicore_mode"] = "replicated";
+    }
     WorkloadOptions opt;
     opt.tune = spec.tune;
     opt.check = spec.check;
@@ -306,19 +395,7 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);
     add_model_columns(rows.front(), model, rc.config);
-    for (size_t i = 0; i < runs.size(); ++i) {
-      if (!runs[i].ok()) {  // a reference mismatch fails the layer and the job
-        const std::string why =
-            fmt::format("{}: result differs from the C++ reference in {} element(s) (first: {})",
-                        runs[i].name, runs[i].mismatches, runs[i].first_mismatch);
-        for (nlohmann::ordered_json* r : {&rows[i + 1], &rows.front()}) {
-          (*r)["status"] = "failed";
-          if ((*r)["error"].is_null()) {
-            (*r)["error"] = why;
-          }
-        }
-      }
-    }
+    mark_mismatches(rows, runs);
     return rows;
   } catch (const ScheduleFitError& e) {
     return finish("invalid", e.what());

@@ -14,6 +14,7 @@
 #include "vta/backend_factory.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/input_file.h"
+#include "vta/sim/system_config.h"
 #include "vta/sim/text_hash.h"
 
 namespace vta::explore {
@@ -128,6 +129,17 @@ SweepAxis precision_axis(const nlohmann::ordered_json& axes, const nlohmann::ord
   return a;
 }
 
+// A key of the base config, or a system key (CORES, INTERCONNECT_*: docs/multicore.md) that a
+// single-core base does not set; an illegal value of either is the point's config error.
+bool is_spec_config_key(const SweepSpec& s, const std::string& key) {
+  return s.base_keys.contains(key) || is_system_key(key);
+}
+
+// A CORES value that lists the cores' overrides ([{}, {"LOG_BLOCK": 5}]) rather than a count.
+bool is_core_list(const std::string& key, const nlohmann::json& v) {
+  return key == "CORES" && v.is_array();
+}
+
 void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
   if (!axes.is_object()) {
     throw SpecError(s.source + ": 'axes' must be an object: config key -> list of values or range");
@@ -138,12 +150,16 @@ void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
       s.axes.push_back(precision_axis(axes, *it, where));
       continue;
     }
-    if (!s.base_keys.contains(it.key())) {
+    if (!is_spec_config_key(s, it.key())) {
       throw SpecError(where + ": not a config key");
     }
     SweepAxis a{it.key(), {}};
     if (it->is_array()) {
       for (const auto& v : *it) {
+        if (is_core_list(it.key(), v)) {  // CORES: a list of per-core overrides is one value
+          a.values.push_back(v);
+          continue;
+        }
         if (!v.is_primitive() || v.is_null()) {
           throw SpecError(fmt::format("{}: value {} is not a number or string", where, v.dump()));
         }
@@ -177,7 +193,7 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
       if (it.key() == kPrecisionKey && !s.base_keys.contains(it.key())) {
         continue;
       }
-      if (!s.base_keys.contains(it.key())) {
+      if (!is_spec_config_key(s, it.key())) {
         throw SpecError(
             fmt::format("{}: points[{}]: '{}' is not a config key", s.source, i, it.key()));
       }

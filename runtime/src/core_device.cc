@@ -42,6 +42,11 @@ RunStatus CoreDevice::run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait
     m_batch.keep(m_core, insn_phys, insn_count);
     return RunStatus::kOk;
   }
+  if (m_batch.replicate && m_core == 0) {  // the same stream on every core, started together
+    return m_system.run_cores(
+        std::vector<CoreProgram>(static_cast<size_t>(m_system.cores()), {insn_phys, insn_count}),
+        wait_cycles);
+  }
   std::vector<CoreProgram> programs(static_cast<size_t>(m_core) + 1);
   programs.back() = CoreProgram{insn_phys, insn_count};
   return m_system.run_cores(programs, wait_cycles);

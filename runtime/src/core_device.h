@@ -24,6 +24,9 @@ class SystemRun {
   // Runs the kept programs together and stops collecting; true on a timeout. Throws Error if
   // begin() was not called.
   bool run(uint64_t wait_cycles);
+  // Replicated runs (Runtime::set_replicated_run): a program core 0 runs alone runs on every
+  // core together instead.
+  bool replicate = false;
 
  private:
   Backend& m_system;

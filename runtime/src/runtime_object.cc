@@ -84,6 +84,7 @@ struct Runtime::Impl {
   std::vector<std::unique_ptr<CoreDevice>> core_devices;
   std::vector<std::unique_ptr<CommandQueue>> core_queues;
   int command_core = 0;
+  bool replicate = false;  // set_replicated_run
 
   // The environment's switches, read when the runtime is created.
   Impl() {
@@ -203,6 +204,7 @@ Backend& Runtime::core_device(int core) {
   check_core(core, "core");
   if (m->core_devices.empty()) {
     m->batch = std::make_unique<SystemRun>(system);
+    m->batch->replicate = m->replicate;
     for (int k = 0; k < system.cores(); ++k) {
       m->core_devices.push_back(std::make_unique<CoreDevice>(system, k, *m->batch));
     }
@@ -493,6 +495,27 @@ bool Runtime::system_run(uint32_t wait_cycles) {
     }
     return m->batch->run(wait_cycles);
   });
+}
+
+void Runtime::set_replicated_run(bool on) {
+  if (on) {
+    if (config().cores == 0) {
+      throw Error("replicated runs need a system of several cores (the config has no CORES)");
+    }
+    const nlohmann::json first = config().core_config(0).to_json();
+    for (int k = 1; k < config().cores; ++k) {
+      if (config().core_config(k).to_json() != first) {
+        throw Error(fmt::format(
+            "replicated runs need identical cores (one program for all): core {} differs from "
+            "core 0",
+            k));
+      }
+    }
+  }
+  m->replicate = on;
+  if (m->batch) {
+    m->batch->replicate = on;
+  }
 }
 
 const char* Runtime::profiler_status() {

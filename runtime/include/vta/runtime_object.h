@@ -152,6 +152,12 @@ class Runtime {
   int command_core() const;
   void system_begin();                    // VTASystemBegin
   bool system_run(uint32_t wait_cycles);  // VTASystemRun: true on a timeout
+  // Replicated runs (a throughput measurement): every program run on core 0 alone (a
+  // VTASynchronize, a VTADeviceRun of a core-0 handle) runs on every core of the system at once,
+  // the same instruction stream started in the same cycle, so the system does N copies of the
+  // work. Needs CORES with identical cores (the stream is encoded for core 0's config); throws
+  // Error naming the first core that differs.
+  void set_replicated_run(bool on);
   // VTASimProfilerStatus: the statistics as JSON, valid until the next call.
   const char* profiler_status();
 

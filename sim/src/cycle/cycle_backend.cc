@@ -243,6 +243,9 @@ std::vector<RunOutcome> CycleBackend::execute_cores(
 
 void CycleBackend::enable_trace(const std::string& path) {
   m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);
+  for (size_t k = 1; k < m_impl->num_cores(); ++k) {  // a system: one process per core
+    m_impl->core->trace.attach_core(m_impl->core_at(k).trace, static_cast<int>(k));
+  }
   if (m_impl->memory() != nullptr) {
     m_impl->memory()->record_trace_events(true);
   }

@@ -92,12 +92,59 @@ void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
   write_trace();
 }
 
-void TraceRecorder::write_track_name(int tid, int sort_index, const std::string& name) {
+// Core K's process is pid K + 1; the DRAM's a fixed pid after every core's (CORES <= 16).
+constexpr int kDramPid = 1000;
+
+void TraceRecorder::attach_core(TraceRecorder& other, int core) {
+  other.m_sink = this;
+  other.m_core = core;
+  other.m_mhz = m_mhz;
+  if (!tracing()) {
+    return;
+  }
+  if (m_system_cores == 0) {
+    write_process_name(1, "VTA core 0");
+    write_process_name(kDramPid, "DRAM (shared)");
+    write_track_name(kDramTrack, 0, kTrackName[kDramTrack], kDramPid);
+  }
+  m_system_cores = std::max(m_system_cores, core + 1);
+  write_process_name(core + 1, fmt::format("VTA core {}", core));
+  for (int t = 0; t < kDramTrack; ++t) {
+    write_track_name(t, t, kTrackName[t], core + 1);
+  }
+  write_trace();
+}
+
+int TraceRecorder::pid_of(int track) const {
+  if (track == kDramTrack && root().m_system_cores != 0) {
+    return kDramPid;
+  }
+  return m_core + 1;
+}
+
+void TraceRecorder::write_process_name(int pid, const std::string& name) {
+  m_trace_file.seekp(m_footer_pos);
+  m_trace_file << ",\n"
+               << nlohmann::json{{"ph", "M"},
+                                 {"name", "process_name"},
+                                 {"pid", pid},
+                                 {"args", {{"name", name}}}}
+                      .dump()
+               << ",\n"
+               << nlohmann::json{{"ph", "M"},
+                                 {"name", "process_sort_index"},
+                                 {"pid", pid},
+                                 {"args", {{"sort_index", pid}}}}
+                      .dump();
+  m_footer_pos = m_trace_file.tellp();
+}
+
+void TraceRecorder::write_track_name(int tid, int sort_index, const std::string& name, int pid) {
   m_trace_file.seekp(m_footer_pos);
   m_trace_file << ",\n"
                << nlohmann::json{{"ph", "M"},
                                  {"name", "thread_name"},
-                                 {"pid", 1},
+                                 {"pid", pid},
                                  {"tid", tid},
                                  {"args", {{"name", name}}}}
                       .dump();
@@ -105,7 +152,7 @@ void TraceRecorder::write_track_name(int tid, int sort_index, const std::string&
   m_trace_file << ",\n"
                << nlohmann::json{{"ph", "M"},
                                  {"name", "thread_sort_index"},
-                                 {"pid", 1},
+                                 {"pid", pid},
                                  {"tid", tid},
                                  {"args", {{"sort_index", sort_index}}}}
                       .dump();
@@ -141,7 +188,7 @@ void TraceRecorder::add_slice(const std::string& track, const std::string& name,
   }
   const int tid = slice_track(track);
   if (m_elapsed + cycles >= m_window_start && m_elapsed < m_window_end) {
-    m_events.push_back(Event{'X', tid, m_elapsed, cycles, 0, name, std::move(args)});
+    m_events.push_back(Event{'X', tid, 1, m_elapsed, cycles, 0, name, std::move(args)});
   }
   m_elapsed += cycles;  // the next run starts after it
   write_trace();
@@ -156,8 +203,8 @@ void TraceRecorder::end_slice(const std::string& track, const Stats& counters) {
     throw Error(fmt::format("no trace slice is open on track '{}'", track));
   }
   const OpenSlice& o = it->second;
-  m_events.push_back(
-      Event{'X', o.track, o.ts, m_elapsed - o.ts, 0, o.name, {{"counters", counters.to_json()}}});
+  m_events.push_back(Event{
+      'X', o.track, 1, o.ts, m_elapsed - o.ts, 0, o.name, {{"counters", counters.to_json()}}});
   m_open.erase(it);
   write_trace();
 }
@@ -203,26 +250,26 @@ void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_a
   if (!tracing() || !in_window(s_abs, e_abs)) {
     return;
   }
-  m_events.push_back(Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, index,
-                           fmt::format("{}: {}", index, disassemble(insn)), waits_json(waits)});
+  push(Event{'X', track, pid_of(track), trace_cycle(s_abs), e_abs - s_abs + 1, index,
+             fmt::format("{}: {}", index, disassemble(insn)), waits_json(waits)});
 }
 
 void TraceRecorder::span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name) {
   if (tracing() && in_window(s_abs, e_abs)) {
-    m_events.push_back(
-        Event{'X', track, trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name), {}});
+    push(Event{
+        'X', track, pid_of(track), trace_cycle(s_abs), e_abs - s_abs + 1, 0, std::move(name), {}});
   }
 }
 
 void TraceRecorder::flow_start(uint64_t id, int track, uint64_t abs, const char* queue) {
   if (tracing() && in_window(abs, abs)) {
-    m_events.push_back(Event{'s', track, trace_cycle(abs), 0, id, queue, {}});
+    push(Event{'s', track, pid_of(track), trace_cycle(abs), 0, id, queue, {}});
   }
 }
 
 void TraceRecorder::flow_end(uint64_t id, int track, uint64_t abs, const char* queue) {
   if (tracing() && in_window(abs, abs)) {
-    m_events.push_back(Event{'f', track, trace_cycle(abs), 0, id, queue, {}});
+    push(Event{'f', track, pid_of(track), trace_cycle(abs), 0, id, queue, {}});
   }
 }
 
@@ -275,7 +322,7 @@ void TraceRecorder::write_trace() {
   m_trace_file.seekp(m_footer_pos);
   for (const Event& e : m_events) {
     nlohmann::json j = {{"ph", std::string(1, e.ph)},
-                        {"pid", 1},
+                        {"pid", e.pid},
                         {"tid", e.track},
                         {"ts", static_cast<double>(e.ts) / m_mhz},
                         {"name", e.name}};

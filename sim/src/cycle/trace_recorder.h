@@ -7,6 +7,10 @@
 //  * Named slices on top-level tracks (network layers, tuning candidates) opened and closed by
 //    the caller between runs; a slice ends with the counters of what ran inside it. Slices of a
 //    given length (host layers) added between runs move the later runs by that length.
+//  * A system of several cores (docs/multicore.md): core 0's recorder writes the file and every
+//    other core's recorder is attached to it (attach_core); each core's tracks form a process
+//    of their own ("VTA core K", pid K + 1) and the DRAM commands, which every core shares, a
+//    process "DRAM (shared)" after them. A single core keeps one process, pid 1.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
 //    indices) for a window of cycles; changes are written sorted by time, one value per signal
 //    and time stamp, and the $timescale is one clock period (10 ns at 100 MHz).
@@ -74,7 +78,11 @@ class TraceRecorder {
   // `limit_bytes` (0 = none): past it the VCD is cut and flush() throws (vta/sim/vcd_limit.h).
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz,
                   uint64_t limit_bytes = 0);
-  bool tracing() const { return !m_trace_path.empty(); }
+  bool tracing() const { return m_sink != nullptr ? m_sink->tracing() : !m_trace_path.empty(); }
+  // Sends the events of `other` (core `core` of a system, core >= 1) into this recorder's file
+  // under that core's own process, and puts this recorder's DRAM track in a process of its own.
+  // Call after enable_trace.
+  void attach_core(TraceRecorder& other, int core);
   // Only events overlapping trace cycles [start, end) are kept (the CLI's --trace-window).
   void set_trace_window(uint64_t start, uint64_t end) {
     m_window_start = start;
@@ -82,7 +90,8 @@ class TraceRecorder {
   }
   // Whether absolute cycles [s_abs, e_abs] overlap the trace window.
   bool in_window(uint64_t s_abs, uint64_t e_abs) const {
-    return trace_cycle(e_abs) >= m_window_start && trace_cycle(s_abs) < m_window_end;
+    const TraceRecorder& r = root();
+    return trace_cycle(e_abs) >= r.m_window_start && trace_cycle(s_abs) < r.m_window_end;
   }
   bool vcd_on() const { return !m_vcd_path.empty(); }
 
@@ -105,7 +114,7 @@ class TraceRecorder {
   // A span with a free-form name (fetch bursts, memory bursts).
   void span_named(int track, uint64_t s_abs, uint64_t e_abs, std::string name);
   // A fresh id for the flow arrow of one token (1, 2, ... over the recorder's life).
-  uint64_t new_flow_id() { return m_next_flow_id++; }
+  uint64_t new_flow_id() { return m_sink != nullptr ? m_sink->new_flow_id() : m_next_flow_id++; }
   void flow_start(uint64_t id, int track, uint64_t abs, const char* queue);
   void flow_end(uint64_t id, int track, uint64_t abs, const char* queue);
   void change(int sig, uint64_t abs, uint64_t value);
@@ -126,6 +135,7 @@ class TraceRecorder {
   struct Event {
     char ph;  // 'X' span, 's' flow start, 'f' flow end
     int track;
+    int pid;       // the process: 1 for a single core; core K + 1, or the DRAM's, in a system
     uint64_t ts;   // trace cycle
     uint64_t dur;  // cycles (spans)
     uint64_t id;   // flow id or instruction index
@@ -144,12 +154,21 @@ class TraceRecorder {
   };
 
   void write_trace();
+  const TraceRecorder& root() const { return m_sink != nullptr ? *m_sink : *this; }
+  // Where this recorder's events go, and the process of an event of `track`.
+  TraceRecorder& sink() { return m_sink != nullptr ? *m_sink : *this; }
+  int pid_of(int track) const;
+  void push(Event e) { sink().m_events.push_back(std::move(e)); }
+  void write_process_name(int pid, const std::string& name);
   void write_vcd(uint64_t now);
   void write_vcd_header();
-  void write_track_name(int tid, int sort_index, const std::string& name);
+  void write_track_name(int tid, int sort_index, const std::string& name, int pid = 1);
   int slice_track(const std::string& track);    // its tid, named in the file on first use
   static constexpr int kFirstSliceTrack = 100;  // tid of the first top-level slice track
 
+  TraceRecorder* m_sink = nullptr;  // core 0's recorder, for core m_core >= 1 of a system
+  int m_core = 0;
+  int m_system_cores = 0;  // on core 0's recorder: cores attached + 1 (0: a single core)
   std::string m_trace_path, m_vcd_path;
   std::fstream m_trace_file;        // JSON, rewritten from m_footer_pos on every flush
   std::streampos m_footer_pos = 0;  // where the closing "]}" starts
