@@ -444,6 +444,7 @@ int run_compiled_network(NetworkCommand& c, const po::variables_map& vm, const i
   opt.tune_candidates = size_t(c.tune);
   const SplitChoice choice = network_split_choice(c, vm, net, target.config);
   opt.layer_split = layer_split_of(choice.split);
+  opt.pipeline = choice.split == NetworkSplit::kPipeline;
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
   ProgressDisplay progress("network " + net.name, "VTA layers",
                            vta_layer_count(module, target.config), c.common.progress_flags());
