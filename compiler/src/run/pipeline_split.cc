@@ -84,6 +84,21 @@ bool pipeline_conv(const NetworkLayer& l, const TensorShape& in, const HwConfig&
   return true;
 }
 
+// The layer's schedule on one sample: its own if it fits one (a compiled network's layers carry
+// schedules for the whole batch), else the automatic one.
+ConvSchedule sample_schedule(const NetworkLayer& l, const Conv2dParams& p, const TensorShape& in,
+                             const HwConfig& cfg) {
+  if (l.schedule) {
+    try {
+      TilePlan::make(p, l.epilogue, *l.schedule, cfg);
+      return *l.schedule;
+    } catch (const Error&) {
+      // tiles of the batch's layer larger than the sample's
+    }
+  }
+  return op_def(l.op).vta.auto_schedule(l, in, cfg);
+}
+
 // Adds the layer's estimate on one sample to the plan; `traffic` gets its DRAM bytes.
 void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg,
                         PipelinePlan& plan, DramTraffic& traffic) {
@@ -91,8 +106,7 @@ void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwCo
   if (!pipeline_conv(l, in, cfg, p, plan.why_not)) {
     return;
   }
-  const VtaLowering& vta = op_def(l.op).vta;
-  const ConvSchedule s = l.schedule ? *l.schedule : vta.auto_schedule(l, in, cfg);
+  const ConvSchedule s = sample_schedule(l, p, in, cfg);
   const TilePlan tp = TilePlan::make(p, l.epilogue, s, cfg);
   const DramTraffic t = estimate_traffic(tp, cfg);
   traffic.read += t.read, traffic.write += t.write;
@@ -211,14 +225,13 @@ CoreLayerWork layer_work(const PipelineState& st, const NetworkCursor& c) {
   const NetworkLayerJob job = next_vta_job(st.one, c, LayerWidths::of(cfg), st.plan.inputs);
   const NetworkTensor& in = job.input_shape;
   const TensorShape shape{in.n, in.c, in.h, in.w};
-  const VtaLowering& vta = op_def(l.op).vta;
   CoreLayerWork w;
   w.e = l.epilogue;
-  w.s = l.schedule ? *l.schedule : vta.auto_schedule(l, shape, cfg);
   std::string why_not;
   if (!pipeline_conv(l, shape, cfg, w.conv, why_not)) {
     throw Error(fmt::format("split pipeline: network {}: {}", st.one.name, why_not));
   }
+  w.s = sample_schedule(l, w.conv, shape, cfg);
   w.matmul = l.op == "dense";  // its convolution is its matmul's
   if (w.matmul) {
     w.mm.name = l.name;
