@@ -1,6 +1,7 @@
 #include "vta/compiler/run/pipeline_split.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
 
@@ -311,7 +312,9 @@ void run_substep(PipelineState& st, int t, int r) {
     return;  // every stage of this step is shorter
   }
   Stats system;
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<LayerRun> runs = run_layers_on_cores(st.target, ptrs, st.opt.check, system);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (int k = 0; k < cores; ++k) {
     if (ptrs[size_t(k)] == nullptr) {
       continue;
@@ -323,6 +326,7 @@ void run_substep(PipelineState& st, int t, int r) {
     run_host_layers(st.target, st.one, c, i == 0 ? st.result.host_ops : st.other_host_ops);
   }
   st.result.runs.push_back(substep_run(st, t, r, runs, what, system));
+  st.result.runs.back().wall_seconds = wall;
   if (st.opt.on_layer) {
     st.opt.on_layer(st.result.runs.back());
   }
