@@ -125,7 +125,7 @@ double steps_estimate(const PipelinePlan& plan) {
       for (int k = 0; k < stages; ++k) {
         const auto [first, last] = plan.stages[size_t(k)];
         if (t - k >= 0 && t - k < plan.inputs && first + r < last) {
-          slowest = std::max(slowest, plan.layer_cycles[size_t(first + r)]);
+          slowest = std::max(slowest, plan.layer_cycles[size_t(first) + size_t(r)]);
         }
       }
       sum += slowest;
@@ -168,8 +168,9 @@ std::string PipelinePlan::describe(const Network& net) const {
     }
     const std::string& a = net.layers[vta_layers[size_t(first)]].name;
     const std::string& b = net.layers[vta_layers[size_t(last) - 1]].name;
-    s += fmt::format("{}core {}: {} (est {} per input)", k ? ", " : "", k,
-                     last - first == 1 ? a : a + ".." + b, cycles_text(sum));
+    const std::string layers = last - first == 1 ? a : fmt::format("{}..{}", a, b);
+    s +=
+        fmt::format("{}core {}: {} (est {} per input)", k ? ", " : "", k, layers, cycles_text(sum));
   }
   return s;
 }
@@ -300,9 +301,10 @@ void run_substep(PipelineState& st, int t, int r) {
       continue;
     }
     const NetworkCursor& c = st.inputs[size_t(i)];
-    if (c.next != st.plan.vta_layers[size_t(first + r)]) {
+    const size_t layer = st.plan.vta_layers[size_t(first) + size_t(r)];
+    if (c.next != layer) {  // the walk and the plan disagree: a bug, not a user's error
       throw Error(fmt::format("pipeline of network {}: input {} is not at layer '{}'", st.one.name,
-                              i, st.one.layers[st.plan.vta_layers[size_t(first + r)]].name));
+                              i, st.one.layers[layer].name));
     }
     works[size_t(k)] = layer_work(st, c);
     ptrs[size_t(k)] = &works[size_t(k)];
