@@ -115,22 +115,31 @@ void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwCo
       std::max(estimate_cycles(tp, cfg), dram_cycles(t.read, t.write, cfg)));
 }
 
-// The cycles of the steps: every sub-step lasts as long as its slowest layer.
-double steps_estimate(const PipelinePlan& plan) {
+// Calls f(t, r, slowest) for every sub-step r of every step t with a layer on some core, slowest
+// the largest estimate of its layers.
+template <typename F>
+void for_each_substep(const PipelinePlan& plan, const F& f) {
   const int stages = int(plan.stages.size());
-  double sum = 0;
   for (int t = 0; t < plan.inputs + stages - 1; ++t) {
     for (int r = 0; r < plan.longest(); ++r) {
-      double slowest = 0;
+      double slowest = -1;
       for (int k = 0; k < stages; ++k) {
         const auto [first, last] = plan.stages[size_t(k)];
         if (t - k >= 0 && t - k < plan.inputs && first + r < last) {
           slowest = std::max(slowest, plan.layer_cycles[size_t(first) + size_t(r)]);
         }
       }
-      sum += slowest;
+      if (slowest >= 0) {
+        f(t, r, slowest);
+      }
     }
   }
+}
+
+// The cycles of the steps: every sub-step lasts as long as its slowest layer.
+double steps_estimate(const PipelinePlan& plan) {
+  double sum = 0;
+  for_each_substep(plan, [&](int, int, double slowest) { sum += slowest; });
   return sum;
 }
 
@@ -156,6 +165,12 @@ int PipelinePlan::longest() const {
     most = std::max(most, last - first);
   }
   return most;
+}
+
+int PipelinePlan::substeps() const {
+  int n = 0;
+  for_each_substep(*this, [&](int, int, double) { ++n; });
+  return n;
 }
 
 std::string PipelinePlan::describe(const Network& net) const {

@@ -41,6 +41,8 @@ struct PipelinePlan {
   std::string describe(const Network& net) const;
   // The longest stage's count of layers (the sub-steps of a step).
   int longest() const;
+  // The sub-steps the run takes: those of every step in which some core has a layer.
+  int substeps() const;
 };
 PipelinePlan plan_pipeline(const Network& net, const HwConfig& cfg);
 
