@@ -196,6 +196,17 @@ NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
   return s;
 }
 
+NetworkSplit layer_split_option(const po::variables_map& vm, const std::string& text,
+                                const HwConfig& cfg) {
+  const NetworkSplit s = split_option(vm, text, cfg);
+  if (s == NetworkSplit::kPipeline) {
+    throw UsageError(
+        "--split pipeline: a pipeline cuts a network's layers into stages; one layer has none "
+        "(use vtasim network)");
+  }
+  return s;
+}
+
 namespace {
 
 // Core k's cycles and DRAM contention summed over the runs.
