@@ -204,7 +204,7 @@ int cmd_conv2d(int argc, char** argv) {
     e = apply_epilogue_flags(e, f.epilogue, vm);
 
     Target target = setup_target(f.common, !f.no_check);
-    const NetworkSplit asked = split_option(vm, f.split, target.config);
+    const NetworkSplit asked = layer_split_option(vm, f.split, target.config);
     if (f.tune && needs_wide_lanes(target.config)) {
       throw UsageError("--tune runs layers with lanes of up to 8 bits; this config's are wider");
     }

@@ -59,7 +59,7 @@ int cmd_matmul(int argc, char** argv) {
     e = apply_epilogue_flags(e, ef, vm);
     Target target = setup_target(common, !no_check);
     const HwConfig& cfg = target.config;
-    const NetworkSplit asked = split_option(vm, split, cfg);
+    const NetworkSplit asked = layer_split_option(vm, split, cfg);
     e = epilogue_at_widths(e, cfg);  // clip bounds within the output lane
     if (!dump_path.empty()) {
       target.runtime->set_program_dump(dump_path);

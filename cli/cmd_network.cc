@@ -442,9 +442,13 @@ int run_compiled_network(NetworkCommand& c, const po::variables_map& vm, const i
   opt.tune_candidates = size_t(c.tune);
   const SplitChoice choice = network_split_choice(c, vm, net, target.config);
   opt.layer_split = layer_split_of(choice.split);
+  opt.pipeline = choice.split == NetworkSplit::kPipeline;
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  ProgressDisplay progress("network " + net.name, "VTA layers",
-                           vta_layer_count(module, target.config), c.common.progress_flags());
+  // A pipeline reports its sub-steps (each a run of all cores).
+  ProgressDisplay progress(
+      "network " + net.name, opt.pipeline ? "pipeline sub-steps" : "VTA layers",
+      opt.pipeline ? size_t(choice.pipeline.substeps()) : vta_layer_count(module, target.config),
+      c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running
   const auto begin_step = target.on_step_begin;

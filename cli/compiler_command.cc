@@ -172,7 +172,9 @@ nlohmann::ordered_json take_command_summary(nlohmann::ordered_json& extra) {
 void add_split_option(po::options_description& desc, std::string& split) {
   desc.add_options()("split", po::value(&split),
                      "with CORES > 1: split layers over the cores by output channels, by batch, "
-                     "or as the cost model chooses (auto|channels|batch|none; default auto)");
+                     "stream a network's samples through a pipeline of its layers, one stage per "
+                     "core, or as the cost model chooses (auto|channels|batch|pipeline|none; "
+                     "default auto)");
 }
 
 NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
@@ -190,6 +192,17 @@ NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
     throw UsageError(fmt::format(
         "--split {}: config {} has one core; a split needs CORES > 1 (e.g. --set CORES=2)", text,
         cfg.model_name));
+  }
+  return s;
+}
+
+NetworkSplit layer_split_option(const po::variables_map& vm, const std::string& text,
+                                const HwConfig& cfg) {
+  const NetworkSplit s = split_option(vm, text, cfg);
+  if (s == NetworkSplit::kPipeline) {
+    throw UsageError(
+        "--split pipeline: a pipeline cuts a network's layers into stages; one layer has none "
+        "(use vtasim network)");
   }
   return s;
 }
@@ -215,6 +228,22 @@ nlohmann::ordered_json core_totals(int cores, const std::vector<LayerRun>& runs,
   return j;
 }
 
+// The pipeline's stages: per core its VTA layers (first and last, by name) and estimate.
+nlohmann::ordered_json pipeline_stages_json(const PipelinePlan& plan) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const auto [first, last] = plan.stages[k];
+    nlohmann::ordered_json names = nlohmann::ordered_json::array();
+    double est = 0;
+    for (int i = first; i < last; ++i) {
+      names.push_back(plan.layer_names[size_t(i)]);
+      est += plan.layer_cycles[size_t(i)];
+    }
+    j.push_back({{"core", k}, {"layers", names}, {"estimated_cycles_per_input", est}});
+  }
+  return j;
+}
+
 }  // namespace
 
 void report_split(const SplitChoice& choice, const std::vector<LayerRun>& runs,
@@ -232,6 +261,9 @@ void report_split(const SplitChoice& choice, const std::vector<LayerRun>& runs,
                                {"possible", c.why_not.empty()},
                                {"estimated_cycles", c.why_not.empty() ? c.est_cycles : 0.0},
                                {"why_not", c.why_not}});
+  }
+  if (choice.split == NetworkSplit::kPipeline) {
+    m["stages"] = pipeline_stages_json(choice.pipeline);
   }
   std::string line;
   m["per_core"] = core_totals(choice.cores, runs, line);

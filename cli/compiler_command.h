@@ -47,6 +47,10 @@ void add_split_option(po::options_description& desc, std::string& split);
 // UsageError naming it; not given: auto with CORES > 1, else none.
 compiler::NetworkSplit split_option(const po::variables_map& vm, const std::string& text,
                                     const HwConfig& cfg);
+// The same for one layer (conv2d, matmul): pipeline, which cuts a network's layers into stages,
+// is a UsageError too.
+compiler::NetworkSplit layer_split_option(const po::variables_map& vm, const std::string& text,
+                                          const HwConfig& cfg);
 // Prints the split chosen and why, and adds the report's "multicore" key: the choice, each
 // candidate's estimate, and per core the cycles and DRAM contention summed over `runs` (also
 // as a summary line). Nothing for a config of one core.

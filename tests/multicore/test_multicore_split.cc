@@ -1,8 +1,9 @@
 // The compiler's splits over the cores of a system (compiler/include/vta/compiler/run/
-// core_split.h, network_split.h): a small network of conv2d and dense layers on 2 and 3 cores,
-// split by output channels and by batch, bit-exact with its single-core run and with the
-// network's plain C++ reference on fsim and the cycle model; the choice of the cost model where
-// the answer is known by hand; the errors of splits that cannot run.
+// core_split.h, network_split.h, pipeline_split.h): a small network of conv2d and dense layers
+// on 2 and 3 cores, split by output channels, by batch and as a pipeline of its layers,
+// bit-exact with its single-core run and with the network's plain C++ reference on fsim and the
+// cycle model; the choice of the cost model and the pipeline's stages where the answer is known
+// by hand; the errors of splits that cannot run.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/core_split.h"
 #include "vta/compiler/run/network_split.h"
+#include "vta/compiler/run/pipeline_split.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
@@ -145,7 +147,7 @@ TEST_CASE("multicore split: splits that cannot run are named errors", "[multicor
   CHECK_THROWS_WITH(choose_network_split(small_network(2), with_cores(0), NetworkSplit::kChannels),
                     Contains("split channels: the config has one core"));
   CHECK_THROWS_WITH(parse_network_split("diagonal"),
-                    Contains("unknown split 'diagonal' (auto, channels, batch or none)"));
+                    Contains("unknown split 'diagonal' (auto, channels, batch, pipeline or none)"));
   // auto on one core runs as before.
   CHECK(choose_network_split(small_network(2), with_cores(0), NetworkSplit::kAuto).split ==
         NetworkSplit::kNone);
@@ -164,4 +166,104 @@ TEST_CASE("multicore split: tiles balanced over the cores", "[multicore][split]"
   CHECK(plan.why == "63 output-channel blocks: 16 + 16 + 16 + 15 on 4 cores");
   CHECK(plan.schedule.tile_oc_blocks == 16);
   CHECK(plan.slices[3].k == 1000 - 48 * 16);
+}
+
+namespace {
+
+NetworkRun run_pipeline(const std::string& backend, int cores, const Network& net) {
+  Target target(with_cores(cores), backend);
+  NetworkOptions opt;
+  opt.pipeline = true;
+  return run_network(target, net, opt);
+}
+
+uint64_t total_gemm(const NetworkRun& r) {
+  uint64_t sum = 0;
+  for (const LayerRun& l : r.runs) {
+    sum += l.stats.gemm_counter;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "multicore pipeline: 4 inputs through 2 and 3 stages bit-exact with one core and the "
+    "reference",
+    "[multicore][pipeline]") {
+  const Network net = small_network(4);  // 4 VTA layers: c1, c2, down, fc
+  const auto ref = reference_network_tensors(net);
+  const std::vector<int8_t>& expected = ref.at("fc").data;
+  for (const std::string backend : {"fsim", "cycle"}) {
+    const NetworkRun alone = run_on(backend, 0, LayerSplit::kNone, net);
+    REQUIRE(alone.output == expected);
+    for (const int cores : {2, 3}) {
+      INFO(backend << " on " << cores << " cores");
+      const PipelinePlan plan = plan_pipeline(net, with_cores(cores));
+      REQUIRE(plan.why_not.empty());
+      REQUIRE(plan.stages.size() == size_t(cores));
+      CHECK(plan.stages.front().first == 0);
+      CHECK(plan.stages.back().second == 4);
+      const NetworkRun r = run_pipeline(backend, cores, net);
+      CHECK(r.output == expected);
+      // Steps 0 .. 4 + cores - 2, in step t sub-step r where some core k has input t - k and a
+      // stage of more than r layers.
+      size_t substeps = 0;
+      for (int t = 0; t < 4 + cores - 1; ++t) {
+        for (int sub = 0; sub < 4; ++sub) {
+          bool busy = false;
+          for (int k = 0; k < cores; ++k) {
+            const auto [first, last] = plan.stages[size_t(k)];
+            busy = busy || (t - k >= 0 && t - k < 4 && sub < last - first);
+          }
+          substeps += busy ? 1 : 0;
+        }
+      }
+      CHECK(r.runs.size() == substeps);
+      for (const LayerRun& l : r.runs) {
+        INFO(l.name << ": " << l.shape);
+        CHECK((l.checked && l.mismatches == 0));
+        if (backend == "cycle") {
+          for (int k = 0; k < cores; ++k) {
+            CHECK(double(l.stats.cycles) >= counter(l.stats, fmt::format("core{}.cycles", k)));
+          }
+        }
+      }
+      // Every layer on every input once: the single core's GEMM micro-ops.
+      CHECK(total_gemm(r) == total_gemm(alone));
+    }
+  }
+}
+
+TEST_CASE("multicore pipeline: stages minimise the largest stage's cost", "[multicore][pipeline]") {
+  using Ranges = std::vector<std::pair<int, int>>;
+  // 4 3 | 2 6 | 1 5: largest 8; every other cut has a stage of 9 or more.
+  CHECK(partition_stages({4, 3, 2, 6, 1, 5}, 3) == Ranges{{0, 2}, {2, 4}, {4, 6}});
+  // 10 | 1 1 1: the first layer alone.
+  CHECK(partition_stages({10, 1, 1, 1}, 2) == Ranges{{0, 1}, {1, 4}});
+  // Ties (largest 2 in three ways): the first stages longest.
+  CHECK(partition_stages({1, 1, 1, 1}, 3) == Ranges{{0, 2}, {2, 3}, {3, 4}});
+  // More cores than layers: one layer per stage.
+  CHECK(partition_stages({5, 5}, 3) == Ranges{{0, 1}, {1, 2}});
+  CHECK(partition_stages({}, 2).empty());
+}
+
+TEST_CASE("multicore pipeline: auto weighs it; a batch of 1 or one VTA layer is an error",
+          "[multicore][pipeline]") {
+  const SplitChoice c = choose_network_split(small_network(4), with_cores(2), NetworkSplit::kAuto);
+  REQUIRE(c.candidates.size() == 4);
+  CHECK(c.candidates[3].split == NetworkSplit::kPipeline);
+  CHECK(c.candidates[3].why_not.empty());
+  CHECK(c.candidates[3].est_cycles > 0);
+  CHECK_THAT(c.reason, Contains("pipeline est") && Contains("4 inputs in 5 steps"));
+  CHECK_THROWS_WITH(
+      choose_network_split(small_network(1), with_cores(2), NetworkSplit::kPipeline),
+      Contains("split pipeline: network split_net: a batch of 1; a pipeline streams 2 or more"));
+  Network one_layer = small_network(3);
+  one_layer.layers.resize(1);
+  CHECK_THROWS_WITH(choose_network_split(one_layer, with_cores(2), NetworkSplit::kPipeline),
+                    Contains("split pipeline: network split_net: 1 VTA layer; a pipeline needs 2"));
+  CHECK_THROWS_WITH(run_pipeline("fsim", 2, one_layer), Contains("1 VTA layer"));
+  CHECK_THROWS_WITH(parse_network_split("pipe"),
+                    Contains("unknown split 'pipe' (auto, channels, batch, pipeline or none)"));
 }

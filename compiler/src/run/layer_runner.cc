@@ -436,6 +436,37 @@ LayerRun run_planned_conv2d(const Target& target, const Conv2dParams& p, const E
 
 }  // namespace
 
+namespace {
+
+// The output of a convolution `p` (epilogue at the config's widths) against its reference.
+void check_conv_output(LayerRun& r, const Conv2dParams& p, const Epilogue& e, const ConvData& data,
+                       const LayerWidths& widths) {
+  const size_t ow = size_t(p.out_w()), oh = size_t(p.out_h()), k = size_t(p.k);
+  const auto ref =
+      widths.is_int8()
+          ? ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual)
+          : std::make_shared<const std::vector<int8_t>>(conv2d_reference_at(
+                p, e, data.x, data.w, data.bias, data.residual, widths.accumulator()));
+  compare_with_reference(r, *ref, [&](size_t i) {
+    return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k, (i / ow) % oh,
+                       i % ow);
+  });
+}
+
+// The output of a matmul (`e` as written; r.epilogue at the config's widths) against its
+// reference.
+void check_matmul_output(LayerRun& r, const MatmulParams& p, const Epilogue& e,
+                         const MatmulData& data, const LayerWidths& widths) {
+  const auto ref = widths.is_int8()
+                       ? ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias)
+                       : std::make_shared<const std::vector<int8_t>>(matmul_reference_at(
+                             p, r.epilogue, data.a, data.b, data.bias, widths.accumulator()));
+  compare_with_reference(r, *ref,
+                         [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
+}
+
+}  // namespace
+
 LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue& layer_e,
                     const ConvSchedule& s, const ConvData& data, bool check) {
   const HwConfig& cfg = target.config;
@@ -452,16 +483,7 @@ LayerRun run_conv2d(const Target& target, const Conv2dParams& p, const Epilogue&
   r.out = unpack_nchw(unpack_lanes(std::move(out_bytes), cfg.out_width, out_lanes), p.n, p.k, g.oh,
                       g.ow, g.batch, g.block_out);
   if (check) {
-    const size_t ow = size_t(g.ow), oh = size_t(g.oh), k = size_t(p.k);
-    const auto ref =
-        widths.is_int8()
-            ? ReferenceCache::process().conv2d(p, e, data.x, data.w, data.bias, data.residual)
-            : std::make_shared<const std::vector<int8_t>>(conv2d_reference_at(
-                  p, e, data.x, data.w, data.bias, data.residual, widths.accumulator()));
-    compare_with_reference(r, *ref, [&](size_t i) {
-      return fmt::format("n {} k {} y {} x {}", i / (ow * oh * k), (i / (ow * oh)) % k,
-                         (i / ow) % oh, i % ow);
-    });
+    check_conv_output(r, p, e, data, widths);
   }
   return r;
 }
@@ -502,6 +524,17 @@ ConvData matmul_conv_data(const MatmulParams& p, const Conv2dParams& c, const Ma
   return d;
 }
 
+// Throws Error for a matmul whose operands do not match its shape or that asks for a residual.
+void check_matmul_data(const MatmulParams& p, const Epilogue& e, const MatmulData& data) {
+  p.validate();
+  if (e.residual) {
+    throw Error(fmt::format("matmul '{}': residual epilogue is not supported", p.name));
+  }
+  if (data.a.size() != size_t(p.m) * p.k || data.b.size() != size_t(p.k) * p.n) {
+    throw Error(fmt::format("matmul '{}': operand sizes do not match {}", p.name, p.describe()));
+  }
+}
+
 // The convolution's output back as C (M x N).
 std::vector<int8_t> matmul_output(const MatmulParams& p, const Conv2dParams& c,
                                   const std::vector<int8_t>& conv_out) {
@@ -519,13 +552,7 @@ std::vector<int8_t> matmul_output(const MatmulParams& p, const Conv2dParams& c,
 
 LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue& e,
                     const ConvSchedule& s, const MatmulData& data, bool check) {
-  p.validate();
-  if (e.residual) {
-    throw Error(fmt::format("matmul '{}': residual epilogue is not supported", p.name));
-  }
-  if (data.a.size() != size_t(p.m) * p.k || data.b.size() != size_t(p.k) * p.n) {
-    throw Error(fmt::format("matmul '{}': operand sizes do not match {}", p.name, p.describe()));
-  }
+  check_matmul_data(p, e, data);
   const Conv2dParams c = matmul_as_conv(p, target.config);
   // A matmul's batch is its rows: the convolution's columns.
   Target t = target;
@@ -538,15 +565,108 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
   r.shape = p.describe();
   r.macs = p.macs();
   if (check) {
-    const LayerWidths widths = LayerWidths::of(target.config);
-    const auto ref = widths.is_int8()
-                         ? ReferenceCache::process().matmul(p, e, data.a, data.b, data.bias)
-                         : std::make_shared<const std::vector<int8_t>>(matmul_reference_at(
-                               p, r.epilogue, data.a, data.b, data.bias, widths.accumulator()));
-    compare_with_reference(
-        r, *ref, [&](size_t i) { return fmt::format("row {} col {}", i / p.n, i % p.n); });
+    check_matmul_output(r, p, e, data, LayerWidths::of(target.config));
   }
   return r;
+}
+
+namespace {
+
+// A layer prepared for its core in a run of several layers: the convolution it runs (a
+// matmul's), its plan, code generator and device tensors.
+struct StagedLayer {
+  const CoreLayerWork* work = nullptr;
+  Conv2dParams p;
+  Epilogue e;     // at the config's widths
+  ConvData data;  // the convolution's
+  TilePlan plan;
+  std::unique_ptr<ConvCodegen> codegen;
+  ConvDeviceTensors tensors;
+};
+
+void stage_layer(const Target& target, ProgramSink& sink, const CoreLayerWork& w, StagedLayer& st) {
+  const HwConfig& cfg = target.config;
+  if (w.matmul) {
+    check_matmul_data(w.mm, w.e, w.mm_data);
+  }
+  st.work = &w;
+  st.p = w.matmul ? matmul_as_conv(w.mm, cfg) : w.conv;
+  st.e = epilogue_at_widths(w.e, cfg);
+  st.data = w.matmul ? matmul_conv_data(w.mm, st.p, w.mm_data) : w.conv_data;
+  const std::string name = st.p.name.empty() ? "conv2d" : st.p.name;
+  check_layer_widths(cfg, name);
+  check_conv_data(st.p, st.e, st.data);
+  check_conv_lanes(name, st.data, LayerWidths::of(cfg));
+  st.plan = TilePlan::make(st.p, st.e, w.s, cfg);
+  const PackedConv packed =
+      pack_conv(st.plan, cfg, w.s.fold_rows ? planned_data(st.p, w.s, st.data) : st.data);
+  st.codegen = std::make_unique<ConvCodegen>(st.plan, cfg);
+  st.tensors = upload(sink, st.plan, cfg, packed, st.codegen->zero_bytes());
+}
+
+// The staged layer's run after the system's: core `core`'s counters, its output, its check.
+LayerRun finish_staged_layer(const Target& target, const StagedLayer& st, int core, bool check) {
+  const HwConfig& cfg = target.config;
+  const CoreLayerWork& w = *st.work;
+  LayerRun r = describe_conv_run(target, st.p, st.plan);
+  r.stats = target.runtime->backend().core_stats(core);
+  r.verdict = verdict_of(r.bound, r.stats, cfg);
+  r.kernels = st.codegen->kernel_count();
+  r.kernel_uops = st.codegen->kernel_uops();
+  const BlockedConv& g = st.plan.g;
+  const size_t out_lanes = size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.batch * cfg.block_out;
+  r.out = unpack_nchw(unpack_lanes(st.tensors.out.read<int8_t>(), cfg.out_width, out_lanes), st.p.n,
+                      st.p.k, g.oh, g.ow, g.batch, g.block_out);
+  const LayerWidths widths = LayerWidths::of(cfg);
+  if (w.matmul) {
+    r.out = matmul_output(w.mm, st.p, r.out);
+    r.kind = "matmul";
+    r.shape = w.mm.describe();
+    r.macs = w.mm.macs();
+    if (check) {
+      check_matmul_output(r, w.mm, w.e, w.mm_data, widths);
+    }
+  } else if (check) {
+    check_conv_output(r, st.p, st.e, st.data, widths);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<LayerRun> run_layers_on_cores(const Target& target,
+                                          const std::vector<const CoreLayerWork*>& works,
+                                          bool check, Stats& system) {
+  RuntimeSink sink(target);  // outlives the staged layers' buffers
+  std::vector<StagedLayer> staged(works.size());
+  for (size_t k = 0; k < works.size(); ++k) {
+    if (works[k] != nullptr) {
+      stage_layer(target, sink, *works[k], staged[k]);
+    }
+  }
+  sink.clear_stats();
+  {
+    SystemRunScope run(*target.runtime);
+    for (size_t k = 0; k < works.size(); ++k) {
+      if (works[k] != nullptr) {
+        run.record_on(int(k));
+        staged[k].codegen->emit(sink, staged[k].tensors.buffers());
+        sink.synchronize();  // kept for the run of all cores
+      }
+    }
+    if (run.run(target.max_cycles)) {
+      throw Error(fmt::format("a run of {} cores did not finish within {} cycles", works.size(),
+                              target.max_cycles));
+    }
+  }
+  system = system_stats(target.runtime->backend());
+  std::vector<LayerRun> runs(works.size());
+  for (size_t k = 0; k < works.size(); ++k) {
+    if (works[k] != nullptr) {
+      runs[k] = finish_staged_layer(target, staged[k], int(k), check);
+    }
+  }
+  return runs;
 }
 
 }  // namespace vta::compiler

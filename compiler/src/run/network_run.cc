@@ -8,6 +8,7 @@
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/pipeline_split.h"
 #include "vta/compiler/run/wide_network_run.h"
 #include "vta/sim/error.h"
 
@@ -157,6 +158,75 @@ LayerRun run_layer_job(const Target& target, const Network& net, const NetworkLa
   return std::move(v.run);
 }
 
+std::vector<NetworkCursor> network_sample_cursors(const Network& net, const LayerWidths& widths) {
+  net.validate();
+  const Tensor in = network_input(net, widths);
+  const size_t sample = size_t(in.c) * in.h * in.w;
+  std::vector<NetworkCursor> cursors(size_t(in.n));
+  for (size_t i = 0; i < cursors.size(); ++i) {
+    const auto first = in.data.begin() + std::ptrdiff_t(i * sample);
+    cursors[i].tensors[net.input_name] =
+        Tensor{1, in.c, in.h, in.w, std::vector<int8_t>(first, first + std::ptrdiff_t(sample))};
+  }
+  return cursors;
+}
+
+void run_host_layers(const Target& target, const Network& net, NetworkCursor& c,
+                     std::vector<std::string>& host_ops) {
+  const LayerWidths widths = LayerWidths::of(target.config);
+  for (; c.next < net.layers.size(); ++c.next) {
+    const NetworkLayer& l = net.layers[c.next];
+    const OpContext ctx{
+        net, l, layer_input(net, l, c.tensors), c.tensors, layer_seed(net, c.next), widths};
+    if (!on_host(l, ctx.in, &target.config)) {
+      return;
+    }
+    c.tensors[l.name] = run_host_layer(op_def(l.op), ctx, host_ops);
+    if (target.on_host_layer) {
+      target.on_host_layer(l.name);
+    }
+  }
+}
+
+namespace {
+
+// Tensor `t` of a batch of 1 as one of a batch of `batch` (the other samples zero).
+Tensor as_batch(const Tensor& t, int batch) {
+  Tensor b = t;
+  b.n = batch;
+  b.data.resize(t.data.size() * size_t(batch), 0);
+  return b;
+}
+
+}  // namespace
+
+NetworkLayerJob next_vta_job(const Network& net, const NetworkCursor& c, const LayerWidths& widths,
+                             int batch) {
+  const NetworkLayer& l = net.layers.at(c.next);
+  const Tensor& in = layer_input(net, l, c.tensors);
+  // The weights are drawn for the layer at the network's batch (random_conv_weights skips the
+  // input's draws): the job is made at that batch, then given the sample's data.
+  Tensors wide;
+  wide[l.input] = as_batch(in, batch);
+  const auto r = c.tensors.find(l.residual);
+  if (!l.residual.empty() && r != c.tensors.end()) {
+    wide[l.residual] = as_batch(r->second, batch);
+  }
+  const OpContext ctx{net, l, wide.at(l.input), wide, layer_seed(net, c.next), widths};
+  NetworkLayerJob job;
+  job.layer = c.next;
+  job.seed = ctx.seed;
+  job.input_shape = {in.n, in.c, in.h, in.w, {}};
+  job.widths = widths;
+  op_def(l.op).vta.make_job(ctx, job);
+  job.conv.x = in.data;
+  job.dense.a = in.data;
+  if (!job.conv.residual.empty()) {
+    job.conv.residual = r->second.data;
+  }
+  return job;
+}
+
 NetworkRun run_network(const Target& system, const Network& net, const NetworkOptions& opt) {
   Target target = system;  // the same runtime, with the layers' split
   if (opt.layer_split != LayerSplit::kNone) {
@@ -168,6 +238,9 @@ NetworkRun run_network(const Target& system, const Network& net, const NetworkOp
     return run_network_wide(target, net, opt);
   }
   net.validate();  // also for networks built in code: every shape below is then valid
+  if (opt.pipeline) {
+    return run_network_pipeline(target, net, opt);
+  }
   Tensors tensors;
   tensors[net.input_name] = network_input(net, widths);
   NetworkRun result;

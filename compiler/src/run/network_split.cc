@@ -20,6 +20,8 @@ const char* network_split_name(NetworkSplit split) {
       return "channels";
     case NetworkSplit::kBatch:
       return "batch";
+    case NetworkSplit::kPipeline:
+      return "pipeline";
     case NetworkSplit::kNone:
       break;
   }
@@ -27,13 +29,13 @@ const char* network_split_name(NetworkSplit split) {
 }
 
 NetworkSplit parse_network_split(const std::string& text) {
-  for (NetworkSplit s :
-       {NetworkSplit::kAuto, NetworkSplit::kChannels, NetworkSplit::kBatch, NetworkSplit::kNone}) {
+  for (NetworkSplit s : {NetworkSplit::kAuto, NetworkSplit::kChannels, NetworkSplit::kBatch,
+                         NetworkSplit::kPipeline, NetworkSplit::kNone}) {
     if (text == network_split_name(s)) {
       return s;
     }
   }
-  throw Error(fmt::format("unknown split '{}' (auto, channels, batch or none)", text));
+  throw Error(fmt::format("unknown split '{}' (auto, channels, batch, pipeline or none)", text));
 }
 
 LayerSplit layer_split_of(NetworkSplit split) {
@@ -75,8 +77,8 @@ SplitChoice decide(std::vector<SplitCandidate> cands, NetworkSplit asked, int co
   for (const SplitCandidate& k : c.candidates) {
     figures += figures.empty() ? "" : ", ";
     figures += k.why_not.empty()
-                   ? fmt::format("{} est {} cycles", network_split_name(k.split),
-                                 cycles_text(k.est_cycles))
+                   ? fmt::format("{} est {} cycles{}", network_split_name(k.split),
+                                 cycles_text(k.est_cycles), k.detail)
                    : fmt::format("{} not possible ({})", network_split_name(k.split), k.why_not);
   }
   if (asked != NetworkSplit::kAuto) {
@@ -113,10 +115,23 @@ void add_layer_estimates(const Conv2dParams& p, const Epilogue& e, const ConvSch
   }
 }
 
+// The pipeline's candidate: its estimate, with the stages and the parts of the estimate.
+SplitCandidate pipeline_candidate(const Network& net, const PipelinePlan& p) {
+  SplitCandidate c{NetworkSplit::kPipeline, p.est_cycles, p.why_not, ""};
+  if (p.why_not.empty()) {
+    c.detail = fmt::format(
+        " ({} inputs in {} steps of {} sub-steps, fill and drain included: "
+        "{}; DRAM {}; stages {})",
+        p.inputs, p.inputs + int(p.stages.size()) - 1, p.longest(), cycles_text(p.est_steps),
+        cycles_text(p.est_dram), p.describe(net));
+  }
+  return c;
+}
+
 std::vector<SplitCandidate> empty_candidates(int batch) {
-  std::vector<SplitCandidate> c{{NetworkSplit::kNone, 0, ""},
-                                {NetworkSplit::kChannels, 0, ""},
-                                {NetworkSplit::kBatch, 0, ""}};
+  std::vector<SplitCandidate> c{{NetworkSplit::kNone, 0, "", ""},
+                                {NetworkSplit::kChannels, 0, "", ""},
+                                {NetworkSplit::kBatch, 0, "", ""}};
   if (batch < 2) {
     c[2].why_not = "a batch of 1";
   }
@@ -130,6 +145,11 @@ SplitChoice choose_layer_split(const Conv2dParams& p, const Epilogue& e, const C
   const int cores = cfg.num_cores();
   const int batch = matmul ? p.w * p.n : p.n;
   check_asked(asked, cores, batch, "the layer");
+  if (asked == NetworkSplit::kPipeline) {
+    throw Error(
+        "split pipeline: a pipeline cuts a network's layers into stages; one layer has none "
+        "(vtasim network)");
+  }
   if (cores < 2) {
     return SplitChoice{};
   }
@@ -165,7 +185,14 @@ SplitChoice choose_network_split(const Network& net, const HwConfig& cfg, Networ
     // then has another batch than the input; where they agree both splits divide alike).
     add_layer_estimates(p, l.epilogue, s, p.n != in.n, cfg, cands);
   }
-  return decide(std::move(cands), asked, cores);
+  PipelinePlan pipe = plan_pipeline(net, cfg);
+  if (asked == NetworkSplit::kPipeline && !pipe.why_not.empty()) {
+    throw Error(fmt::format("split pipeline: network {}: {}", net.name, pipe.why_not));
+  }
+  cands.push_back(pipeline_candidate(net, pipe));
+  SplitChoice c = decide(std::move(cands), asked, cores);
+  c.pipeline = std::move(pipe);
+  return c;
 }
 
 }  // namespace vta::compiler

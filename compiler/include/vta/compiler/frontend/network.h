@@ -114,6 +114,9 @@ struct NetworkOptions {
   // With CORES > 1: how the conv2d and dense layers go to the cores (run/core_split.h;
   // run/network_split.h chooses one); the default runs every layer on core 0 alone.
   LayerSplit layer_split = LayerSplit::kNone;
+  // With CORES > 1 and a batch of N > 1: the N samples stream through a pipeline of stages,
+  // consecutive VTA layers per core (run/pipeline_split.h); layer_split is then unused.
+  bool pipeline = false;
 };
 
 struct NetworkRun {
@@ -150,6 +153,24 @@ struct NetworkLayerJob {
   MatmulData dense;           // a dense layer's data
   LayerWidths widths;         // the element widths the job's reference computes at
 };
+
+// One sample's walk through a network, layer by layer (run/pipeline_split.h runs several at
+// once): the tensors so far and the next layer to run.
+struct NetworkCursor {
+  std::map<std::string, NetworkTensor> tensors;
+  size_t next = 0;  // index into Network::layers
+};
+// The network's input (its data, else random from its seed, as run_network's) as one cursor
+// per sample, each with an input of batch 1.
+std::vector<NetworkCursor> network_sample_cursors(const Network& net, const LayerWidths& widths);
+// Runs the layers from c.next on that run on the host on `cfg` (as run_network does), up to the
+// next VTA layer or the end.
+void run_host_layers(const Target& target, const Network& net, NetworkCursor& c,
+                     std::vector<std::string>& host_ops);
+// The job of the VTA layer at c.next for a cursor's sample, its data from c's tensors and its
+// weights those of the layer in the network of batch `batch` (run_network's).
+NetworkLayerJob next_vta_job(const Network& net, const NetworkCursor& c, const LayerWidths& widths,
+                             int batch);
 
 struct NetworkJobs {
   struct Failure {
