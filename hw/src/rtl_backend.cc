@@ -761,6 +761,11 @@ std::vector<RunOutcome> RtlBackend::execute_cores(const std::vector<const Loaded
   if (m_cfg.cores == 0) {
     return ContractBackend::execute_cores(programs, wait_cycles, makespan);
   }
+  // Every core's counters are timed, an idle core's too: stats() carries the system's cycles
+  // even when core 0 has no program in this run.
+  for (int k = 0; k < cores(); ++k) {
+    core_stats_mut(k).timed = true;
+  }
   std::vector<RunOutcome> outs = run_system(programs, wait_cycles);
   makespan = m_impl->core->top->run_cycles;
   publish_system_counters(outs, programs);

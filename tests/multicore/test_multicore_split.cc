@@ -1,9 +1,13 @@
 // The compiler's splits over the cores of a system (compiler/include/vta/compiler/run/
 // core_split.h, network_split.h, pipeline_split.h): a small network of conv2d and dense layers
 // on 2 and 3 cores, split by output channels, by batch and as a pipeline of its layers,
-// bit-exact with its single-core run and with the network's plain C++ reference on fsim and the
-// cycle model; the choice of the cost model and the pipeline's stages where the answer is known
-// by hand; the errors of splits that cannot run.
+// bit-exact with its single-core run and with the network's plain C++ reference on fsim, the
+// cycle model and rtl (rtl cycle for cycle with the cycle model); the choice of the cost model
+// and the pipeline's stages where the answer is known by hand; the errors of splits that cannot
+// run.
+#include <map>
+#include <string>
+
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -67,7 +71,8 @@ TEST_CASE("multicore split: channels and batch bit-exact with one core and the r
   const Network net = small_network(2);
   const auto ref = reference_network_tensors(net);
   const std::vector<int8_t>& expected = ref.at("fc").data;
-  for (const std::string backend : {"fsim", "cycle"}) {
+  std::map<std::string, uint64_t> cycle_model;  // each split layer's cycles on the cycle model
+  for (const std::string backend : {"fsim", "cycle", "rtl"}) {
     const NetworkRun alone = run_on(backend, 0, LayerSplit::kNone, net);
     REQUIRE(alone.output == expected);
     struct Case {
@@ -88,12 +93,19 @@ TEST_CASE("multicore split: channels and batch bit-exact with one core and the r
         // The same work, divided: every GEMM micro-op and every output byte once.
         CHECK(l.stats.gemm_counter == alone.runs[i].stats.gemm_counter);
         CHECK(l.stats.out_store_nbytes == alone.runs[i].stats.out_store_nbytes);
-        if (backend == "cycle") {
+        if (backend != "fsim") {
           // The run lasts as long as its slowest core, and never less than that core's GEMMs.
           for (int k = 0; k < c.cores; ++k) {
             CHECK(double(l.stats.cycles) >= counter(l.stats, fmt::format("core{}.cycles", k)));
           }
           CHECK(l.stats.cycles >= l.bound.gemm_cycles);
+          // rtl and the cycle model agree cycle for cycle on every split layer.
+          const std::string key = fmt::format("{} {} {}", c.cores, layer_split_name(c.split), i);
+          if (backend == "cycle") {
+            cycle_model[key] = l.stats.cycles;
+          } else {
+            CHECK(l.stats.cycles == cycle_model.at(key));
+          }
         }
       }
     }
@@ -194,7 +206,8 @@ TEST_CASE(
   const Network net = small_network(4);  // 4 VTA layers: c1, c2, down, fc
   const auto ref = reference_network_tensors(net);
   const std::vector<int8_t>& expected = ref.at("fc").data;
-  for (const std::string backend : {"fsim", "cycle"}) {
+  std::map<std::string, uint64_t> cycle_model;  // each sub-step's cycles on the cycle model
+  for (const std::string backend : {"fsim", "cycle", "rtl"}) {
     const NetworkRun alone = run_on(backend, 0, LayerSplit::kNone, net);
     REQUIRE(alone.output == expected);
     for (const int cores : {2, 3}) {
@@ -223,9 +236,15 @@ TEST_CASE(
       for (const LayerRun& l : r.runs) {
         INFO(l.name << ": " << l.shape);
         CHECK((l.checked && l.mismatches == 0));
-        if (backend == "cycle") {
+        if (backend != "fsim") {
           for (int k = 0; k < cores; ++k) {
             CHECK(double(l.stats.cycles) >= counter(l.stats, fmt::format("core{}.cycles", k)));
+          }
+          const std::string key = fmt::format("{} {}", cores, l.name);
+          if (backend == "cycle") {
+            cycle_model[key] = l.stats.cycles;
+          } else {  // rtl cycle for cycle with the cycle model
+            CHECK(l.stats.cycles == cycle_model.at(key));
           }
         }
       }
