@@ -806,18 +806,11 @@ std::vector<RunOutcome> RtlBackend::run_system(const std::vector<const LoadedPro
 // The system's counters of docs/multicore.md, named as the cycle backend names them.
 void RtlBackend::publish_system_counters(const std::vector<RunOutcome>& outs,
                                          const std::vector<const LoadedProgram*>& programs) {
-  const cycle::Interconnect& ic = *m_impl->core->top->interconnect;
+  std::vector<double> cycles(programs.size(), 0.0);
   for (size_t k = 0; k < programs.size(); ++k) {
-    const cycle::InterconnectCoreStats& s = ic.core_stats(static_cast<int>(k));
-    const double cycles = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
-    m_stats.add(fmt::format("core{}.cycles", k), cycles, "cycles",
-                "cycles of this core's runs in runs of several cores");
-    m_stats.add(fmt::format("core{}.dram_contention_cycles", k),
-                static_cast<double>(s.contention_cycles), "cycles",
-                "cycles this core's bursts waited at the interconnect behind other cores'");
-    m_stats.add(fmt::format("core{}.interconnect_bursts", k), static_cast<double>(s.requests),
-                "bursts", "bursts this core sent through the interconnect");
+    cycles[k] = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
   }
+  cycle::add_system_counters(m_stats, *m_impl->core->top->interconnect, cycles);
 }
 
 }  // namespace vta

@@ -226,17 +226,11 @@ std::vector<RunOutcome> CycleBackend::execute_cores(
   mark_timed();
   std::vector<RunOutcome> outs = m_impl->run(programs, wait_cycles, makespan);
   if (m_impl->interconnect) {
+    std::vector<double> cycles(programs.size(), 0.0);
     for (size_t k = 0; k < programs.size(); ++k) {
-      const InterconnectCoreStats& ic = m_impl->interconnect->core_stats(static_cast<int>(k));
-      const double cycles = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
-      m_stats.add(fmt::format("core{}.cycles", k), cycles, "cycles",
-                  "cycles of this core's runs in runs of several cores");
-      m_stats.add(fmt::format("core{}.dram_contention_cycles", k),
-                  static_cast<double>(ic.contention_cycles), "cycles",
-                  "cycles this core's bursts waited at the interconnect behind other cores'");
-      m_stats.add(fmt::format("core{}.interconnect_bursts", k), static_cast<double>(ic.requests),
-                  "bursts", "bursts this core sent through the interconnect");
+      cycles[k] = programs[k] != nullptr ? static_cast<double>(outs[k].cycles) : 0.0;
     }
+    add_system_counters(m_stats, *m_impl->interconnect, cycles);
   }
   return outs;
 }

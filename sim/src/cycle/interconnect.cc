@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "vta/sim/cycle/memory_target.h"
 
 namespace vta::cycle {
@@ -131,6 +133,19 @@ void Interconnect::forward(Pending& q, uint64_t s) {
   }
   q.delay = to_memory + cycles(m_latency);
   q.done = true;
+}
+
+void add_system_counters(Stats& stats, const Interconnect& ic, const std::vector<double>& cycles) {
+  for (size_t k = 0; k < cycles.size(); ++k) {
+    const InterconnectCoreStats& s = ic.core_stats(static_cast<int>(k));
+    stats.add(fmt::format("core{}.cycles", k), cycles[k], "cycles",
+              "cycles of this core's runs in runs of several cores");
+    stats.add(fmt::format("core{}.dram_contention_cycles", k),
+              static_cast<double>(s.contention_cycles), "cycles",
+              "cycles this core's bursts waited at the interconnect behind other cores'");
+    stats.add(fmt::format("core{}.interconnect_bursts", k), static_cast<double>(s.requests),
+              "bursts", "bursts this core sent through the interconnect");
+  }
 }
 
 }  // namespace vta::cycle

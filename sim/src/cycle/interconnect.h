@@ -29,6 +29,7 @@
 #include <tlm>
 
 #include "vta/sim/hw_config.h"
+#include "vta/sim/stats.h"
 
 namespace vta::cycle {
 
@@ -89,5 +90,10 @@ class Interconnect : public sc_core::sc_module {
   uint64_t m_run = 0;  // reset() count: a request still waiting from an ended run is dropped
   static constexpr int kMaxDeltas = 1000;  // a round waits at most this many delta cycles
 };
+
+// Adds the system's counters of docs/multicore.md to `stats` (coreK.cycles,
+// coreK.dram_contention_cycles, coreK.interconnect_bursts), core k having run `cycles[k]`
+// cycles (0 for a core without a program); the cycle and rtl backends name them alike.
+void add_system_counters(Stats& stats, const Interconnect& ic, const std::vector<double>& cycles);
 
 }  // namespace vta::cycle
