@@ -14,6 +14,8 @@
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
 #include "vta/explore/energy_model.h"
+#include "vta/explore/system_area.h"
+#include "vta/explore/system_energy.h"
 #include "vta/runtime_object.h"
 #include "vta/sim/error.h"
 
@@ -86,8 +88,15 @@ namespace {
 // The design's FPGA resources and its verdict on the board of its TARGET: resources, memory
 // port and clock estimate, as a sweep row has them (explore/include/vta/explore/design_verdict.h).
 nlohmann::ordered_json area_json(const HwConfig& cfg) {
-  const explore::AreaEstimate area = explore::estimate_area(cfg);
+  // A system's area is every core's plus the interconnect's (docs/multicore.md); one core's
+  // otherwise.
+  const explore::SystemArea system = explore::estimate_system_area(cfg);
+  const explore::AreaEstimate& area = system.total;
   nlohmann::ordered_json j = area.to_json();
+  if (cfg.cores != 0) {
+    j["cores"] = cfg.num_cores();
+    j["interconnect"] = {{"lut", system.interconnect.lut}, {"ff", system.interconnect.ff}};
+  }
   const explore::FpgaDevice* dev = explore::find_device(cfg.target);
   if (dev != nullptr) {
     const explore::DesignVerdict v =
@@ -326,7 +335,7 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
   nlohmann::ordered_json rep = report_to_json(runs);
   for (size_t i = 0; i < runs.size(); ++i) {
     rep["layers"][i]["energy_j"] =
-        explore::estimate_energy(target.config, runs[i].stats).total_joules();
+        explore::estimate_system_energy(target.config, runs[i].stats).total.total_joules();
   }
   for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
@@ -335,7 +344,7 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     extra["summary"][it.key()] = *it;
   }
   extra["area"] = area_json(target.config);
-  extra["energy"] = explore::estimate_energy(target.config, rr.stats).to_json();
+  extra["energy"] = explore::estimate_system_energy(target.config, rr.stats).total.to_json();
   print_design_lines(std::cout, extra["area"], extra["energy"]);
   rr.extra = std::move(extra);
   write_json_report(o, rr);

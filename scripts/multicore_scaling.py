@@ -26,6 +26,11 @@ chooses (--split auto), every layer checked against the reference. Per point:
                the input, weight and micro-op bytes (the accumulator loads, counted as 4-byte
                elements by the upstream rules, are left out: a lower bound of the traffic)
   x bound      cycles / bound (>= 1 unless the model is wrong)
+  LUT / DSP48 / BRAM36, fits
+               the design's area model: every core's plus the interconnect's, and whether the
+               sum fits the config's part (docs/multicore.md, "Exploration")
+  energy       the energy model of the run: every core's from its own counters over the
+               system's cycles, plus the interconnect's per byte
 
 Prints a Markdown table and writes it, with the reports, to DIR (default build/multicore_scaling).
 """
@@ -114,18 +119,29 @@ def point(vtasim, net, config, cores, out_dir, sets, reuse):
         "split": mc.get("split", "-"),
         "contention": [c["dram_contention_cycles"] for c in mc.get("per_core", [])],
         "check": s.get("check"),
+        "area": j["area"],
+        "energy_j": j["energy"]["total_j"],
     }
+
+
+def area_cells(area):
+    """LUT / DSP48 / BRAM36 of the design (every core plus the interconnect) and its fit."""
+    fits = "yes" if area.get("fits") else "no ({} {:.0%})".format(
+        area.get("binding", "?"), area.get("utilization", {}).get(area.get("binding"), 0))
+    return "{:.1f}K / {:.0f} / {:.1f}".format(area["lut"] / 1e3, area["dsp"], area["bram36"]), fits
 
 
 def table(rows):
     head = ("| network | config | cores | split | cycles | speed-up | DRAM util | read channel "
-            "util | contention per core (cycles) | bound (compute / memory) | x bound |\n"
-            "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | ---: |\n")
+            "util | contention per core (cycles) | bound (compute / memory) | x bound | "
+            "LUT / DSP48 / BRAM36 | fits the part | energy |\n"
+            "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | --- "
+            "| ---: |\n")
     lines = []
     for r in rows:
         lines.append("| {net} | {config} | {cores} | {split} | {cycles:,} | {speedup:.2f} | "
                      "{util:.1%} | {read_util:.1%} | {contention} | {bound:,.0f} ({compute:,.0f} / {dram:,.0f}) | "
-                     "{over:.2f} |".format(**r))
+                     "{over:.2f} | {area} | {fits} | {energy_mj:.2f} mJ |".format(**r))
     return head + "\n".join(lines) + "\n"
 
 
@@ -175,6 +191,8 @@ def main():
                     "contention": " / ".join("{:,.0f}".format(c) for c in p["contention"]) or "-",
                     "bound": bound, "compute": compute, "dram": dram,
                     "over": p["cycles"] / bound})
+                rows[-1]["area"], rows[-1]["fits"] = area_cells(p["area"])
+                rows[-1]["energy_mj"] = p["energy_j"] * 1e3
                 print(rows[-1], file=sys.stderr)
     text = table(rows)
     with open(os.path.join(a.out, "scaling.md"), "w") as f:

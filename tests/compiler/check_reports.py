@@ -71,6 +71,9 @@ def main():
                         "--config", "ultra96", "--set", "LOG_BLOCK=5", "--set", "CLOCK_MHZ=250"]),
         ("network", ["network", src + "/compiler/networks/tiny_resnet.json", "--backend", "fsim",
                      "--quiet"]),
+        # A system of two cores split by the compiler: the multicore key, the summed area.
+        ("network_cores", ["network", src + "/compiler/networks/tiny_resnet.json", "--backend",
+                           "cycle", "--set", "CORES=2", "--quiet"]),
         ("demo", ["demo", "--backend", "cycle", "--save-image", image]),
         ("run", ["run", image, "--backend", "fsim"]),
     ]
