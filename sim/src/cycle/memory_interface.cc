@@ -139,7 +139,6 @@ void MemoryInterface::arbiter() {
 uint64_t MemoryInterface::write_bursts(const std::vector<Burst>& bursts,
                                        const std::vector<uint8_t*>& data, uint64_t first_grant) {
   uint64_t last = first_grant;
-  wait_rank();
   for (size_t k = 0; k < bursts.size(); ++k) {
     const MemTimingExt t = transport(tlm::TLM_WRITE_COMMAND, bursts[k], data[k], first_grant + k);
     last = t.response;

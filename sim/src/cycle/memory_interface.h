@@ -53,9 +53,11 @@ class MemoryInterface : public sc_core::sc_module {
 
   explicit MemoryInterface(sc_core::sc_module_name name);
 
-  // Core k of a system (docs/multicore.md): its requests reach the socket k delta cycles into
-  // their cycle, so the interconnect receives the requests of one cycle in core order, core 0
-  // first (the lock-step rtl system's order), whatever order the kernel wakes the cores in.
+  // Core k of a system (docs/multicore.md): its read requests reach the socket k delta cycles
+  // into their cycle, so the interconnect receives the reads of one cycle in core order, core 0
+  // first (the lock-step rtl system's order), whatever order the kernel wakes the cores in. A
+  // store's write bursts go at once: they are handed over ahead of their cycles, and a store
+  // that waited for its turn could still be holding its data when the run ends.
   void set_core_rank(int k) { m_rank = k; }
 
   // Trace of the data beats of every burst (optional).
