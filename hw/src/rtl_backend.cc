@@ -643,14 +643,6 @@ const rtl::BuiltModel& find_built_model(const HwConfig& cfg) {
 }  // namespace
 
 RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, dram) {
-  if (cfg.interconnect_round_robin) {
-    // The clock thread hands the cores' requests of a cycle over one at a time, in core order.
-    throw Error(
-        fmt::format("rtl backend: config {} sets INTERCONNECT_ARBITRATION = "
-                    "\"round_robin\"; the rtl backend grants a cycle's requests in core "
-                    "order only (use \"fixed\" or the cycle backend)",
-                    config_name(cfg)));
-  }
   m_impl = std::make_unique<Impl>();
   std::vector<RtlModel*> models;
   for (int k = 0; k < cores(); ++k) {

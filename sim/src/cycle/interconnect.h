@@ -5,18 +5,12 @@
 // write channels). On its channel a burst of B beats holds the link for
 // ceil(B * bus bytes / INTERCONNECT_BYTES_PER_CYCLE) cycles; a request that reaches the
 // interconnect in cycle g is granted in s = max(g, the cycle its channel is free), requests being
-// served in the order of their cycles; requests of the same cycle in core order
-// (INTERCONNECT_ARBITRATION "fixed", the default) or in rotating priority over the cores, per
-// channel ("round_robin": the round after one whose first grant went to core k starts from
-// core k + 1). It reaches the memory model INTERCONNECT_LATENCY_CYCLES after s; its data
-// beats and write response come back as much later. Contention of a core: the cycles its
-// requests waited for the channel beyond what its own previous burst on that channel held it.
-//
-// To see every request of cycle g before granting any, the first request of the cycle waits
-// (inside b_transport, so its initiator must be an SC_THREAD) until no other process has
-// anything left to do in that cycle (delta cycles only: no time passes), then grants the round.
-// Requests handed over ahead of their cycle (the store unit's write bursts) are granted when
-// handed over, in that order, as is everything of a single core.
+// served in the order they arrive: those of one cycle in core order (each core's memory
+// interface sends its reads k delta cycles into their cycle), the store unit's write bursts as
+// they are handed over, ahead of their cycles. It reaches the memory model
+// INTERCONNECT_LATENCY_CYCLES after s; its data beats and write response come back as much
+// later. Contention of a core: the cycles its requests waited for the channel beyond what its
+// own previous burst on that channel held it.
 #pragma once
 
 #include <array>
@@ -54,29 +48,20 @@ class Interconnect : public sc_core::sc_module {
   void clear_stats();
 
  private:
-  // A request waiting for its round (it lives on its initiator's stack meanwhile).
+  // One request on its way to the memory model.
   struct Pending {
     int core = 0;
     uint32_t beats = 0;
-    uint64_t g = 0;  // the cycle it reached the interconnect
     tlm::tlm_generic_payload* payload = nullptr;
-    sc_core::sc_time delay;  // to its last beat / write response, from the round's time
-    bool done = false;       // granted and served by the memory model
-    bool released = false;   // its round is over (served, or dropped with an ended run)
+    sc_core::sc_time delay;  // to its last beat / write response
   };
   // One direction (read or write) of the link.
   struct Channel {
     uint64_t free = 0;              // first cycle the link is free
     std::vector<uint64_t> own_end;  // per core: end of its last burst's hold
-    std::vector<Pending*> round;    // the requests of the cycle being arbitrated
-    int next = 0;                   // the core the next round's priority starts from
-    sc_core::sc_event served;       // a round is over
   };
 
   void b_transport(int core, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
-  // Grants every request of `ch`'s round in rotating priority from ch.next, in that order
-  // passing each to the memory model (`live`: false drops them, their run having ended).
-  void serve_round(Channel& ch, bool live);
   void forward(Pending& q, uint64_t s);
   // Grants core `core` a hold of `beats` beats on `ch` for a request arriving in cycle g.
   uint64_t grant(Channel& ch, int core, uint32_t beats, uint64_t g);
@@ -84,11 +69,8 @@ class Interconnect : public sc_core::sc_module {
   uint64_t m_latency;
   uint64_t m_bytes_per_cycle;
   uint64_t m_bus_bytes;
-  bool m_round_robin;                 // INTERCONNECT_ARBITRATION "round_robin"
   std::array<Channel, 2> m_channels;  // 0 = read, 1 = write
   std::vector<InterconnectCoreStats> m_stats;
-  uint64_t m_run = 0;  // reset() count: a request still waiting from an ended run is dropped
-  static constexpr int kMaxDeltas = 1000;  // a round waits at most this many delta cycles
 };
 
 // Adds the system's counters of docs/multicore.md to `stats` (coreK.cycles,

@@ -56,9 +56,6 @@ struct HwConfig {
   int cores = 0;
   int interconnect_latency_cycles = 0;   // INTERCONNECT_LATENCY_CYCLES: each way, core cycles
   int interconnect_bytes_per_cycle = 0;  // INTERCONNECT_BYTES_PER_CYCLE: per channel
-  // INTERCONNECT_ARBITRATION "round_robin" (true) or "fixed" (false, the default): how the
-  // requests of one cycle are granted (docs/multicore.md).
-  bool interconnect_round_robin = false;
   // The configuration of each core (cores entries; every one a single-core config, cores = 0).
   // This object's own core keys are those of core 0.
   std::vector<HwConfig> core_configs;
