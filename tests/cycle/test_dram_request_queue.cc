@@ -1,7 +1,7 @@
 // The DRAM controller's request queue (DramController::submit / run_until / drain): hand-built
-// cases whose cycles are written here from the JEDEC timings of a DDR3-1066 part spelled out
-// below; an independent checker that replays the command log against every timing rule; and
-// the bandwidth targets, with their bounds derived from the parameter sets' values.
+// cases whose cycles are written here from the JEDEC timings of the DDR3-1066 part of
+// ddr3_test_part.h; an independent checker that replays the command log against every timing
+// rule; and the bandwidth targets, with their bounds derived from the parameter sets' values.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,36 +11,16 @@
 #include <random>
 #include <stdexcept>
 
+#include "ddr3_test_part.h"
 #include "vta/sim/config_source.h"
 #include "vta/sim/dram_controller.h"
 #include "vta/sim/dram_spec.h"
 #include "vta/sim/hw_config.h"
 
 using namespace vta;
+using namespace vta::dramtest;
 
 namespace {
-
-// DDR3-1066F x16 (JEDEC 79-3F speed bin, 4 Gb part): values in nCK at tCK = 1.875 ns.
-constexpr int64_t kCL = 7, kCWL = 6, kRCD = 7, kRP = 7, kRAS = 20, kRC = 27;
-constexpr int64_t kRTP = 4, kREFI = 4160, kRFC = 139;
-constexpr int64_t kBurst = 4;   // BL8: four clocks of data
-constexpr uint64_t kAtom = 16;  // 16-bit bus x BL8
-
-DramSpec ddr3() {
-  DramSpec d;
-  d.preset = "test-DDR3-1066";
-  d.channels = 1, d.ranks = 1, d.bank_groups = 1, d.banks = 8, d.rows = 32768, d.columns = 1024;
-  d.bus_bits = 16, d.burst_length = 8, d.tck_ps = 1875;
-  d.cl = kCL, d.cwl = kCWL, d.rcd = kRCD, d.rp = kRP, d.ras = kRAS, d.rc = kRC, d.wr = 8;
-  d.rtp = kRTP, d.wtr = 4, d.rrd = 6, d.faw = 27, d.ccd = 4, d.refi = kREFI, d.rfc = kRFC;
-  d.address_map = "RoRaBaBgCoCh";  // byte address = row | bank | column (128 bursts) | 16 B
-  d.queue_depth = 32;
-  return d;
-}
-
-uint64_t addr(uint64_t bank, uint64_t row, uint64_t col) {
-  return ((row << 3 | bank) << 7 | col) * kAtom;
-}
 
 DramRequest request(uint64_t a, uint64_t bytes, int64_t arrival, bool write = false) {
   DramRequest q;
