@@ -12,8 +12,11 @@
 #include "vta/explore/area_model.h"
 #include "vta/sim/hw_config.h"
 
+#include "model_test_support.h"
+
 using vta::explore::estimate_area;
 using vta::explore::map_memory;
+using vta::exploretest::pynq_at;
 
 TEST_CASE("area: one memory maps like Yosys maps vta_sram alone", "[explore][area]") {
   // (depth, width) -> what `synth_xilinx -family xc7` made of hw/rtl/vta_sram.v with those
@@ -29,22 +32,6 @@ TEST_CASE("area: one memory maps like Yosys maps vta_sram alone", "[explore][are
   CHECK(map_memory(2048, 128).bram36 == 7.5);  // 15 RAMB18 of 2K x 9
   CHECK(map_memory(1024, 32).bram36 == 1);
 }
-
-namespace {
-
-// pynq (1x16x16, 64-bit bus) at other element widths; buffer sizes as configs/pynq_int*.json.
-vta::HwConfig pynq_at(int log_inp, int log_wgt, int log_acc) {
-  nlohmann::json j = vta::HwConfig::default_config().to_json();
-  j["LOG_INP_WIDTH"] = log_inp;
-  j["LOG_WGT_WIDTH"] = log_wgt;
-  j["LOG_ACC_WIDTH"] = log_acc;
-  j["LOG_INP_BUFF_SIZE"] = 15 + log_inp - 3;
-  j["LOG_WGT_BUFF_SIZE"] = 18 + log_wgt - 3;
-  j["LOG_ACC_BUFF_SIZE"] = 17 + log_acc - 5;
-  return vta::HwConfig::from_json(j, "pynq_at");
-}
-
-}  // namespace
 
 TEST_CASE("area: DSP48 slices of one product at each width", "[explore][area]") {
   using vta::explore::dsp_per_product;

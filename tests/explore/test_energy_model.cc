@@ -8,23 +8,13 @@
 #include "vta/explore/energy_model.h"
 #include "vta/sim/hw_config.h"
 
+#include "model_test_support.h"
+
 using vta::HwConfig;
 using vta::Stats;
 using vta::explore::estimate_energy;
-
-namespace {
-
-double part(const vta::explore::EnergyEstimate& e, const std::string& name) {
-  for (const auto& p : e.parts) {
-    if (p.name == name) {
-      return p.joules;
-    }
-  }
-  FAIL("no energy part " << name);
-  return 0;
-}
-
-}  // namespace
+using vta::exploretest::energy_part;
+using vta::exploretest::pynq_at;
 
 TEST_CASE("energy: GEMM micro-ops on pynq, by hand", "[explore][energy]") {
   const HwConfig& pynq = HwConfig::default_config();  // 1x16x16, 32 KiB inp, 256 KiB wgt
@@ -32,15 +22,15 @@ TEST_CASE("energy: GEMM micro-ops on pynq, by hand", "[explore][energy]") {
   s.gemm_counter = 1000;
   const auto e = estimate_energy(pynq, s);
   // 1000 micro-ops x 256 MACs x 0.3 pJ = 76.8 nJ.
-  CHECK(part(e, "gemm.mac") == Approx(76.8e-9));
+  CHECK(energy_part(e, "gemm.mac") == Approx(76.8e-9));
   // inp SRAM, 32 KiB: 1.25 pJ/B x sqrt(4) = 2.5 pJ/B; 1000 reads of a 16-byte tile = 40 nJ.
-  CHECK(part(e, "sram.inp") == Approx(40e-9));
+  CHECK(energy_part(e, "sram.inp") == Approx(40e-9));
   // wgt SRAM, 256 KiB: 1.25 x sqrt(32) pJ/B; 1000 reads of 256 bytes.
-  CHECK(part(e, "sram.wgt") == Approx(1000 * 256 * 1.25e-12 * std::sqrt(32.0)));
+  CHECK(energy_part(e, "sram.wgt") == Approx(1000 * 256 * 1.25e-12 * std::sqrt(32.0)));
   // acc SRAM, 128 KiB: 1.25 x 4 = 5 pJ/B; one 64-byte read and one write per micro-op = 640 nJ.
-  CHECK(part(e, "sram.acc") == Approx(640e-9));
+  CHECK(energy_part(e, "sram.acc") == Approx(640e-9));
   // fsim stats are untimed: no static energy.
-  CHECK(part(e, "static") == 0);
+  CHECK(energy_part(e, "static") == 0);
 }
 
 TEST_CASE("energy: DRAM by the board's standard, static power over time", "[explore][energy]") {
@@ -53,16 +43,16 @@ TEST_CASE("energy: DRAM by the board's standard, static power over time", "[expl
   s.cycles = 100000;  // 1 ms at 100 MHz
   const auto e = estimate_energy(pynq, s);
   // DDR3: (1.3 + 2.6) / 2 nJ per 8 bytes = 243.75 pJ/B.
-  CHECK(part(e, "dram.read") == Approx(1160 * 243.75e-12));
-  CHECK(part(e, "dram.write") == Approx(500 * 243.75e-12));
-  CHECK(part(e, "static") == Approx(0.1 * 1e-3));  // 100 mW x 1 ms
+  CHECK(energy_part(e, "dram.read") == Approx(1160 * 243.75e-12));
+  CHECK(energy_part(e, "dram.write") == Approx(500 * 243.75e-12));
+  CHECK(energy_part(e, "static") == Approx(0.1 * 1e-3));  // 100 mW x 1 ms
   CHECK(e.params.dram_type == "DDR3");
 
   HwConfig zcu = pynq;
   zcu.target = "zcu104";  // DDR4: DDR3 x (1.2 / 1.5)^2
   const auto e4 = estimate_energy(zcu, s);
   CHECK(e4.params.dram_type == "DDR4");
-  CHECK(part(e4, "dram.write") == Approx(500 * 243.75e-12 * 0.64));
+  CHECK(energy_part(e4, "dram.write") == Approx(500 * 243.75e-12 * 0.64));
   CHECK(e4.total_joules() < e.total_joules());
 }
 
@@ -76,8 +66,8 @@ TEST_CASE("energy: ENERGY_* config keys override the table", "[explore][energy]"
   s.timed = true;
   s.cycles = 1000;
   const auto e = estimate_energy(cfg, s);
-  CHECK(part(e, "gemm.mac") == Approx(10 * 256 * 1e-12));
-  CHECK(part(e, "static") == 0);
+  CHECK(energy_part(e, "gemm.mac") == Approx(10 * 256 * 1e-12));
+  CHECK(energy_part(e, "static") == 0);
   CHECK(cfg.to_json().at("ENERGY_MAC_PJ") == 1.0);
   j["ENERGY_ALU_OP_PJ"] = -1;
   CHECK_THROWS_WITH(HwConfig::from_json(j, "test"),
@@ -97,31 +87,21 @@ TEST_CASE("energy: MAC and ALU energies follow the element widths, by hand", "[e
   CHECK(vta::explore::add_pj(32) == Approx(0.1));
   CHECK(vta::explore::add_pj(16) == Approx(0.03 + 0.07 / 3));
 
-  const auto at = [](int log_inp, int log_wgt, int log_acc) {
-    nlohmann::json j = HwConfig::default_config().to_json();
-    j["LOG_INP_WIDTH"] = log_inp;
-    j["LOG_WGT_WIDTH"] = log_wgt;
-    j["LOG_ACC_WIDTH"] = log_acc;
-    j["LOG_INP_BUFF_SIZE"] = 15 + log_inp - 3;  // the same depths as pynq's
-    j["LOG_WGT_BUFF_SIZE"] = 18 + log_wgt - 3;
-    j["LOG_ACC_BUFF_SIZE"] = 17 + log_acc - 5;
-    return HwConfig::from_json(j, "pynq_at");
-  };
   Stats s;
   s.gemm_counter = 1000;  // 256 MACs each
   s.alu_counter = 100;    // 16 lanes each
   const double add16 = 0.03 + 0.07 / 3;
-  const auto i4 = estimate_energy(at(2, 2, 4), s);
+  const auto i4 = estimate_energy(pynq_at(2, 2, 4), s);
   CHECK(i4.params.mac_pj == Approx(0.05 + add16));
-  CHECK(part(i4, "gemm.mac") == Approx(256000 * (0.05 + add16) * 1e-12));
-  CHECK(part(i4, "alu.op") == Approx(1600 * add16 * 1e-12));
-  const auto i8 = estimate_energy(at(3, 3, 5), s);
+  CHECK(energy_part(i4, "gemm.mac") == Approx(256000 * (0.05 + add16) * 1e-12));
+  CHECK(energy_part(i4, "alu.op") == Approx(1600 * add16 * 1e-12));
+  const auto i8 = estimate_energy(pynq_at(3, 3, 5), s);
   CHECK(i8.params.mac_pj == Approx(0.3));  // the int8 x int8 -> int32 MAC as before
-  CHECK(part(i8, "alu.op") == Approx(1600 * 0.1e-12));
-  CHECK(estimate_energy(at(4, 4, 5), s).params.mac_pj == Approx(0.9));
-  CHECK(estimate_energy(at(5, 5, 5), s).params.mac_pj == Approx(3.3));
+  CHECK(energy_part(i8, "alu.op") == Approx(1600 * 0.1e-12));
+  CHECK(estimate_energy(pynq_at(4, 4, 5), s).params.mac_pj == Approx(0.9));
+  CHECK(estimate_energy(pynq_at(5, 5, 5), s).params.mac_pj == Approx(3.3));
   // SRAM traffic is in bytes, so it follows the widths too: an int4 input tile (16 lanes) is 8
   // bytes, read 1000 times from a 16 KiB buffer at 1.25 x sqrt(2) pJ/B.
-  CHECK(part(i4, "sram.inp") == Approx(1000 * 8 * 1.25e-12 * std::sqrt(2.0)));
-  CHECK(part(i8, "sram.inp") == Approx(1000 * 16 * 1.25e-12 * std::sqrt(4.0)));
+  CHECK(energy_part(i4, "sram.inp") == Approx(1000 * 8 * 1.25e-12 * std::sqrt(2.0)));
+  CHECK(energy_part(i8, "sram.inp") == Approx(1000 * 16 * 1.25e-12 * std::sqrt(4.0)));
 }

@@ -11,6 +11,8 @@
 #include "vta/explore/system_energy.h"
 #include "vta/sim/hw_config.h"
 
+#include "model_test_support.h"
+
 using vta::HwConfig;
 using vta::Stats;
 using vta::explore::estimate_area;
@@ -18,26 +20,8 @@ using vta::explore::estimate_energy;
 using vta::explore::estimate_system_area;
 using vta::explore::estimate_system_energy;
 using vta::explore::interconnect_area;
-
-namespace {
-
-HwConfig pynq_with(const nlohmann::json& extra) {
-  nlohmann::json j = HwConfig::default_config().to_json();
-  j.update(extra);
-  return HwConfig::from_json(j, "test");
-}
-
-double part(const vta::explore::EnergyEstimate& e, const std::string& name) {
-  for (const auto& p : e.parts) {
-    if (p.name == name) {
-      return p.joules;
-    }
-  }
-  FAIL("no energy part " << name);
-  return 0;
-}
-
-}  // namespace
+using vta::exploretest::energy_part;
+using vta::exploretest::pynq_with;
 
 TEST_CASE("system area: the interconnect by hand", "[explore][area][multicore]") {
   // 2 ports, 64-bit data: every multiplexed bit one LUT (ceil(1/3)); multiplexed bits: two
@@ -113,10 +97,10 @@ TEST_CASE("system energy: two identical cores are twice one plus the interconnec
   CHECK(e.core_joules[0] == Approx(core));
   CHECK(e.core_joules[1] == Approx(core));
   // 1000 micro-ops x 256 MACs x 0.3 pJ per core.
-  CHECK(part(e.total, "gemm.mac") == Approx(2 * 76.8e-9));
+  CHECK(energy_part(e.total, "gemm.mac") == Approx(2 * 76.8e-9));
   // Each core's 1600 bytes cross the interconnect once: 3200 B x 1 pJ.
   CHECK(e.interconnect_bytes == 3200);
-  CHECK(part(e.total, "interconnect") == Approx(3.2e-9));
+  CHECK(energy_part(e.total, "interconnect") == Approx(3.2e-9));
   CHECK(e.total.total_joules() == Approx(2 * core + 3.2e-9));
 }
 
@@ -128,13 +112,13 @@ TEST_CASE("system energy: different cores by their own configs", "[explore][ener
   const auto e = estimate_system_energy(sys_cfg, sys);
   // Core 0: 1000 x 256 MACs x 0.3 pJ = 76.8 nJ; core 1 (1x32x32): 1000 x 1024 x 0.3 pJ =
   // 307.2 nJ.
-  CHECK(part(e.total, "gemm.mac") == Approx(384e-9));
-  CHECK(part(e.total, "interconnect") == 0);  // no DRAM traffic
+  CHECK(energy_part(e.total, "gemm.mac") == Approx(384e-9));
+  CHECK(energy_part(e.total, "interconnect") == 0);  // no DRAM traffic
   // Static power over the system's cycles for each core: 2 x 100 mW x 1000 cycles / 100 MHz.
   Stats timed = sys;
   timed.timed = true;
   timed.cycles = 600;  // core 0's own
   timed.add("system.cycles", 1000, "cycles", "");
   const auto t = estimate_system_energy(sys_cfg, timed);
-  CHECK(part(t.total, "static") == Approx(2 * 0.1 * 1000 / 100e6));
+  CHECK(energy_part(t.total, "static") == Approx(2 * 0.1 * 1000 / 100e6));
 }
