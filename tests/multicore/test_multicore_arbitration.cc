@@ -4,80 +4,23 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "burst_reader.h"
 #include "interconnect.h"
-#include "vta/sim/config_source.h"
+#include "multicore_test_support.h"
 #include "vta/sim/cycle/dram_memory.h"
 #include "vta/sim/cycle/dram_target.h"
-#include "vta/sim/cycle/sim_context.h"
 
 using namespace vta;
 using namespace vta::cycle;
+using namespace vta::multicoretest;
 
 namespace {
-
-// A core's side of the interconnect: reads one burst at each of the given cycles (each one once
-// the previous has returned from b_transport), keeping their timings. Core k's reads go `rank`
-// = k delta cycles into their cycle, as a core's memory interface sends them (set_core_rank).
-class Reader : public sc_core::sc_module {
- public:
-  struct Read {
-    uint64_t at = 0, addr = 0;
-    uint32_t bytes = 0;
-  };
-  tlm_utils::simple_initiator_socket<Reader> socket;
-  std::vector<MemTimingExt> timing;
-
-  Reader(sc_core::sc_module_name name, std::vector<Read> reads, int rank)
-      : sc_core::sc_module(name), socket("socket"), m_reads(std::move(reads)), m_rank(rank) {
-    SC_HAS_PROCESS(Reader);
-    SC_THREAD(main);
-  }
-
- private:
-  void main() {
-    for (const Read& r : m_reads) {
-      if (cycles(r.at) > sc_core::sc_time_stamp()) {
-        sc_core::wait(cycles(r.at) - sc_core::sc_time_stamp());
-      }
-      for (int k = 0; k < m_rank; ++k) {
-        sc_core::wait(sc_core::SC_ZERO_TIME);
-      }
-      std::vector<uint8_t> data(r.bytes);
-      tlm::tlm_generic_payload p;
-      MemTimingExt ext;
-      p.set_extension(&ext);
-      p.set_command(tlm::TLM_READ_COMMAND);
-      p.set_address(r.addr);
-      p.set_data_ptr(data.data());
-      p.set_data_length(r.bytes);
-      p.set_streaming_width(r.bytes);
-      sc_core::sc_time delay = cycles(r.at) - sc_core::sc_time_stamp();
-      socket->b_transport(p, delay);
-      timing.push_back(ext);
-      p.clear_extension(&ext);
-    }
-  }
-
-  std::vector<Read> m_reads;
-  int m_rank;
-};
-
-HwConfig system_config(const std::string& preset, int cores, const nlohmann::json& set) {
-  nlohmann::json j = resolve_config(preset, {}).keys;
-  j["CORES"] = cores;
-  j["INTERCONNECT_LATENCY_CYCLES"] = 0;
-  for (const auto& [k, v] : set.items()) {
-    j[k] = v;
-  }
-  return HwConfig::from_json(j, preset + " with CORES");
-}
 
 // Three cores read a 4-beat burst in cycle 10 and again in cycle 40; each burst holds the read
 // channel 4 cycles (width one beat). `grants[round][core]` are the expected grant cycles and
@@ -87,23 +30,18 @@ void check_two_rounds(const std::string& arbitration, const uint64_t (&grants)[2
   const HwConfig cfg = system_config("pynq_fixed", 3, {{"INTERCONNECT_ARBITRATION", arbitration}});
   Dram dram;
   const uint32_t phys = dram.phys_addr(dram.alloc(8192));
-  SimContext ctx;
-  const SimContext::Lock lock = ctx.activate();
-  Interconnect ic("interconnect", cfg);
-  DramTarget memory("dram", cfg, dram);
+  SharedMemory<DramTarget> shared(cfg, dram);
+  const Interconnect& ic = shared.ic;
   const uint32_t bytes = 4 * static_cast<uint32_t>(cfg.bus_bytes);
-  std::vector<std::unique_ptr<Reader>> cores;
+  std::vector<std::unique_ptr<BurstReader>> cores;
   for (uint32_t k = 0; k < 3; ++k) {
     const uint64_t a = phys + k * 1024;
-    cores.push_back(std::make_unique<Reader>(
+    cores.push_back(std::make_unique<BurstReader>(
         fmt::format("core{}", k).c_str(),
-        std::vector<Reader::Read>{{10, a, bytes}, {40, a + 512, bytes}}, static_cast<int>(k)));
-    cores.back()->socket.bind(ic.cores);
+        std::vector<BurstReader::Read>{{10, a, bytes}, {40, a + 512, bytes}}, static_cast<int>(k)));
+    shared.bind(*cores.back());
   }
-  ic.memory.bind(memory.socket);
-  ic.reset(0);
-  memory.reset(0);
-  SimContext::start();
+  shared.run();
 
   // The fixed memory sees each burst in its grant cycle s (latency 0) and gives its first beat
   // in max(s + R, its read channel free), one beat per cycle (cpb 1 on pynq_fixed).
@@ -162,18 +100,13 @@ TEST_CASE("multicore: out of order, the DRAM serves another core's bank first", 
     const uint64_t row_bytes = 2048, all_banks = 8 * row_bytes;  // RoRaBaBgCoCh, 8 banks
     const uint64_t phys = dram.phys_addr(dram.alloc(4 * all_banks));
     const uint64_t base = (phys + all_banks - 1) / all_banks * all_banks;
-    SimContext ctx;
-    const SimContext::Lock lock = ctx.activate();
-    Interconnect ic("interconnect", cfg);
-    DramMemory memory("dram", cfg, dram);
-    Reader a("a", {{10, base, 16}, {11, base + all_banks, 16}}, 0);
-    Reader b("b", {{12, base + row_bytes, 16}}, 1);
-    a.socket.bind(ic.cores);
-    b.socket.bind(ic.cores);
-    ic.memory.bind(memory.socket);
-    ic.reset(0);
-    memory.reset(0);
-    SimContext::start();
+    SharedMemory<DramMemory> shared(cfg, dram);
+    const Interconnect& ic = shared.ic;
+    BurstReader a("a", {{10, base, 16}, {11, base + all_banks, 16}}, 0);
+    BurstReader b("b", {{12, base + row_bytes, 16}}, 1);
+    shared.bind(a);
+    shared.bind(b);
+    shared.run();
     REQUIRE(a.timing.size() == 2);
     REQUIRE(b.timing.size() == 1);
     CHECK(a.timing[0].last == 15);

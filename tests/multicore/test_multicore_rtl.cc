@@ -11,30 +11,22 @@
 
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
-#include "bench_programs.h"
+#include "core_seat.h"
 #include "isa_programs.h"
+#include "multicore_test_support.h"
 #include "program_builder.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/backend.h"
-#include "vta/sim/config_source.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/cycle/dram_target.h"
 #include "vta/sim/cycle/sim_context.h"
 
 using namespace vta;
 using namespace vta::testprog;
+using namespace vta::multicoretest;
 
 namespace {
-
-// pynq_fixed (the contract's memory: Lr 16, Lw 8, one beat per cycle, 8-byte bus) with CORES.
-HwConfig system_config(int cores, int latency) {
-  nlohmann::json j = resolve_config("pynq_fixed", {}).keys;
-  j["CORES"] = cores;
-  j["INTERCONNECT_LATENCY_CYCLES"] = latency;
-  return HwConfig::from_json(j, "pynq_fixed with CORES");
-}
 
 std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& cfg, Dram& dram) {
   if (name == "rtl") {
@@ -104,52 +96,15 @@ TEST_CASE("multicore rtl: the worked example on two cores, by hand", "[multicore
 
 namespace {
 
-// Stands for one core of a system backend inside an ISA-suite case: the case builds its program
-// in the system's DRAM and calls run(), which here starts the partner case (whose run() starts
-// both programs together), and checks its outputs afterwards as it does alone.
-class CoreSeat : public Backend {
+// A core's seat that also keeps, per run, this core's named counters as the RTL has them.
+class CountingSeat : public CoreSeat {
  public:
-  CoreSeat(Backend& system, int core)
-      : Backend(system.config(), system.dram()), m_sys(system), m_core(core) {}
-  const char* name() const override { return "core-seat"; }
-
-  CoreSeat* partner = nullptr;
-  const IsaTestCase* partner_case = nullptr;
-  std::string partner_result;
-  // Per run: this core's cycles and named counters (core_stats(k) of the system).
-  std::vector<uint64_t> cycles;
+  using CoreSeat::CoreSeat;
   std::vector<std::map<std::string, double>> counters;
 
-  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override {
-    m_program = CoreProgram{insn_phys, insn_count};
-    if (partner_case != nullptr) {  // the outer case: let the partner build its program
-      const IsaTestCase* pc = partner_case;
-      partner_case = nullptr;
-      partner_result = pc->run_and_check(*partner);
-      partner->m_program = CoreProgram{};  // its DRAM is freed: later runs are this core's alone
-      return RunStatus::kOk;
-    }
-    std::vector<CoreProgram> progs(2);
-    progs[static_cast<size_t>(m_core)] = m_program;
-    if (partner != nullptr) {
-      progs[static_cast<size_t>(partner->m_core)] = partner->m_program;
-    }
-    m_sys.clear_stats();
-    const RunStatus st = m_sys.run_cores(progs, wait_cycles);
-    for (CoreSeat* s : {this, partner}) {
-      if (s != nullptr) {
-        s->record();
-      }
-    }
-    return st;
-  }
-
- private:
-  void record() {
-    m_stats = m_sys.core_stats(m_core);
-    m_stats.runs = 1;
-    const NamedCounter* c = m_sys.stats().find(fmt::format("core{}.cycles", m_core));
-    cycles.push_back(c != nullptr ? static_cast<uint64_t>(c->value) : m_stats.cycles);
+ protected:
+  void record() override {
+    CoreSeat::record();
     std::map<std::string, double> named;
     for (const NamedCounter& n : m_stats.extra) {
       // the exact-byte traffic counters and ratios the RTL does not have (hw/README.md)
@@ -157,25 +112,11 @@ class CoreSeat : public Backend {
         named[n.name] = n.value;
       }
     }
-    const std::string contention = fmt::format("core{}.dram_contention_cycles", m_core);
-    named[contention] = m_sys.stats().find(contention)->value;
+    const std::string contention = fmt::format("core{}.dram_contention_cycles", core());
+    named[contention] = system().stats().find(contention)->value;
     counters.push_back(named);
   }
-
-  Backend& m_sys;
-  int m_core;
-  CoreProgram m_program;
 };
-
-const IsaTestCase& find_case(const std::vector<IsaTestCase>& v, const std::string& name) {
-  for (const auto& c : v) {
-    if (c.name == name) {
-      return c;
-    }
-  }
-  FAIL("no ISA case " << name);
-  return v.front();
-}
 
 struct PairRun {
   std::string a, b;  // "" = outputs and upstream counters match the case's reference
@@ -189,7 +130,7 @@ PairRun run_pair(const std::string& backend, const HwConfig& cfg, const std::str
   Dram dram;
   std::unique_ptr<Backend> sys = make_backend(backend, cfg, dram);
   const auto cases = isa_test_cases(cfg);
-  CoreSeat seat_a(*sys, 0), seat_b(*sys, 1);
+  CountingSeat seat_a(*sys, 0), seat_b(*sys, 1);
   seat_a.partner = &seat_b;
   seat_b.partner = &seat_a;
   seat_a.partner_case = &find_case(cases, b);
@@ -246,10 +187,7 @@ TEST_CASE("multicore rtl: the ISA suite in pairs equals the cycle model, cycle f
   bool alone_checked = false;
   for (const char* preset : {"pynq_fixed", "pynq"}) {
     for (int latency : {0, 5}) {
-      nlohmann::json j = resolve_config(preset, {}).keys;
-      j["CORES"] = 2;
-      j["INTERCONNECT_LATENCY_CYCLES"] = latency;
-      const HwConfig cfg = HwConfig::from_json(j, std::string(preset) + " with CORES");
+      const HwConfig cfg = system_config(preset, 2, {{"INTERCONNECT_LATENCY_CYCLES", latency}});
       const auto cases = isa_test_cases(cfg);
       for (size_t i = 0; i + 1 < cases.size(); ++i) {
         const std::string a = cases[i].name, b = cases[i + 1].name;
@@ -277,22 +215,13 @@ TEST_CASE("multicore rtl: one core behind a wide interconnect of latency 0 is th
   // model, so CORES = 1 must give the single core's cycles exactly, on both memory models.
   for (const char* preset : {"pynq_fixed", "pynq"}) {
     INFO(preset);
-    nlohmann::json keys = resolve_config(preset, {}).keys;
-    const HwConfig single = HwConfig::from_json(keys, preset);
-    keys["CORES"] = 1;
-    keys["INTERCONNECT_BYTES_PER_CYCLE"] = 4096;
-    const HwConfig system = HwConfig::from_json(keys, preset);
     std::map<std::string, uint64_t> cycles;
     for (const char* backend : {"rtl", "cycle"}) {
-      for (int k = 0; k < 2; ++k) {
-        const HwConfig& cfg = k == 0 ? single : system;
-        Dram dram;
-        std::unique_ptr<Backend> be = make_backend(backend, cfg, dram);
-        ProgramBuilder pb(cfg, dram);
-        build_memory_bound_program(pb, 2);
-        REQUIRE(pb.run(*be) == RunStatus::kOk);
-        cycles[fmt::format("{} {}", backend, k == 0 ? "single" : "CORES 1")] = be->stats().cycles;
-      }
+      const AloneAndOneCore c = memory_bound_cycles(preset, [&](const HwConfig& cfg, Dram& dram) {
+        return make_backend(backend, cfg, dram);
+      });
+      cycles[fmt::format("{} single", backend)] = c.alone;
+      cycles[fmt::format("{} CORES 1", backend)] = c.one_core;
     }
     CHECK(cycles["rtl single"] > 0);
     CHECK(cycles["rtl CORES 1"] == cycles["rtl single"]);

@@ -7,85 +7,36 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
-#include "bench_programs.h"
+#include "burst_reader.h"
+#include "core_seat.h"
 #include "interconnect.h"
 #include "isa_programs.h"
+#include "multicore_test_support.h"
 #include "vta/sim/backend.h"
-#include "vta/sim/config_source.h"
 #include "vta/sim/cycle/cycle_backend.h"
 #include "vta/sim/cycle/dram_target.h"
-#include "vta/sim/cycle/sim_context.h"
 #include "vta/sim/fsim.h"
 
 using namespace vta;
 using namespace vta::cycle;
 
-namespace {
-
-HwConfig system_config(int cores, int latency) {
-  nlohmann::json j = resolve_config("pynq_fixed", {}).keys;
-  j["CORES"] = cores;
-  j["INTERCONNECT_LATENCY_CYCLES"] = latency;
-  return HwConfig::from_json(j, "pynq_fixed with CORES");
-}
-
-// A core's side of the interconnect: reads one burst at a given cycle, keeps its timing.
-class BurstReader : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<BurstReader> socket;
-  MemTimingExt timing;
-
-  BurstReader(sc_core::sc_module_name name, uint64_t at, uint64_t addr, uint32_t bytes)
-      : sc_core::sc_module(name), socket("socket"), m_at(at), m_addr(addr), m_data(bytes) {
-    SC_HAS_PROCESS(BurstReader);
-    SC_THREAD(main);
-  }
-
- private:
-  void main() {
-    sc_core::wait(cycles(m_at));
-    tlm::tlm_generic_payload p;
-    MemTimingExt ext;
-    p.set_extension(&ext);
-    p.set_command(tlm::TLM_READ_COMMAND);
-    p.set_address(m_addr);
-    p.set_data_ptr(m_data.data());
-    p.set_data_length(static_cast<uint32_t>(m_data.size()));
-    p.set_streaming_width(static_cast<uint32_t>(m_data.size()));
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket->b_transport(p, delay);
-    timing = ext;
-    p.clear_extension(&ext);
-  }
-
-  uint64_t m_at, m_addr;
-  std::vector<uint8_t> m_data;
-};
-
-}  // namespace
+using namespace vta::multicoretest;
 
 TEST_CASE("multicore: two cores reading one burst in the same cycle, by hand", "[multicore]") {
   const HwConfig cfg = system_config(2, 3);
   Dram dram;
   const uint32_t phys = dram.phys_addr(dram.alloc(4096));
-  SimContext ctx;
-  const SimContext::Lock lock = ctx.activate();
-  Interconnect ic("interconnect", cfg);
-  DramTarget memory("dram", cfg, dram);
+  SharedMemory<DramTarget> shared(cfg, dram);
+  const Interconnect& ic = shared.ic;
   const uint32_t beats = 4;
   const auto bytes = static_cast<uint32_t>(beats * cfg.bus_bytes);
-  BurstReader a("a", 10, phys, bytes);
-  BurstReader b("b", 10, phys + 1024, bytes);
-  a.socket.bind(ic.cores);
-  b.socket.bind(ic.cores);
-  ic.memory.bind(memory.socket);
-  ic.reset(0);
-  memory.reset(0);
-  SimContext::start();
+  BurstReader a("a", {{10, phys, bytes}}, 0);
+  BurstReader b("b", {{10, phys + 1024, bytes}}, 0);
+  shared.bind(a);
+  shared.bind(b);
+  shared.run();
 
   // The rule (interconnect.h): latency L each way; a burst holds the read channel for
   // ceil(beats * bus bytes / width) cycles; the fixed memory (sim/README.md section 2) gives
@@ -102,7 +53,7 @@ TEST_CASE("multicore: two cores reading one burst in the same cycle, by hand", "
   // for the memory's read channel too: max(17 + R, 13 + R + beats * cpb).
   const uint64_t second_first = std::max(10 + hold + L + R, 10 + L + R + beats * cpb);
   const uint64_t second_last = second_first + (beats - 1) * cpb + L;
-  std::vector<uint64_t> lasts = {a.timing.last, b.timing.last};
+  std::vector<uint64_t> lasts = {a.timing.at(0).last, b.timing.at(0).last};
   std::sort(lasts.begin(), lasts.end());
   CHECK(lasts[0] == first_last);
   CHECK(lasts[1] == second_last);
@@ -115,64 +66,6 @@ TEST_CASE("multicore: two cores reading one burst in the same cycle, by hand", "
 }
 
 namespace {
-
-// Stands for one core of a system backend inside an ISA-suite case: the case builds its program
-// in the system's DRAM and calls run(), which here starts the partner case (whose run() starts
-// both programs together, or each alone), and checks its outputs afterwards as it does alone.
-class CoreSeat : public Backend {
- public:
-  CoreSeat(Backend& system, int core)
-      : Backend(system.config(), system.dram()), m_sys(system), m_core(core) {}
-  const char* name() const override { return "core-seat"; }
-
-  CoreSeat* partner = nullptr;
-  const testprog::IsaTestCase* partner_case = nullptr;
-  bool together = true;
-  std::string partner_result;
-  uint64_t cycles = 0;  // this core's cycles in the (last) run
-
-  RunStatus run(uint32_t insn_phys, uint32_t insn_count, uint64_t wait_cycles) override {
-    m_program = CoreProgram{insn_phys, insn_count};
-    if (partner_case != nullptr) {  // the outer case: let the partner build its program
-      const testprog::IsaTestCase* pc = partner_case;
-      partner_case = nullptr;
-      partner_result = pc->run_and_check(*partner);
-      return RunStatus::kOk;
-    }
-    std::vector<CoreProgram> progs(2);
-    progs[static_cast<size_t>(m_core)] = m_program;
-    if (together && partner != nullptr) {
-      progs[static_cast<size_t>(partner->m_core)] = partner->m_program;
-    }
-    m_sys.clear_stats();
-    const RunStatus st = m_sys.run_cores(progs, wait_cycles);
-    for (CoreSeat* s : {this, partner}) {
-      if (s != nullptr) {
-        s->m_stats = m_sys.core_stats(s->m_core);
-        const NamedCounter* c = m_sys.stats().find(fmt::format("core{}.cycles", s->m_core));
-        s->cycles = c != nullptr ? static_cast<uint64_t>(c->value) : s->m_stats.cycles;
-        s->m_stats.runs = 1;
-      }
-    }
-    return st;
-  }
-
- private:
-  Backend& m_sys;
-  int m_core;
-  CoreProgram m_program;
-};
-
-const testprog::IsaTestCase& find_case(const std::vector<testprog::IsaTestCase>& v,
-                                       const std::string& name) {
-  for (const auto& c : v) {
-    if (c.name == name) {
-      return c;
-    }
-  }
-  FAIL("no ISA case " << name);
-  return v.front();
-}
 
 struct PairResult {
   std::string a, b;  // "" = outputs and counters match the case's reference
@@ -205,8 +98,8 @@ PairResult run_pair(const std::string& backend, const HwConfig& cfg, const std::
     r.a = find_case(cases, a).run_and_check(seat_a);
     r.b = seat_a.partner_result;
   }
-  r.a_cycles = seat_a.cycles;
-  r.b_cycles = seat_b.cycles;
+  r.a_cycles = seat_a.last_cycles();
+  r.b_cycles = seat_b.last_cycles();
   return r;
 }
 
@@ -244,22 +137,11 @@ TEST_CASE("multicore: one core behind a wide interconnect of latency 0 is the si
   // model, so CORES = 1 must give the single core's cycles exactly, on both memory models.
   for (const char* preset : {"pynq_fixed", "pynq"}) {
     INFO(preset);
-    nlohmann::json keys = resolve_config(preset, {}).keys;
-    const HwConfig single = HwConfig::from_json(keys, preset);
-    keys["CORES"] = 1;
-    keys["INTERCONNECT_BYTES_PER_CYCLE"] = 4096;
-    const HwConfig system = HwConfig::from_json(keys, preset);
-    uint64_t cycles[2] = {0, 0};
-    for (int k = 0; k < 2; ++k) {
-      const HwConfig& cfg = k == 0 ? single : system;
-      Dram dram;
-      CycleBackend be(cfg, dram);
-      testprog::ProgramBuilder pb(cfg, dram);
-      testprog::build_memory_bound_program(pb, 2);
-      REQUIRE(pb.run(be) == RunStatus::kOk);
-      cycles[k] = be.stats().cycles;
-    }
-    CHECK(cycles[0] > 0);
-    CHECK(cycles[1] == cycles[0]);
+    const AloneAndOneCore cycles = memory_bound_cycles(
+        preset, [](const HwConfig& cfg, Dram& dram) -> std::unique_ptr<Backend> {
+          return std::make_unique<CycleBackend>(cfg, dram);
+        });
+    CHECK(cycles.alone > 0);
+    CHECK(cycles.one_core == cycles.alone);
   }
 }
