@@ -20,27 +20,17 @@ usage: check_cores_report.py VTASIM SOURCE_DIR WORKDIR
 import json
 import math
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
+
+from report_checks import check_page_layout, fail, find_browser, sweep
 
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
 # DS891 (XCZU7EV): LUT, FF, DSP48, BRAM36; UG1085: 128-bit HP ports; published clock 333 MHz.
 BUDGET = (230400, 460800, 1728, 312)
 PORT_BITS = 128
 F_PUB = 333.0
-
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def sweep(vtasim, spec, db):
-    p = subprocess.run([vtasim, "sweep", spec, "--db", db, "-j", "2", "--quiet"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        fail("vtasim sweep %s: exit %d\n%s%s" % (spec, p.returncode, p.stdout, p.stderr))
 
 
 def rows_of(db):
@@ -176,23 +166,12 @@ def check_report(vtasim, db, out, grid, browser):
     if browser is None:
         print("chromium is not installed (scripts/setup.sh installs it): page not opened")
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from check_sweep_report import LAYOUT_PROBE, open_in_browser
-    probe = os.path.join(out, "layout_probe.html")
-    with open(probe, "w") as f:
-        f.write(page.replace("</head>", LAYOUT_PROBE + "</head>", 1))
-    for width in (1400, 390):
-        attrs, console = open_in_browser(browser, probe, width)
-        if console:
-            fail("console messages at %d px: %s" % (width, console[:3]))
-        if attrs.get("loaded") != "1" or attrs.get("probed") != "1":
-            fail("the page's scripts did not run at %d px" % width)
+
+    def pareto_rows(attrs, width):
         if attrs.get("multicore-pareto-rows") != str(len(front)):
             fail("the multicore Pareto table has %s rows, by hand %d"
                  % (attrs.get("multicore-pareto-rows"), len(front)))
-        if attrs.get("offscreen") or attrs.get("clipped"):
-            fail("at %d px: off-screen [%s], clipped texts [%s]"
-                 % (width, attrs.get("offscreen"), attrs.get("clipped")))
+    check_page_layout(browser, page, out, check=pareto_rows)
     print("the multicore report in Chromium: %d Pareto rows, nothing clipped or off-screen at "
           "1400 and 390 px, no console errors" % len(front))
 
@@ -206,7 +185,7 @@ def main():
     spec = check_spec_rows(src, work, db)
     sweep(vtasim, spec, db)
     grid = check_rows(rows_of(db))
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_browser()
     check_report(vtasim, db, os.path.join(work, "report"), grid, browser)
 
 

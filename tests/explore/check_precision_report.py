@@ -19,7 +19,6 @@ usage: check_precision_report.py VTASIM SOURCE_DIR WORKDIR
 """
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -28,12 +27,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from report_checks import check_page_layout, fail, find_browser, sweep
+
 SEED = 29
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
-
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
 
 
 def tiny_model(path):
@@ -55,14 +52,6 @@ def tiny_model(path):
         "x", TensorProto.FLOAT, [1, 4, 8, 8])], [helper.make_tensor_value_info(
             "y", TensorProto.FLOAT, [1, 10])], inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-
-
-def sweep(vtasim, spec, db):
-    p = subprocess.run([vtasim, "sweep", spec, "--db", db, "-j", "2", "--quiet"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        fail("vtasim sweep %s: exit %d\n%s%s" % (spec, p.returncode, p.stdout, p.stderr))
-    return p.stdout
 
 
 def report(vtasim, db, out, *args):
@@ -221,25 +210,14 @@ def check_accuracy_report(vtasim, work, db, real, browser):
     if browser is None:
         print("chromium is not installed (scripts/setup.sh installs it): page not opened")
         return
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from check_sweep_report import LAYOUT_PROBE, open_in_browser
     with open(os.path.join(out, "index.html")) as f:
         page = f.read()
-    probe = os.path.join(out, "layout_probe.html")
-    with open(probe, "w") as f:  # the page's own script stays: it counts the circled points
-        f.write(page.replace("</head>", LAYOUT_PROBE + "</head>", 1))
-    for width in (1400, 390):
-        attrs, console = open_in_browser(browser, probe, width)
-        if console:
-            fail("console messages at %d px: %s" % (width, console[:3]))
-        if attrs.get("loaded") != "1" or attrs.get("probed") != "1":
-            fail("the page's scripts did not run at %d px" % width)
+
+    def circled_points(attrs, width):
         if attrs.get("pareto-accuracy-points") != "3":
             fail("the accuracy plot circles %s points, by hand 3"
                  % attrs.get("pareto-accuracy-points"))
-        if attrs.get("offscreen") or attrs.get("clipped"):
-            fail("at %d px: off-screen [%s], clipped texts [%s]"
-                 % (width, attrs.get("offscreen"), attrs.get("clipped")))
+    check_page_layout(browser, page, out, check=circled_points)
     print("the accuracy report in Chromium: 3 circled Pareto points, nothing clipped or "
           "off-screen at 1400 and 390 px, no console errors")
 
@@ -270,7 +248,7 @@ def main():
     db = os.path.join(work, "precision.sqlite")
     if os.path.exists(db):
         os.remove(db)
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_browser()
     check_pareto_function(src)
     check_precision_spec(vtasim, src, work, db)
     real = add_network(vtasim, work, db)

@@ -15,9 +15,7 @@ import sqlite3
 import subprocess
 import sys
 
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
+from report_checks import check_page_layout, fail, find_browser
 
 
 def pareto_count(db, only=None):
@@ -37,52 +35,11 @@ def pareto_count(db, only=None):
 # PS memory port in bits.
 SHEETS = {"xc7z020": (53200, 106400, 220, 140, 64), "xczu7ev": (230400, 460800, 1728, 312, 128)}
 
-# Injected into a copy of the page: what lies beyond the viewport's width outside a scrolling
-# box, and which SVG texts leave their figure (a clipped title or label).
-LAYOUT_PROBE = """<script>window.addEventListener('load',function(){
-var vw=document.documentElement.clientWidth,off=[],clip=[];
-document.querySelectorAll('body *').forEach(function(e){
- if(e.closest('svg')||e.closest('.scroll')&&!e.classList.contains('scroll'))return;
- var r=e.getBoundingClientRect();if(r.width&&r.right>vw+1)off.push(e.tagName+'#'+e.id);});
-document.querySelectorAll('svg').forEach(function(s){var vb=s.viewBox.baseVal;
- s.querySelectorAll('g[id^=text_]').forEach(function(t){var b=t.getBBox();
-  if(b.width&&(b.x<vb.x-1||b.y<vb.y-1||b.x+b.width>vb.x+vb.width+1||b.y+b.height>vb.y+vb.height+1))
-   clip.push(s.id+':'+t.id);});});
-if(document.documentElement.scrollWidth>vw+1)off.push('page '+document.documentElement.scrollWidth);
-document.body.dataset.offscreen=off.join(' ');document.body.dataset.clipped=clip.join(' ');
-document.body.dataset.probed='1';});</script>"""
-
-
-def open_in_browser(browser, html_path, width):
-    """Loads the page at `width` px; returns the body's data attributes and console lines."""
-    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-                        "--window-size=%d,900" % width, "--dump-dom",
-                        "file://" + os.path.abspath(html_path)],
-                       capture_output=True, text=True, timeout=180)
-    body = re.search(r"<body[^>]*>", p.stdout)
-    if body is None:
-        fail("Chromium did not render %s: %s" % (html_path, p.stderr[-500:]))
-    console = [l for l in p.stderr.splitlines() if "CONSOLE" in l or "Uncaught" in l]
-    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(0))), console
-
-
 def check_layout(browser, out):
     """Nothing clipped or off-screen at a desktop and at a phone width, no console errors."""
     with open(os.path.join(out, "index.html")) as f:
         page = f.read()
-    probe = os.path.join(out, "layout_probe.html")
-    with open(probe, "w") as f:
-        f.write(page.replace("</head>", LAYOUT_PROBE + "</head>", 1))
-    for width in (1400, 390):
-        attrs, console = open_in_browser(browser, probe, width)
-        if console:
-            fail("console messages at %d px: %s" % (width, console[:3]))
-        if attrs.get("probed") != "1":
-            fail("the layout probe did not run at %d px" % width)
-        if attrs.get("offscreen") or attrs.get("clipped"):
-            fail("at %d px: off-screen [%s], clipped texts [%s]"
-                 % (width, attrs.get("offscreen"), attrs.get("clipped")))
+    check_page_layout(browser, page, out, ran=("probed",))
 
 
 def check_other_device(vtasim, db, out):
@@ -147,7 +104,7 @@ def grow_database(db, big):
 
 def main():
     vtasim, spec, work = sys.argv[1:4]
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_browser()
     if browser is None:
         print("chromium is not installed (scripts/setup.sh installs it): skipped")
         sys.exit(77)
