@@ -24,7 +24,7 @@ import sqlite3
 import subprocess
 import sys
 
-from report_checks import check_page_layout, fail, find_browser, sweep
+from report_checks import check_page_layout, fail, find_browser, fresh_database, sweep
 
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
 # DS891 (XCZU7EV): LUT, FF, DSP48, BRAM36; UG1085: 128-bit HP ports; published clock 333 MHz.
@@ -178,10 +178,7 @@ def check_report(vtasim, db, out, grid, browser):
 
 def main():
     vtasim, src, work = sys.argv[1:4]
-    os.makedirs(work, exist_ok=True)
-    db = os.path.join(work, "cores.sqlite")
-    if os.path.exists(db):
-        os.remove(db)
+    db = fresh_database(work, "cores.sqlite")
     spec = check_spec_rows(src, work, db)
     sweep(vtasim, spec, db)
     grid = check_rows(rows_of(db))

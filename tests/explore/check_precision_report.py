@@ -27,7 +27,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from report_checks import check_page_layout, fail, find_browser, sweep
+from report_checks import check_page_layout, fail, find_browser, fresh_database, sweep
 
 SEED = 29
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
@@ -244,10 +244,7 @@ def check_pareto_function(src):
 
 def main():
     vtasim, src, work = sys.argv[1:4]
-    os.makedirs(work, exist_ok=True)
-    db = os.path.join(work, "precision.sqlite")
-    if os.path.exists(db):
-        os.remove(db)
+    db = fresh_database(work, "precision.sqlite")
     browser = find_browser()
     check_pareto_function(src)
     check_precision_spec(vtasim, src, work, db)

@@ -15,7 +15,7 @@ import sqlite3
 import subprocess
 import sys
 
-from report_checks import check_page_layout, fail, find_browser
+from report_checks import check_page_layout, fail, find_browser, fresh_database
 
 
 def pareto_count(db, only=None):
@@ -108,11 +108,8 @@ def main():
     if browser is None:
         print("chromium is not installed (scripts/setup.sh installs it): skipped")
         sys.exit(77)
-    db = os.path.join(work, "report_sweep.sqlite")
+    db = fresh_database(work, "report_sweep.sqlite")
     out = os.path.join(work, "report_sweep")
-    for p in (db,):
-        if os.path.exists(p):
-            os.remove(p)
     subprocess.run([vtasim, "sweep", spec, "--db", db, "-j", "2"], check=True,
                    stdout=subprocess.DEVNULL)
     subprocess.run([vtasim, "sweep", "report", db, "--out", out], check=True)
@@ -161,9 +158,7 @@ def main():
     print("unknown workload and device: named errors, exit 1")
     check_other_device(vtasim, db, out + "_zcu104")
     check_layout(browser, out)
-    big = os.path.join(work, "report_sweep_big.sqlite")
-    if os.path.exists(big):
-        os.remove(big)
+    big = fresh_database(work, "report_sweep_big.sqlite")
     grow_database(db, big)
     subprocess.run([vtasim, "sweep", "report", big, "--out", out + "_big"], check=True,
                    stdout=subprocess.DEVNULL)

@@ -1,6 +1,6 @@
 """What the sweep report checks share (check_sweep_report.py, check_precision_report.py,
 check_cores_report.py): a quiet sweep into a database, headless Chromium, and a report page
-loaded with a layout probe at a desktop and at a phone width."""
+loaded with a layout probe at a desktop and at a phone width; a fresh database."""
 import os
 import re
 import shutil
@@ -16,6 +16,15 @@ def sweep(vtasim, spec, db):
     if p.returncode != 0:
         fail("vtasim sweep %s: exit %d\n%s%s" % (spec, p.returncode, p.stdout, p.stderr))
     return p.stdout
+
+
+def fresh_database(work, name):
+    """WORK/NAME, with WORK made and a database of that name from an earlier run removed."""
+    os.makedirs(work, exist_ok=True)
+    db = os.path.join(work, name)
+    if os.path.exists(db):
+        os.remove(db)
+    return db
 
 
 def find_browser():
