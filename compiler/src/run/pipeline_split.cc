@@ -104,9 +104,9 @@ ConvSchedule sample_schedule(const NetworkLayer& l, const Conv2dParams& p, const
   return op_def(l.op).vta.auto_schedule(l, in, cfg);
 }
 
-// Adds the layer's schedule and estimate on one sample to the plan; `traffic` gets its bytes.
+// Adds the layer's schedule, bytes and estimate on one sample to the plan.
 void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg,
-                        PipelinePlan& plan, DramTraffic& traffic) {
+                        PipelinePlan& plan) {
   Conv2dParams p;
   if (!pipeline_conv(l, in, cfg, p, plan.why_not)) {
     return;
@@ -114,7 +114,8 @@ void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwCo
   const ConvSchedule s = sample_schedule(l, p, in, cfg);
   const TilePlan tp = TilePlan::make(p, l.epilogue, s, cfg);
   const DramTraffic t = estimate_traffic(tp, cfg);
-  traffic.read += t.read, traffic.write += t.write;
+  plan.layer_read.push_back(t.read);
+  plan.layer_write.push_back(t.write);
   plan.schedules.push_back(s);
   plan.layer_cycles.push_back(
       std::max(estimate_cycles(tp, cfg), dram_cycles(t.read, t.write, cfg)));
@@ -174,20 +175,26 @@ void for_each_active_segment(const PipelinePlan& plan, int t, const F& f) {
   }
 }
 
-// The cycles of the steps: every step lasts as long as its busiest core's segments.
-double steps_estimate(const PipelinePlan& plan) {
-  double sum = 0;
+// The steps' estimate: each lasts as long as its busiest core's segments, or as the DRAM needs
+// for the bytes of every layer in it (a step's runs share one DRAM, and no step overlaps the
+// next). Sets est_steps (the cores alone), est_dram (the DRAM alone) and est_cycles.
+void estimate_steps(PipelinePlan& plan, const HwConfig& cfg) {
   for (int t = 0; t < plan.steps(); ++t) {
     std::vector<double> core(plan.stages.size(), 0.0);
+    double read = 0, write = 0;
     for_each_active_segment(plan, t, [&](int g, int) {
       const PipelineSegment& seg = plan.segments[size_t(g)];
       for (int j = seg.first; j < seg.last; ++j) {
         core[size_t(seg.core)] += plan.layer_cycles[size_t(j)];
+        read += plan.layer_read[size_t(j)], write += plan.layer_write[size_t(j)];
       }
     });
-    sum += *std::max_element(core.begin(), core.end());
+    const double busiest = *std::max_element(core.begin(), core.end());
+    const double dram = dram_cycles(read, write, cfg);
+    plan.est_steps += busiest;
+    plan.est_dram += dram;
+    plan.est_cycles += std::max(busiest, dram);
   }
-  return sum;
 }
 
 // Why a network cannot run as a pipeline on `cfg`, before looking at its layers.
@@ -242,14 +249,13 @@ PipelinePlan plan_pipeline(const Network& net, const HwConfig& cfg) {
   }
   const Network one = sample_network(net);
   const std::map<std::string, TensorShape> shapes = infer_network_shapes(one);
-  DramTraffic traffic;
   for (size_t i = 0; i < one.layers.size() && plan.why_not.empty(); ++i) {
     const NetworkLayer& l = one.layers[i];
     const TensorShape& in = shapes.at(l.input);
     if (choose_placement(l, in, &cfg).place == Placement::kVta) {
       plan.vta_layers.push_back(i);
       plan.layer_names.push_back(l.name);
-      add_layer_estimate(l, in, cfg, plan, traffic);
+      add_layer_estimate(l, in, cfg, plan);
     }
   }
   if (plan.why_not.empty() && plan.vta_layers.size() < 2) {
@@ -260,9 +266,7 @@ PipelinePlan plan_pipeline(const Network& net, const HwConfig& cfg) {
   }
   plan.stages = partition_stages(plan.layer_cycles, cfg.num_cores());
   plan.segments = plan_segments(one, cfg, plan);
-  plan.est_steps = steps_estimate(plan);
-  plan.est_dram = dram_cycles(traffic.read * net.n, traffic.write * net.n, cfg);
-  plan.est_cycles = std::max(plan.est_steps, plan.est_dram);
+  estimate_steps(plan, cfg);
   return plan;
 }
 

@@ -38,17 +38,19 @@ struct PipelineSegment {
 
 // The pipeline of a network on a config, as the cost model plans it.
 struct PipelinePlan {
-  std::vector<size_t> vta_layers;           // the VTA layers (indices into Network::layers)
-  std::vector<std::string> layer_names;     // their names
-  std::vector<double> layer_cycles;         // the estimate of each on one sample
-  std::vector<ConvSchedule> schedules;      // the schedule of each on one sample
-  std::vector<std::pair<int, int>> stages;  // one per core used: ranges into vta_layers
-  std::vector<PipelineSegment> segments;    // the stages cut at host layers, in order
-  int inputs = 0;                           // the network's batch
-  double est_cycles = 0;  // max(sum over the steps of the busiest core, DRAM time of all traffic)
-  double est_steps = 0;   // the steps' part of it
-  double est_dram = 0;    // the DRAM part
-  std::string why_not;    // why the network cannot run as a pipeline (empty: it can)
+  std::vector<size_t> vta_layers;               // the VTA layers (indices into Network::layers)
+  std::vector<std::string> layer_names;         // their names
+  std::vector<double> layer_cycles;             // the estimate of each on one sample
+  std::vector<ConvSchedule> schedules;          // the schedule of each on one sample
+  std::vector<double> layer_read, layer_write;  // the DRAM bytes of each on one sample
+  std::vector<std::pair<int, int>> stages;      // one per core used: ranges into vta_layers
+  std::vector<PipelineSegment> segments;        // the stages cut at host layers, in order
+  int inputs = 0;                               // the network's batch
+  // The sum over the steps of max(the busiest core's layers, the DRAM time of the step's bytes).
+  double est_cycles = 0;
+  double est_steps = 0;  // the sum over the steps of the busiest core's layers alone
+  double est_dram = 0;   // the DRAM time of every step's bytes
+  std::string why_not;   // why the network cannot run as a pipeline (empty: it can)
 
   // "core 0: c1..c2 (est 12.3K per input), core 1: down | fc (est 10.1K per input)" ("|": a
   // host layer between two segments)
