@@ -444,10 +444,10 @@ int run_compiled_network(NetworkCommand& c, const po::variables_map& vm, const i
   opt.layer_split = layer_split_of(choice.split);
   opt.pipeline = choice.split == NetworkSplit::kPipeline;
   std::vector<LayerRun> done;  // the layers finished so far, for the report of a failed run
-  // A pipeline reports its sub-steps (each a run of all cores).
+  // A pipeline reports its steps (each a run of all cores).
   ProgressDisplay progress(
-      "network " + net.name, opt.pipeline ? "pipeline sub-steps" : "VTA layers",
-      opt.pipeline ? size_t(choice.pipeline.substeps()) : vta_layer_count(module, target.config),
+      "network " + net.name, opt.pipeline ? "pipeline steps" : "VTA layers",
+      opt.pipeline ? size_t(choice.pipeline.steps()) : vta_layer_count(module, target.config),
       c.common.progress_flags());
   opt.on_layer = [&](const LayerRun& r) { report_layer(progress, c.common.quiet, r, done); };
   std::string current;  // the VTA layer running

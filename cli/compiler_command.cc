@@ -237,7 +237,8 @@ nlohmann::ordered_json core_totals(int cores, const std::vector<LayerRun>& runs,
   return j;
 }
 
-// The pipeline's stages: per core its VTA layers (first and last, by name) and estimate.
+// The pipeline's stages: per core its VTA layers, its segments (the layers between host layers,
+// each one program part, a step apart) and estimate.
 nlohmann::ordered_json pipeline_stages_json(const PipelinePlan& plan) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t k = 0; k < plan.stages.size(); ++k) {
@@ -248,7 +249,17 @@ nlohmann::ordered_json pipeline_stages_json(const PipelinePlan& plan) {
       names.push_back(plan.layer_names[size_t(i)]);
       est += plan.layer_cycles[size_t(i)];
     }
-    j.push_back({{"core", k}, {"layers", names}, {"estimated_cycles_per_input", est}});
+    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    for (const PipelineSegment& seg : plan.segments) {
+      if (seg.core == int(k)) {
+        segments.push_back(std::vector<std::string>(plan.layer_names.begin() + seg.first,
+                                                    plan.layer_names.begin() + seg.last));
+      }
+    }
+    j.push_back({{"core", k},
+                 {"layers", names},
+                 {"segments", segments},
+                 {"estimated_cycles_per_input", est}});
   }
   return j;
 }

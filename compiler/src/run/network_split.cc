@@ -120,10 +120,9 @@ SplitCandidate pipeline_candidate(const Network& net, const PipelinePlan& p) {
   SplitCandidate c{NetworkSplit::kPipeline, p.est_cycles, p.why_not, ""};
   if (p.why_not.empty()) {
     c.detail = fmt::format(
-        " ({} inputs in {} steps of {} sub-steps, fill and drain included: "
-        "{}; DRAM {}; stages {})",
-        p.inputs, p.inputs + int(p.stages.size()) - 1, p.longest(), cycles_text(p.est_steps),
-        cycles_text(p.est_dram), p.describe(net));
+        " ({} inputs in {} steps, fill and drain included; the cores alone {}, the DRAM alone {}; "
+        "stages {})",
+        p.inputs, p.steps(), cycles_text(p.est_steps), cycles_text(p.est_dram), p.describe(net));
   }
   return c;
 }

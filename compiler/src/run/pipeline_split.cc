@@ -4,10 +4,14 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <memory>
+#include <set>
 
 #include <fmt/format.h>
 
+#include "codegen/runtime_sink.h"
 #include "ir/shape_inference.h"
+#include "run/core_programs.h"
 #include "vta/compiler/ops/op_def.h"
 #include "vta/compiler/run/wide_network_run.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
@@ -100,9 +104,9 @@ ConvSchedule sample_schedule(const NetworkLayer& l, const Conv2dParams& p, const
   return op_def(l.op).vta.auto_schedule(l, in, cfg);
 }
 
-// Adds the layer's estimate on one sample to the plan; `traffic` gets its DRAM bytes.
+// Adds the layer's schedule, bytes and estimate on one sample to the plan.
 void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg,
-                        PipelinePlan& plan, DramTraffic& traffic) {
+                        PipelinePlan& plan) {
   Conv2dParams p;
   if (!pipeline_conv(l, in, cfg, p, plan.why_not)) {
     return;
@@ -110,37 +114,87 @@ void add_layer_estimate(const NetworkLayer& l, const TensorShape& in, const HwCo
   const ConvSchedule s = sample_schedule(l, p, in, cfg);
   const TilePlan tp = TilePlan::make(p, l.epilogue, s, cfg);
   const DramTraffic t = estimate_traffic(tp, cfg);
-  traffic.read += t.read, traffic.write += t.write;
+  plan.layer_read.push_back(t.read);
+  plan.layer_write.push_back(t.write);
+  plan.schedules.push_back(s);
   plan.layer_cycles.push_back(
       std::max(estimate_cycles(tp, cfg), dram_cycles(t.read, t.write, cfg)));
 }
 
-// Calls f(t, r, slowest) for every sub-step r of every step t with a layer on some core, slowest
-// the largest estimate of its layers.
+// Whether VTA layer j (an index into plan.vta_layers) can follow VTA layer j - 1 in one program:
+// no host layer between them, and what it reads of the layers before it in `segment_begin ..
+// j` it can load from their output buffers as they are (a dense layer's input or output never).
+bool continues_segment(const Network& net, const HwConfig& cfg, const PipelinePlan& plan,
+                       int segment_begin, int j) {
+  const size_t layer = plan.vta_layers[size_t(j)];
+  if (layer != plan.vta_layers[size_t(j) - 1] + 1) {
+    return false;
+  }
+  const NetworkLayer& l = net.layers[layer];
+  const bool conv = l.op != "dense";
+  for (int i = segment_begin; i < j; ++i) {
+    const NetworkLayer& producer = net.layers[plan.vta_layers[size_t(i)]];
+    const bool chains = conv && producer.op != "dense";
+    if (producer.name == l.input &&
+        !(chains && output_loads_as_input(cfg, plan.schedules[size_t(j)]))) {
+      return false;
+    }
+    if (producer.name == l.residual && !(chains && output_loads_as_residual(cfg))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The stages cut where a layer cannot follow the one before in one program.
+std::vector<PipelineSegment> plan_segments(const Network& net, const HwConfig& cfg,
+                                           const PipelinePlan& plan) {
+  std::vector<PipelineSegment> segments;
+  for (size_t k = 0; k < plan.stages.size(); ++k) {
+    const auto [first, last] = plan.stages[k];
+    PipelineSegment seg{int(k), first, first + 1};
+    for (int j = first + 1; j < last; ++j) {
+      if (!continues_segment(net, cfg, plan, seg.first, j)) {
+        segments.push_back(seg);
+        seg.first = j;
+      }
+      seg.last = j + 1;
+    }
+    segments.push_back(seg);
+  }
+  return segments;
+}
+
+// Calls f(g, i) for every segment g that works in step t, on its input i.
 template <typename F>
-void for_each_substep(const PipelinePlan& plan, const F& f) {
-  const int stages = int(plan.stages.size());
-  for (int t = 0; t < plan.inputs + stages - 1; ++t) {
-    for (int r = 0; r < plan.longest(); ++r) {
-      double slowest = -1;
-      for (int k = 0; k < stages; ++k) {
-        const auto [first, last] = plan.stages[size_t(k)];
-        if (t - k >= 0 && t - k < plan.inputs && first + r < last) {
-          slowest = std::max(slowest, plan.layer_cycles[size_t(first) + size_t(r)]);
-        }
-      }
-      if (slowest >= 0) {
-        f(t, r, slowest);
-      }
+void for_each_active_segment(const PipelinePlan& plan, int t, const F& f) {
+  for (int g = 0; g < int(plan.segments.size()); ++g) {
+    if (t - g >= 0 && t - g < plan.inputs) {
+      f(g, t - g);
     }
   }
 }
 
-// The cycles of the steps: every sub-step lasts as long as its slowest layer.
-double steps_estimate(const PipelinePlan& plan) {
-  double sum = 0;
-  for_each_substep(plan, [&](int, int, double slowest) { sum += slowest; });
-  return sum;
+// The steps' estimate: each lasts as long as its busiest core's segments, or as the DRAM needs
+// for the bytes of every layer in it (a step's runs share one DRAM, and no step overlaps the
+// next). Sets est_steps (the cores alone), est_dram (the DRAM alone) and est_cycles.
+void estimate_steps(PipelinePlan& plan, const HwConfig& cfg) {
+  for (int t = 0; t < plan.steps(); ++t) {
+    std::vector<double> core(plan.stages.size(), 0.0);
+    double read = 0, write = 0;
+    for_each_active_segment(plan, t, [&](int g, int) {
+      const PipelineSegment& seg = plan.segments[size_t(g)];
+      for (int j = seg.first; j < seg.last; ++j) {
+        core[size_t(seg.core)] += plan.layer_cycles[size_t(j)];
+        read += plan.layer_read[size_t(j)], write += plan.layer_write[size_t(j)];
+      }
+    });
+    const double busiest = *std::max_element(core.begin(), core.end());
+    const double dram = dram_cycles(read, write, cfg);
+    plan.est_steps += busiest;
+    plan.est_dram += dram;
+    plan.est_cycles += std::max(busiest, dram);
+  }
 }
 
 // Why a network cannot run as a pipeline on `cfg`, before looking at its layers.
@@ -159,31 +213,27 @@ std::string network_why_not(const Network& net, const HwConfig& cfg) {
 
 }  // namespace
 
-int PipelinePlan::longest() const {
-  int most = 0;
-  for (const auto& [first, last] : stages) {
-    most = std::max(most, last - first);
-  }
-  return most;
-}
-
-int PipelinePlan::substeps() const {
-  int n = 0;
-  for_each_substep(*this, [&](int, int, double) { ++n; });
-  return n;
+int PipelinePlan::steps() const {
+  return segments.empty() ? 0 : inputs + int(segments.size()) - 1;
 }
 
 std::string PipelinePlan::describe(const Network& net) const {
   std::string s;
   for (size_t k = 0; k < stages.size(); ++k) {
-    const auto [first, last] = stages[k];
+    std::string layers;
     double sum = 0;
-    for (int i = first; i < last; ++i) {
-      sum += layer_cycles[size_t(i)];
+    for (const PipelineSegment& seg : segments) {
+      if (seg.core != int(k)) {
+        continue;
+      }
+      const std::string& a = net.layers[vta_layers[size_t(seg.first)]].name;
+      const std::string& b = net.layers[vta_layers[size_t(seg.last) - 1]].name;
+      layers += fmt::format("{}{}", layers.empty() ? "" : " | ",
+                            seg.last - seg.first == 1 ? a : fmt::format("{}..{}", a, b));
+      for (int i = seg.first; i < seg.last; ++i) {
+        sum += layer_cycles[size_t(i)];
+      }
     }
-    const std::string& a = net.layers[vta_layers[size_t(first)]].name;
-    const std::string& b = net.layers[vta_layers[size_t(last) - 1]].name;
-    const std::string layers = last - first == 1 ? a : fmt::format("{}..{}", a, b);
     s +=
         fmt::format("{}core {}: {} (est {} per input)", k ? ", " : "", k, layers, cycles_text(sum));
   }
@@ -199,14 +249,13 @@ PipelinePlan plan_pipeline(const Network& net, const HwConfig& cfg) {
   }
   const Network one = sample_network(net);
   const std::map<std::string, TensorShape> shapes = infer_network_shapes(one);
-  DramTraffic traffic;
   for (size_t i = 0; i < one.layers.size() && plan.why_not.empty(); ++i) {
     const NetworkLayer& l = one.layers[i];
     const TensorShape& in = shapes.at(l.input);
     if (choose_placement(l, in, &cfg).place == Placement::kVta) {
       plan.vta_layers.push_back(i);
       plan.layer_names.push_back(l.name);
-      add_layer_estimate(l, in, cfg, plan, traffic);
+      add_layer_estimate(l, in, cfg, plan);
     }
   }
   if (plan.why_not.empty() && plan.vta_layers.size() < 2) {
@@ -216,13 +265,19 @@ PipelinePlan plan_pipeline(const Network& net, const HwConfig& cfg) {
     return plan;
   }
   plan.stages = partition_stages(plan.layer_cycles, cfg.num_cores());
-  plan.est_steps = steps_estimate(plan);
-  plan.est_dram = dram_cycles(traffic.read * net.n, traffic.write * net.n, cfg);
-  plan.est_cycles = std::max(plan.est_steps, plan.est_dram);
+  plan.segments = plan_segments(one, cfg, plan);
+  estimate_steps(plan, cfg);
   return plan;
 }
 
 namespace {
+
+// One input's walk, and the outputs of its convolutions that later layers load, on the device.
+struct PipelineInput {
+  NetworkCursor cursor;
+  std::map<std::string, std::shared_ptr<DeviceBuffer>> on_device;
+  std::set<std::string> in_this_step;  // outputs of layers of the step being run: not yet read
+};
 
 // The inputs' walk and what the run collects.
 struct PipelineState {
@@ -230,34 +285,98 @@ struct PipelineState {
   const Network& one;  // the network of batch 1
   const PipelinePlan& plan;
   const NetworkOptions& opt;
-  std::vector<NetworkCursor> inputs;
+  ProgramSink& sink;
+  std::map<std::string, TensorShape> shapes;  // every tensor's, on one sample
+  std::map<std::string, size_t> last_reader;  // the last VTA layer reading each tensor
+  std::vector<PipelineInput> inputs;
   NetworkRun result;
   std::vector<std::string> other_host_ops;  // of the inputs after the first (the same layers)
 };
 
-// The work of the VTA layer at the cursor for its core.
-CoreLayerWork layer_work(const PipelineState& st, const NetworkCursor& c) {
+// One layer of a step's run: whose input, which VTA layer (index into plan.vta_layers).
+struct StepLayer {
+  int core = 0;
+  int input = 0;
+  int vta = 0;
+  CoreLayerWork work;
+};
+
+// The device buffer holding tensor `name` for a layer that can load it as it is (`loads`), else
+// null: the layer uploads the host's copy, which must then exist.
+std::shared_ptr<DeviceBuffer> device_tensor(const PipelineState& st, const PipelineInput& in,
+                                            const std::string& name, bool loads) {
+  const auto it = in.on_device.find(name);
+  if (loads && it != in.on_device.end()) {
+    return it->second;
+  }
+  if (in.in_this_step.count(name) != 0) {  // the plan's segments prevent it: a bug
+    throw Error(fmt::format("pipeline of network {}: '{}' is read in the step that writes it",
+                            st.one.name, name));
+  }
+  return nullptr;
+}
+
+// The work of the VTA layer at the input's cursor; its output's placeholder goes to the cursor
+// (the device writes the values in the step's run).
+CoreLayerWork layer_work(PipelineState& st, PipelineInput& in, int vta) {
   const HwConfig& cfg = st.target.config;
+  NetworkCursor& c = in.cursor;
   const NetworkLayer& l = st.one.layers[c.next];
   const NetworkLayerJob job = next_vta_job(st.one, c, LayerWidths::of(cfg), st.plan.inputs);
-  const NetworkTensor& in = job.input_shape;
-  const TensorShape shape{in.n, in.c, in.h, in.w};
+  const NetworkTensor& shape = job.input_shape;
   CoreLayerWork w;
   w.e = l.epilogue;
   std::string why_not;
-  if (!pipeline_conv(l, shape, cfg, w.conv, why_not)) {
+  if (!pipeline_conv(l, TensorShape{shape.n, shape.c, shape.h, shape.w}, cfg, w.conv, why_not)) {
     throw Error(fmt::format("split pipeline: network {}: {}", st.one.name, why_not));
   }
-  w.s = sample_schedule(l, w.conv, shape, cfg);
+  w.s = st.plan.schedules[size_t(vta)];
   w.matmul = l.op == "dense";  // its convolution is its matmul's
   if (w.matmul) {
     w.mm.name = l.name;
-    w.mm.m = in.n, w.mm.k = in.c * in.h * in.w, w.mm.n = w.conv.k;
+    w.mm.m = shape.n, w.mm.k = shape.c * shape.h * shape.w, w.mm.n = w.conv.k;
     w.mm_data = job.dense;
   } else {
     w.conv_data = job.conv;
   }
+  w.input_on_device = device_tensor(st, in, l.input, !w.matmul && output_loads_as_input(cfg, w.s));
+  if (l.epilogue.residual) {
+    w.residual_on_device =
+        device_tensor(st, in, l.residual, !w.matmul && output_loads_as_residual(cfg));
+  }
+  if (!w.matmul) {  // later layers of this step may load it
+    w.output = alloc_conv_output(st.sink, w.conv, cfg);
+    in.on_device[l.name] = w.output;
+  }
+  const TensorShape& out = st.shapes.at(l.name);
+  c.tensors[l.name] = NetworkTensor{out.n, out.c, out.h, out.w, {}};
+  c.tensors[l.name].data.assign(size_t(out.n) * out.c * out.h * out.w, 0);
+  in.in_this_step.insert(l.name);
+  ++c.next;
   return w;
+}
+
+// The layers of step t: every active segment's, core by core, each on its input.
+std::vector<StepLayer> stage_step(PipelineState& st, int t) {
+  std::vector<StepLayer> layers;
+  for (int k = 0; k < int(st.plan.stages.size()); ++k) {
+    for_each_active_segment(st.plan, t, [&](int g, int i) {
+      const PipelineSegment& seg = st.plan.segments[size_t(g)];
+      if (seg.core != k) {
+        return;
+      }
+      PipelineInput& in = st.inputs[size_t(i)];
+      for (int j = seg.first; j < seg.last; ++j) {
+        const size_t layer = st.plan.vta_layers[size_t(j)];
+        if (in.cursor.next != layer) {  // the walk and the plan disagree: a bug
+          throw Error(fmt::format("pipeline of network {}: input {} is not at layer '{}'",
+                                  st.one.name, i, st.one.layers[layer].name));
+        }
+        layers.push_back(StepLayer{k, i, j, layer_work(st, in, j)});
+      }
+    });
+  }
+  return layers;
 }
 
 // The tensor a core's run produced for its layer.
@@ -268,85 +387,136 @@ NetworkTensor layer_output(const CoreLayerWork& w, LayerRun& run) {
   return NetworkTensor{w.conv.n, w.conv.k, w.conv.out_h(), w.conv.out_w(), std::move(run.out)};
 }
 
-// The sub-step's row: the system's counters, every layer's check, what each core ran.
-LayerRun substep_run(const PipelineState& st, int t, int r, const std::vector<LayerRun>& runs,
-                     const std::vector<std::string>& what, const Stats& system) {
+// A step's layer back into its input's walk: the values it loaded into its work for its check,
+// its output over its placeholder and, for a convolution, its output buffer for later layers.
+void collect_layer(PipelineState& st, StepLayer& sl, CoreLayerResult& res) {
+  PipelineInput& in = st.inputs[size_t(sl.input)];
+  NetworkCursor& c = in.cursor;
+  const NetworkLayer& l = st.one.layers[st.plan.vta_layers[size_t(sl.vta)]];
+  CoreLayerWork& w = sl.work;
+  if (!w.matmul) {
+    w.conv_data.x = c.tensors.at(l.input).data;
+    if (l.epilogue.residual) {
+      w.conv_data.residual = c.tensors.at(l.residual).data;
+    }
+  }
+  if (st.opt.check) {
+    check_core_layer(st.target, w, res.run);
+  }
+  c.tensors[l.name] = layer_output(w, res.run);
+}
+
+// After a step: host layers where a segment ended, and the device buffers no later VTA layer
+// of the input loads freed.
+void advance_inputs(PipelineState& st, int t) {
+  for_each_active_segment(st.plan, t, [&](int, int i) {
+    PipelineInput& in = st.inputs[size_t(i)];
+    in.in_this_step.clear();
+    run_host_layers(st.target, st.one, in.cursor, i == 0 ? st.result.host_ops : st.other_host_ops);
+    for (auto it = in.on_device.begin(); it != in.on_device.end();) {
+      const auto r = st.last_reader.find(it->first);
+      const bool read_later = r != st.last_reader.end() && r->second >= in.cursor.next;
+      it = read_later ? std::next(it) : in.on_device.erase(it);
+    }
+  });
+}
+
+// What each core ran in step t: "core 0: c1 (input 2), c2..down (input 1); core 1: idle".
+std::string step_shape(const PipelineState& st, int t) {
+  std::vector<std::string> what(st.plan.stages.size());
+  for_each_active_segment(st.plan, t, [&](int g, int i) {
+    const PipelineSegment& seg = st.plan.segments[size_t(g)];
+    const std::string& a = st.plan.layer_names[size_t(seg.first)];
+    const std::string& b = st.plan.layer_names[size_t(seg.last) - 1];
+    std::string& w = what[size_t(seg.core)];
+    w += fmt::format("{}{} (input {})", w.empty() ? "" : ", ",
+                     seg.last - seg.first == 1 ? a : fmt::format("{}..{}", a, b), i);
+  });
+  std::string s;
+  for (size_t k = 0; k < what.size(); ++k) {
+    s += fmt::format("{}core {}: {}", k ? "; " : "", k, what[k].empty() ? "idle" : what[k]);
+  }
+  return s;
+}
+
+// The step's row: the system's counters, every layer's check, what each core ran. Its compute
+// bound is the busiest core's; its memory bound the DRAM time of every layer's bytes.
+LayerRun step_run(const PipelineState& st, int t, const std::vector<StepLayer>& layers,
+                  const std::vector<LayerRun>& runs, const Stats& system) {
   const HwConfig& cfg = st.target.config;
   LayerRun row;
-  row.name = fmt::format("step {}.{}", t, r);
+  row.name = fmt::format("step {}", t);
   row.kind = "pipeline";
   row.backend = st.target.backend;
   row.config = cfg.model_name;
   row.stats = system;
+  row.shape = step_shape(st, t);
   row.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out * cfg.num_cores();
+  std::vector<uint64_t> compute(st.plan.stages.size(), 0), gemm(st.plan.stages.size(), 0);
   double read = 0, write = 0;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const LayerRun& l = runs[k];
-    row.shape += fmt::format("{}core {}: {}", k ? "; " : "", k, what[k]);
+  for (size_t j = 0; j < runs.size(); ++j) {
+    const LayerRun& l = runs[j];
     row.macs += l.macs, row.gemm_bound += l.gemm_bound;
     row.kernels += l.kernels, row.kernel_uops += l.kernel_uops;
-    row.bound.compute_cycles = std::max(row.bound.compute_cycles, l.bound.compute_cycles);
-    row.bound.gemm_cycles = std::max(row.bound.gemm_cycles, l.bound.gemm_cycles);
+    compute[size_t(layers[j].core)] += l.bound.compute_cycles;
+    gemm[size_t(layers[j].core)] += l.bound.gemm_cycles;
     read += double(l.bound.bytes.dram_read()), write += double(l.bound.bytes.write);
     row.bound.bytes.read += l.bound.bytes.read, row.bound.bytes.write += l.bound.bytes.write;
     row.checked = row.checked || l.checked;
     if (l.mismatches > 0 && row.mismatches == 0) {
-      row.first_mismatch = fmt::format("core {} ({}): {}", k, what[k], l.first_mismatch);
+      row.first_mismatch = fmt::format("core {} ({}, input {}): {}", layers[j].core, l.name,
+                                       layers[j].input, l.first_mismatch);
     }
     row.mismatches += l.mismatches;
   }
+  row.bound.compute_cycles = *std::max_element(compute.begin(), compute.end());
+  row.bound.gemm_cycles = *std::max_element(gemm.begin(), gemm.end());
   row.bound.memory_cycles = dram_cycles(read, write, cfg);
   row.bound.cycles = std::max(double(row.bound.compute_cycles), row.bound.memory_cycles);
   row.min_bytes = row.bound.bytes.total();
   row.verdict = verdict_of(row.bound, row.stats, cfg);
-  row.split = fmt::format("pipeline: step {} sub-step {}", t, r);
+  row.split = fmt::format("pipeline: step {}", t);
   return row;
 }
 
-// Sub-step r of step t: core k runs the r-th layer of its stage on input t - k.
-void run_substep(PipelineState& st, int t, int r) {
-  const int cores = st.target.config.num_cores();
-  std::vector<CoreLayerWork> works(static_cast<size_t>(cores));
-  std::vector<const CoreLayerWork*> ptrs(size_t(cores), nullptr);
-  std::vector<std::string> what(size_t(cores), "idle");
-  for (int k = 0; k < int(st.plan.stages.size()); ++k) {
-    const auto [first, last] = st.plan.stages[size_t(k)];
-    const int i = t - k;
-    if (i < 0 || i >= st.plan.inputs || first + r >= last) {
-      continue;
-    }
-    const NetworkCursor& c = st.inputs[size_t(i)];
-    const size_t layer = st.plan.vta_layers[size_t(first) + size_t(r)];
-    if (c.next != layer) {  // the walk and the plan disagree: a bug, not a user's error
-      throw Error(fmt::format("pipeline of network {}: input {} is not at layer '{}'", st.one.name,
-                              i, st.one.layers[layer].name));
-    }
-    works[size_t(k)] = layer_work(st, c);
-    ptrs[size_t(k)] = &works[size_t(k)];
-    what[size_t(k)] = fmt::format("{} (input {})", st.one.layers[c.next].name, i);
-  }
-  if (std::count(ptrs.begin(), ptrs.end(), nullptr) == cores) {
-    return;  // every stage of this step is shorter
+// Step t: one run of all cores, each its active segments' layers in one program.
+void run_step(PipelineState& st, int t) {
+  std::vector<StepLayer> layers = stage_step(st, t);
+  std::vector<std::vector<const CoreLayerWork*>> programs(st.plan.stages.size());
+  for (const StepLayer& sl : layers) {
+    programs[size_t(sl.core)].push_back(&sl.work);
   }
   Stats system;
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<LayerRun> runs = run_layers_on_cores(st.target, ptrs, st.opt.check, system);
+  auto results = run_core_programs(st.target, st.sink, programs, system);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (int k = 0; k < cores; ++k) {
-    if (ptrs[size_t(k)] == nullptr) {
-      continue;
+  std::vector<LayerRun> runs;
+  size_t j = 0;  // `layers` are in core order, as the results
+  for (auto& core : results) {
+    for (CoreLayerResult& res : core) {
+      collect_layer(st, layers[j++], res);
+      runs.push_back(std::move(res.run));
     }
-    const int i = t - k;
-    NetworkCursor& c = st.inputs[size_t(i)];
-    c.tensors[st.one.layers[c.next].name] = layer_output(works[size_t(k)], runs[size_t(k)]);
-    ++c.next;
-    run_host_layers(st.target, st.one, c, i == 0 ? st.result.host_ops : st.other_host_ops);
   }
-  st.result.runs.push_back(substep_run(st, t, r, runs, what, system));
+  advance_inputs(st, t);
+  st.result.runs.push_back(step_run(st, t, layers, runs, system));
   st.result.runs.back().wall_seconds = wall;
   if (st.opt.on_layer) {
     st.opt.on_layer(st.result.runs.back());
   }
+}
+
+// For every tensor a VTA layer reads (input or residual), the last such layer.
+std::map<std::string, size_t> last_readers(const Network& one, const PipelinePlan& plan) {
+  std::map<std::string, size_t> last;
+  for (const size_t i : plan.vta_layers) {
+    const NetworkLayer& l = one.layers[i];
+    last[l.input] = i;
+    if (!l.residual.empty()) {
+      last[l.residual] = i;
+    }
+  }
+  return last;
 }
 
 }  // namespace
@@ -358,21 +528,23 @@ NetworkRun run_network_pipeline(const Target& target, const Network& net,
     throw Error(fmt::format("split pipeline: network {}: {}", net.name, plan.why_not));
   }
   const Network one = sample_network(net);
-  PipelineState st{
-      target, one, plan, opt, network_sample_cursors(net, LayerWidths::of(target.config)), {}, {}};
-  for (size_t i = 0; i < st.inputs.size(); ++i) {
-    run_host_layers(target, one, st.inputs[i], i == 0 ? st.result.host_ops : st.other_host_ops);
+  RuntimeSink sink(target);  // outlives the tensors left on the device
+  PipelineState st{target, one, plan, opt, sink, infer_network_shapes(one), last_readers(one, plan),
+                   {},     {},  {}};
+  for (NetworkCursor& c : network_sample_cursors(net, LayerWidths::of(target.config))) {
+    st.inputs.push_back(PipelineInput{std::move(c), {}, {}});
   }
-  const int steps = plan.inputs + int(plan.stages.size()) - 1;
-  for (int t = 0; t < steps; ++t) {
-    for (int r = 0; r < plan.longest(); ++r) {
-      run_substep(st, t, r);
-    }
+  for (size_t i = 0; i < st.inputs.size(); ++i) {
+    run_host_layers(target, one, st.inputs[i].cursor,
+                    i == 0 ? st.result.host_ops : st.other_host_ops);
+  }
+  for (int t = 0; t < plan.steps(); ++t) {
+    run_step(st, t);
   }
   // The outputs of the samples, in order: the batch's (NCHW, the sample outermost).
   const std::string& last = net.layers.back().name;
-  for (NetworkCursor& c : st.inputs) {
-    const std::vector<int8_t>& out = c.tensors.at(last).data;
+  for (const PipelineInput& in : st.inputs) {
+    const std::vector<int8_t>& out = in.cursor.tensors.at(last).data;
     st.result.output.insert(st.result.output.end(), out.begin(), out.end());
   }
   return std::move(st.result);

@@ -81,24 +81,4 @@ LayerRun run_matmul(const Target& target, const MatmulParams& p, const Epilogue&
 // The convolution a matmul is mapped to on a config (its BATCH).
 Conv2dParams matmul_as_conv(const MatmulParams& p, const HwConfig& cfg);
 
-// One layer for one core of a run of several cores in which every core runs a layer of its own
-// (a pipeline, run/pipeline_split.h): a convolution, or a matmul (`matmul` set) as its
-// convolution.
-struct CoreLayerWork {
-  bool matmul = false;
-  Conv2dParams conv;  // the convolution (unused for a matmul)
-  MatmulParams mm;    // the matmul
-  Epilogue e;
-  ConvSchedule s;
-  ConvData conv_data;
-  MatmulData mm_data;
-};
-// Runs works[k] on core k (null: idle), all started together (one VTASystemBegin ...
-// VTASystemRun). Returns one run per work (null ones: an empty run) with its output and, with
-// `check`, its comparison with the reference; its stats are core k's. `system` gets the run's
-// counters as one layer's (system.cycles, coreK.cycles, every core's counts added).
-std::vector<LayerRun> run_layers_on_cores(const Target& target,
-                                          const std::vector<const CoreLayerWork*>& works,
-                                          bool check, Stats& system);
-
 }  // namespace vta::compiler
