@@ -43,7 +43,7 @@ using rtl::RtlVcd;
 // memory model and the interconnect are called with the exact cycle as annotated delay, and
 // the one clock thread calls them in cycle order, every core of a system within each cycle).
 constexpr uint64_t kQuantum = 4096;
-// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle).
+// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle and core).
 constexpr uint64_t kVcdSizeCheck = 256;
 
 // True if the RTL built for `built` implements `cfg` (one core's config): every key but the
