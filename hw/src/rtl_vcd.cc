@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "verilated.h"
+#include "vta/sim/error.h"
 #if VM_TRACE
 #include "verilated_vcd_c.h"
 #endif
@@ -37,6 +38,9 @@ bool RtlVcd::open(const std::string& path, const std::vector<RtlModel*>& models)
     }
   }
   file->vcd.open(path.c_str());
+  if (!file->vcd.isOpen()) {  // Verilator only records the failure
+    throw Error("rtl backend: cannot write VCD file '" + path + "'");
+  }
   m_file = std::move(file);
   return true;
 #else

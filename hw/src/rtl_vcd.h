@@ -26,7 +26,7 @@ class RtlVcd {
   VerilatedContext& context() { return *m_context; }
 
   // Traces `models` into `path` from the next dump on (replaces an open file); false if the
-  // models were built without tracing.
+  // models were built without tracing, an Error if the file cannot be written.
   bool open(const std::string& path, const std::vector<RtlModel*>& models);
   // Dumps are written only while active (the --vcd-window).
   void set_active(bool on) { m_active = on; }

@@ -270,6 +270,10 @@ TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   CHECK(vcd.find("\n#99\n") != std::string::npos);  // cycle 49, after the edge
   CHECK(vcd.find("\n#79\n") == std::string::npos);
   CHECK(vcd.find("\n#100\n") == std::string::npos);
+  Dram dram;
+  RtlBackend be(cfg, dram);
+  CHECK_THROWS_WITH(be.enable_vcd("/nonexistent-dir/w.vcd", 0, 10),
+                    "rtl backend: cannot write VCD file '/nonexistent-dir/w.vcd'");
 }
 
 // Corner cases the contract covers by its general rules: each program runs on rtl and cycle
