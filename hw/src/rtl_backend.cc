@@ -18,6 +18,7 @@
 #include "interconnect.h"
 #include "rtl_core_port.h"
 #include "rtl_model.h"
+#include "rtl_vcd.h"
 #include "vta/sim/contract/dependency_rule.h"
 #include "vta/sim/contract/timing_constants.h"
 #include "vta/sim/cycle/memory_target.h"
@@ -36,12 +37,13 @@ using rtl::CoreStatus;
 using rtl::Ending;
 using rtl::RtlCorePort;
 using rtl::RtlModel;
+using rtl::RtlVcd;
 
 // Cycles between SystemC time synchronisations of the clock thread (temporal decoupling; the
 // memory model and the interconnect are called with the exact cycle as annotated delay, and
 // the one clock thread calls them in cycle order, every core of a system within each cycle).
 constexpr uint64_t kQuantum = 4096;
-// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle).
+// Cycles between two looks at the VCD's size (the RTL writes up to ~10 KB per cycle and core).
 constexpr uint64_t kVcdSizeCheck = 256;
 
 // True if the RTL built for `built` implements `cfg` (one core's config): every key but the
@@ -119,8 +121,10 @@ class RtlTop : public sc_core::sc_module {
   std::vector<const LoadedProgram*> programs;  // per core; null: idle
   uint64_t wait_cycles = 0;
   uint64_t watchdog_cycles = 0;  // a run without progress for this long is a hang
-  // The VCD (core 0): window in cycles over all runs, and its size limit (0 = none): once the
-  // file passes it, dumping stops at cycle vcd_cut.
+  // The VCD of every core (the backend's, dumped once per half cycle at time 2c and 2c + 1 of
+  // cycle c over all runs): its window in cycles, and its size limit (0 = none): once the file
+  // passes it, dumping stops at cycle vcd_cut.
+  RtlVcd* vcd = nullptr;
   uint64_t vcd_start = 0, vcd_end = 0;
   bool vcd_on = false;
   std::string vcd_path;
@@ -173,8 +177,12 @@ class RtlTop : public sc_core::sc_module {
   void run_core(uint64_t base) {
     RtlCorePort& port = *ports[0];
     for (uint64_t c = 0;; ++c) {
-      trace_window(total_cycles + c);
-      const bool ended = port.step(base + c, c, total_cycles + c);
+      const uint64_t t = total_cycles + c;
+      trace_window(t);
+      port.fall(base + c, c);
+      vcd->dump(2 * t);
+      const bool ended = port.rise(c);
+      vcd->dump(2 * t + 1);
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
@@ -198,18 +206,16 @@ class RtlTop : public sc_core::sc_module {
   void run_system(uint64_t base) {
     size_t running = static_cast<size_t>(std::count(m_active.begin(), m_active.end(), true));
     for (uint64_t c = 0; running > 0; ++c) {
-      trace_window(total_cycles + c);
-      for (size_t k = 0; k < ports.size() && running > 0; ++k) {
-        if (m_active[k] && step_core(k, base + c, c)) {
-          m_active[k] = false;
-          --running;
-          const Ending e = ports[k]->ending;
-          if (e == Ending::kRtlError || e == Ending::kNoProgress) {
-            error_core = static_cast<int>(k);
-            running = 0;
-          }
+      const uint64_t t = total_cycles + c;
+      trace_window(t);
+      for (size_t k = 0; k < ports.size(); ++k) {
+        if (m_active[k]) {
+          fall_core(k, base + c, c);
         }
       }
+      vcd->dump(2 * t);
+      running = rise_cores(c, running);
+      vcd->dump(2 * t + 1);
       run_cycles = c + 1;
       if (++m_local >= kQuantum) {
         sync();
@@ -224,14 +230,33 @@ class RtlTop : public sc_core::sc_module {
     publish_progress();
   }
 
-  // One cycle of core k; an exception names the core (error_core).
-  bool step_core(size_t k, uint64_t abs, uint64_t c) {
+  // The clock low of core k in cycle c; an exception names the core (error_core). Each core's
+  // requests reach the interconnect here, core 0 first.
+  void fall_core(size_t k, uint64_t abs, uint64_t c) {
     try {
-      return ports[k]->step(abs, c, total_cycles + c);
+      ports[k]->fall(abs, c);
     } catch (...) {
       error_core = static_cast<int>(k);
       throw;
     }
+  }
+
+  // The rising edge of every running core in cycle c; returns how many still run (none after an
+  // RTL error or a hang, which ends the system's run). A core's edge depends on its own inputs
+  // only, so rising after every core's fall gives what rising right after its own would.
+  size_t rise_cores(uint64_t c, size_t running) {
+    for (size_t k = 0; k < ports.size() && running > 0; ++k) {
+      if (m_active[k] && ports[k]->rise(c)) {
+        m_active[k] = false;
+        --running;
+        const Ending e = ports[k]->ending;
+        if (e == Ending::kRtlError || e == Ending::kNoProgress) {
+          error_core = static_cast<int>(k);
+          running = 0;
+        }
+      }
+    }
+    return running;
   }
 
   // Adds what the run did since the last call to the process's progress (run_progress.h).
@@ -278,7 +303,7 @@ class RtlTop : public sc_core::sc_module {
 
   void trace_window(uint64_t total) {
     if (vcd_on) {
-      ports[0]->model().set_vcd_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
+      vcd->set_active(total >= vcd_start && total < std::min(vcd_end, vcd_cut));
     }
   }
 
@@ -522,6 +547,7 @@ void RtlCore::release(std::unique_ptr<RtlCore> core) {
 }
 
 struct RtlBackend::Impl {
+  RtlVcd vcd;  // first: its Verilator context outlives the models made in it
   std::vector<std::string> model_names;  // per core: the config whose model serves it
   std::vector<std::unique_ptr<RtlModel>> models;
   std::unique_ptr<RtlCore> core;
@@ -530,7 +556,6 @@ struct RtlBackend::Impl {
   std::string vcd_path;
   uint64_t vcd_start = 0, vcd_end = 0;
 
-  RtlModel& model() const { return *models.front(); }
   // Clocks the cores through one run of their programs (null: idle); rethrows what the clock
   // thread threw, naming the core in a system.
   const RtlTop& run_cores(const std::vector<const LoadedProgram*>& programs, uint64_t wait_cycles);
@@ -560,6 +585,7 @@ const RtlTop& RtlBackend::Impl::run_cores(const std::vector<const LoadedProgram*
   t.wait_cycles = wait_cycles;
   t.watchdog_cycles = watchdog_cycles;
   t.total_cycles = total_cycles;
+  t.vcd = &vcd;
   t.vcd_on = !vcd_path.empty();
   t.vcd_start = vcd_start;
   t.vcd_end = vcd_end;
@@ -567,9 +593,7 @@ const RtlTop& RtlBackend::Impl::run_cores(const std::vector<const LoadedProgram*
   t.go.notify(sc_core::SC_ZERO_TIME);
   cycle::SimContext::start();
   core->idle = true;  // the clock thread waits for the next run again
-  if (t.vcd_on) {
-    model().set_vcd_active(false);
-  }
+  vcd.set_active(false);
   total_cycles += t.run_cycles;
   if (t.error) {
     if (core->cfg.cores == 0) {
@@ -652,7 +676,9 @@ RtlBackend::RtlBackend(const HwConfig& cfg, Dram& dram) : ContractBackend(cfg, d
       check_rtl_limits(core_cfg);
       const rtl::BuiltModel& m = find_built_model(core_cfg);
       m_impl->model_names.emplace_back(m.name);
-      m_impl->models.push_back(m.make(core_cfg.bus_bytes));
+      // the VCD scope of the core (docs/multicore.md, "Traces")
+      const std::string scope = m_cfg.cores != 0 ? fmt::format("core{}", k) : "vta_core";
+      m_impl->models.push_back(m.make(core_cfg.bus_bytes, m_impl->vcd.context(), scope.c_str()));
     } catch (const Error& e) {
       throw Error(where + e.what());
     }
@@ -670,9 +696,7 @@ RtlBackend::~RtlBackend() {
   if (!m_impl) {
     return;
   }
-  if (!m_impl->models.empty()) {
-    m_impl->model().close_vcd();
-  }
+  m_impl->vcd.close();
   if (m_impl->core) {
     RtlCore::release(std::move(m_impl->core));
   }
@@ -688,7 +712,11 @@ const std::string& RtlBackend::model_config() const {
 }
 
 void RtlBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  if (!m_impl->model().open_vcd(path)) {
+  std::vector<RtlModel*> models;
+  for (const auto& m : m_impl->models) {
+    models.push_back(m.get());
+  }
+  if (!m_impl->vcd.open(path, models)) {
     throw Error(
         "rtl backend: the RTL model was built without tracing (VTA_RTL_TRACE=OFF), so no "
         "VCD: " +

@@ -86,13 +86,16 @@ void RtlCorePort::begin(uint32_t insn_phys, uint32_t insn_count, const LoadedPro
   m_model->start(insn_phys, insn_count);
 }
 
-bool RtlCorePort::step(uint64_t abs, uint64_t c, uint64_t trace_cycle) {
+void RtlCorePort::fall(uint64_t abs, uint64_t c) {
   WriteBurst* wb = nullptr;
-  MemIn in = memory_inputs(abs, wb);
-  in.trace_cycle = trace_cycle;
-  m_model->cycle(in, m_out);
-  serve_requests(abs, c, in, m_out, wb);
-  watch_progress(c, in, m_out);
+  m_in = memory_inputs(abs, wb);
+  m_model->fall(m_in, m_out);
+  serve_requests(abs, c, m_in, m_out, wb);
+}
+
+bool RtlCorePort::rise(uint64_t c) {
+  m_model->rise(m_out);
+  watch_progress(c, m_in, m_out);
   run_cycles = c + 1;
   return run_ended(m_out);
 }

@@ -75,9 +75,12 @@ class RtlCorePort {
   // Clears the results and the bursts in flight and starts the core on `program` (a system
   // needs it to post the STOREs' bursts; a lone core may pass its address and count only).
   void begin(uint32_t insn_phys, uint32_t insn_count, const LoadedProgram* program);
-  // Clocks cycle `c` of the run (absolute cycle `abs`; VCD time `trace_cycle`). Returns true
-  // when the run has ended (ending()).
-  bool step(uint64_t abs, uint64_t c, uint64_t trace_cycle);
+  // Cycle `c` of the run (absolute cycle `abs`) in two halves: fall() drives the memory inputs,
+  // evaluates the clock low and acts on the core's requests (through the socket); rise()
+  // evaluates the rising edge and returns true when the run has ended (ending). The cores of a
+  // system all fall before any rises, so the VCD sees them at the same half.
+  void fall(uint64_t abs, uint64_t c);
+  bool rise(uint64_t c);
 
   RtlModel& model() const { return *m_model; }
   const HwConfig& config() const { return m_cfg; }
@@ -123,6 +126,7 @@ class RtlCorePort {
   std::deque<WriteBurst> m_writes;
   std::deque<uint64_t> m_resps;
   std::deque<PostedWrite> m_posted;
+  MemIn m_in;                      // the memory's inputs of the cycle (fall to rise)
   MemOut m_out;                    // the core's outputs, reused every cycle
   std::vector<uint8_t> m_scratch;  // the data pointer of timing-only writes
 };

@@ -1,13 +1,17 @@
 // RtlModel: one Verilated vta_core (hw/rtl/vta_core.v) of one configuration, behind a small
-// per-cycle interface so the backend glue is written once for every model class. A model is
-// clocked by cycle(): inputs are applied with the clock low, the combinational outputs of the
-// cycle are sampled, then the rising edge is evaluated.
+// per-cycle interface so the backend glue is written once for every model class. A cycle has
+// two halves: fall() applies the inputs with the clock low and samples the combinational
+// outputs, rise() evaluates the rising edge. The VCD (rtl_vcd.h) is written between the halves,
+// so the cores of a system are all at the same half when it is.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+class VerilatedContext;
+class VerilatedVcdC;
 
 namespace vta::rtl {
 
@@ -18,7 +22,6 @@ struct MemIn {
   const uint8_t* rd_data = nullptr;  // bus_bytes of data
   bool wr_data_take = false;         // the memory takes the store's next beat this cycle
   bool wr_resp = false;              // a write response arrives
-  uint64_t trace_cycle = 0;          // VCD time of this cycle: 2c (clock low), 2c + 1 (high)
 };
 
 // Outputs of one cycle (sampled before the rising edge).
@@ -63,19 +66,23 @@ class RtlModel {
   // One reset cycle (the model's first use) or a start cycle loading the control registers.
   virtual void reset() = 0;
   virtual void start(uint32_t insn_addr, uint32_t insn_count) = 0;
-  virtual void cycle(const MemIn& in, MemOut& out) = 0;
+  // The clock low with `in` applied: every output of `out` but finish.
+  virtual void fall(const MemIn& in, MemOut& out) = 0;
+  // The rising edge (with fall()'s inputs): out.finish.
+  virtual void rise(MemOut& out) = 0;
   virtual CoreStatus status() const = 0;
-  // VCD of later cycles to `path` (false if the model was built without tracing).
-  virtual bool open_vcd(const std::string& path) = 0;
-  virtual void set_vcd_active(bool on) = 0;
-  virtual void close_vcd() = 0;
+  // Adds the model's signals to `vcd`, under the model's name, before the file is opened;
+  // false if the model was built without tracing.
+  virtual bool add_to_vcd(VerilatedVcdC& vcd) = 0;
 };
 
 // Models built into this binary (CMake option VTA_RTL_CONFIGS), with their config JSON.
+// make(): a model in `context` (the cores of one backend share one, so one VCD can trace them
+// all) whose VCD scope is `scope`.
 struct BuiltModel {
   const char* name;         // config file name without .json, e.g. "pynq"
   const char* config_json;  // its contents
-  std::unique_ptr<RtlModel> (*make)(int bus_bytes);
+  std::unique_ptr<RtlModel> (*make)(int bus_bytes, VerilatedContext& context, const char* scope);
 };
 const std::vector<BuiltModel>& built_models();
 

@@ -52,17 +52,9 @@ uint64_t word64(const T& sig, int k) {
 template <class V>
 class RtlModelImpl final : public RtlModel {
  public:
-  RtlModelImpl(int bus_bytes) : m_bus_bytes(bus_bytes) {
-    m_ctx = std::make_unique<VerilatedContext>();
-#if VM_TRACE
-    m_ctx->traceEverOn(true);
-#endif
-    m_top = std::make_unique<V>(m_ctx.get(), "vta_core");
-  }
-  ~RtlModelImpl() override {
-    close_vcd();
-    m_top->final();
-  }
+  RtlModelImpl(int bus_bytes, VerilatedContext& context, const char* scope)
+      : m_bus_bytes(bus_bytes), m_top(std::make_unique<V>(&context, scope)) {}
+  ~RtlModelImpl() override { m_top->final(); }
 
   void reset() override {
     m_top->rst = 1;
@@ -82,7 +74,7 @@ class RtlModelImpl final : public RtlModel {
     m_top->start = 0;
   }
 
-  void cycle(const MemIn& in, MemOut& out) override {
+  void fall(const MemIn& in, MemOut& out) override {
     V& t = *m_top;
     t.clk = 0;
     t.mem_rd_req_ready = 1;
@@ -95,7 +87,6 @@ class RtlModelImpl final : public RtlModel {
     t.mem_wr_data_ready = in.wr_data_take;
     t.mem_wr_resp_valid = in.wr_resp;
     t.eval();
-    dump(2 * in.trace_cycle);
     out.rd_req = t.mem_rd_req_valid;
     if (out.rd_req) {
       out.rd_addr = t.mem_rd_req_addr;
@@ -114,10 +105,12 @@ class RtlModelImpl final : public RtlModel {
     }
     out.stuck = t.stuck;
     out.error = t.error;
-    t.clk = 1;
-    t.eval();
-    dump(2 * in.trace_cycle + 1);
-    out.finish = t.done;
+  }
+
+  void rise(MemOut& out) override {
+    m_top->clk = 1;
+    m_top->eval();
+    out.finish = m_top->done;
   }
 
   CoreStatus status() const override {
@@ -154,25 +147,13 @@ class RtlModelImpl final : public RtlModel {
     return s;
   }
 
-  bool open_vcd(const std::string& path) override {
+  bool add_to_vcd(VerilatedVcdC& vcd) override {
 #if VM_TRACE
-    close_vcd();
-    m_vcd = std::make_unique<VerilatedVcdC>();
-    m_top->trace(m_vcd.get(), 99);
-    m_vcd->open(path.c_str());
+    m_top->trace(&vcd, 99);
     return true;
 #else
-    (void)path;
+    (void)vcd;
     return false;
-#endif
-  }
-  void set_vcd_active(bool on) override { m_vcd_active = on; }
-  void close_vcd() override {
-#if VM_TRACE
-    if (m_vcd) {
-      m_vcd->close();
-      m_vcd.reset();
-    }
 #endif
   }
 
@@ -184,23 +165,9 @@ class RtlModelImpl final : public RtlModel {
     m_top->clk = 1;
     m_top->eval();
   }
-  void dump(uint64_t time) {
-#if VM_TRACE
-    if (m_vcd_active && m_vcd) {
-      m_vcd->dump(time);
-    }
-#else
-    (void)time;
-#endif
-  }
 
   int m_bus_bytes;
-  std::unique_ptr<VerilatedContext> m_ctx;
   std::unique_ptr<V> m_top;
-  bool m_vcd_active = false;
-#if VM_TRACE
-  std::unique_ptr<VerilatedVcdC> m_vcd;
-#endif
 };
 
 }  // namespace vta::rtl

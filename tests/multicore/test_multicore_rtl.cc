@@ -2,10 +2,15 @@
 // example of the timing contract on two cores against cycles derived by hand from the
 // interconnect's rule; two ISA-suite programs run together, each core's outputs checked against
 // its case's plain reference and its cycles and counters equal to the cycle model's two-core
-// run; CORES = 1 equal to the single core. Label "multicore" (built with the rtl backend only).
+// run; CORES = 1 equal to the single core; the VCD of every core. Label "multicore" (built with
+// the rtl backend only).
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +21,7 @@
 #include "isa_programs.h"
 #include "multicore_test_support.h"
 #include "program_builder.h"
+#include "vcd_check.h"
 #include "vta/hw/rtl_backend.h"
 #include "vta/sim/backend.h"
 #include "vta/sim/cycle/cycle_backend.h"
@@ -92,6 +98,62 @@ TEST_CASE("multicore rtl: the worked example on two cores, by hand", "[multicore
       CHECK(counter(*be, "core1.interconnect_bursts") == 4);
     }
   }
+}
+
+TEST_CASE("multicore rtl: the VCD shows every core under its own scope", "[multicore][rtl]") {
+  // The worked example on both cores, latency 0: core 0 is clocked 61 cycles, core 1 71 (the
+  // case above, by hand). Cycle c of a run is VCD time 2c (clock low) and 2c + 1 (after the
+  // rising edge), so a core clocked n cycles has its clk rise at the n odd times 1 .. 2n - 1 and
+  // its done rise at 2n - 1; a core that has finished is no longer clocked.
+  const HwConfig cfg = system_config(2, 0);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            fmt::format("vta_multicore_rtl_vcd_{}.vcd", ::getpid()))
+                               .string();  // unique: several build trees may run ctest at once
+  {
+    Dram dram;
+    RtlBackend be(cfg, dram);
+    be.enable_vcd(path, 0, 1000);
+    ProgramBuilder pb0(cfg, dram), pb1(cfg, dram);
+    REQUIRE(be.run_cores({worked_example(pb0), worked_example(pb1)}, 0) == RunStatus::kOk);
+  }
+  CHECK(check_vcd_file(path).empty());
+  const VcdContents vcd = read_vcd(path);
+  std::filesystem::remove(path);
+  std::set<std::string> names;
+  for (const auto& [id, scoped] : vcd.names) {
+    names.insert(scoped.begin(), scoped.end());
+  }
+  // Each core's top ports and its Verilog hierarchy under "core<k>"; nothing outside them.
+  std::map<std::string, size_t> per_scope;
+  for (const std::string& n : names) {
+    ++per_scope[n.substr(0, n.find('.'))];
+  }
+  CHECK(per_scope.size() == 2);
+  CHECK(per_scope["core0"] > 100);
+  CHECK(per_scope["core0"] == per_scope["core1"]);
+  for (const std::pair<const char*, uint64_t> core : {std::pair{"core0", 61}, {"core1", 71}}) {
+    const std::string scope = core.first;
+    const uint64_t n = core.second;
+    INFO(scope);
+    CHECK(names.count(scope + ".clk") == 1);
+    CHECK(names.count(scope + ".vta_core.done") == 1);
+    std::vector<uint64_t> rises, done;  // times of the clock's rising edges; of done's changes
+    for (const auto& [t, name] : vcd.changes) {
+      if (name == scope + ".clk" && t % 2 == 1) {
+        rises.push_back(t);
+      }
+      if (name == scope + ".done") {
+        done.push_back(t);
+      }
+    }
+    CHECK(rises.size() == n);
+    CHECK_FALSE(rises.empty());
+    CHECK(rises.back() == 2 * n - 1);
+    CHECK(done == std::vector<uint64_t>{0, 2 * n - 1});  // its value at #0, then the rise
+    CHECK(vcd.final_values.at(scope + ".done") == 1);
+  }
+  CHECK(vcd.times.size() == 2 * 71);  // every half cycle of the system's run
+  CHECK(vcd.times.back() == 2 * 71 - 1);
 }
 
 namespace {

@@ -249,13 +249,31 @@ TEST_CASE("rtl: enable_vcd dumps exactly the cycle window", "[rtl]") {
   ss << in.rdbuf();
   const std::string vcd = ss.str();
   CHECK(check_vcd_file(path).empty());
+  const VcdContents parsed = read_vcd(path);
   std::filesystem::remove(path);
+  // A lone core's scope is "vta_core" (its ports), its Verilog hierarchy below it; a system's
+  // cores are "core0", "core1", ... (tests/multicore/test_multicore_rtl.cc).
+  bool in_scope = true, has_clk = false, has_done = false;
+  for (const auto& [id, scoped] : parsed.names) {
+    for (const std::string& n : scoped) {
+      in_scope = in_scope && n.rfind("vta_core.", 0) == 0;
+      has_clk = has_clk || n == "vta_core.clk";
+      has_done = has_done || n == "vta_core.vta_core.done";
+    }
+  }
+  CHECK(in_scope);
+  CHECK(has_clk);
+  CHECK(has_done);
   CHECK(vcd.find("$enddefinitions") != std::string::npos);
   CHECK(vcd.find("mem_rd_req_valid") != std::string::npos);
   CHECK(vcd.find("\n#80\n") != std::string::npos);  // cycle 40, clock low
   CHECK(vcd.find("\n#99\n") != std::string::npos);  // cycle 49, after the edge
   CHECK(vcd.find("\n#79\n") == std::string::npos);
   CHECK(vcd.find("\n#100\n") == std::string::npos);
+  Dram dram;
+  RtlBackend be(cfg, dram);
+  CHECK_THROWS_WITH(be.enable_vcd("/nonexistent-dir/w.vcd", 0, 10),
+                    "rtl backend: cannot write VCD file '/nonexistent-dir/w.vcd'");
 }
 
 // Corner cases the contract covers by its general rules: each program runs on rtl and cycle
