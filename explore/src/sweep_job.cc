@@ -111,9 +111,12 @@ void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
   }
 }
 
-// The energy model's estimate of what `s` counted, in total and by component.
+// The energy model's estimate of what `s` counted, in total and by component. In the split mode
+// the layers' counters hold every core's counts (a layer split over the cores).
 void add_energy(nlohmann::ordered_json& r, const HwConfig& cfg, const Stats& s) {
-  const SystemEnergy sys = estimate_system_energy(cfg, s);
+  const bool split = r["multicore_mode"] == "split";
+  const SystemEnergy sys =
+      estimate_system_energy(cfg, s, split ? CoreCounts::kSummed : CoreCounts::kOwn);
   const EnergyEstimate& e = sys.total;
   if (cfg.cores != 0) {
     for (size_t k = 0; k < sys.core_joules.size(); ++k) {
