@@ -392,8 +392,8 @@ std::string multicore_mode_of(const nlohmann::json& value, const std::string& wh
   const std::string text = value.is_string() ? value.get<std::string>() : "";
   if (std::find(std::begin(kMulticoreModes), std::end(kMulticoreModes), text) ==
       std::end(kMulticoreModes)) {
-    throw SpecError(fmt::format("{}: {} is not a multicore mode (one of {})", where,
-                                value.dump(), fmt::join(kMulticoreModes, ", ")));
+    throw SpecError(fmt::format("{}: {} is not a multicore mode (one of {})", where, value.dump(),
+                                fmt::join(kMulticoreModes, ", ")));
   }
   return text;
 }
@@ -581,8 +581,10 @@ class PointKeys {
           return false;
         }
       } catch (const Error& e) {
+        nlohmann::json config = m_keys;  // the point's config keys, without its mode
+        config.erase(kMulticoreModeKey);
         throw SpecError(fmt::format("{}: {} (point {})", m_spec.source, e.what(),
-                                    config_label(m_spec.base, m_spec.base_keys, m_keys)));
+                                    config_label(m_spec.base, m_spec.base_keys, config)));
       }
     }
     return true;
