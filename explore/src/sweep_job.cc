@@ -50,9 +50,9 @@ nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
   r["config_hash"] = nullptr;
   r["model"] = nullptr;
   // Systems (docs/multicore.md): the CORES key as written (null without it), the number of
-  // cores, and how a workload ran on them (multicore_mode).
-  // A point of the split mode says so on every row (it is another design than the same config
-  // replicated), and has the column of the split the compiler chose.
+  // cores, and how a workload ran on them (multicore_mode). A point of the split mode says so on
+  // every row (it is another design than the same config replicated), and has the column of the
+  // split the compiler chose.
   r["CORES"] = nullptr;
   r["core_count"] = nullptr;
   r["multicore_mode"] = p.multicore_mode == "split" ? nlohmann::ordered_json("split") : nullptr;
