@@ -233,6 +233,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
                                             const HwConfig& cfg) {
   const LayerRun total = total_of(runs);
   std::vector<const LayerRun*> all;
+  all.reserve(runs.size());
   for (const LayerRun& r : runs) {
     all.push_back(&r);
   }

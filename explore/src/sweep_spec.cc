@@ -389,7 +389,7 @@ std::string keys_id(const nlohmann::json& keys) {
 }  // namespace
 
 std::string multicore_mode_of(const nlohmann::json& value, const std::string& where) {
-  const std::string text = value.is_string() ? value.get<std::string>() : "";
+  std::string text = value.is_string() ? value.get<std::string>() : "";
   if (std::find(std::begin(kMulticoreModes), std::end(kMulticoreModes), text) ==
       std::end(kMulticoreModes)) {
     throw SpecError(fmt::format("{}: {} is not a multicore mode (one of {})", where, value.dump(),

@@ -83,10 +83,10 @@ struct WorkloadOptions {
 // pipeline); one core: kNone. Throws vta::Error as run_workload does (a model not quantized).
 compiler::SplitChoice choose_workload_split(const compiler::Target& target, const SweepWorkload& w);
 
-// Runs the workload's layers on the target (a MODEL.onnx: its quantization at the target's
-// widths). Throws compiler::ScheduleFitError when no schedule of a layer fits the design,
-// vta::Error for any other failure.
-std::vector<compiler::LayerRun> run_workload(const compiler::Target& target, const SweepWorkload& w,
+// Runs the workload's layers on the target `system` (split as opt.split says; a MODEL.onnx: its
+// quantization at the target's widths). Throws compiler::ScheduleFitError when no schedule of a
+// layer fits the design, vta::Error for any other failure.
+std::vector<compiler::LayerRun> run_workload(const compiler::Target& system, const SweepWorkload& w,
                                              const WorkloadOptions& opt);
 
 }  // namespace vta::explore
