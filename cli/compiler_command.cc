@@ -344,9 +344,11 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     print_report(std::cout, rr);
   }
   nlohmann::ordered_json rep = report_to_json(runs);
+  // A layer split over the cores reports every core's counts added (explore::CoreCounts).
+  constexpr auto kSummed = explore::CoreCounts::kSummed;
   for (size_t i = 0; i < runs.size(); ++i) {
     rep["layers"][i]["energy_j"] =
-        explore::estimate_system_energy(target.config, runs[i].stats).total.total_joules();
+        explore::estimate_system_energy(target.config, runs[i].stats, kSummed).total.total_joules();
   }
   for (auto it = rep.begin(); it != rep.end(); ++it) {
     extra[it.key()] = *it;
@@ -355,7 +357,8 @@ int finish_compiler_command(const CommonOptions& o, const Target& target,
     extra["summary"][it.key()] = *it;
   }
   extra["area"] = area_json(target.config);
-  extra["energy"] = explore::estimate_system_energy(target.config, rr.stats).total.to_json();
+  extra["energy"] =
+      explore::estimate_system_energy(target.config, rr.stats, kSummed).total.to_json();
   print_design_lines(std::cout, extra["area"], extra["energy"]);
   rr.extra = std::move(extra);
   write_json_report(o, rr);

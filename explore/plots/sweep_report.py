@@ -462,9 +462,16 @@ def cores_of(d):
     return d.get("core_count") or 1
 
 
+def copies_of(d):
+    """Copies of the workload one run does: the row's `copies` (a system in the replicated mode
+    runs one per core; split over the cores, one), else its cores (databases from before)."""
+    return d.get("copies") or cores_of(d)
+
+
 def throughput_of(d):
     """Copies of the workload per second: the row's throughput_per_s (a system in the
-    replicated mode runs one copy per core in its time), else one copy in time_s."""
+    replicated mode runs one copy per core in its time, in the split mode one), else one copy
+    in time_s."""
     t = d.get("throughput_per_s")
     return t if t is not None else 1.0 / d["time_s"]
 
@@ -477,8 +484,12 @@ def array_of(d):
 
 
 def mode_of(d):
-    """How a design ran its workload: "single core", or its multicore_mode ("replicated")."""
-    return (d.get("multicore_mode") or "-") if cores_of(d) > 1 else "single core"
+    """How a design ran its workload: "single core", or its multicore_mode: "replicated", or
+    "split" with the compiler's choice ("split: channels")."""
+    if cores_of(d) < 2:
+        return "single core"
+    mode = d.get("multicore_mode") or "-"
+    return "%s: %s" % (mode, d["split"]) if mode == "split" and d.get("split") else mode
 
 
 def multicore_table(designs, parts, table_id):
@@ -494,7 +505,7 @@ def multicore_table(designs, parts, table_id):
                          html.escape(str(d.get("config_label") or d["point_id"])), cores_of(d),
                          array_of(d), html.escape(mode_of(d)),
                          d["throughput"], d["latency_ms"], d["contention_pct"],
-                         d["energy_mj"] / cores_of(d), d["lut_total"], d["area_dsp"],
+                         d["energy_mj"] / copies_of(d), d["lut_total"], d["area_dsp"],
                          d["area_bram36"], percent(d["share"]),
                          "".join("<td>%s</td>" % fit_cell(d, p) for p in parts)))
     lines.append("</table></div>")
@@ -531,10 +542,11 @@ def multicore_section(designs, parts):
     if best is None:
         line = "No design fits the %s." % html.escape(part)
     else:
-        line = ("Highest throughput that fits the %s: <b>%s</b>, %d core(s) of %s, %.1f per second "
-                "(%s of the part)" % (html.escape(part), html.escape(str(best.get("config_label"))),
-                                      cores_of(best), array_of(best), best["throughput"],
-                                      percent(best["share"])))
+        line = ("Highest throughput that fits the %s: <b>%s</b>, %d core(s) of %s (%s), %.1f per "
+                "second (%s of the part)"
+                % (html.escape(part), html.escape(str(best.get("config_label"))), cores_of(best),
+                   array_of(best), html.escape(mode_of(best)), best["throughput"],
+                   percent(best["share"])))
         if single is not None and single is not best:
             line += ("; the best single core, <b>%s</b> (%s), does %.1f per second: %.2fx"
                      % (html.escape(str(single.get("config_label"))), array_of(single),
@@ -544,10 +556,11 @@ def multicore_section(designs, parts):
         line += "."
     body = ["<h2>One big core or several small ones?</h2>",
             "<p id='multicore-answer'>%s Throughput is copies of the workload per second at each "
-            "design's clock; a system runs one copy per core at once (multicore_mode "
-            "'replicated'), each in the latency shown, sharing the DRAM (contention: cycles its "
-            "bursts waited behind other cores'). Area is every core's plus the interconnect's."
-            "</p>" % line,
+            "design's clock. The mode says how a system ran it: 'replicated', one copy per core "
+            "at once, each in the latency shown; 'split', one copy split over the cores by the "
+            "compiler (its choice of split after the colon), in the latency shown. The cores "
+            "share the DRAM (contention: cycles their bursts waited behind other cores'). Area is "
+            "every core's plus the interconnect's.</p>" % line,
             "<h3>Pareto set in throughput and area (share of the %s), of the designs that %s</h3>"
             % (html.escape(part), "fit it" if fitting else "ran (none fits)"),
             multicore_table(front, parts, "multicore-pareto"),
@@ -671,7 +684,7 @@ def main():
     fitting = [d for d in designs if d["fits"]]
     best = min(fitting, key=lambda d: (d["latency_ms"], d["energy_mj"])) if fitting else None
     svgs, front = plots(rows, workload, designs, devices, best, a.out)
-    varying = [k for k in ("precision", "core_count") + CONFIG_KEYS
+    varying = [k for k in ("precision", "core_count", "multicore_mode", "split") + CONFIG_KEYS
                if len({d.get(k) for d in designs}) > 1]
     # The decision is among designs that can be built: the front of those that fit, if any do.
     front3 = pareto_nd(fitting or designs, ("latency_ms", "energy_mj", "share"))

@@ -1,5 +1,6 @@
 #include "vta/explore/sweep_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <new>
@@ -10,6 +11,7 @@
 #include "vta/compiler/reports/layer_fields.h"
 #include "vta/compiler/reports/report.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/wide_layer_runner.h"
 #include "vta/compiler/scheduling/schedule.h"
 #include "vta/explore/area_model.h"
 #include "vta/explore/design_verdict.h"
@@ -48,10 +50,15 @@ nlohmann::ordered_json base_row(const SweepSpec& spec, const SweepJob& job) {
   r["config_hash"] = nullptr;
   r["model"] = nullptr;
   // Systems (docs/multicore.md): the CORES key as written (null without it), the number of
-  // cores, and how a workload ran on them (multicore_mode).
+  // cores, and how a workload ran on them (multicore_mode). A point of the split mode says so on
+  // every row (it is another design than the same config replicated), and has the column of the
+  // split the compiler chose.
   r["CORES"] = nullptr;
   r["core_count"] = nullptr;
-  r["multicore_mode"] = nullptr;
+  r["multicore_mode"] = p.multicore_mode == "split" ? nlohmann::ordered_json("split") : nullptr;
+  if (p.multicore_mode == "split") {
+    r["split"] = nullptr;
+  }
   for (auto it = p.keys.begin(); it != p.keys.end(); ++it) {
     r[it.key()] = it.value();
   }
@@ -104,9 +111,12 @@ void add_area(nlohmann::ordered_json& r, const HwConfig& cfg) {
   }
 }
 
-// The energy model's estimate of what `s` counted, in total and by component.
+// The energy model's estimate of what `s` counted, in total and by component. In the split mode
+// the layers' counters hold every core's counts (a layer split over the cores).
 void add_energy(nlohmann::ordered_json& r, const HwConfig& cfg, const Stats& s) {
-  const SystemEnergy sys = estimate_system_energy(cfg, s);
+  const bool split = r["multicore_mode"] == "split";
+  const SystemEnergy sys =
+      estimate_system_energy(cfg, s, split ? CoreCounts::kSummed : CoreCounts::kOwn);
   const EnergyEstimate& e = sys.total;
   if (cfg.cores != 0) {
     for (size_t k = 0; k < sys.core_joules.size(); ++k) {
@@ -178,15 +188,17 @@ void add_figures(nlohmann::ordered_json& r, const LayerRun& run, double clock_mh
 // run takes the system's cycles, first start to last FINISH ("system.cycles", summed over the
 // layers), in which it does `cores` copies of the work; `throughput_per_s` is copies per second
 // at the clock (images per second of a network, layers of a layer). A single core does one copy
-// in its own cycles.
+// in its own cycles, and so does a system in the split mode: its layers' cycles are already the
+// system's for a layer split over the cores, core 0's for one it ran alone.
 void add_throughput(nlohmann::ordered_json& r, const std::vector<const LayerRun*>& runs,
                     const HwConfig& cfg) {
-  r["copies"] = cfg.num_cores();
+  const bool split = r["multicore_mode"] == "split";
+  r["copies"] = split ? 1 : cfg.num_cores();
   if (r["time_s"].is_null()) {
     r["throughput_per_s"] = nullptr;
     return;
   }
-  if (cfg.cores != 0) {
+  if (cfg.cores != 0 && !split) {
     double cycles = 0;
     for (const LayerRun* run : runs) {
       const NamedCounter* c = run->stats.find("system.cycles");
@@ -196,7 +208,24 @@ void add_throughput(nlohmann::ordered_json& r, const std::vector<const LayerRun*
     r["time_s"] = cycles / (cfg.clock_mhz * 1e6);
   }
   const double t = r["time_s"].get<double>();
-  r["throughput_per_s"] = t > 0 ? nlohmann::ordered_json(cfg.num_cores() / t) : nullptr;
+  r["throughput_per_s"] = t > 0 ? nlohmann::ordered_json(r["copies"].get<int>() / t) : nullptr;
+}
+
+// The summed named counters' columns of the runs: a layer row starts them at 0, since a layer
+// that ran on core 0 alone (the split mode: a layer the split cannot divide, an ALU layer) has
+// no coreK.* counters of the other cores and must not keep the summary's.
+std::vector<std::string> summed_counter_columns(const std::vector<LayerRun>& runs) {
+  std::vector<std::string> cols;
+  for (const LayerRun& run : runs) {
+    for (const NamedCounter& c : run.stats.extra) {
+      const bool summable = c.unit != "ratio" && c.unit.find('/') == std::string::npos;
+      const std::string col = column_name(c.name);
+      if (summable && std::find(cols.begin(), cols.end(), col) == cols.end()) {
+        cols.push_back(col);
+      }
+    }
+  }
+  return cols;
 }
 
 std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
@@ -204,6 +233,7 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
                                             const HwConfig& cfg) {
   const LayerRun total = total_of(runs);
   std::vector<const LayerRun*> all;
+  all.reserve(runs.size());
   for (const LayerRun& r : runs) {
     all.push_back(&r);
   }
@@ -214,14 +244,22 @@ std::vector<nlohmann::ordered_json> ok_rows(nlohmann::ordered_json summary,
   add_throughput(summary, all, cfg);
   add_counters(summary, all, cfg);
   std::vector<nlohmann::ordered_json> rows = {summary};
+  const std::vector<std::string> counters = summed_counter_columns(runs);
   for (size_t i = 0; i < runs.size(); ++i) {
     nlohmann::ordered_json r = summary;
+    for (const std::string& col : counters) {
+      r[col] = 0;
+    }
     r["layer_index"] = i;
     r["row_kind"] = "layer";
     r["layer"] = runs[i].name;
     r["layers"] = 1;
     r["layer_schedule"] = runs[i].schedule.describe();
     r["shape"] = runs[i].shape;
+    if (r.contains("split")) {  // how this layer went to the cores
+      r["layer_split"] =
+          runs[i].split.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(runs[i].split);
+    }
     r["wall_seconds"] = runs[i].wall_seconds;
     add_figures(r, runs[i], cfg.clock_mhz);
     add_throughput(r, {&runs[i]}, cfg);
@@ -310,6 +348,54 @@ std::string replicated_blocker(const HwConfig& cfg) {
   return "";
 }
 
+// Why the split mode cannot run on design `cfg` ("" when it can): the compiler encodes every
+// core's part of a layer for core 0's config, and splits layers of lanes up to 8 bits only.
+std::string split_blocker(const HwConfig& cfg) {
+  if (cfg.num_cores() < 2) {
+    return "";
+  }
+  const nlohmann::json first = cfg.core_config(0).to_json();
+  for (int k = 1; k < cfg.num_cores(); ++k) {
+    if (cfg.core_config(k).to_json() != first) {
+      return fmt::format(
+          "CORES: core {} differs from core 0; the compiler's split (multicore_mode 'split') "
+          "encodes every core's part of a layer for core 0's config, so it needs identical cores",
+          k);
+    }
+  }
+  if (needs_wide_lanes(cfg)) {
+    return fmt::format(
+        "multicore_mode 'split': the compiler splits layers of lanes up to 8 bits over the cores; "
+        "this design's are {}",
+        LayerWidths::of(cfg).describe());
+  }
+  return "";
+}
+
+// How the job runs on the target: the spec's settings and, on a system, its multicore_mode.
+// The split mode takes the compiler's choice of split (none on one core), noted in the rows'
+// `split` and `split_reason` columns; the replicated mode runs the same program on every core
+// together (N copies).
+WorkloadOptions prepare_run(const SweepSpec& spec, const SweepWorkload& w, bool split,
+                            Target& target, nlohmann::ordered_json& summary) {
+  WorkloadOptions opt;
+  opt.tune = spec.tune;
+  opt.check = spec.check;
+  opt.seed = spec.seed;
+  if (split) {
+    const SplitChoice choice = choose_workload_split(target, w);
+    opt.split = choice.split;
+    if (choice.cores > 1) {
+      summary["split"] = network_split_name(choice.split);
+      summary["split_reason"] = choice.reason;
+    }
+  } else if (target.config.cores != 0) {
+    target.runtime->set_replicated_run(true);
+    summary["multicore_mode"] = "replicated";
+  }
+  return opt;
+}
+
 // A reference mismatch fails the layer's row and the job's summary row (rows[0]).
 void mark_mismatches(std::vector<nlohmann::ordered_json>& rows, const std::vector<LayerRun>& runs) {
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -374,23 +460,16 @@ std::vector<nlohmann::ordered_json> run_job(const SweepSpec& spec, const SweepJo
   if (const auto [status, why] = network_blocker(w, rc.config, model); !status.empty()) {
     return finish(status, why);
   }
-  if (const std::string why = replicated_blocker(rc.config); !why.empty()) {
+  const bool split = job.point->multicore_mode == "split";
+  if (const std::string why = split ? split_blocker(rc.config) : replicated_blocker(rc.config);
+      !why.empty()) {
     return finish("invalid", why);
   }
   try {
     Target target(rc.config, spec.backend);
     target.verify_programs = spec.check;
-    if (rc.config.cores != 0) {
-      // Until the compiler splits a workload across cores, a system runs it replicated: the
-      // same program on every core together (N copies; multicore_mode "replicated").
-      target.runtime->set_replicated_run(true);
-      summary["multicore_mode"] = "replicated";
-    }
-    WorkloadOptions opt;
-    opt.tune = spec.tune;
-    opt.check = spec.check;
-    opt.seed = spec.seed;
-    const std::vector<LayerRun> runs = run_workload(target, spec.workloads[job.workload], opt);
+    const WorkloadOptions opt = prepare_run(spec, w, split, target, summary);
+    const std::vector<LayerRun> runs = run_workload(target, w, opt);
     summary["wall_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<nlohmann::ordered_json> rows = ok_rows(summary, runs, rc.config);

@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kSpecKeys[] = {"name",      "base",    "axes",     "points",      "sample",
-                                 "workloads", "backend", "schedule", "constraints", "check",
-                                 "seed",      "calib",   "quant",    "input"};
+const char* const kSpecKeys[] = {
+    "name",        "base",  "axes", "points", "sample", "workloads", "backend",        "schedule",
+    "constraints", "check", "seed", "calib",  "quant",  "input",     kMulticoreModeKey};
 
 // Integers of axes and points are exact in a double (constraints compute in doubles) and convert
 // to int64 without overflow: |v| <= 2^53. Checked before any conversion.
@@ -140,6 +140,18 @@ bool is_core_list(const std::string& key, const nlohmann::json& v) {
   return key == "CORES" && v.is_array();
 }
 
+// A multicore_mode axis: a non-empty list of modes, each checked.
+SweepAxis multicore_mode_axis(const nlohmann::ordered_json& values, const std::string& where) {
+  if (!values.is_array() || values.empty()) {
+    throw SpecError(where + ": must be a non-empty list such as [\"replicated\", \"split\"]");
+  }
+  SweepAxis a{kMulticoreModeKey, {}};
+  for (const auto& v : values) {
+    a.values.push_back(multicore_mode_of(v, where));
+  }
+  return a;
+}
+
 void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
   if (!axes.is_object()) {
     throw SpecError(s.source + ": 'axes' must be an object: config key -> list of values or range");
@@ -148,6 +160,10 @@ void parse_axes(SweepSpec& s, const nlohmann::ordered_json& axes) {
     const std::string where = fmt::format("{}: axis '{}'", s.source, it.key());
     if (it.key() == kPrecisionKey && !s.base_keys.contains(it.key())) {
       s.axes.push_back(precision_axis(axes, *it, where));
+      continue;
+    }
+    if (it.key() == kMulticoreModeKey) {
+      s.axes.push_back(multicore_mode_axis(*it, where));
       continue;
     }
     if (!is_spec_config_key(s, it.key())) {
@@ -191,6 +207,10 @@ void parse_points(SweepSpec& s, const nlohmann::ordered_json& points) {
     for (auto it = p.begin(); it != p.end(); ++it) {
       const std::string where = fmt::format("{}: points[{}]: '{}'", s.source, i, it.key());
       if (it.key() == kPrecisionKey && !s.base_keys.contains(it.key())) {
+        continue;
+      }
+      if (it.key() == kMulticoreModeKey) {
+        point[it.key()] = multicore_mode_of(*it, where);
         continue;
       }
       if (!is_spec_config_key(s, it.key())) {
@@ -368,6 +388,16 @@ std::string keys_id(const nlohmann::json& keys) {
 
 }  // namespace
 
+std::string multicore_mode_of(const nlohmann::json& value, const std::string& where) {
+  std::string text = value.is_string() ? value.get<std::string>() : "";
+  if (std::find(std::begin(kMulticoreModes), std::end(kMulticoreModes), text) ==
+      std::end(kMulticoreModes)) {
+    throw SpecError(fmt::format("{}: {} is not a multicore mode (one of {})", where, value.dump(),
+                                fmt::join(kMulticoreModes, ", ")));
+  }
+  return text;
+}
+
 nlohmann::json precision_keys(const nlohmann::json& value, const std::string& where) {
   const std::string text = value.is_string() ? value.get<std::string>() : "";
   std::vector<std::string> parts;
@@ -472,6 +502,10 @@ SweepSpec SweepSpec::from_json(const nlohmann::ordered_json& j, const std::strin
                     "has none");
   }
   parse_run_keys(s, j);
+  if (j.contains(kMulticoreModeKey)) {
+    s.multicore_mode =
+        multicore_mode_of(j[kMulticoreModeKey], fmt::format("{}: '{}'", source, kMulticoreModeKey));
+  }
   return s;
 }
 
@@ -530,19 +564,12 @@ void normalize_number(nlohmann::json& v) {
 // (no copy of the base keys per point), normalised for ids and duplicate detection.
 class PointKeys {
  public:
-  explicit PointKeys(const SweepSpec& spec) : m_spec(spec), m_keys(spec.base_keys) {
-    for (auto& v : m_keys) {
-      normalize_number(v);
-    }
-  }
+  explicit PointKeys(const SweepSpec& spec) : m_spec(spec) { restore_base(); }
   // Sets `overrides` (other keys back to the base first when `reset`) and tells whether every
   // constraint holds.
   bool set(const nlohmann::json& overrides, bool reset) {
     if (reset) {
-      m_keys = m_spec.base_keys;
-      for (auto& v : m_keys) {
-        normalize_number(v);
-      }
+      restore_base();
     }
     for (auto it = overrides.begin(); it != overrides.end(); ++it) {
       nlohmann::json& v = m_keys[it.key()] = it.value();
@@ -554,8 +581,10 @@ class PointKeys {
           return false;
         }
       } catch (const Error& e) {
+        nlohmann::json config = m_keys;  // the point's config keys, without its mode
+        config.erase(kMulticoreModeKey);
         throw SpecError(fmt::format("{}: {} (point {})", m_spec.source, e.what(),
-                                    config_label(m_spec.base, m_spec.base_keys, m_keys)));
+                                    config_label(m_spec.base, m_spec.base_keys, config)));
       }
     }
     return true;
@@ -564,6 +593,15 @@ class PointKeys {
   uint64_t id_bits() const { return fnv1a_64(m_keys.dump()) >> 16; }
 
  private:
+  // The base's keys and the spec's multicore_mode (the same config in two modes is two designs).
+  void restore_base() {
+    m_keys = m_spec.base_keys;
+    for (auto& v : m_keys) {
+      normalize_number(v);
+    }
+    m_keys[kMulticoreModeKey] = m_spec.multicore_mode;
+  }
+
   const SweepSpec& m_spec;
   nlohmann::json m_keys;
 };
@@ -620,10 +658,18 @@ DesignPoint DesignSpace::point(size_t index) const {
   p.index = index;
   p.overrides = overrides_of(m_sources.at(index));
   p.keys = m_spec.base_keys;
+  p.multicore_mode = p.overrides.value(kMulticoreModeKey, m_spec.multicore_mode);
+  p.overrides.erase(kMulticoreModeKey);
   for (auto it = p.overrides.begin(); it != p.overrides.end(); ++it) {
     p.keys[it.key()] = it.value();
   }
-  p.id = keys_id(p.keys);
+  if (p.multicore_mode == "replicated") {
+    p.id = keys_id(p.keys);
+  } else {  // the mode is part of the design (replicated ids stay those of older databases)
+    nlohmann::json with_mode = p.keys;
+    with_mode[kMulticoreModeKey] = p.multicore_mode;
+    p.id = keys_id(with_mode);
+  }
   return p;
 }
 

@@ -218,23 +218,58 @@ SweepWorkload SweepWorkload::parse(const std::string& text, const std::string& d
   return w;
 }
 
-std::vector<LayerRun> run_workload(const Target& target, const SweepWorkload& w,
+namespace {
+
+// The network a network workload runs on the target: a MODEL.onnx's quantization at the
+// target's widths, else the network as parsed.
+const Network& network_of(const Target& target, const SweepWorkload& w) {
+  if (!w.onnx) {
+    return w.network;
+  }
+  const LayerWidths lanes = LayerWidths::of(target.config);
+  const SweepWorkload::Quantized* q = w.quantized_at(lanes);
+  if (q == nullptr || !q->model) {
+    throw Error(fmt::format("workload '{}': the model is not quantized to {} lanes{}", w.text,
+                            lanes.describe(), q ? ": " + q->error : ""));
+  }
+  return q->model->net;
+}
+
+}  // namespace
+
+SplitChoice choose_workload_split(const Target& target, const SweepWorkload& w) {
+  const HwConfig& cfg = target.config;
+  if (cfg.num_cores() < 2) {
+    return SplitChoice{};
+  }
+  switch (w.kind) {
+    case SweepWorkload::Kind::kNetwork:
+      return choose_network_split(network_of(target, w), cfg, NetworkSplit::kAuto);
+    case SweepWorkload::Kind::kConv2d: {
+      const ConvSchedule s = auto_schedule(w.conv, w.epilogue, cfg);
+      return choose_layer_split(w.conv, w.epilogue, s, false, cfg, NetworkSplit::kAuto);
+    }
+    case SweepWorkload::Kind::kMatmul: {
+      const Conv2dParams p = matmul_as_conv(w.matmul, cfg);
+      const ConvSchedule s = auto_schedule(p, Epilogue{}, cfg);
+      return choose_layer_split(p, Epilogue{}, s, true, cfg, NetworkSplit::kAuto);
+    }
+  }
+  throw Error("unknown workload kind");
+}
+
+std::vector<LayerRun> run_workload(const Target& system, const SweepWorkload& w,
                                    const WorkloadOptions& opt) {
+  Target target = system;  // the same runtime, with the layers' split
+  target.layer_split = layer_split_of(opt.split);
   switch (w.kind) {
     case SweepWorkload::Kind::kNetwork: {
       NetworkOptions no;
       no.check = opt.check;
       no.tune_candidates = opt.tune;
-      if (w.onnx) {
-        const LayerWidths lanes = LayerWidths::of(target.config);
-        const SweepWorkload::Quantized* q = w.quantized_at(lanes);
-        if (q == nullptr || !q->model) {
-          throw Error(fmt::format("workload '{}': the model is not quantized to {} lanes{}", w.text,
-                                  lanes.describe(), q ? ": " + q->error : ""));
-        }
-        return run_network(target, q->model->net, no).runs;
-      }
-      return run_network(target, w.network, no).runs;
+      no.layer_split = layer_split_of(opt.split);
+      no.pipeline = opt.split == NetworkSplit::kPipeline;
+      return run_network(target, network_of(target, w), no).runs;
     }
     case SweepWorkload::Kind::kConv2d: {
       if (needs_wide_lanes(target.config) && !opt.tune) {  // int16 / int32 lanes

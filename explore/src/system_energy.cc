@@ -1,5 +1,6 @@
 #include "vta/explore/system_energy.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -30,14 +31,43 @@ double dram_bytes(const Stats& s) {
          static_cast<double>(insns) * kInsnBytes;
 }
 
+// a - b for the counts the energy model reads (never below 0); the instructions by their total,
+// since core k's are known only as a count (its fetch bytes).
+uint64_t less(uint64_t a, uint64_t b) {
+  return a > b ? a - b : 0;
+}
+
+void subtract_counts(Stats& s, const Stats& o) {
+  s.inp_load_nbytes = less(s.inp_load_nbytes, o.inp_load_nbytes);
+  s.wgt_load_nbytes = less(s.wgt_load_nbytes, o.wgt_load_nbytes);
+  s.acc_load_nbytes = less(s.acc_load_nbytes, o.acc_load_nbytes);
+  s.uop_load_nbytes = less(s.uop_load_nbytes, o.uop_load_nbytes);
+  s.out_store_nbytes = less(s.out_store_nbytes, o.out_store_nbytes);
+  s.gemm_counter = less(s.gemm_counter, o.gemm_counter);
+  s.alu_counter = less(s.alu_counter, o.alu_counter);
+  s.runs = less(s.runs, o.runs);
+  uint64_t insns = 0;
+  for (uint64_t n : o.insn_count) {
+    insns += n;
+  }
+  for (uint64_t& n : s.insn_count) {
+    const uint64_t take = std::min(n, insns);
+    n -= take;
+    insns -= take;
+  }
+}
+
 }  // namespace
 
-Stats core_counters(const HwConfig& cfg, const Stats& system, int k) {
+Stats core_counters(const HwConfig& cfg, const Stats& system, int k, CoreCounts counts) {
   (void)cfg.core_config(k);  // names a core that does not exist
   const NamedCounter* sys_cycles = system.find("system.cycles");
   Stats s;
   if (k == 0) {
     s = system;
+    for (int j = 1; counts == CoreCounts::kSummed && j < cfg.num_cores(); ++j) {
+      subtract_counts(s, core_counters(cfg, system, j));
+    }
   } else {
     const std::string p = fmt::format("core{}.", k);
     s.inp_load_nbytes = count(system, p + "inp_load_nbytes");
@@ -59,7 +89,7 @@ Stats core_counters(const HwConfig& cfg, const Stats& system, int k) {
   return s;
 }
 
-SystemEnergy estimate_system_energy(const HwConfig& cfg, const Stats& s) {
+SystemEnergy estimate_system_energy(const HwConfig& cfg, const Stats& s, CoreCounts counts) {
   SystemEnergy out;
   if (cfg.cores == 0) {
     out.total = estimate_energy(cfg, s);
@@ -67,7 +97,7 @@ SystemEnergy estimate_system_energy(const HwConfig& cfg, const Stats& s) {
     return out;
   }
   for (int k = 0; k < cfg.num_cores(); ++k) {
-    const Stats c = core_counters(cfg, s, k);
+    const Stats c = core_counters(cfg, s, k, counts);
     const EnergyEstimate e = estimate_energy(cfg.core_config(k), c);
     out.core_joules.push_back(e.total_joules());
     out.interconnect_bytes += dram_bytes(c);

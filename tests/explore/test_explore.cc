@@ -422,6 +422,49 @@ TEST_CASE("sweep expansion: the PRECISION axis and point key", "[explore][spec]"
   }
 }
 
+// multicore_mode (docs/multicore.md) at the top level, as an axis and in a point: the mode is
+// not a config key; a split point is another design than the same keys replicated (its own
+// id), while a replicated one keeps the id of a spec without the key (older databases resume).
+TEST_CASE("sweep expansion: the multicore_mode key, axis and point", "[explore][spec]") {
+  const std::string w = R"("workloads": ["matmul:16x16x16"])";
+  const auto plain = expand(spec_of(R"({"base": "pynq", "axes": {"CORES": [2]}, )" + w + "}"));
+  const auto g = expand(spec_of(
+      R"({"base": "pynq", "axes": {"CORES": [2], "multicore_mode": ["replicated", "split"]},)"
+      R"( "points": [{"CORES": 2, "multicore_mode": "split"}, {"CORES": 2}], )" +
+      w + "}"));
+  REQUIRE(g.size() == 2);  // both points repeat a grid point
+  CHECK(g[0].multicore_mode == "replicated");
+  CHECK(g[1].multicore_mode == "split");
+  CHECK(g[0].id == plain.front().id);
+  CHECK(g[1].id != g[0].id);
+  for (const DesignPoint& p : g) {
+    CHECK(!p.keys.contains(kMulticoreModeKey));
+    CHECK(!p.overrides.contains(kMulticoreModeKey));
+    CHECK(p.keys["CORES"] == 2);
+  }
+  // The top-level mode is every point's default; a point may set the other one.
+  const auto top = expand(spec_of(R"({"base": "pynq", "multicore_mode": "split", )"
+                                  R"("points": [{"CORES": 2}, {"CORES": 2, "multicore_mode": )"
+                                  R"("replicated"}], )" +
+                                  w + "}"));
+  REQUIRE(top.size() == 2);
+  CHECK(top[0].multicore_mode == "split");
+  CHECK(top[0].id == g[1].id);
+  CHECK(top[1].multicore_mode == "replicated");
+  CHECK(top[1].id == g[0].id);
+  CHECK(expand(spec_of(R"({"base": "pynq", )" + w + "}")).front().multicore_mode == "replicated");
+  // Anything else is named with the modes.
+  CHECK_THAT(spec_error(R"({"base": "pynq", "multicore_mode": "diagonal", )" + w + "}"),
+             Catch::Contains("'multicore_mode': \"diagonal\" is not a multicore mode (one of "
+                             "replicated, split)"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"multicore_mode": ["split", 2]}, )" + w + "}"),
+             Catch::Contains("axis 'multicore_mode': 2 is not a multicore mode"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "axes": {"multicore_mode": "split"}, )" + w + "}"),
+             Catch::Contains("axis 'multicore_mode': must be a non-empty list"));
+  CHECK_THAT(spec_error(R"({"base": "pynq", "points": [{"multicore_mode": "Split"}], )" + w + "}"),
+             Catch::Contains("points[0]: 'multicore_mode': \"Split\" is not a multicore mode"));
+}
+
 TEST_CASE("sweep specs: PRECISION errors are named", "[explore][spec]") {
   const std::string w = R"("workloads": ["matmul:16x16x16"])";
   for (const char* bad : {R"("int3")", R"("int8/int8")", R"("float16")", "8", R"("INT8")",

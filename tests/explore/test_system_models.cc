@@ -122,3 +122,36 @@ TEST_CASE("system energy: different cores by their own configs", "[explore][ener
   const auto t = estimate_system_energy(sys_cfg, timed);
   CHECK(energy_part(t.total, "static") == Approx(2 * 0.1 * 1000 / 100e6));
 }
+
+TEST_CASE("system energy: a layer split over the cores counts each core once",
+          "[explore][energy][multicore]") {
+  // A split layer's Stats hold both cores' counts added (core 0: 1000 micro-ops, 1600 input
+  // bytes, 20 instructions; core 1: 500, 800, 10), core 1's also as its coreK.* mirrors.
+  const HwConfig two = pynq_with({{"CORES", 2}});
+  Stats sys;
+  sys.gemm_counter = 1500;
+  sys.inp_load_nbytes = 2400;
+  sys.insn_count[0] = 30;
+  sys.add("core1.gemm_counter", 500, "uops", "");
+  sys.add("core1.inp_load_nbytes", 800, "bytes", "");
+  sys.add("core1.mem.fetch.read_bytes", 160, "bytes", "");  // 10 instructions of 16 B
+  Stats core0, core1;
+  core0.gemm_counter = 1000;
+  core0.inp_load_nbytes = 1600;
+  core0.insn_count[0] = 20;
+  core1.gemm_counter = 500;
+  core1.inp_load_nbytes = 800;
+  core1.insn_count[0] = 10;
+  const HwConfig one = HwConfig::default_config();
+  const auto e = estimate_system_energy(two, sys, vta::explore::CoreCounts::kSummed);
+  REQUIRE(e.core_joules.size() == 2);
+  CHECK(e.core_joules[0] == Approx(estimate_energy(one, core0).total_joules()));
+  CHECK(e.core_joules[1] == Approx(estimate_energy(one, core1).total_joules()));
+  // 1500 micro-ops x 256 MACs x 0.3 pJ; 2400 input bytes and 30 x 16 instruction bytes cross
+  // the interconnect once.
+  CHECK(part(e.total, "gemm.mac") == Approx(1500 * 256 * 0.3e-12));
+  CHECK(e.interconnect_bytes == 2400 + 30 * 16);
+  // Read as core 0's own counters (a replicated run), core 1's work would count twice.
+  const auto own = estimate_system_energy(two, sys);
+  CHECK(part(own.total, "gemm.mac") == Approx(2000 * 256 * 0.3e-12));
+}

@@ -55,6 +55,10 @@ struct SweepSpec {
   // `vtasim network MODEL.onnx`; input_id is the short hash of the input file's bytes.
   compiler::QuantOptions quant;
   std::string input, input_id;
+  // How a design of several cores runs a workload (docs/multicore.md): "replicated" (default:
+  // the same program on every core, one copy each) or "split" (the compiler splits the layer or
+  // network over the cores, `--split auto`); an axis or a point may set it per design.
+  std::string multicore_mode = "replicated";
 
   static SweepSpec from_file(const std::string& path);
   // `dir` resolves relative paths (base config, network files).
@@ -65,9 +69,14 @@ struct SweepSpec {
 // One design: the keys that differ from the base, and the complete keys (base + overrides).
 struct DesignPoint {
   size_t index = 0;          // position in the expanded sweep (stable: shards use it)
-  nlohmann::json overrides;  // key -> value
-  nlohmann::json keys;       // every key
-  std::string id;            // 12 hex digits identifying `keys` (valid or not)
+  nlohmann::json overrides;  // key -> value (config keys)
+  nlohmann::json keys;       // every config key
+  // "replicated" or "split" (kMulticoreModeKey: the spec's, its axis' or the point's); not a
+  // config key.
+  std::string multicore_mode = "replicated";
+  // 12 hex digits identifying `keys` (valid or not) and, in the split mode only, the mode (so a
+  // replicated point keeps the id it had before the split mode existed).
+  std::string id;
 };
 
 // The sweep's design points, in a fixed order: the grid (first axis slowest) or its seeded
@@ -99,6 +108,12 @@ nlohmann::json precision_keys(const nlohmann::json& value, const std::string& wh
 // The `precision` column of a design: "int8" when inputs and weights have one width and the
 // accumulator is int32, else "int4/int4/int16"; null when a width key is missing.
 nlohmann::json precision_label(const nlohmann::json& keys);
+
+// The multicore_mode key (top level, axis or point): how a system runs a workload. A value
+// other than kMulticoreModes is a SpecError naming `where`, the value and the modes.
+inline constexpr const char* kMulticoreModeKey = "multicore_mode";
+inline constexpr const char* kMulticoreModes[] = {"replicated", "split"};
+std::string multicore_mode_of(const nlohmann::json& value, const std::string& where);
 
 // Every point of DesignSpace(spec), materialised (small sweeps, tests).
 std::vector<DesignPoint> expand(const SweepSpec& spec);

@@ -17,6 +17,7 @@
 #include "vta/compiler/frontend/quantize.h"
 #include "vta/compiler/run/layer_runner.h"
 #include "vta/compiler/run/layer_widths.h"
+#include "vta/compiler/run/network_split.h"
 #include "vta/compiler/scheduling/workload.h"
 #include "vta/compiler/target.h"
 
@@ -67,17 +68,25 @@ struct SweepWorkload {
 };
 
 // How a workload is run: the schedule ("auto" or tuning with `tune` candidates, conv2d and
-// network only), the reference check and the data seed of conv2d / matmul.
+// network only), the reference check, the data seed of conv2d / matmul and, on a system, how
+// the compiler splits it over the cores (kNone: every layer on core 0, or replicated when the
+// target's runtime runs programs replicated).
 struct WorkloadOptions {
   size_t tune = 0;
   bool check = true;
   uint64_t seed = 1;
+  compiler::NetworkSplit split = compiler::NetworkSplit::kNone;
 };
 
-// Runs the workload's layers on the target (a MODEL.onnx: its quantization at the target's
-// widths). Throws compiler::ScheduleFitError when no schedule of a layer fits the design,
-// vta::Error for any other failure.
-std::vector<compiler::LayerRun> run_workload(const compiler::Target& target, const SweepWorkload& w,
+// The compiler's split of the workload over the target's cores as `vtasim conv2d / matmul /
+// network --split auto` chooses it (the cost model's smallest estimate; a network may get the
+// pipeline); one core: kNone. Throws vta::Error as run_workload does (a model not quantized).
+compiler::SplitChoice choose_workload_split(const compiler::Target& target, const SweepWorkload& w);
+
+// Runs the workload's layers on the target `system` (split as opt.split says; a MODEL.onnx: its
+// quantization at the target's widths). Throws compiler::ScheduleFitError when no schedule of a
+// layer fits the design, vta::Error for any other failure.
+std::vector<compiler::LayerRun> run_workload(const compiler::Target& system, const SweepWorkload& w,
                                              const WorkloadOptions& opt);
 
 }  // namespace vta::explore
