@@ -15,8 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
+#include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/alu_runner.h"
 #include "vta/compiler/run/grouped_conv_runner.h"
+#include "vta/compiler/run/network_split.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 
 using namespace vta;
@@ -219,4 +221,55 @@ TEST_CASE("multicore split: the tiles of an ALU program cut for the cores", "[mu
   CHECK(parts.tiles_per_plane == 2);
   CHECK(parts.tile == 128);
   CHECK(parts.tiles() == 8);
+}
+
+namespace {
+
+// A grouped convolution of 2 sets, a 1x1 convolution of one output-channel block and a small
+// add (1x16x8x8, which the placement puts on VTA: the host's per-layer overhead is larger).
+Network grouped_alu_network() {
+  return Network::from_json(nlohmann::json::parse(R"({
+    "name": "grouped_alu_net", "seed": 3, "input": {"name": "data", "n": 1, "c": 32, "h": 8, "w": 8},
+    "layers": [
+      {"name": "g", "op": "conv2d", "input": "data", "k": 32, "kernel": 3, "pad": 1, "groups": 2,
+       "epilogue": {"bias": true, "shift": 8, "relu": true, "clip_hi": 127}},
+      {"name": "c", "op": "conv2d", "input": "g", "k": 16, "kernel": 1,
+       "epilogue": {"shift": 7, "clip_lo": -128, "clip_hi": 127}},
+      {"name": "sum", "op": "add", "input": "c", "residual": "c", "epilogue": {"relu": true}}]})"),
+                            "grouped_alu_net.json");
+}
+
+}  // namespace
+
+TEST_CASE("multicore split: a network's grouped convolution and add on 2 cores",
+          "[multicore][split][grouped]") {
+  const Network net = grouped_alu_network();
+  const std::vector<int8_t> expected = reference_network_tensors(net).at("sum").data;
+  for (const std::string backend : {"fsim", "cycle"}) {
+    INFO(backend);
+    Target one = target_on(backend, 0);
+    const NetworkRun alone = run_network(one, net, NetworkOptions{});
+    REQUIRE(alone.output == expected);
+    Target two = target_on(backend, 2);
+    NetworkOptions opt;
+    opt.layer_split = LayerSplit::kChannels;
+    const NetworkRun r = run_network(two, net, opt);
+    CHECK(r.output == expected);
+    REQUIRE(r.runs.size() == 3);  // every layer on VTA
+    CHECK(r.runs[0].split == "channels: 2 group sets of 1 group: 1 + 1 on 2 cores");
+    CHECK(r.runs[1].split == "channels: 1 output-channel block: core 0 alone");
+    CHECK(r.runs[2].split ==
+          "channels: 2 tiles (64 elements: 1 channel block of 8x8): 1 + 1 on 2 cores");
+    for (size_t i = 0; i < r.runs.size(); ++i) {
+      CHECK((r.runs[i].checked && r.runs[i].mismatches == 0));
+      CHECK(r.runs[i].stats.gemm_counter == alone.runs[i].stats.gemm_counter);
+      CHECK(r.runs[i].stats.alu_counter == alone.runs[i].stats.alu_counter);
+    }
+  }
+  // The cost model: the grouped layer's 2 sets and the add's tiles shared by 2 cores make the
+  // channel candidate's estimate smaller than the single core's (the 1x1 layer's is the same).
+  const SplitChoice c = choose_network_split(net, target_on("fsim", 2).config, NetworkSplit::kAuto);
+  CHECK(c.split == NetworkSplit::kChannels);
+  REQUIRE(c.candidates.size() >= 2);
+  CHECK(c.candidates[1].est_cycles < c.candidates[0].est_cycles);
 }

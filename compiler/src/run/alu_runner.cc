@@ -90,6 +90,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// "1 row tile", "4 channel blocks".
+std::string count_of(int n, const char* what) {
+  return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
 // The cores a layer is divided over: the system's with a split asked (Target::layer_split),
 // else 1.
 int split_cores(const Target& target) {
@@ -193,9 +198,10 @@ LayerRun run_alu_pool(const Target& target, const std::string& name, const PoolW
     throw Error(fmt::format("pool '{}': the input has {} values, {} needs {}", name, x.size(),
                             p.describe(), size_t(p.n) * p.c * p.h * p.w));
   }
-  const AluCoreSplit split = split_tiles(
-      plan.tiles(), cores,
-      fmt::format("{} channel blocks x {} row tiles", plan.nb * plan.cb, plan.row_tiles()));
+  const AluCoreSplit split =
+      split_tiles(plan.tiles(), cores,
+                  fmt::format("{} x {}", count_of(plan.nb * plan.cb, "channel block"),
+                              count_of(plan.row_tiles(), "row tile")));
   RuntimeSink sink(target);  // outlives the buffers below
   PoolBuffer in(sink, packed_bytes(plan, p.h, p.w));
   PoolBuffer out(sink, packed_bytes(plan, p.oh, p.ow));
@@ -248,10 +254,11 @@ LayerRun run_alu_add(const Target& target, const std::string& name, const AluAdd
                     name, a.size(), b.size(), plan.describe(), size, b_size));
   }
   const AluAddPlan tiled = plan.with_tiles(uint32_t(split_cores(target)), cfg);
+  const std::string blocks =
+      count_of(int(plan.elems / (uint32_t(plan.h) * uint32_t(plan.w))), "channel block");
   const AluCoreSplit split =
       split_tiles(tiled.tiles(), split_cores(target),
-                  fmt::format("{} elements: {} channel blocks x {}x{}", plan.elems,
-                              plan.elems / (uint32_t(plan.h) * uint32_t(plan.w)), plan.h, plan.w));
+                  fmt::format("{} elements: {} of {}x{}", plan.elems, blocks, plan.h, plan.w));
   RuntimeSink sink(target);  // outlives the buffers below
   const size_t bytes = size_t(plan.elems) * size_t(cfg.batch) * size_t(cfg.block_out);
   PoolBuffer da(sink, bytes), db(sink, bytes), dout(sink, bytes);
