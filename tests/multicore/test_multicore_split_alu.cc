@@ -200,6 +200,50 @@ TEST_CASE("multicore split: a max pool's and a sum's tiles on 2 and 3 cores",
   }
 }
 
+TEST_CASE("multicore split: an average pool and a per-channel product on 2 and 3 cores",
+          "[multicore][split][alu]") {
+  const uint32_t seed = 3301;
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
+  const int c = 32, hw = 16, plane = hw * hw;  // 2 channel blocks
+  const std::vector<int8_t> x = random_bytes(size_t(c) * plane, rng);
+  const std::vector<int8_t> scale = random_bytes(size_t(c), rng);
+  // 2x2/2 average: the sum of 4 over 4, rounded half away from zero (ALU: a shift by 2).
+  PoolWindow avg;
+  avg.c = c, avg.h = avg.w = hw, avg.kh = avg.kw = 2, avg.stride_h = avg.stride_w = 2;
+  avg.oh = avg.ow = hw / 2, avg.average = true, avg.finish = round_shift_steps(2, 1);
+  std::vector<int8_t> avg_ref;
+  for (int ch = 0; ch < c; ++ch) {
+    for (int y = 0; y < hw / 2; ++y) {
+      for (int xo = 0; xo < hw / 2; ++xo) {
+        int sum = 0;
+        for (int k = 0; k < 4; ++k) {
+          sum += x[size_t(ch) * plane + size_t(2 * y + k / 2) * hw + size_t(2 * xo + k % 2)];
+        }
+        avg_ref.push_back(int8_t(sum >= 0 ? (sum + 2) / 4 : -((-sum + 2) / 4)));
+      }
+    }
+  }
+  // x times its channel's value, saturated to int8.
+  std::vector<int8_t> mul_ref(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    mul_ref[i] = int8_t(std::clamp(int(x[i]) * int(scale[i / size_t(plane)]), -128, 127));
+  }
+  for (const std::string backend : {"fsim", "cycle"}) {
+    const Target one = target_on(backend, 0);
+    const AluAddPlan mul = AluAddPlan::make_binary(1, c, hw, hw, true, {AluStep{kAluMul, 0, true}},
+                                                   -128, 127, one.config);
+    const LayerRun avg1 = run_alu_pool(one, "avg", avg, x, &avg_ref);
+    const LayerRun mul1 = run_alu_add(one, "mul", mul, x, scale, &mul_ref);
+    for (const int cores : {2, 3}) {
+      INFO(backend << " on " << cores << " cores");
+      const Target t = target_on(backend, cores);
+      check_divided(avg1, run_alu_pool(t, "avg", avg, x, &avg_ref), avg_ref, cores, backend);
+      check_divided(mul1, run_alu_add(t, "mul", mul, x, scale, &mul_ref), mul_ref, cores, backend);
+    }
+  }
+}
+
 TEST_CASE("multicore split: the tiles of an ALU program cut for the cores", "[multicore][alu]") {
   const HwConfig cfg = target_on("fsim", 0).config;
   // One channel block of 16 output rows in one tile: cut to rows for 3 cores (6 + 6 + 4 rows,
