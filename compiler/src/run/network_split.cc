@@ -137,7 +137,8 @@ double divided_estimate(const NetworkLayer& l, const TensorShape& in, const HwCo
   const VtaLowering& vta = op_def(l.op).vta;
   if (l.groups > 1 && vta.vta_conv != nullptr) {
     const int sets = std::max(1, in.c / std::max(1, vta.vta_conv(l, in, cfg).c));
-    return sets > 1 ? c * double((sets + cores - 1) / cores) / double(sets) : c;
+    const int busiest = (sets + cores - 1) / cores;  // sets of the busiest core
+    return sets > 1 ? c * double(busiest) / double(sets) : c;
   }
   return c / double(cores);
 }
