@@ -285,11 +285,12 @@ Network grouped_alu_network() {
 
 }  // namespace
 
-TEST_CASE("multicore split: a network's grouped convolution and add on 2 cores",
+TEST_CASE("multicore split: a network's grouped convolution and add on 2 cores, rtl = cycle",
           "[multicore][split][grouped]") {
   const Network net = grouped_alu_network();
   const std::vector<int8_t> expected = reference_network_tensors(net).at("sum").data;
-  for (const std::string backend : {"fsim", "cycle"}) {
+  std::vector<uint64_t> cycle_model;  // each layer's cycles on 2 cores of the cycle model
+  for (const std::string backend : {"fsim", "cycle", "rtl"}) {
     INFO(backend);
     Target one = target_on(backend, 0);
     const NetworkRun alone = run_network(one, net, NetworkOptions{});
@@ -308,6 +309,11 @@ TEST_CASE("multicore split: a network's grouped convolution and add on 2 cores",
       CHECK((r.runs[i].checked && r.runs[i].mismatches == 0));
       CHECK(r.runs[i].stats.gemm_counter == alone.runs[i].stats.gemm_counter);
       CHECK(r.runs[i].stats.alu_counter == alone.runs[i].stats.alu_counter);
+      if (backend == "cycle") {
+        cycle_model.push_back(r.runs[i].stats.cycles);
+      } else if (backend == "rtl") {  // rtl cycle for cycle with the cycle model
+        CHECK(r.runs[i].stats.cycles == cycle_model.at(i));
+      }
     }
   }
   // The cost model: the grouped layer's 2 sets and the add's tiles shared by 2 cores make the
