@@ -1,10 +1,12 @@
 // Grouped convolutions and ALU layers divided over the cores of a system (docs/multicore.md,
-// "Grouped convolutions and ALU layers"): a depthwise convolution's group sets, a max pool's
-// tiles (channel blocks, and rows when there are fewer blocks than cores) and a clamped sum's
+// "Grouped convolutions and ALU layers"): a depthwise convolution's group sets (whole, or by
+// column tiles when they do not divide over the cores), a max or average pool's tiles (channel
+// blocks, and rows when there are fewer blocks than cores) and a clamped sum's or a product's
 // tiles go to 2 and 3 cores in one run of all cores. On fsim and the cycle model the output is
 // the single core's and the plain C++ reference's, the cores' GEMM and ALU micro-ops and stored
 // bytes add up to the single core's, and on the cycle model the divided layer is faster.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -14,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "run/group_sets_on_cores.h"
 #include "test_paths.h"
 #include "vta/compiler/frontend/network.h"
 #include "vta/compiler/run/alu_runner.h"
@@ -146,20 +149,53 @@ TEST_CASE("multicore split: a depthwise convolution's group sets on 2 and 3 core
     const Target one = target_on(backend, 0);
     const GroupedConvSplit g = GroupedConvSplit::make(whole, c, one.config);
     REQUIRE(g.sets == 4);
-    const ConvSchedule s = auto_schedule(g.set, e, one.config);
+    ConvSchedule s = auto_schedule(g.set, e, one.config);
+    s.tile_w = 8;  // 2 column tiles of the 16 output columns
+    REQUIRE(TilePlan::make(g.set, e, s, one.config).w_tiles == 2);
     const LayerRun alone = run_conv2d_in_group_sets(one, g, e, s, data, &ref);
     CHECK(alone.split.empty());
     for (const int cores : {2, 3}) {
       INFO(backend << " on " << cores << " cores");
       const LayerRun r = run_conv2d_in_group_sets(target_on(backend, cores), g, e, s, data, &ref);
       check_divided(alone, r, ref, cores, backend);
-      CHECK(r.split == (cores == 2 ? "channels: 4 group sets of 16 groups: 2 + 2 on 2 cores"
-                                   : "channels: 4 group sets of 16 groups: 2 + 1 + 1 on 3 cores"));
+      // 4 sets on 2 cores: 2 + 2 sets; on 3 cores the 8 (set, column tile) pairs: 3 + 3 + 2.
+      CHECK(r.split ==
+            (cores == 2 ? "channels: 4 group sets of 16 groups: 2 + 2 on 2 cores"
+                        : "channels: 4 group sets of 16 groups x 2 column tiles: 3 + 3 + 2 on 3 "
+                          "cores"));
       if (backend == "cycle") {
         CHECK(r.stats.cycles < alone.stats.cycles);
       }
     }
   }
+}
+
+TEST_CASE("multicore split: group sets shared by column tiles when they do not divide",
+          "[multicore][grouped]") {
+  const HwConfig cfg = target_on("fsim", 0).config;
+  Conv2dParams whole;
+  whole.c = whole.k = 96, whole.h = whole.w = 8, whole.kh = whole.kw = 3;
+  const GroupedConvSplit g = GroupedConvSplit::make(whole, 96, cfg);  // 6 sets of 16
+  REQUIRE(g.sets == 6);
+  // 6 sets x 4 column tiles on 4 cores: 6 pairs each, sets 1 and 4 shared.
+  const GroupSetSplit s = split_group_sets(g, 4, 4);
+  CHECK(s.why == "6 group sets of 16 groups x 4 column tiles: 6 + 6 + 6 + 6 on 4 cores");
+  auto pieces = [&](size_t k) {
+    std::vector<std::array<int, 3>> v;
+    for (const GroupSetPiece& p : s.cores[k]) {
+      v.push_back({p.set, p.wt_begin, p.wt_end});
+    }
+    return v;
+  };
+  REQUIRE(s.cores.size() == 4);
+  CHECK(pieces(0) == std::vector<std::array<int, 3>>{{0, 0, 4}, {1, 0, 2}});
+  CHECK(pieces(1) == std::vector<std::array<int, 3>>{{1, 2, 4}, {2, 0, 4}});
+  CHECK(pieces(2) == std::vector<std::array<int, 3>>{{3, 0, 4}, {4, 0, 2}});
+  CHECK(pieces(3) == std::vector<std::array<int, 3>>{{4, 2, 4}, {5, 0, 4}});
+  // 6 sets on 2 or 3 cores, or one column tile: whole sets.
+  CHECK(split_group_sets(g, 4, 3).why == "6 group sets of 16 groups: 2 + 2 + 2 on 3 cores");
+  CHECK(split_group_sets(g, 1, 4).why == "6 group sets of 16 groups: 2 + 2 + 1 + 1 on 4 cores");
+  CHECK(pieces(3).size() == 2);
 }
 
 TEST_CASE("multicore split: a max pool's and a sum's tiles on 2 and 3 cores",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include <fmt/format.h>
@@ -156,15 +157,23 @@ void add_compute(LayerBound& sum, const LayerBound& b) {
   sum.compute_cycles += b.compute_cycles;
 }
 
-// The layer's bound on the split: the busiest core's compute against the DRAM time of every
-// set's minimum bytes.
+// The layer's bound on the split: the busiest core's compute (each piece its share of its
+// set's column tiles) against the DRAM time of every set's minimum bytes.
 LayerBound split_bound(const std::vector<StagedSet>& sets, const GroupSetSplit& split,
                        const HwConfig& cfg) {
   LayerBound all;
-  for (const auto& [first, end] : split.ranges) {
+  for (const std::vector<GroupSetPiece>& pieces : split.cores) {
     LayerBound core;
-    for (int set = first; set < end; ++set) {
-      add_compute(core, sets[size_t(set)].bound);
+    for (const GroupSetPiece& piece : pieces) {
+      const StagedSet& st = sets[size_t(piece.set)];
+      const int end = piece.wt_end < 0 ? st.plan.w_tiles : piece.wt_end;
+      const double share = double(end - piece.wt_begin) / double(st.plan.w_tiles);
+      LayerBound b = st.bound;
+      b.gemm_cycles = uint64_t(std::ceil(double(b.gemm_cycles) * share));
+      b.alu_cycles = uint64_t(std::ceil(double(b.alu_cycles) * share));
+      b.acc_load_cycles = uint64_t(std::ceil(double(b.acc_load_cycles) * share));
+      b.compute_cycles = b.gemm_cycles + b.alu_cycles + b.acc_load_cycles;
+      add_compute(core, b);
     }
     if (core.compute_cycles > all.compute_cycles) {
       all = core;
@@ -180,48 +189,70 @@ LayerBound split_bound(const std::vector<StagedSet>& sets, const GroupSetSplit& 
   return all;
 }
 
-// Emits every core's sets into its command queue and runs all cores together.
+// Emits every core's pieces into its command queue and runs all cores together.
 void run_sets(const Target& target, ProgramSink& sink, std::vector<StagedSet>& sets,
               const GroupSetSplit& split, const std::string& name) {
   SystemRunScope system(*target.runtime);
-  for (size_t k = 0; k < split.ranges.size(); ++k) {
-    const auto [first, end] = split.ranges[k];
-    if (first == end) {
+  for (size_t k = 0; k < split.cores.size(); ++k) {
+    if (split.cores[k].empty()) {
       continue;
     }
     system.record_on(int(k));
-    for (int set = first; set < end; ++set) {
-      sets[size_t(set)].codegen->emit(sink, sets[size_t(set)].handles);
+    for (const GroupSetPiece& piece : split.cores[k]) {
+      ConvTileRange range;
+      range.wt_begin = piece.wt_begin, range.wt_end = piece.wt_end;
+      StagedSet& st = sets[size_t(piece.set)];
+      st.codegen->emit(sink, st.handles, range);
     }
     sink.synchronize();  // kept for the run of all cores
   }
   if (system.run(target.max_cycles)) {
     throw Error(fmt::format("{}: the {} cores did not all finish within {} cycles", name,
-                            split.ranges.size(), target.max_cycles));
+                            split.cores.size(), target.max_cycles));
   }
+}
+
+// Contiguous ranges of `count` units over `cores` cores, sizes differing by at most one (the
+// first cores get the larger ones), and the sizes in words ("5 + 4").
+std::vector<std::pair<int, int>> partition(int count, int cores, std::string& sizes) {
+  std::vector<std::pair<int, int>> r;
+  int begin = 0;
+  for (int k = 0; k < cores; ++k) {
+    const int size = count / cores + (k < count % cores ? 1 : 0);
+    r.emplace_back(begin, begin + size);
+    sizes += fmt::format("{}{}", k ? " + " : "", size);
+    begin += size;
+  }
+  return r;
 }
 
 }  // namespace
 
-GroupSetSplit split_group_sets(const GroupedConvSplit& g, int cores) {
+GroupSetSplit split_group_sets(const GroupedConvSplit& g, int w_tiles, int cores) {
   GroupSetSplit s;
+  const bool whole = g.sets % cores == 0 || w_tiles < 2;
+  const int per_set = whole ? 1 : w_tiles;  // units per set
   std::string sizes;
-  int begin = 0;
-  for (int k = 0; k < cores; ++k) {
-    const int size = g.sets / cores + (k < g.sets % cores ? 1 : 0);
-    s.ranges.emplace_back(begin, begin + size);
-    s.most = std::max(s.most, size);
-    sizes += fmt::format("{}{}", k ? " + " : "", size);
-    begin += size;
+  for (const auto& [u0, u1] : partition(g.sets * per_set, cores, sizes)) {
+    std::vector<GroupSetPiece> pieces;
+    for (int u = u0; u < u1;) {
+      const int set = u / per_set, first = u % per_set;
+      const int last = std::min(u1 - set * per_set, per_set);  // this set's units, exclusive
+      pieces.push_back(whole ? GroupSetPiece{set, 0, -1} : GroupSetPiece{set, first, last});
+      u = set * per_set + last;
+    }
+    s.cores.push_back(std::move(pieces));
   }
-  s.why = fmt::format("{} group sets of {} group{}: {} on {} cores", g.sets, g.per_set,
-                      g.per_set == 1 ? "" : "s", sizes, cores);
+  const std::string sets =
+      fmt::format("{} group sets of {} group{}", g.sets, g.per_set, g.per_set == 1 ? "" : "s");
+  s.why = whole ? fmt::format("{}: {} on {} cores", sets, sizes, cores)
+                : fmt::format("{} x {} column tiles: {} on {} cores", sets, w_tiles, sizes, cores);
   return s;
 }
 
 LayerRun run_group_sets_on_cores(const Target& target, const GroupedConvSplit& g, const Epilogue& e,
-                                 const ConvSchedule& s, const ConvData& data,
-                                 const GroupSetSplit& split, std::vector<int8_t>& out) {
+                                 const ConvSchedule& s, const ConvData& data, int cores,
+                                 std::vector<int8_t>& out) {
   const HwConfig& cfg = target.config;
   const std::string name = g.whole.name.empty() ? "conv2d" : g.whole.name;
   check_layer_widths(cfg, name);
@@ -230,6 +261,7 @@ LayerRun run_group_sets_on_cores(const Target& target, const GroupedConvSplit& g
   for (int set = 0; set < g.sets; ++set) {
     stage_set(target, sink, g, e, s, data, set, sets[size_t(set)]);
   }
+  const GroupSetSplit split = split_group_sets(g, sets[0].plan.w_tiles, cores);
   sink.clear_stats();
   const auto t0 = std::chrono::steady_clock::now();
   run_sets(target, sink, sets, split, name);
@@ -239,11 +271,12 @@ LayerRun run_group_sets_on_cores(const Target& target, const GroupedConvSplit& g
   r.schedule = sets[0].plan.s;
   r.backend = target.backend;
   r.config = cfg.model_name;
-  r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out * split.ranges.size();
+  r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out * split.cores.size();
   r.bound = split_bound(sets, split, cfg);
   r.min_bytes = r.bound.bytes.total();
   r.stats = system_run_stats(target.runtime->backend());
   r.verdict = verdict_of(r.bound, r.stats, cfg);
+  r.split = split.why;
   for (int set = 0; set < g.sets; ++set) {
     const StagedSet& st = sets[size_t(set)];
     r.gemm_bound += st.plan.g.gemm_uop_count();

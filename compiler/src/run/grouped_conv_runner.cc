@@ -132,9 +132,8 @@ LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& 
   const int cores = target.config.num_cores();
   LayerRun r;
   if (target.layer_split != LayerSplit::kNone && cores > 1 && g.sets > 1) {
-    const GroupSetSplit split = split_group_sets(g, cores);
-    r = run_group_sets_on_cores(target, g, e, s, data, split, out);
-    r.split = fmt::format("{}: {}", layer_split_name(target.layer_split), split.why);
+    r = run_group_sets_on_cores(target, g, e, s, data, cores, out);
+    r.split = fmt::format("{}: {}", layer_split_name(target.layer_split), r.split);
   } else {
     r = run_sets_one_by_one(target, g, e, s, data, out);
   }

@@ -129,18 +129,10 @@ SplitCandidate pipeline_candidate(const Network& net, const PipelinePlan& p) {
 }
 
 // A layer its own runner divides over the cores whatever the split (a grouped convolution's
-// group sets, an ALU layer's tiles): the busiest core's share of its single-core estimate `c`,
-// ceil(sets / cores) of a grouped layer's sets, 1 / cores of an ALU layer.
-double divided_estimate(const NetworkLayer& l, const TensorShape& in, const HwConfig& cfg,
-                        double c) {
-  const int cores = cfg.num_cores();
-  const VtaLowering& vta = op_def(l.op).vta;
-  if (l.groups > 1 && vta.vta_conv != nullptr) {
-    const int sets = std::max(1, in.c / std::max(1, vta.vta_conv(l, in, cfg).c));
-    const int busiest = (sets + cores - 1) / cores;  // sets of the busiest core
-    return sets > 1 ? c * double(busiest) / double(sets) : c;
-  }
-  return c / double(cores);
+// group sets or their column tiles, an ALU layer's tiles): its single-core estimate `c` shared
+// evenly by the cores.
+double divided_estimate(const HwConfig& cfg, double c) {
+  return c / double(cfg.num_cores());
 }
 
 std::vector<SplitCandidate> empty_candidates(int batch) {
@@ -190,7 +182,7 @@ SplitChoice choose_network_split(const Network& net, const HwConfig& cfg, Networ
     if (vta.vta_conv == nullptr || l.groups > 1) {
       const double c = vta.estimate_cycles ? double(vta.estimate_cycles(l, in, cfg)) : 0.0;
       for (SplitCandidate& k : cands) {
-        k.est_cycles += k.split == NetworkSplit::kNone ? c : divided_estimate(l, in, cfg, c);
+        k.est_cycles += k.split == NetworkSplit::kNone ? c : divided_estimate(cfg, c);
       }
       continue;
     }
