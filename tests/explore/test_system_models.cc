@@ -149,9 +149,9 @@ TEST_CASE("system energy: a layer split over the cores counts each core once",
   CHECK(e.core_joules[1] == Approx(estimate_energy(one, core1).total_joules()));
   // 1500 micro-ops x 256 MACs x 0.3 pJ; 2400 input bytes and 30 x 16 instruction bytes cross
   // the interconnect once.
-  CHECK(part(e.total, "gemm.mac") == Approx(1500 * 256 * 0.3e-12));
+  CHECK(energy_part(e.total, "gemm.mac") == Approx(1500 * 256 * 0.3e-12));
   CHECK(e.interconnect_bytes == 2400 + 30 * 16);
   // Read as core 0's own counters (a replicated run), core 1's work would count twice.
   const auto own = estimate_system_energy(two, sys);
-  CHECK(part(own.total, "gemm.mac") == Approx(2000 * 256 * 0.3e-12));
+  CHECK(energy_part(own.total, "gemm.mac") == Approx(2000 * 256 * 0.3e-12));
 }

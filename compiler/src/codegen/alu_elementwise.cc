@@ -25,9 +25,10 @@ struct AddTile {
   uint32_t b_first = 0, b_count = 0;  // b's elements (per channel: one per plane)
 };
 
-AddTile make_tile(const AluAddPlan& plan, uint32_t t) {
+// Tile t of the plan, the `local`-th of its program (which picks its slot).
+AddTile make_tile(const AluAddPlan& plan, uint32_t t, uint32_t local) {
   AddTile tile;
-  tile.index = t;
+  tile.index = local;
   if (plan.tiles_per_plane) {  // a part of one plane
     const uint32_t part = t % plan.tiles_per_plane;
     tile.first = t / plan.tiles_per_plane * plan.plane + part * plan.tile;
@@ -36,7 +37,7 @@ AddTile make_tile(const AluAddPlan& plan, uint32_t t) {
     tile.first = t * plan.tile;
     tile.count = std::min(plan.tile, plan.elems - tile.first);
   }
-  tile.a_base = (t % uint32_t(plan.slots)) * 2 * plan.tile;
+  tile.a_base = (local % uint32_t(plan.slots)) * 2 * plan.tile;
   tile.b_base = tile.a_base + plan.tile;
   tile.b_first = plan.per_channel ? tile.first / plan.plane : tile.first;
   tile.b_count = plan.per_channel ? std::max(1u, tile.count / plan.plane) : tile.count;
@@ -194,12 +195,42 @@ AluAddPlan AluAddPlan::make(int n, int c, int h, int w, int lo, int hi, const Hw
   return p;
 }
 
+AluAddPlan AluAddPlan::with_tiles(uint32_t tiles, const HwConfig& cfg) const {
+  if (this->tiles() >= tiles) {
+    return *this;
+  }
+  AluAddPlan p = *this;
+  const uint32_t planes = elems / plane;
+  if (!per_channel) {
+    p.tile = std::max(1u, (elems + tiles - 1) / tiles);
+  } else if (planes >= tiles && !tiles_per_plane) {  // whole planes
+    p.tile = (planes + tiles - 1) / tiles * plane;
+  } else {  // parts of a plane
+    p.tiles_per_plane = std::min(plane, std::max(tiles_per_plane, (tiles + planes - 1) / planes));
+    p.tile = (plane + p.tiles_per_plane - 1) / p.tiles_per_plane;
+  }
+  const uint32_t depth = std::min(cfg.acc_buff_depth, cfg.out_buff_depth);
+  p.slots = p.tiles() > 1 && 4 * p.tile <= depth ? 2 : 1;
+  return p;
+}
+
+namespace {
+
+// The tiles of `range` that exist in the plan: [first, end).
+std::pair<uint32_t, uint32_t> range_of(const AluAddPlan& plan, const AluTileRange& range) {
+  const uint32_t end = uint32_t(std::min<uint64_t>(range.end, plan.tiles()));
+  return {uint32_t(std::min<uint64_t>(range.begin, end)), end};
+}
+
+}  // namespace
+
 void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, BufferHandle b,
-                  BufferHandle out) {
+                  BufferHandle out, const AluTileRange& range) {
   // Every tile of one size has the same kernels per slot: one cache record each.
   std::map<std::string, KernelCacheSlot> cache;
-  for (uint32_t i = 0; i < plan.tiles(); ++i) {
-    const AddTile t = make_tile(plan, i);
+  const auto [first, end] = range_of(plan, range);
+  for (uint32_t i = first; i < end; ++i) {
+    const AddTile t = make_tile(plan, i, i - first);
     if (t.index >= uint64_t(plan.slots)) {
       sink.dep_pop(kStageStore, kStageCompute);
     }
@@ -222,16 +253,18 @@ void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, Buf
     sink.store_2d(s);
     sink.dep_push(kStageStore, kStageCompute);
   }
-  for (uint32_t i = 0; i < std::min(plan.tiles(), uint32_t(plan.slots)); ++i) {
+  for (uint32_t i = 0; i < std::min(end - first, uint32_t(plan.slots)); ++i) {
     sink.dep_pop(kStageStore, kStageCompute);  // nobody consumes the last tiles' tokens
   }
 }
 
-uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg) {
+uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg,
+                                const AluTileRange& range) {
   const double elem = double(cfg.batch) * double(cfg.block_out);  // ACC_8BIT / OUT bytes
   AluTileEstimate est(cfg);
-  for (uint32_t i = 0; i < plan.tiles(); ++i) {
-    const AddTile t = make_tile(plan, i);
+  const auto [first, end] = range_of(plan, range);
+  for (uint32_t i = first; i < end; ++i) {
+    const AddTile t = make_tile(plan, i, i - first);
     uint64_t c = est.load(t.count * elem) + (plan.binary ? est.load(t.b_count * elem) : 0);
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       c += est.kernel(k, fmt::format("{} {} {}", k.what, t.a_base, t.count));

@@ -78,17 +78,26 @@ PoolTile make_tile(const AluPoolPlan& plan, int nb, int cb, int rt, uint64_t ind
   return t;
 }
 
-// Calls f(tile) for every tile in program order.
+// Calls f(tile) for every tile of `range` in program order; a tile's index (and slot) counts
+// from the range's first tile, the program's first.
 template <typename F>
-void for_each_tile(const AluPoolPlan& plan, const F& f) {
+void for_each_tile(const AluPoolPlan& plan, const AluTileRange& range, const F& f) {
   uint64_t index = 0;
   for (int nb = 0; nb < plan.nb; ++nb) {
     for (int cb = 0; cb < plan.cb; ++cb) {
-      for (int rt = 0; rt < plan.row_tiles(); ++rt) {
-        f(make_tile(plan, nb, cb, rt, index++));
+      for (int rt = 0; rt < plan.row_tiles(); ++rt, ++index) {
+        if (index >= range.begin && index < range.end) {
+          f(make_tile(plan, nb, cb, rt, index - range.begin));
+        }
       }
     }
   }
+}
+
+// Tiles of `range` that exist in the plan.
+uint64_t range_tiles(const AluPoolPlan& plan, const AluTileRange& range) {
+  const uint64_t end = std::min(range.end, plan.tiles());
+  return end > range.begin ? end - range.begin : 0;
 }
 
 // out = out op imm (or, with a vector step, out op scratch; on_b: scratch op= ...) over the
@@ -226,9 +235,24 @@ AluPoolPlan AluPoolPlan::make(const PoolWindow& p, const HwConfig& cfg) {
   return plan;
 }
 
-void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out) {
+AluPoolPlan AluPoolPlan::with_tiles(uint64_t tiles, const HwConfig& cfg) const {
+  const uint64_t blocks = uint64_t(nb) * uint64_t(cb);
+  if (this->tiles() >= tiles || row_tiles() >= p.oh) {
+    return *this;
+  }
+  const uint64_t row_tiles = std::min<uint64_t>((tiles + blocks - 1) / blocks, uint64_t(p.oh));
+  AluPoolPlan plan = *this;
+  plan.tile_oh = int((uint64_t(p.oh) + row_tiles - 1) / row_tiles);
+  const uint32_t depth = std::min(cfg.acc_buff_depth, cfg.out_buff_depth);
+  plan.slots = plan.tiles() > 1 && rows_fitting(p, depth, 2) >= plan.tile_oh ? 2 : 1;
+  plan.slot_elems = slot_size(p, plan.tile_oh);
+  return plan;
+}
+
+void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out,
+                   const AluTileRange& range) {
   std::map<std::string, std::unique_ptr<KernelCacheSlot>> cache;  // one record per kernel
-  for_each_tile(plan, [&](const PoolTile& t) {
+  for_each_tile(plan, range, [&](const PoolTile& t) {
     if (t.index >= uint64_t(plan.slots)) {
       sink.dep_pop(kStageStore, kStageCompute);  // the slot's previous tile is stored
     }
@@ -245,15 +269,17 @@ void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, 
     sink.store_2d(tile_store(plan, t, out));
     sink.dep_push(kStageStore, kStageCompute);
   });
-  for (uint64_t i = 0; i < std::min<uint64_t>(plan.tiles(), uint64_t(plan.slots)); ++i) {
+  for (uint64_t i = 0; i < std::min<uint64_t>(range_tiles(plan, range), uint64_t(plan.slots));
+       ++i) {
     sink.dep_pop(kStageStore, kStageCompute);  // nobody consumes the last tiles' tokens
   }
 }
 
-uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg) {
+uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg,
+                                 const AluTileRange& range) {
   const uint64_t elem = uint64_t(cfg.batch) * uint64_t(cfg.block_out);  // ACC_8BIT / OUT bytes
   AluTileEstimate est(cfg);
-  for_each_tile(plan, [&](const PoolTile& t) {
+  for_each_tile(plan, range, [&](const PoolTile& t) {
     uint64_t c = est.load(double(t.iy1 - t.iy0) * plan.p.w * double(elem));
     for (const MicroKernel& k : tile_kernels(plan, t)) {
       c += est.kernel(k, kernel_key(k));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "run/group_sets_on_cores.h"
+#include "vta/compiler/run/core_split.h"
 #include "vta/compiler/scheduling/auto_schedule.h"
 #include "vta/sim/error.h"
 
@@ -38,7 +40,9 @@ std::vector<int8_t> set_weights(const GroupedConvSplit& g, const std::vector<int
   return out;
 }
 
-ConvData set_data(const GroupedConvSplit& g, const Epilogue& e, const ConvData& d, int s) {
+}  // namespace
+
+ConvData group_set_data(const GroupedConvSplit& g, const Epilogue& e, const ConvData& d, int s) {
   ConvData sd;
   sd.x = set_input(g, d.x, s);
   sd.w = set_weights(g, d.w, s);
@@ -49,16 +53,14 @@ ConvData set_data(const GroupedConvSplit& g, const Epilogue& e, const ConvData& 
 }
 
 // Writes set `s`'s output (N x K_set x OH x OW) into the layer's.
-void place_output(const GroupedConvSplit& g, const std::vector<int8_t>& part, int s,
-                  std::vector<int8_t>& out) {
+void place_group_set_output(const GroupedConvSplit& g, const std::vector<int8_t>& part, int s,
+                            std::vector<int8_t>& out) {
   const size_t plane = size_t(g.set.out_h()) * size_t(g.set.out_w()), ks = size_t(g.set.k);
   for (int n = 0; n < g.whole.n; ++n) {
     std::copy_n(part.begin() + long(size_t(n) * ks * plane), ks * plane,
                 out.begin() + long((size_t(n) * size_t(g.whole.k) + size_t(s) * ks) * plane));
   }
 }
-
-}  // namespace
 
 uint64_t GroupedConvSplit::true_macs() const {
   Conv2dParams one = whole;
@@ -97,16 +99,19 @@ uint64_t grouped_conv_cycle_estimate(const GroupedConvSplit& g, const Epilogue& 
   return uint64_t(one + 2 * dram_read_latency(cfg)) * uint64_t(g.sets);
 }
 
-LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& g,
-                                  const Epilogue& e, const ConvSchedule& s, const ConvData& data,
-                                  const std::vector<int8_t>* reference) {
-  const Conv2dParams& w = g.whole;
-  std::vector<int8_t> out(size_t(w.n) * size_t(w.k) * size_t(w.out_h()) * size_t(w.out_w()));
+namespace {
+
+// The sets one program after another on the target's core 0 (a set itself may be split over
+// the cores as any convolution is); the run's counters are the sum over the programs.
+LayerRun run_sets_one_by_one(const Target& target, const GroupedConvSplit& g, const Epilogue& e,
+                             const ConvSchedule& s, const ConvData& data,
+                             std::vector<int8_t>& out) {
   LayerRun r;
   for (int set = 0; set < g.sets; ++set) {
     const Epilogue set_e = e.channels(size_t(set) * size_t(g.set.k), size_t(g.set.k));
-    const LayerRun part = run_conv2d(target, g.set, set_e, s, set_data(g, e, data, set), false);
-    place_output(g, part.out, set, out);
+    const LayerRun part =
+        run_conv2d(target, g.set, set_e, s, group_set_data(g, e, data, set), false);
+    place_group_set_output(g, part.out, set, out);
     if (set == 0) {
       r = part;
       continue;
@@ -114,6 +119,24 @@ LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& 
     r.add_program(part);
   }
   r.verdict = verdict_of(r.bound, r.stats, target.config);
+  return r;
+}
+
+}  // namespace
+
+LayerRun run_conv2d_in_group_sets(const Target& target, const GroupedConvSplit& g,
+                                  const Epilogue& e, const ConvSchedule& s, const ConvData& data,
+                                  const std::vector<int8_t>* reference) {
+  const Conv2dParams& w = g.whole;
+  std::vector<int8_t> out(size_t(w.n) * size_t(w.k) * size_t(w.out_h()) * size_t(w.out_w()));
+  const int cores = target.config.num_cores();
+  LayerRun r;
+  if (target.layer_split != LayerSplit::kNone && cores > 1 && g.sets > 1) {
+    r = run_group_sets_on_cores(target, g, e, s, data, cores, out);
+    r.split = fmt::format("{}: {}", layer_split_name(target.layer_split), r.split);
+  } else {
+    r = run_sets_one_by_one(target, g, e, s, data, out);
+  }
   r.name = w.name.empty() ? "conv2d" : w.name;
   r.shape = fmt::format("{} groups {} ({} sets of {})", w.describe(), g.groups, g.sets, g.per_set);
   r.macs = g.true_macs();

@@ -127,6 +127,13 @@ SplitCandidate pipeline_candidate(const Network& net, const PipelinePlan& p) {
   return c;
 }
 
+// A layer its own runner divides over the cores whatever the split (a grouped convolution's
+// group sets or their column tiles, an ALU layer's tiles): its single-core estimate `c` shared
+// evenly by the cores.
+double divided_estimate(const HwConfig& cfg, double c) {
+  return c / double(cfg.num_cores());
+}
+
 std::vector<SplitCandidate> empty_candidates(int batch) {
   std::vector<SplitCandidate> c{{NetworkSplit::kNone, 0, "", ""},
                                 {NetworkSplit::kChannels, 0, "", ""},
@@ -174,7 +181,7 @@ SplitChoice choose_network_split(const Network& net, const HwConfig& cfg, Networ
     if (vta.vta_conv == nullptr || l.groups > 1) {
       const double c = vta.estimate_cycles ? double(vta.estimate_cycles(l, in, cfg)) : 0.0;
       for (SplitCandidate& k : cands) {
-        k.est_cycles += c;  // on core 0 alone in every split
+        k.est_cycles += k.split == NetworkSplit::kNone ? c : divided_estimate(cfg, c);
       }
       continue;
     }

@@ -45,6 +45,13 @@ int32_t apply_alu_steps(const std::vector<AluStep>& ops, int32_t a, int32_t b);
 // vta::Error for |r| > 15 (the shifts the ALU's immediates agree on).
 std::vector<AluStep> round_shift_steps(int r, int sign_shifts);
 
+// The tiles [begin, end) of an ALU program in program order: one core's share when the cores of
+// a system divide a layer (run/alu_runner.h); the default is every tile.
+struct AluTileRange {
+  uint64_t begin = 0, end = UINT64_MAX;
+  bool empty() const { return begin >= end; }
+};
+
 struct AluAddPlan {
   int n = 1, c = 1, h = 1, w = 1;
   int lo = -128, hi = 127;
@@ -61,6 +68,10 @@ struct AluAddPlan {
     return tiles_per_plane ? elems / plane * tiles_per_plane : (elems + tile - 1) / tile;
   }
   std::string describe() const;  // "1x64x56x56 + 1x64x56x56 clamp -128..127"
+  // The plan cut into at least `tiles` tiles where its elements allow (one per element at the
+  // most; per-channel b: parts of a plane), to divide it over that many cores; unchanged if it
+  // has as many already.
+  AluAddPlan with_tiles(uint32_t tiles, const HwConfig& cfg) const;
   // a + b. Throws vta::Error for bounds outside int8 or a tensor larger than the ALU can index.
   static AluAddPlan make(int n, int c, int h, int w, int lo, int hi, const HwConfig& cfg);
   // One operand through `ops`, then the clamp.
@@ -73,12 +84,13 @@ struct AluAddPlan {
 
 // Appends the program: `a` and `b` hold the operands in NCHWnc (BLOCK_OUT channels per
 // element; b of N x C x 1 x 1 for a per-channel plan), `out` receives the result in the same
-// layout. No synchronize.
+// layout. No synchronize. Only the tiles in `range`.
 void emit_alu_add(ProgramSink& sink, const AluAddPlan& plan, BufferHandle a, BufferHandle b,
-                  BufferHandle out);
+                  BufferHandle out, const AluTileRange& range = {});
 
 // The cycles by the timing contract's formulas (sim/README.md section 4), as
-// alu_pool_cycle_estimate counts them.
-uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg);
+// alu_pool_cycle_estimate counts them; of the tiles in `range` as a program of their own.
+uint64_t alu_add_cycle_estimate(const AluAddPlan& plan, const HwConfig& cfg,
+                                const AluTileRange& range = {});
 
 }  // namespace vta::compiler

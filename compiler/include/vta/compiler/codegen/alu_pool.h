@@ -52,15 +52,22 @@ struct AluPoolPlan {
   // Throws vta::Error naming the reason when no tiling fits the accumulator buffer or the ALU's
   // loop and index fields.
   static AluPoolPlan make(const PoolWindow& p, const HwConfig& cfg);
+  // The plan with fewer output rows per tile so that it has at least `tiles` tiles where its
+  // rows allow, to divide it over that many cores; unchanged if it has as many already.
+  AluPoolPlan with_tiles(uint64_t tiles, const HwConfig& cfg) const;
 };
 
 // Appends the pool's program: `in` holds the input in NCHWnc with BLOCK_OUT channels per
-// element, `out` receives the output in the same layout. No synchronize.
-void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out);
+// element, `out` receives the output in the same layout. No synchronize. Only the tiles in
+// `range` (tiles in the order batch block, channel block, row tile).
+void emit_alu_pool(ProgramSink& sink, const AluPoolPlan& plan, BufferHandle in, BufferHandle out,
+                   const AluTileRange& range = {});
 
 // The cycles the program takes by the timing contract's formulas (sim/README.md section 4):
 // per tile the compute unit's ACC_8BIT load and ALU instructions in sequence, the stores hidden
-// behind the next tile's compute with two slots (added with one), plus the last store.
-uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg);
+// behind the next tile's compute with two slots (added with one), plus the last store. Of the
+// tiles in `range` as a program of their own.
+uint64_t alu_pool_cycle_estimate(const AluPoolPlan& plan, const HwConfig& cfg,
+                                 const AluTileRange& range = {});
 
 }  // namespace vta::compiler
