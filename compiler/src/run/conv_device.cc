@@ -97,6 +97,16 @@ void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& d
 
 // The run's description and the figures that follow from the plan alone. `p` is the layer as
 // written; the plan's layer differs from it when the schedule folds the kernel window.
+LayerBound conv_bound(const Conv2dParams& p, const TilePlan& plan, const HwConfig& cfg) {
+  // A fold may need fewer bytes than the channel-padded layer: the smaller minimum counts.
+  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
+  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
+  if (planned.total() < bytes.total()) {
+    bytes = planned;
+  }
+  return layer_bound(plan.g, plan.e, bytes, cfg);
+}
+
 LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const TilePlan& plan) {
   const HwConfig& cfg = target.config;
   LayerRun r;
@@ -110,13 +120,7 @@ LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const Ti
   r.macs = p.macs();
   r.gemm_bound = plan.g.gemm_uop_count();
   r.peak_macs_per_cycle = uint64_t(cfg.batch) * cfg.block_in * cfg.block_out;
-  // A fold may need fewer bytes than the channel-padded layer: the smaller minimum counts.
-  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
-  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
-  if (planned.total() < bytes.total()) {
-    bytes = planned;
-  }
-  r.bound = layer_bound(plan.g, plan.e, bytes, cfg);
+  r.bound = conv_bound(p, plan, cfg);
   r.min_bytes = r.bound.bytes.total();
   return r;
 }
@@ -129,21 +133,6 @@ ConvData planned_data(const Conv2dParams& p, const ConvSchedule& s, const ConvDa
   d.bias = data.bias;
   d.residual = data.residual;
   return d;
-}
-
-// The counters of a run of several cores as one layer's: every core's counts added, the cycles
-// the system's (first start to last FINISH); core 0's unit counters and the system's named
-// counters (coreK.cycles, coreK.dram_contention_cycles, ...) as the backend gives them.
-Stats system_stats(const Backend& b) {
-  Stats s = b.stats();
-  for (int k = 1; k < b.cores(); ++k) {
-    s.add_counts(b.core_stats(k));
-  }
-  s.cycles = 0;
-  if (const NamedCounter* c = s.find("system.cycles")) {
-    s.cycles = uint64_t(c->value);
-  }
-  return s;
 }
 
 // A and B of a matmul as the input and weights of its convolution: row m of A is lane

@@ -1,7 +1,7 @@
 // The device side of a convolution run, shared by the runs of one layer (layer_runner.cc)
 // and of several layers per core (core_programs.cc): device buffers, the blocked DRAM images
 // of a layer's tensors, the matmul-as-convolution mapping, the checks against the reference and
-// a run of several cores.
+// a run of several cores (system_run_scope.h).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run/packed_conv_run.h"
+#include "run/system_run_scope.h"
 #include "vta/compiler/codegen/conv_codegen.h"
 #include "vta/compiler/codegen/program_sink.h"
 #include "vta/compiler/run/layer_runner.h"
@@ -85,6 +86,10 @@ PackedConv pack_conv(const TilePlan& plan, const HwConfig& cfg, const ConvData& 
 
 void check_conv_data(const Conv2dParams& p, const Epilogue& e, const ConvData& data);
 
+// The bound of convolution `p` (as written) run as `plan`: with a kernel fold, the smaller
+// minimum of bytes of the layer as written and the folded one.
+LayerBound conv_bound(const Conv2dParams& p, const TilePlan& plan, const HwConfig& cfg);
+
 // The run's description and the figures that follow from the plan alone. `p` is the layer as
 // written; the plan's layer differs from it when the schedule folds the kernel window.
 LayerRun describe_conv_run(const Target& target, const Conv2dParams& p, const TilePlan& plan);
@@ -111,35 +116,5 @@ void check_matmul_data(const MatmulParams& p, const Epilogue& e, const MatmulDat
 // The convolution's output back as C (M x N).
 std::vector<int8_t> matmul_output(const MatmulParams& p, const Conv2dParams& c,
                                   const std::vector<int8_t>& conv_out);
-
-// The counters of a run of several cores as one layer's: every core's counts added, the cycles
-// the system's (first start to last FINISH); core 0's unit counters and the system's named
-// counters (coreK.cycles, coreK.dram_contention_cycles, ...) as the backend gives them.
-Stats system_stats(const Backend& b);
-
-// One run of several cores (VTASystemBegin ... VTASystemRun): on an error before the run the
-// runtime is reset, so no later program is kept for a run that never comes.
-class SystemRunScope {
- public:
-  explicit SystemRunScope(Runtime& rt) : m_rt(rt) { m_rt.system_begin(); }
-  ~SystemRunScope() {
-    if (!m_ran) {
-      m_rt.reset();
-    }
-  }
-  SystemRunScope(const SystemRunScope&) = delete;
-  SystemRunScope& operator=(const SystemRunScope&) = delete;
-  void record_on(int core) { m_rt.set_command_core(core); }
-  // True on a timeout.
-  bool run(uint32_t wait_cycles) {
-    m_rt.set_command_core(0);
-    m_ran = true;
-    return m_rt.system_run(wait_cycles);
-  }
-
- private:
-  Runtime& m_rt;
-  bool m_ran = false;
-};
 
 }  // namespace vta::compiler

@@ -150,7 +150,7 @@ std::vector<std::vector<CoreLayerResult>> run_core_programs(
                               target.max_cycles));
     }
   }
-  system = system_stats(target.runtime->backend());
+  system = system_run_stats(target.runtime->backend());
   std::vector<std::vector<CoreLayerResult>> results(programs.size());
   for (size_t k = 0; k < programs.size(); ++k) {
     for (const StagedLayer& st : staged[k]) {

@@ -8,8 +8,7 @@
 #include <fmt/format.h>
 
 #include "codegen/runtime_sink.h"
-#include "run/packed_conv_run.h"
-#include "run/system_run_scope.h"
+#include "run/conv_device.h"
 #include "vta/compiler/codegen/conv_codegen.h"
 #include "vta/compiler/codegen/kernel_fold.h"
 #include "vta/compiler/codegen/lane_packing.h"
@@ -21,62 +20,13 @@ namespace vta::compiler {
 
 namespace {
 
-// The device buffers of one set, freed with the set.
-class SetBuffers {
- public:
-  explicit SetBuffers(ProgramSink& sink) : m_sink(sink) {}
-  SetBuffers(const SetBuffers&) = delete;
-  SetBuffers& operator=(const SetBuffers&) = delete;
-  ~SetBuffers() {
-    for (BufferHandle h : m_handles) {
-      m_sink.free(h);
-    }
-  }
-  // A buffer of `bytes` holding `host` (none for an empty one: a null handle).
-  BufferHandle upload(const std::vector<int8_t>& host, size_t bytes) {
-    if (bytes == 0) {
-      return nullptr;
-    }
-    BufferHandle h = m_sink.alloc(bytes);
-    m_handles.push_back(h);
-    if (!host.empty()) {
-      m_sink.copy_in(h, host.data(), host.size());
-    }
-    return h;
-  }
-
- private:
-  ProgramSink& m_sink;
-  std::vector<BufferHandle> m_handles;
-};
-
 // One set ready to emit: its layer, plan, code generator and device tensors.
 struct StagedSet {
   TilePlan plan;
   std::unique_ptr<ConvCodegen> codegen;
-  std::unique_ptr<SetBuffers> buffers;
-  ConvBuffers handles;
+  ConvDeviceTensors tensors;
   LayerBound bound;
 };
-
-// The DRAM images of a set's tensors at the config's lane widths (the layer runner's packing:
-// activations and weights blocked and lane-packed, bias and shifts as accumulator lanes).
-PackedConv pack_set(const TilePlan& plan, const HwConfig& cfg, const ConvData& data) {
-  const BlockedConv& g = plan.g;
-  const Conv2dParams& p = g.p;
-  PackedConv k;
-  k.inp = pack_lanes(pack_nchw(data.x, p.n, p.c, p.h, p.w, g.batch, g.block_in), cfg.inp_width);
-  k.wgt =
-      pack_lanes(pack_oihw(data.w, p.k, p.c, p.kh, p.kw, g.block_out, g.block_in), cfg.wgt_width);
-  if (plan.e.bias) {
-    k.bias = pack_wide_lanes(pack_bias(data.bias, p.k, g.batch, g.block_out), cfg.acc_width);
-  }
-  if (plan.e.per_channel()) {
-    const std::vector<int32_t> shifts(plan.e.shifts.begin(), plan.e.shifts.end());
-    k.shifts = pack_wide_lanes(pack_bias(shifts, p.k, g.batch, g.block_out), cfg.acc_width);
-  }
-  return k;
-}
 
 // Throws Error naming the layer when the set's data do not match its shape (the layer's input,
 // weights or bias of the wrong size).
@@ -97,17 +47,6 @@ void check_set_data(const Conv2dParams& p, const Epilogue& e, const ConvData& d)
   }
 }
 
-// The set's bound as the layer runner counts a layer's: with a kernel fold, the smaller
-// minimum of the layer as written and the folded one.
-LayerBound set_bound(const Conv2dParams& p, const TilePlan& plan, const HwConfig& cfg) {
-  MinimumBytes bytes = minimum_bytes(BlockedConv::make(p, cfg), plan.e, cfg);
-  const MinimumBytes planned = minimum_bytes(plan.g, plan.e, cfg);
-  if (planned.total() < bytes.total()) {
-    bytes = planned;
-  }
-  return layer_bound(plan.g, plan.e, bytes, cfg);
-}
-
 void stage_set(const Target& target, ProgramSink& sink, const GroupedConvSplit& g,
                const Epilogue& e, const ConvSchedule& s, const ConvData& data, int set,
                StagedSet& st) {
@@ -123,26 +62,15 @@ void stage_set(const Target& target, ProgramSink& sink, const GroupedConvSplit& 
     d.w = fold_weights(p, s.fold_rows, d.w);
   }
   st.plan = TilePlan::make(p, se, s, cfg);
-  st.bound = set_bound(p, st.plan, cfg);
-  const PackedConv packed = pack_set(st.plan, cfg, d);
+  st.bound = conv_bound(p, st.plan, cfg);
   st.codegen = std::make_unique<ConvCodegen>(st.plan, cfg);
-  st.buffers = std::make_unique<SetBuffers>(sink);
-  const BlockedConv& b = st.plan.g;
-  SetBuffers& buf = *st.buffers;
-  st.handles.inp = buf.upload(packed.inp, packed.inp.size());
-  st.handles.wgt = buf.upload(packed.wgt, packed.wgt.size());
-  st.handles.out = buf.upload({}, size_t(b.nb) * b.ocb * b.oh * b.ow * cfg.out_elem_bytes);
-  st.handles.bias = buf.upload(packed.bias, packed.bias.size());
-  st.handles.zeros =
-      buf.upload(std::vector<int8_t>(st.codegen->zero_bytes()), st.codegen->zero_bytes());
-  st.handles.shifts = buf.upload(packed.shifts, packed.shifts.size());
+  st.tensors = upload(sink, st.plan, cfg, pack_conv(st.plan, cfg, d), st.codegen->zero_bytes());
 }
 
 // The set's output (N x K_set x OH x OW) read back from the device.
-std::vector<int8_t> set_output(const StagedSet& st, const HwConfig& cfg, ProgramSink& sink) {
+std::vector<int8_t> set_output(const StagedSet& st, const HwConfig& cfg) {
   const BlockedConv& b = st.plan.g;
-  std::vector<int8_t> bytes(size_t(b.nb) * b.ocb * b.oh * b.ow * cfg.out_elem_bytes);
-  sink.copy_out(st.handles.out, bytes.data(), bytes.size());
+  std::vector<int8_t> bytes = st.tensors.out.read<int8_t>();
   const size_t lanes = size_t(b.nb) * b.ocb * b.oh * b.ow * cfg.batch * cfg.block_out;
   const Conv2dParams& p = st.plan.g.p;
   return unpack_nchw(unpack_lanes(std::move(bytes), cfg.out_width, lanes), p.n, p.k, b.oh, b.ow,
@@ -202,7 +130,7 @@ void run_sets(const Target& target, ProgramSink& sink, std::vector<StagedSet>& s
       ConvTileRange range;
       range.wt_begin = piece.wt_begin, range.wt_end = piece.wt_end;
       StagedSet& st = sets[size_t(piece.set)];
-      st.codegen->emit(sink, st.handles, range);
+      st.codegen->emit(sink, st.tensors.buffers(), range);
     }
     sink.synchronize();  // kept for the run of all cores
   }
@@ -282,7 +210,7 @@ LayerRun run_group_sets_on_cores(const Target& target, const GroupedConvSplit& g
     r.gemm_bound += st.plan.g.gemm_uop_count();
     r.kernels += st.codegen->kernel_count();
     r.kernel_uops += st.codegen->kernel_uops();
-    place_group_set_output(g, set_output(st, cfg, sink), set, out);
+    place_group_set_output(g, set_output(st, cfg), set, out);
   }
   return r;
 }

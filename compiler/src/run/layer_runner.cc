@@ -193,7 +193,7 @@ LayerRun run_split_conv2d(const Target& target, const Conv2dParams& p, const Epi
   r.peak_macs_per_cycle *= split.ranges.size();  // every core's MACs in a cycle of the system
   r.bound = estimate_split(e, split, cfg).bound;
   r.min_bytes = r.bound.bytes.total();
-  r.stats = system_stats(target.runtime->backend());
+  r.stats = system_run_stats(target.runtime->backend());
   r.verdict = verdict_of(r.bound, r.stats, cfg);
   r.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
   for (const auto& c : codegens) {
