@@ -1,6 +1,7 @@
 // What the multicore tests share (test_multicore_system.cc, test_multicore_arbitration.cc,
-// test_multicore_rtl.cc): systems of a preset with CORES, the cycles of the memory-bound bench
-// program alone and on a one-core system, and the ISA-suite case of a name.
+// test_multicore_rtl.cc, test_multicore_trace.cc): systems of a preset with CORES, the timing
+// contract's worked example, the cycles of the memory-bound bench program alone and on a
+// one-core system, and the ISA-suite case of a name.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,29 @@ inline HwConfig system_config(const std::string& preset, int cores, const nlohma
 // an interconnect latency of `latency` cycles.
 inline HwConfig system_config(int cores, int latency) {
   return system_config("pynq_fixed", cores, {{"INTERCONNECT_LATENCY_CYCLES", latency}});
+}
+
+// The 5 instructions of sim/README.md section 5: LOAD UOP, LOAD INP (push_next), GEMM (pop_prev,
+// push_next), STORE (pop_prev, push_prev), FINISH (pop_next); 80 bytes = one 10-beat fetch burst.
+inline CoreProgram worked_example(testprog::ProgramBuilder& pb) {
+  using namespace testprog;
+  const HwConfig& cfg = pb.cfg();
+  const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
+  const DeviceBuffer out = pb.alloc(static_cast<size_t>(cfg.out_elem_bytes));
+  const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
+  pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
+  Deps load;
+  load.push_next = true;
+  pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1, load));
+  Deps gemm;
+  gemm.pop_prev = gemm.push_next = true;
+  pb.push(make_gemm(UopLoop{}, false, gemm));
+  Deps store;
+  store.pop_prev = store.push_prev = true;
+  pb.push(make_store_1d(0, out.elem(cfg, kMemOut), 1, store));
+  pb.push(make_finish(false, true));
+  const DeviceBuffer insns = pb.emit();
+  return CoreProgram{insns.phys, static_cast<uint32_t>(pb.insns().size())};
 }
 
 // The memory-bound bench program's cycles (2 rounds) on `preset` alone and on `preset` as a

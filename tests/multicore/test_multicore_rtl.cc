@@ -41,28 +41,6 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const HwConfig& c
   return std::make_unique<CycleBackend>(cfg, dram);
 }
 
-// The 5 instructions of sim/README.md section 5: LOAD UOP, LOAD INP (push_next), GEMM (pop_prev,
-// push_next), STORE (pop_prev, push_prev), FINISH (pop_next); 80 bytes = one 10-beat fetch burst.
-CoreProgram worked_example(ProgramBuilder& pb) {
-  const HwConfig& cfg = pb.cfg();
-  const DeviceBuffer inp = pb.alloc(static_cast<size_t>(cfg.inp_elem_bytes));
-  const DeviceBuffer out = pb.alloc(static_cast<size_t>(cfg.out_elem_bytes));
-  const DeviceBuffer uops = pb.alloc_uops({Uop{0, 0, 0}});
-  pb.push(make_load_1d(kMemUop, 0, uops.elem(cfg, kMemUop), 1));
-  Deps load;
-  load.push_next = true;
-  pb.push(make_load_1d(kMemInp, 0, inp.elem(cfg, kMemInp), 1, load));
-  Deps gemm;
-  gemm.pop_prev = gemm.push_next = true;
-  pb.push(make_gemm(UopLoop{}, false, gemm));
-  Deps store;
-  store.pop_prev = store.push_prev = true;
-  pb.push(make_store_1d(0, out.elem(cfg, kMemOut), 1, store));
-  pb.push(make_finish(false, true));
-  const DeviceBuffer insns = pb.emit();
-  return CoreProgram{insns.phys, static_cast<uint32_t>(pb.insns().size())};
-}
-
 double counter(const Backend& be, const std::string& name) {
   const NamedCounter* c = be.stats().find(name);
   return c != nullptr ? c->value : -1;

@@ -102,6 +102,7 @@ void CycleBackend::Impl::build_system(Dram& dram, const std::function<Stats&(int
     if (k == 0) {
       core = std::move(c);
     } else {
+      core->trace.attach_core(c->trace, k);  // one trace and one VCD, on core 0's time
       more.push_back(std::move(c));
     }
   }
@@ -236,10 +237,7 @@ std::vector<RunOutcome> CycleBackend::execute_cores(
 }
 
 void CycleBackend::enable_trace(const std::string& path) {
-  m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);
-  for (size_t k = 1; k < m_impl->num_cores(); ++k) {  // a system: one process per core
-    m_impl->core->trace.attach_core(m_impl->core_at(k).trace, static_cast<int>(k));
-  }
+  m_impl->core->trace.enable_trace(path, m_cfg.clock_mhz);  // a system: a process per core
   if (m_impl->memory() != nullptr) {
     m_impl->memory()->record_trace_events(true);
   }
@@ -250,7 +248,8 @@ void CycleBackend::set_trace_window(uint64_t start, uint64_t end) {
 }
 
 void CycleBackend::enable_vcd(const std::string& path, uint64_t start, uint64_t end) {
-  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz, m_vcd_limit);
+  // A system: every core's signals under a scope of its own (docs/multicore.md, "Traces").
+  m_impl->core->trace.enable_vcd(path, start, end, m_cfg.clock_mhz, m_vcd_limit, m_cfg.cores);
 }
 
 void CycleBackend::begin_trace_slice(const std::string& track, const std::string& name) {
@@ -299,7 +298,6 @@ void CycleBackend::Impl::begin_core(VtaCore& c, const LoadedProgram& program, ui
   c.compute.clear_compute_stats();
   c.store.clear_stats();
   c.mem.clear_stats();
-  c.trace.begin_run(base);
   c.run.begin(base);
 }
 
@@ -315,6 +313,7 @@ uint64_t CycleBackend::Impl::begin_run(const std::vector<const LoadedProgram*>& 
     interconnect->reset(base);
     interconnect->clear_stats();
   }
+  core->trace.begin_run(base);  // every core's, also when core 0 has no program
   running = 0;
   for (size_t k = 0; k < programs.size(); ++k) {
     if (programs[k] != nullptr) {
@@ -352,11 +351,8 @@ void CycleBackend::Impl::end_run(uint64_t run_cycles) {
   }
   idle = true;
   const uint64_t now = now_cycle();
-  for (size_t k = 1; k < num_cores(); ++k) {
-    core_at(k).trace.end_run(run_cycles);
-  }
-  core->trace.end_run(run_cycles);
-  core->trace.flush(now);  // last: it throws when the VCD passed its size limit
+  core->trace.end_run(run_cycles);  // every core's time
+  core->trace.flush(now);           // last: it throws when the VCD passed its size limit
 }
 
 // After an error: ends the run and rethrows the first core's error (naming the core when there

@@ -1,14 +1,12 @@
 #include "trace_recorder.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "vta/sim/error.h"
-#include "vta/sim/vcd_limit.h"
 
 namespace vta::cycle {
 
@@ -18,35 +16,6 @@ const char* const kTrackName[TraceRecorder::kNumTracks] = {
     "fetch", "load", "compute", "store", "memory read data", "memory write data", "DRAM commands"};
 // Names of the wait causes in an instruction span's args, per dependency queue.
 const char* const kQueueArg[4] = {"l2g", "g2l", "s2g", "g2s"};
-
-struct SignalDef {
-  const char* name;
-  int width;
-};
-const SignalDef kSignals[kNumVcdSignals] = {
-    {"fetch_dispatched", 32}, {"queue_load", 16},   {"queue_compute", 16}, {"queue_store", 16},
-    {"tok_l2g", 16},          {"tok_g2l", 16},      {"tok_s2g", 16},       {"tok_g2s", 16},
-    {"state_load", 2},        {"state_compute", 2}, {"state_store", 2},    {"insn_load", 32},
-    {"insn_compute", 32},     {"insn_store", 32},
-};
-
-// VCD identifier of signal k: printable characters from '!'.
-std::string vcd_id(int k) {
-  return std::string(1, static_cast<char>('!' + k));
-}
-
-std::string vcd_value(uint64_t v, int width) {
-  std::string s = "b";
-  bool started = false;
-  for (int b = width - 1; b >= 0; --b) {
-    const bool bit = (v >> b) & 1;
-    if (bit || started || b == 0) {
-      s += bit ? '1' : '0';
-      started = true;
-    }
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -67,8 +36,6 @@ nlohmann::json waits_json(const InsnWaits& w) {
   return {{"waited", waited}, {"mem_stall_cycles", w.mem_stall}};
 }
 
-TraceRecorder::TraceRecorder() : m_at_start(kNumVcdSignals, 0), m_written(kNumVcdSignals, 0) {}
-
 void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
   m_trace_path = path;
   m_mhz = clock_mhz;
@@ -87,6 +54,7 @@ void TraceRecorder::enable_trace(const std::string& path, double clock_mhz) {
   for (int t = 0; t < kNumTracks; ++t) {
     write_track_name(t, t, kTrackName[t]);
   }
+  name_core_processes();
   m_slice_tracks.clear();
   m_open.clear();
   write_trace();
@@ -99,20 +67,23 @@ void TraceRecorder::attach_core(TraceRecorder& other, int core) {
   other.m_sink = this;
   other.m_core = core;
   other.m_mhz = m_mhz;
-  if (!tracing()) {
+  m_system_cores = std::max(m_system_cores, core + 1);
+}
+
+// A system's processes: core 0's (pid 1, renamed), the shared DRAM's and every other core's.
+void TraceRecorder::name_core_processes() {
+  if (m_system_cores == 0) {
     return;
   }
-  if (m_system_cores == 0) {
-    write_process_name(1, "VTA core 0");
-    write_process_name(kDramPid, "DRAM (shared)");
-    write_track_name(kDramTrack, 0, kTrackName[kDramTrack], kDramPid);
+  write_process_name(1, "VTA core 0");
+  write_process_name(kDramPid, "DRAM (shared)");
+  write_track_name(kDramTrack, 0, kTrackName[kDramTrack], kDramPid);
+  for (int core = 1; core < m_system_cores; ++core) {
+    write_process_name(core + 1, fmt::format("VTA core {}", core));
+    for (int t = 0; t < kDramTrack; ++t) {
+      write_track_name(t, t, kTrackName[t], core + 1);
+    }
   }
-  m_system_cores = std::max(m_system_cores, core + 1);
-  write_process_name(core + 1, fmt::format("VTA core {}", core));
-  for (int t = 0; t < kDramTrack; ++t) {
-    write_track_name(t, t, kTrackName[t], core + 1);
-  }
-  write_trace();
 }
 
 int TraceRecorder::pid_of(int track) const {
@@ -210,39 +181,16 @@ void TraceRecorder::end_slice(const std::string& track, const Stats& counters) {
 }
 
 void TraceRecorder::enable_vcd(const std::string& path, uint64_t start, uint64_t end,
-                               double clock_mhz, uint64_t limit_bytes) {
-  if (end <= start) {
-    throw Error(fmt::format("VCD window [{}, {}) is empty", start, end));
+                               double clock_mhz, uint64_t limit_bytes, int system_cores) {
+  std::vector<std::string> scopes;
+  scopes.reserve(static_cast<size_t>(std::max(system_cores, 1)));
+  for (int k = 0; k < system_cores; ++k) {
+    scopes.push_back(fmt::format("core{}", k));
   }
-  m_vcd_path = path;
-  m_vcd_start = start;
-  m_vcd_end = end;
-  m_vcd_header = false;
-  m_changes.clear();
-  m_vcd_limit = limit_bytes;
-  m_vcd_bytes = 0;
-  m_vcd_count_t = UINT64_MAX;
-  m_counted.assign(kNumVcdSignals, UINT64_MAX);
-  m_vcd_cut = UINT64_MAX;
-  // One time unit is one clock period when $timescale can say it (1, 10 or 100 of a unit),
-  // otherwise picoseconds (the period rounded to a whole picosecond).
-  const double period_ps = 1e6 / clock_mhz;
-  m_vcd_timescale = "1 ps";
-  m_vcd_units_per_cycle = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(period_ps)));
-  const std::pair<const char*, double> kScales[] = {{"1 ps", 1},   {"10 ps", 10},  {"100 ps", 100},
-                                                    {"1 ns", 1e3}, {"10 ns", 1e4}, {"100 ns", 1e5},
-                                                    {"1 us", 1e6}, {"10 us", 1e7}, {"100 us", 1e8}};
-  for (const auto& [scale, ps] : kScales) {
-    if (std::fabs(ps - period_ps) < 1e-9 * period_ps) {
-      m_vcd_timescale = scale;
-      m_vcd_units_per_cycle = 1;
-      break;
-    }
+  if (scopes.empty()) {
+    scopes.emplace_back("vta");
   }
-  m_vcd_file = std::ofstream(path, std::ios::out | std::ios::trunc);
-  if (!m_vcd_file) {
-    throw Error("cannot write VCD file '" + path + "'");
-  }
+  m_vcd.open(path, start, end, clock_mhz, limit_bytes, std::move(scopes));
 }
 
 void TraceRecorder::span(int track, uint32_t index, uint64_t s_abs, uint64_t e_abs,
@@ -273,31 +221,9 @@ void TraceRecorder::flow_end(uint64_t id, int track, uint64_t abs, const char* q
   }
 }
 
-// Units report changes in the order their threads run, not in time order: they are kept and
-// sorted when written.
 void TraceRecorder::change(int sig, uint64_t abs, uint64_t value) {
-  if (!vcd_on()) {
-    return;
-  }
-  const uint64_t t = trace_cycle(abs);
-  if (t >= m_vcd_end) {
-    return;
-  }
-  if (t >= m_vcd_start && value != m_counted[static_cast<size_t>(sig)]) {
-    // "b<bits> <id>\n"; past the limit the change is only counted, for the estimate
-    m_counted[static_cast<size_t>(sig)] = value;
-    const uint64_t bits = value == 0 ? 1 : 64 - static_cast<uint64_t>(__builtin_clzll(value));
-    m_vcd_bytes += bits + 4;   // leading zeros are not written
-    if (t != m_vcd_count_t) {  // a "#<time>\n" line (changes arrive almost in time order)
-      m_vcd_bytes += 10;
-      m_vcd_count_t = t;
-    }
-    if (m_vcd_limit != 0 && m_vcd_bytes > m_vcd_limit) {
-      m_vcd_cut = std::min(m_vcd_cut, t);
-    }
-  }
-  if (t < m_vcd_cut) {
-    m_changes.push_back(Change{t, sig, value});
+  if (vcd_on()) {
+    sink().m_vcd.change(m_core, sig, trace_cycle(abs), value);
   }
 }
 
@@ -305,12 +231,8 @@ void TraceRecorder::flush(uint64_t now_abs) {
   if (tracing()) {
     write_trace();
   }
-  if (vcd_on()) {
-    write_vcd(trace_cycle(now_abs));
-    if (m_vcd_cut != UINT64_MAX) {
-      throw_vcd_over_limit(VcdOverLimit{m_vcd_path, m_vcd_limit, m_vcd_bytes, m_vcd_cut,
-                                        m_vcd_start, m_vcd_end, "counted"});
-    }
+  if (m_vcd.on()) {
+    m_vcd.flush(trace_cycle(now_abs));  // throws when the VCD passed its size limit
   }
 }
 
@@ -350,72 +272,6 @@ void TraceRecorder::write_trace() {
   m_trace_file.flush();
   if (!m_trace_file) {
     throw Error("cannot write trace file '" + m_trace_path + "'");
-  }
-}
-
-void TraceRecorder::write_vcd_header() {
-  std::ofstream& f = m_vcd_file;
-  f << "$comment VTA cycle model; time stamps are clock cycles"
-    << (m_vcd_units_per_cycle == 1 ? "" : fmt::format(" times {} ps", m_vcd_units_per_cycle))
-    << " $end\n";
-  f << "$timescale " << m_vcd_timescale << " $end\n$scope module vta $end\n";
-  for (int k = 0; k < kNumVcdSignals; ++k) {
-    f << fmt::format("$var wire {} {} {} $end\n", kSignals[k].width, vcd_id(k), kSignals[k].name);
-  }
-  f << "$upscope $end\n$enddefinitions $end\n";
-  f << "#" << m_vcd_start * m_vcd_units_per_cycle << "\n$dumpvars\n";
-  for (int k = 0; k < kNumVcdSignals; ++k) {
-    f << vcd_value(m_at_start[k], kSignals[k].width) << " " << vcd_id(k) << "\n";
-  }
-  f << "$end\n";
-  m_written = m_at_start;
-  m_vcd_header = true;
-  m_vcd_last_t = m_vcd_start;
-}
-
-// Writes the new changes in time order: per signal and time stamp only the last value, and
-// only if it differs from the value written before.
-void TraceRecorder::write_vcd(uint64_t now) {
-  std::stable_sort(m_changes.begin(), m_changes.end(),
-                   [](const Change& a, const Change& b) { return a.t < b.t; });
-  size_t k = 0;
-  if (!m_vcd_header) {
-    // Changes up to the window start set the values $dumpvars shows.
-    for (; k < m_changes.size() && m_changes[k].t <= m_vcd_start; ++k) {
-      m_at_start[m_changes[k].sig] = m_changes[k].value;
-    }
-    if (now < m_vcd_start && k == m_changes.size()) {
-      m_changes.clear();
-      return;
-    }
-    write_vcd_header();
-  }
-  for (; k < m_changes.size();) {
-    const uint64_t t = std::max(m_changes[k].t, m_vcd_last_t);
-    std::vector<uint64_t> at_t = m_written;
-    for (; k < m_changes.size() && std::max(m_changes[k].t, m_vcd_last_t) == t; ++k) {
-      at_t[m_changes[k].sig] = m_changes[k].value;
-    }
-    bool stamped = false;
-    for (int sig = 0; sig < kNumVcdSignals; ++sig) {
-      if (at_t[sig] == m_written[sig]) {
-        continue;
-      }
-      if (!stamped && t != m_vcd_last_t) {
-        m_vcd_file << "#" << t * m_vcd_units_per_cycle << "\n";
-      }
-      stamped = true;
-      m_vcd_file << vcd_value(at_t[sig], kSignals[sig].width) << " " << vcd_id(sig) << "\n";
-      m_written[sig] = at_t[sig];
-    }
-    if (stamped) {
-      m_vcd_last_t = t;
-    }
-  }
-  m_changes.clear();
-  m_vcd_file.flush();
-  if (!m_vcd_file) {
-    throw Error("cannot write VCD file '" + m_vcd_path + "'");
   }
 }
 

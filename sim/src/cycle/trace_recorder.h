@@ -7,15 +7,17 @@
 //  * Named slices on top-level tracks (network layers, tuning candidates) opened and closed by
 //    the caller between runs; a slice ends with the counters of what ran inside it. Slices of a
 //    given length (host layers) added between runs move the later runs by that length.
-//  * A system of several cores (docs/multicore.md): core 0's recorder writes the file and every
-//    other core's recorder is attached to it (attach_core); each core's tracks form a process
-//    of their own ("VTA core K", pid K + 1) and the DRAM commands, which every core shares, a
-//    process "DRAM (shared)" after them. A single core keeps one process, pid 1.
 //  * VCD of the main signals (queue occupancies, token counts, unit states and instruction
-//    indices) for a window of cycles; changes are written sorted by time, one value per signal
-//    and time stamp, and the $timescale is one clock period (10 ns at 100 MHz).
+//    indices) for a window of cycles, written by a VcdWriter (vcd_writer.h).
+//  * A system of several cores (docs/multicore.md): core 0's recorder writes both files and every
+//    other core's recorder is attached to it (attach_core). In the trace each core's tracks form
+//    a process of their own ("VTA core K", pid K + 1) and the DRAM commands, which every core
+//    shares, a process "DRAM (shared)" after them; in the VCD each core's signals are under a
+//    scope of their own ("core0", "core1", ...). A single core keeps one process, pid 1, and
+//    one scope, "vta".
 // Time is the cycles of every run since the recorder was enabled, laid end to end; it never
-// restarts (clearing the backend's Stats does not touch it).
+// restarts (clearing the backend's Stats does not touch it). The cores of a system share core
+// 0's time.
 // Both files are written incrementally at the end of every run (only what is new), and are
 // complete, valid files whenever run() returns.
 #pragma once
@@ -29,29 +31,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vcd_writer.h"
 #include "vta/sim/isa.h"
 #include "vta/sim/stats.h"
 
 namespace vta::cycle {
-
-// Signals of the VCD, in declaration order.
-enum VcdSignal : int {
-  kSigFetchDispatched = 0,  // instructions dispatched in this run
-  kSigQueueLoad,            // instruction-queue occupancy
-  kSigQueueCompute,
-  kSigQueueStore,
-  kSigTokL2G,  // dependency-queue occupancy
-  kSigTokG2L,
-  kSigTokS2G,
-  kSigTokG2S,
-  kSigStateLoad,  // unit state (UnitState)
-  kSigStateCompute,
-  kSigStateStore,
-  kSigInsnLoad,  // index of the unit's current or next instruction
-  kSigInsnCompute,
-  kSigInsnStore,
-  kNumVcdSignals
-};
 
 // Unit states shown in the VCD.
 enum UnitState : uint32_t {
@@ -72,16 +56,15 @@ struct InsnWaits {
 
 class TraceRecorder {
  public:
-  TraceRecorder();
-
   void enable_trace(const std::string& path, double clock_mhz);
   // `limit_bytes` (0 = none): past it the VCD is cut and flush() throws (vta/sim/vcd_limit.h).
+  // `system_cores`: 0 for a lone core (scope "vta"), else the system's cores (scope "core<k>").
   void enable_vcd(const std::string& path, uint64_t start, uint64_t end, double clock_mhz,
-                  uint64_t limit_bytes = 0);
+                  uint64_t limit_bytes = 0, int system_cores = 0);
   bool tracing() const { return m_sink != nullptr ? m_sink->tracing() : !m_trace_path.empty(); }
-  // Sends the events of `other` (core `core` of a system, core >= 1) into this recorder's file
-  // under that core's own process, and puts this recorder's DRAM track in a process of its own.
-  // Call after enable_trace.
+  // Makes `other` core `core` (>= 1) of this recorder's system: its events and VCD changes go
+  // into this recorder's files, on this recorder's time; in the trace under that core's own
+  // process, with this recorder's DRAM track in a process of its own.
   void attach_core(TraceRecorder& other, int core);
   // Only events overlapping trace cycles [start, end) are kept (the CLI's --trace-window).
   void set_trace_window(uint64_t start, uint64_t end) {
@@ -93,7 +76,7 @@ class TraceRecorder {
     const TraceRecorder& r = root();
     return trace_cycle(e_abs) >= r.m_window_start && trace_cycle(s_abs) < r.m_window_end;
   }
-  bool vcd_on() const { return !m_vcd_path.empty(); }
+  bool vcd_on() const { return root().m_vcd.on(); }
 
   // Maps absolute SystemC cycles to trace cycles for the run starting at `run_base_abs`; its
   // cycle 0 follows the runs before it.
@@ -103,7 +86,10 @@ class TraceRecorder {
   }
   // The run took `cycles` cycles: later runs (and slices) start after it.
   void end_run(uint64_t cycles) { m_elapsed = m_before + cycles; }
-  uint64_t trace_cycle(uint64_t abs) const { return abs - m_base + m_before; }
+  uint64_t trace_cycle(uint64_t abs) const {
+    const TraceRecorder& r = root();
+    return abs - r.m_base + r.m_before;
+  }
 
   // Track ids: 0 fetch, 1 load, 2 compute, 3 store, 4 memory read data, 5 memory write data,
   // 6 DRAM commands (memory model "dram").
@@ -147,12 +133,6 @@ class TraceRecorder {
     uint64_t ts;
     std::string name;
   };
-  struct Change {
-    uint64_t t;
-    int sig;
-    uint64_t value;
-  };
-
   void write_trace();
   const TraceRecorder& root() const { return m_sink != nullptr ? *m_sink : *this; }
   // Where this recorder's events go, and the process of an event of `track`.
@@ -160,8 +140,7 @@ class TraceRecorder {
   int pid_of(int track) const;
   void push(Event e) { sink().m_events.push_back(std::move(e)); }
   void write_process_name(int pid, const std::string& name);
-  void write_vcd(uint64_t now);
-  void write_vcd_header();
+  void name_core_processes();
   void write_track_name(int tid, int sort_index, const std::string& name, int pid = 1);
   int slice_track(const std::string& track);    // its tid, named in the file on first use
   static constexpr int kFirstSliceTrack = 100;  // tid of the first top-level slice track
@@ -169,16 +148,11 @@ class TraceRecorder {
   TraceRecorder* m_sink = nullptr;  // core 0's recorder, for core m_core >= 1 of a system
   int m_core = 0;
   int m_system_cores = 0;  // on core 0's recorder: cores attached + 1 (0: a single core)
-  std::string m_trace_path, m_vcd_path;
+  std::string m_trace_path;
   std::fstream m_trace_file;        // JSON, rewritten from m_footer_pos on every flush
   std::streampos m_footer_pos = 0;  // where the closing "]}" starts
-  std::ofstream m_vcd_file;
-  bool m_vcd_header = false;  // header and $dumpvars written
-  uint64_t m_vcd_last_t = 0;  // last time stamp written
+  VcdWriter m_vcd;
   double m_mhz = 100;
-  std::string m_vcd_timescale = "1 ns";  // one VCD time unit
-  uint64_t m_vcd_units_per_cycle = 1;    // VCD time units per cycle
-  uint64_t m_vcd_start = 0, m_vcd_end = 0;
   uint64_t m_window_start = 0, m_window_end = UINT64_MAX;  // of the Perfetto trace
   uint64_t m_base = 0, m_before = 0;
   uint64_t m_elapsed = 0;                     // trace cycles of all finished runs
@@ -186,16 +160,6 @@ class TraceRecorder {
   std::map<std::string, OpenSlice> m_open;    // open slice per track name
   uint64_t m_next_flow_id = 1;
   std::vector<Event> m_events;
-  std::vector<Change> m_changes;
-  // The size limit: bytes the VCD takes (written + pending changes, each counted at its line
-  // length; time stamps and repeated values make the real file a little different).
-  uint64_t m_vcd_limit = 0;
-  uint64_t m_vcd_bytes = 0;
-  uint64_t m_vcd_count_t = UINT64_MAX;  // time stamp of the last change counted
-  std::vector<uint64_t> m_counted;      // last value counted per signal
-  uint64_t m_vcd_cut = UINT64_MAX;      // first trace cycle no longer recorded (past the limit)
-  std::vector<uint64_t> m_at_start;     // value at the window start
-  std::vector<uint64_t> m_written;      // last value written to the VCD per signal
 };
 
 }  // namespace vta::cycle
