@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "random_bytes.h"
 #include "vta/compiler/references/reference.h"
 #include "vta/compiler/run/alu_runner.h"
 #include "vta/compiler/run/grouped_conv_runner.h"
@@ -45,15 +46,6 @@ Target target_of(const std::string& config, int cores) {
   Target t(HwConfig::from_json(j, config), "cycle");
   t.layer_split = cores > 1 ? LayerSplit::kChannels : LayerSplit::kNone;
   return t;
-}
-
-std::vector<int8_t> random_bytes(size_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int> d(-128, 127);
-  std::vector<int8_t> v(n);
-  for (auto& x : v) {
-    x = int8_t(d(rng));
-  }
-  return v;
 }
 
 // The depthwise layer's reference: every channel a convolution of one input channel.

@@ -4,21 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "random_bytes.h"
 #include "vta/compiler/codegen/layout.h"
 #include "vta/compiler/references/reference.h"
 
 using namespace vta::compiler;
-
-namespace {
-std::vector<int8_t> random_bytes(size_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int> d(-128, 127);
-  std::vector<int8_t> v(n);
-  for (auto& x : v) {
-    x = int8_t(d(rng));
-  }
-  return v;
-}
-}  // namespace
 
 TEST_CASE("ceil_div does not overflow near INT_MAX", "[layout]") {
   REQUIRE(ceil_div(2147483647, 2) == 1073741824);

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "random_bytes.h"
 #include "run/group_sets_on_cores.h"
 #include "test_paths.h"
 #include "vta/compiler/frontend/network.h"
@@ -39,15 +40,6 @@ Target target_on(const std::string& backend, int cores) {
   Target t(HwConfig::from_json(j, "pynq_fixed with CORES"), backend);
   t.layer_split = cores > 0 ? LayerSplit::kChannels : LayerSplit::kNone;
   return t;
-}
-
-std::vector<int8_t> random_bytes(size_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int> d(-128, 127);
-  std::vector<int8_t> v(n);
-  for (auto& x : v) {
-    x = int8_t(d(rng));
-  }
-  return v;
 }
 
 // A depthwise 3x3 convolution, pad 1, stride 1, the plain way: per channel the window sum plus
