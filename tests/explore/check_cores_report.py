@@ -20,24 +20,17 @@ usage: check_cores_report.py VTASIM SOURCE_DIR WORKDIR
 import json
 import math
 import os
-import sqlite3
 import subprocess
 import sys
 
-from report_checks import check_page_layout, fail, find_browser, fresh_database, sweep
+from report_checks import (check_page_layout, fail, find_browser, fresh_database, summary_rows,
+                           sweep)
 
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
 # DS891 (XCZU7EV): LUT, FF, DSP48, BRAM36; UG1085: 128-bit HP ports; published clock 333 MHz.
 BUDGET = (230400, 460800, 1728, 312)
 PORT_BITS = 128
 F_PUB = 333.0
-
-
-def rows_of(db):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    return [dict(r) for r in con.execute("SELECT * FROM results WHERE row_kind = 'summary' "
-                                         "ORDER BY point")]
 
 
 def check_spec_rows(src, work, db):
@@ -181,7 +174,7 @@ def main():
     db = fresh_database(work, "cores.sqlite")
     spec = check_spec_rows(src, work, db)
     sweep(vtasim, spec, db)
-    grid = check_rows(rows_of(db))
+    grid = check_rows(summary_rows(db))
     browser = find_browser()
     check_report(vtasim, db, os.path.join(work, "report"), grid, browser)
 

@@ -18,9 +18,10 @@ usage: check_cores_split.py VTASIM SOURCE_DIR WORKDIR
 import json
 import math
 import os
-import sqlite3
 import subprocess
 import sys
+
+from report_checks import summary_rows
 
 CONV = "conv2d:c=32,hw=8,k=32,kernel=3,pad=1"
 CONV_FLAGS = ["--c", "32", "--hw", "8", "--k", "32", "--kernel", "3", "--pad", "1"]
@@ -48,13 +49,6 @@ def write_spec(src, work):
     with open(path, "w") as f:
         json.dump(spec, f)
     return path
-
-
-def summary_rows(db):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    return [dict(r) for r in con.execute("SELECT * FROM results WHERE row_kind = 'summary' "
-                                         "ORDER BY point")]
 
 
 def cli_run(vtasim, cores, work):

@@ -1,9 +1,11 @@
 """What the sweep report checks share (check_sweep_report.py, check_precision_report.py,
-check_cores_report.py): a quiet sweep into a database, headless Chromium, and a report page
-loaded with a layout probe at a desktop and at a phone width; a fresh database."""
+check_cores_report.py, check_cores_split.py): a quiet sweep into a database, its summary rows,
+headless Chromium, and a report page loaded with a layout probe at a desktop and at a phone
+width; a fresh database."""
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 
 from sweep_cli import fail
@@ -16,6 +18,14 @@ def sweep(vtasim, spec, db):
     if p.returncode != 0:
         fail("vtasim sweep %s: exit %d\n%s%s" % (spec, p.returncode, p.stdout, p.stderr))
     return p.stdout
+
+
+def summary_rows(db):
+    """A sweep database's summary rows (one per design point), in point order, as dicts."""
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    return [dict(r) for r in con.execute("SELECT * FROM results WHERE row_kind = 'summary' "
+                                         "ORDER BY point")]
 
 
 def fresh_database(work, name):
