@@ -31,13 +31,18 @@ void compare_with_reference(LayerRun& r, const std::vector<int8_t>& ref, const W
 
 }  // namespace
 
+size_t conv_output_bytes(const BlockedConv& g, const HwConfig& cfg) {
+  return size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes;
+}
+
 ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig& cfg,
-                         const PackedConv& packed, size_t zero_bytes) {
-  const BlockedConv& g = plan.g;
+                         const PackedConv& packed, size_t zero_bytes, bool with_output) {
   ConvDeviceTensors t;
   t.inp = DeviceBuffer::from(sink, packed.inp);
   t.wgt = DeviceBuffer::from(sink, packed.wgt);
-  t.out = DeviceBuffer(sink, size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
+  if (with_output) {
+    t.out = DeviceBuffer(sink, conv_output_bytes(plan.g, cfg));
+  }
   if (plan.e.bias) {
     t.bias = DeviceBuffer::from(sink, packed.bias);
   }

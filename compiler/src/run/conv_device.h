@@ -76,8 +76,13 @@ struct ConvDeviceTensors {
   }
 };
 
+// The bytes of a convolution's blocked output buffer.
+size_t conv_output_bytes(const BlockedConv& g, const HwConfig& cfg);
+
+// The layer's tensors on the device; without `with_output` the output buffer is left to the
+// caller (a buffer later layers load).
 ConvDeviceTensors upload(ProgramSink& sink, const TilePlan& plan, const HwConfig& cfg,
-                         const PackedConv& packed, size_t zero_bytes);
+                         const PackedConv& packed, size_t zero_bytes, bool with_output = true);
 
 // The DRAM images of int8_t-held lanes (1..8 bits) at the config's widths: activations and
 // weights blocked and lane-packed (the identity at 8 bits), bias and per-channel shifts as

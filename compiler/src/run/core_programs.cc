@@ -27,9 +27,7 @@ void emit_layer_barrier(ProgramSink& sink) {
 
 std::shared_ptr<DeviceBuffer> alloc_conv_output(ProgramSink& sink, const Conv2dParams& p,
                                                 const HwConfig& cfg) {
-  const BlockedConv g = BlockedConv::make(p, cfg);
-  return std::make_shared<DeviceBuffer>(sink,
-                                        size_t(g.nb) * g.ocb * g.oh * g.ow * cfg.out_elem_bytes);
+  return std::make_shared<DeviceBuffer>(sink, conv_output_bytes(BlockedConv::make(p, cfg), cfg));
 }
 
 namespace {
@@ -83,15 +81,17 @@ void stage_layer(const Target& target, ProgramSink& sink, const CoreLayerWork& w
     packed.residual.clear();
   }
   st.codegen = std::make_unique<ConvCodegen>(st.plan, cfg);
-  st.tensors = upload(sink, st.plan, cfg, packed, st.codegen->zero_bytes());
-  st.out = std::make_shared<DeviceBuffer>(std::move(st.tensors.out));
-  if (w.output) {  // the caller's buffer, of the same size
-    if (w.output->bytes() != st.out->bytes()) {
-      throw Error(fmt::format("{}: output buffer of {} bytes, the layer stores {}", name,
-                              w.output->bytes(), st.out->bytes()));
-    }
-    st.out = w.output;
+  st.tensors = upload(sink, st.plan, cfg, packed, st.codegen->zero_bytes(), !w.output);
+  if (!w.output) {
+    st.out = std::make_shared<DeviceBuffer>(std::move(st.tensors.out));
+    return;
   }
+  const size_t bytes = conv_output_bytes(st.plan.g, cfg);
+  if (w.output->bytes() != bytes) {  // the caller's buffer must hold the layer's stores
+    throw Error(fmt::format("{}: output buffer of {} bytes, the layer stores {}", name,
+                            w.output->bytes(), bytes));
+  }
+  st.out = w.output;
 }
 
 // The staged layer's result after the run: its description and its output read back.
